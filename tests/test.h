@@ -1,0 +1,80 @@
+/* The tests' whole assertion helper. Each test file includes this after llm.h, calls
+   CHECK* as often as it likes, and ends main with `return test_done();`, which prints
+   "<file>: N passed, N failed" (tests/run.sh adds those lines up). */
+#ifndef LLM_TEST_H
+#define LLM_TEST_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TEST_UNUSED __attribute__((unused))
+#else
+#define TEST_UNUSED
+#endif
+
+static int test__passed, test__failed;
+
+#define CHECK(cond) test__check(!!(cond), #cond, __FILE__, __LINE__)
+#define CHECK_MSG(cond, ...)                                                         \
+    do {                                                                             \
+        if (!test__check(!!(cond), #cond, __FILE__, __LINE__)) {                     \
+            fprintf(stderr, "    ");                                                 \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fprintf(stderr, "\n");                                                   \
+        }                                                                            \
+    } while (0)
+/* |a - b| <= tol, printing both numbers when it fails */
+#define CHECK_NEAR(a, b, tol) test__near((double)(a), (double)(b), (double)(tol), #a, #b, __FILE__, __LINE__)
+/* a == b for 64-bit integers, printing both */
+#define CHECK_EQ_U64(a, b) test__eq_u64((unsigned long long)(a), (unsigned long long)(b), #a, #b, __FILE__, __LINE__)
+#define CHECK_OK(expr) CHECK_MSG((expr) == LLM_OK, "status: %s", llm_status_str(expr))
+
+TEST_UNUSED static int test__check(int ok, const char *what, const char *file, int line) {
+    if (ok) {
+        test__passed++;
+    } else {
+        test__failed++;
+        fprintf(stderr, "FAIL %s:%d: %s\n", file, line, what);
+    }
+    return ok;
+}
+TEST_UNUSED static int test__near(double a, double b, double tol, const char *sa, const char *sb, const char *file, int line) {
+    int ok = fabs(a - b) <= tol; /* false for NaN */
+    test__check(ok, sa, file, line);
+    if (!ok) fprintf(stderr, "    %s = %.9g, %s = %.9g, |diff| = %.3g > %.3g\n", sa, a, sb, b, fabs(a - b), tol);
+    return ok;
+}
+TEST_UNUSED static int test__eq_u64(unsigned long long a, unsigned long long b, const char *sa, const char *sb,
+                        const char *file, int line) {
+    int ok = a == b;
+    test__check(ok, sa, file, line);
+    if (!ok) fprintf(stderr, "    %s = %llu, %s = %llu\n", sa, a, sb, b);
+    return ok;
+}
+#define test_done() test__done(__FILE__)
+static int test__done(const char *file) {
+    const char *base = strrchr(file, '/');
+    printf("%s: %d passed, %d failed\n", base ? base + 1 : file, test__passed, test__failed);
+    return test__failed != 0;
+}
+
+/* A small deterministic generator so every run tests the same numbers. */
+static unsigned long long test__rng = 0x9E3779B97F4A7C15ull;
+TEST_UNUSED static float test_randf(void) { /* uniform in [-1, 1) */
+    test__rng ^= test__rng >> 12;
+    test__rng ^= test__rng << 25;
+    test__rng ^= test__rng >> 27;
+    return (float)((double)((test__rng * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0 - 1.0);
+}
+TEST_UNUSED static void test_fill(float *x, size_t n, float scale) {
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = scale * test_randf();
+}
+/* Where the shared test models live (../shared/models unless LLM_MODELS_DIR says). */
+TEST_UNUSED static const char *test_models_dir(void) {
+    const char *d = getenv("LLM_MODELS_DIR");
+    return d ? d : "../shared/models";
+}
+#endif
