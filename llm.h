@@ -219,13 +219,98 @@ typedef struct llm_weight {
     int group_size;     /* LLM_INT8: divides in */
 } llm_weight;
 
+/* y[n][out] = x[n][in] W[out][in]^T + b[out]; b may be NULL. n_tokens = 1 is the decode
+   GEMV. y must not overlap x. */
+LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
+                             int n_tokens, int d_in, int d_out, llm_threads *th);
+/* The same with W in any llm_weight format (converted or dequantized on the fly). */
+LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
+                               int n_tokens, int d_in, int d_out, llm_threads *th);
+/* C[M][N] = A[M][K] B[K][N], all row-major. */
+LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th);
+
+/* Symmetric 8-bit groups: q = round(x / s), s = max|x| / 127 per group of group_size
+   consecutive values (n a multiple of group_size). */
+LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size);
+LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size);
+
+/* Row kernels: one row of n values; out may equal x (in place). */
+LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
+LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps);
+LLMDEF llm_status llm_silu(float *out, const float *x, int n);
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n);     /* tanh approximation (GPT-2) */
+LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n); /* exact, with erf */
+LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n); /* silu(gate) * up */
+LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n);      /* residual add */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n);
+LLMDEF int llm_argmax(const float *x, int n); /* index of the first maximum; -1 for bad arguments */
+
 /* ======================================================================================
    >>rope
    ====================================================================================== */
 
+/* cos/sin of every (position, pair) angle, so applying RoPE is multiplies only. */
+typedef struct llm_rope {
+    int head_dim, rotary_dim, max_pos;
+    llm_rope_layout layout;
+    float *cos, *sin; /* [max_pos][rotary_dim / 2] */
+    void *owned;      /* set by llm_rope_create */
+} llm_rope;
+
+LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos);
+LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
+                                llm_rope_layout layout);
+/* From a config: partial rotary_dim and Llama 3.1 frequency scaling included. */
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos);
+LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos);
+LLMDEF void llm_rope_free(llm_rope *r);
+/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. */
+LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos);
+/* n_tokens tokens x[n_tokens][n_heads][head_dim] at positions pos, pos+1, ... */
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos);
+
 /* ======================================================================================
    >>attention
    ====================================================================================== */
+
+/* Causal attention. q, out: [n_q][n_heads][head_dim]; k, v: [n_kv_heads][kv_stride][head_dim]
+   (each KV head's keys contiguous: one layer of the KV cache, kv_stride = its capacity).
+   The queries are the last n_q of the n_kv positions. Query head h reads KV head
+   h / (n_heads / n_kv_heads): MHA, GQA and MQA in one. Never builds the T x T matrix. */
+LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
+                                int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                llm_threads *th);
+
+/* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim] (head-major; see
+   DESIGN.md: token-major ran 3-4x slower at T >= 2048). */
+typedef struct llm_kv_cache {
+    int n_layers, n_kv_heads, head_dim, capacity;
+    llm_dtype dtype;          /* LLM_F32, LLM_F16, or LLM_INT8 (one fp32 scale per row) */
+    int len;                  /* positions 0..len-1 hold valid keys and values */
+    void *k, *v;              /* [n_layers][n_kv_heads][capacity][head_dim] of dtype */
+    float *k_scale, *v_scale; /* LLM_INT8: [n_layers][n_kv_heads][capacity] */
+    void *owned;              /* set by llm_kv_cache_create */
+} llm_kv_cache;
+
+/* Bytes of K and V for seq_len positions and batch sequences: the estimator's
+   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype) (+ the row scales of
+   LLM_INT8). llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype). */
+LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype);
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype);
+LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype);
+LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
+/* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
+   pos..pos+n_tokens-1; len becomes max(len, pos + n_tokens). Appending is pos = len.
+   LLM_EFULL past capacity and LLM_ERANGE for pos > len (a hole): nothing written. */
+LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
+                                     int n_tokens);
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind, e.g. for a new prompt */
+LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 */
+/* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
+   of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
+   to the last `window` positions (Mistral's sliding window). */
+LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                      int pos, int n_heads, int window, llm_threads *th);
 
 /* ======================================================================================
    >>model
