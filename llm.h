@@ -790,7 +790,7 @@ typedef float llm__vf;
 #define LLM__MC (LLM__MR * (128 / LLM__MR))
 #endif
 #ifndef LLM__NC
-#define LLM__NC (LLM__NR * (192 / LLM__NR))
+#define LLM__NC (LLM__NR * (48 / LLM__NR))
 #endif
 #if defined(LLM__AVX512) || defined(LLM__AVX2)
 #define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
@@ -799,15 +799,37 @@ typedef float llm__vf;
 #else
 #define LLM__PREFETCH(p) ((void)(p))
 #endif
+#ifndef LLM__GEMV_PF
+#define LLM__GEMV_PF 512
+#endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 8
 #endif
+
+/* While the micro-kernels work on one packed block, they fetch the next block of B from
+   memory, one cache line every `every` k-steps, so that packing it finds it in cache:
+   `rows` runs of `len` floats, `ld` apart, from p (NULL: nothing to fetch). */
+typedef struct llm__pf {
+    const float *p;
+    ptrdiff_t ld;
+    int len, rows, every, off, tick;
+} llm__pf;
+#define LLM__PF_STEP(f)                            \
+    if ((f).p && --(f).tick <= 0) {                \
+        (f).tick = (f).every;                      \
+        LLM__PREFETCH((f).p + (f).off);            \
+        if (((f).off += 16) >= (f).len) {          \
+            (f).off = 0;                           \
+            (f).p += (f).ld;                       \
+            if (--(f).rows == 0) (f).p = NULL;     \
+        }                                          \
+    }
 
 /* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
    a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
 #if defined(LLM__AVX512)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     __m512 b0, b1, b2, s0, s1, s2, t;
@@ -815,6 +837,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
     for (k = 0; k < kc; k++, a += 8, b += 48) {
+        LLM__PF_STEP(pf);
         b0 = _mm512_load_ps(b);
         b1 = _mm512_load_ps(b + 16);
         b2 = _mm512_load_ps(b + 32);
@@ -844,11 +867,12 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__AVX2)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
     int k;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
     for (k = 0; k < kc; k++, a += 6, b += 16) {
+        LLM__PF_STEP(pf);
         b0 = _mm256_load_ps(b);
         b1 = _mm256_load_ps(b + 8);
 #define LLM__ROW(i)                            \
@@ -874,7 +898,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__NEON)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
@@ -882,6 +906,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
     for (k = 0; k < kc; k++, a += 8, b += 12) {
+        LLM__PF_STEP(pf);
         b0 = vld1q_f32(b);
         b1 = vld1q_f32(b + 4);
         b2 = vld1q_f32(b + 8);
@@ -914,13 +939,15 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 #else
 /* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
     int i, j, k;
     memset(t, 0, sizeof t);
-    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) { /* one rank-1 update per k */
+        LLM__PF_STEP(pf);
         for (i = 0; i < LLM__MR; i++)
             for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    }
     for (i = 0; i < LLM__MR; i++)
         for (j = 0; j < LLM__NR; j++)
             c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
@@ -1060,14 +1087,6 @@ typedef struct llm__gemm {
 static float *llm__align64(float *p) { return (float *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
 /* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
-/* Touch part q of nq of the next B block (runs of len floats, ld apart), so that while
-   the micro-kernels work on one block the next one arrives from memory. */
-static void llm__prefetch_part(const float *p, ptrdiff_t ld, int runs, int len, int q, int nq) {
-    int r, k, r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
-    for (r = r0; r < r1; r++)
-        for (k = 0; k < len; k += 16) LLM__PREFETCH(p + r * ld + k);
-}
-
 static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
     int pc, ic, jc, ir, jr, i, j;
     for (pc = 0; pc < g->k; pc += LLM__KC) {
@@ -1083,7 +1102,8 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
                 else
                     llm__pack_b(bp, bsrc, g->ldb, kc, nc);
                 /* the next block: next columns, else the next rows or k */
-                int npc = pc, njc = jc + LLM__NC, nkc, nnc, nq = (mc + LLM__MR - 1) / LLM__MR;
+                int npc = pc, njc = jc + LLM__NC, nkc, nnc, q = 0;
+                int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
                 const float *nb;
                 if (njc >= n1) {
                     njc = n0;
@@ -1097,17 +1117,26 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
                 for (ir = 0; ir < mc; ir += LLM__MR) {
                     int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
                     const float *as = ap + (ptrdiff_t)ir * kc;
-                    if (nb && g->b_trans) llm__prefetch_part(nb, g->ldb, nnc, nkc, ir / LLM__MR, nq);
-                    if (nb && !g->b_trans) llm__prefetch_part(nb, g->ldb, nkc, nnc, ir / LLM__MR, nq);
-                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                    for (jr = 0; jr < nc; jr += LLM__NR, q++) {
                         int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        llm__pf pf; /* this call's share of the next block: runs [r0, r1) */
+                        int runs = g->b_trans ? nnc : nkc, len = g->b_trans ? nkc : nnc;
+                        int r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
+                        int lines = (r1 - r0) * ((len + 15) / 16);
+                        pf.p = nb && r1 > r0 ? nb + (ptrdiff_t)r0 * g->ldb : NULL;
+                        pf.ld = g->ldb;
+                        pf.len = len;
+                        pf.rows = r1 - r0;
+                        pf.every = lines > 0 && kc / lines > 1 ? kc / lines : 1;
+                        pf.off = 0;
+                        pf.tick = 1;
                         float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + jc + jr : NULL;
                         if (mr == LLM__MR && nr == LLM__NR) {
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc, pf);
                         } else { /* edge tile: compute a full tile aside, keep the valid part */
                             float t[LLM__MR * LLM__NR];
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0, pf);
                             for (i = 0; i < mr; i++)
                                 for (j = 0; j < nr; j++) {
                                     float *ci = c + (ptrdiff_t)i * g->ldc + j;
@@ -1175,6 +1204,12 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         float s0, s1, s2, s3;
         for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
             llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            if ((i & 15) == 0) {
+                LLM__PREFETCH(w0 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w1 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w2 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w3 + i + LLM__GEMV_PF);
+            }
             a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
             a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
             a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
@@ -1222,15 +1257,15 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
     float s[4][4];
     int i, rr, tt;
     for (i = 0; i + LLM__VF <= k; i += LLM__VF) {
-        llm__vf v0 = llm__vload(w0 + i), v1 = llm__vload(w1 + i), v2 = llm__vload(w2 + i), v3 = llm__vload(w3 + i), xv;
-#define LLM__TOK(t)                   \
-    xv = llm__vload(x##t + i);        \
-    a0##t = llm__vfma(v0, xv, a0##t); \
-    a1##t = llm__vfma(v1, xv, a1##t); \
-    a2##t = llm__vfma(v2, xv, a2##t); \
-    a3##t = llm__vfma(v3, xv, a3##t);
-        LLM__TOK(0) LLM__TOK(1) LLM__TOK(2) LLM__TOK(3)
-#undef LLM__TOK
+        llm__vf xa = llm__vload(x0 + i), xb = llm__vload(x1 + i), xc = llm__vload(x2 + i), xd = llm__vload(x3 + i), v;
+#define LLM__ROW4(r)                 \
+    v = llm__vload(w##r + i);        \
+    a##r##0 = llm__vfma(v, xa, a##r##0); \
+    a##r##1 = llm__vfma(v, xb, a##r##1); \
+    a##r##2 = llm__vfma(v, xc, a##r##2); \
+    a##r##3 = llm__vfma(v, xd, a##r##3);
+        LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
+#undef LLM__ROW4
     }
     s[0][0] = llm__vsum(a00), s[0][1] = llm__vsum(a01), s[0][2] = llm__vsum(a02), s[0][3] = llm__vsum(a03);
     s[1][0] = llm__vsum(a10), s[1][1] = llm__vsum(a11), s[1][2] = llm__vsum(a12), s[1][3] = llm__vsum(a13);
