@@ -787,7 +787,7 @@ typedef float llm__vf;
 #define LLM__KC 256
 #endif
 #ifndef LLM__MC
-#define LLM__MC (LLM__MR * (128 / LLM__MR))
+#define LLM__MC (LLM__MR * ((128 + LLM__MR - 1) / LLM__MR)) /* >= 128 tokens: a prefill chunk packs W once */
 #endif
 #ifndef LLM__NC
 #define LLM__NC (LLM__NR * (48 / LLM__NR))
@@ -1311,10 +1311,15 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
 static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
 
+/* Below this many multiply-adds (a few microseconds on one core) waking the pool's
+   workers costs more than it saves: such calls run on the caller's thread. */
+#define LLM__PAR_MIN_MACS 1000000.0
+
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
                              int d_out, llm_threads *th) {
     if (!y || !x || !W || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
     if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
+    if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_MACS) th = NULL;
     if (n_tokens <= LLM__SMALL_N) {
         llm__gemv g;
         g.y = y;
@@ -1347,6 +1352,7 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
     llm__gemm g;
     if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    if ((double)M * K * N < LLM__PAR_MIN_MACS) th = NULL;
     g.c = C;
     g.a = A;
     g.b = B;
