@@ -679,38 +679,41 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    C = y; for llm_matmul B is an ordinary row-major [K][N] matrix.
 
    WHY BLOCK. A multiply-add needs one element of A and one of B. Read straight from
-   memory that is 2 loads per 2 flops, while the core can do 2 vector FMAs (64 flops with
-   AVX-512) per cycle and load only 2 vectors. So data must be reused from the fastest
-   place that holds it:
+   memory that is 2 loads per 2 flops, while a Zen 5 core does 2 vector FMAs (64 flops
+   with AVX-512) per cycle and loads only 2 vectors. So every value must be reused many
+   times from the fastest place that holds it (sizes below are for AVX-512):
 
-   - REGISTERS hold an MR x NR tile of C (AVX-512: 8 x 48 = 24 zmm accumulators). For
-     each k the micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of
-     A, then does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units stay busy.
-   - L1 holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) that the micro-kernel
-     reuses against every NR-wide sliver of B in the block.
-   - L2 holds the packed KC x NC block of B (256 x 192 floats = 192 KiB) and the packed
-     MC x KC block of A (128 x 256 = 128 KiB); each B sliver streams from L2 once per
-     MR rows of A, i.e. 3 vectors per 24 FMAs, well within L2 bandwidth.
+   - REGISTERS hold an MR x NR = 8 x 48 tile of C: 24 zmm accumulators. For each k the
+     micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of A, then
+     does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units never wait on loads,
+     and 24 independent sums hide the 4-cycle FMA latency.
+   - L1 (48 KiB) holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) during a kernel
+     call, and what fits of the KC x NR sliver of B (256 x 48 floats = 48 KiB) that all
+     MC / MR = 16 slivers of A reuse in turn; the rest streams from L2 at 3 vectors per
+     24 FMAs, well within L2 bandwidth.
+   - L2 (1 MiB) holds the packed MC x KC block of A (128 x 256 floats = 128 KiB: every
+     token of a prefill chunk) and the KC x NC block of B (NC = 48: one sliver).
    - DRAM: W is read once per MC = 128 tokens, so a prefill of <= 128 tokens reads each
-     weight exactly once.
+     weight exactly once. That read is the one thing that can stall: while the kernels
+     chew on one block of B, they prefetch the next one, a cache line every few k-steps.
 
    WHY PACK. The micro-kernel wants, for each k, its MR values of A and its NR values of B
    side by side, in the order it uses them. In x and W they are a whole row apart (16 KiB
-   for d = 4096; such power-of-two strides also map to the same cache sets). Packing
-   copies a block once into contiguous slivers: A as [MR-strip][k][MR], B as
-   [NR-strip][k][NR]; edges are padded with zeros so the micro-kernel never branches.
-   A linear layer's W is stored [out][in], i.e. B transposed, so packing B transposes it;
-   that costs one pass over each weight per MC tokens, against 2 * MC flops per weight.
+   for d = 4096, and such power-of-two strides also fall into the same cache sets).
+   Packing copies a block once into contiguous slivers, A as [MR-strip][k][MR] and B as
+   [NR-strip][k][NR], padding edges with zeros so the micro-kernel never branches. A
+   linear layer's W is stored [out][in], i.e. B transposed, so its pack transposes 16 x 16
+   blocks in registers: a fraction of a cycle per weight, against 2 * 128 flops.
 
    LOOPS (outer to inner): k in KC blocks, tokens in MC blocks (pack A), columns in NC
-   blocks (pack B), then MR x NR tiles. Every C element is summed in the same order
-   whatever the tile position or thread, so threaded results equal unthreaded ones bit
-   for bit. Threads split the columns (or, when there are too few, the rows). The packed
-   blocks live on each thread's stack: (MC + NC) * KC floats, 320 KiB with AVX-512.
+   blocks (pack B, prefetch the next), then MR x NR tiles. Every C element is summed in
+   the same order whatever its tile or thread, so threaded results equal unthreaded ones
+   bit for bit. Threads split the columns (or, when there are too few, the rows), each
+   packing its own blocks on its own stack: (MC + NC) * KC floats = 176 KiB with AVX-512.
 
    Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
-   is memory bandwidth and the GEMV streams W rows through dot products instead; a few
-   tokens (2..LLM__SMALL_N) share one pass over W the same way. */
+   is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
+   2 accumulators each); 2..LLM__SMALL_N tokens share one pass over the rows likewise. */
 
 /* g++ 12's AVX-512 intrinsics start many results from an "undefined" register, which
    -Wuninitialized reports inside them in C++; the code here never reads such a value. */
@@ -803,7 +806,7 @@ typedef float llm__vf;
 #define LLM__GEMV_PF 512
 #endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
-#define LLM__SMALL_N 8
+#define LLM__SMALL_N 16
 #endif
 
 /* While the micro-kernels work on one packed block, they fetch the next block of B from
