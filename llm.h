@@ -1223,6 +1223,15 @@ LLMDEF const char *llm_advice_str(llm_advice_kind k) {
 
 #define LLM__PLAN_MAX 2147483647LL
 
+/* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
+   scale per (layer, head, position) row of K and of V for LLM_INT8. The same formula as
+   llm_kv_cache_bytes in >>attention, which sizes the real cache (tests check they agree
+   once both are built); kept here so the estimators stand on their own. */
+static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
+    double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
+}
+
 /* The memory lines and times of one plan, without advice. */
 static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const char **reason) {
     const llm_config *c;
@@ -1255,10 +1264,9 @@ static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const c
     if (!p->train) {
         /* Inference. Tensor parallelism splits every matrix and the KV heads over the
            GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
-           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes, via the KV cache's own
-           size function so the planner and llm_kv_cache_init always agree. */
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm__kv_bytes). */
         double w = llm_weight_bytes(c, p->weights) / n_gpus;
-        double kv = (double)llm_kv_cache_bytes(c, seq, p->batch, p->kv) / n_gpus;
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / n_gpus;
         double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
         llm_flops f = llm_count_flops(c, seq, 1);
         r->line[0].name = "weights";
@@ -1384,8 +1392,8 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
         }
         /* the fewest GPUs, a power of two, that make it fit */
         q = *p;
-        for (v = 2; v <= 64; v *= 2) {
-            q.n_gpus = p->n_gpus * (int)v;
+        for (v = 2; v <= 64 && (int64_t)p->n_gpus * v <= LLM__PLAN_MAX; v *= 2) {
+            q.n_gpus = (int)((int64_t)p->n_gpus * v);
             if (llm__plan_lines(&q, &dummy, NULL) == LLM_OK && dummy.verdict == LLM_FITS) {
                 llm__advise(r, &q, LLM_ADVICE_TENSOR_PARALLEL, q.n_gpus);
                 break;
