@@ -366,6 +366,7 @@ typedef struct llm_advice {
     int64_t value;
     double total_bytes;  /* per-GPU total after the change */
     llm_verdict verdict; /* after the change */
+    int cumulative;      /* 1: on top of the items before it (training); 0: on its own */
 } llm_advice;
 LLMDEF const char *llm_advice_str(llm_advice_kind k); /* e.g. "tensor parallelism over N GPUs" */
 
@@ -389,7 +390,8 @@ typedef struct llm_plan_result {
     double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak */
     double prefill_flops;
     double step_flops;        /* training: FLOPs of one step on one GPU (6N + attention) */
-    int n_advice;             /* filled unless the plan fits */
+    int n_advice;             /* filled unless the plan fits: for inference each change on
+                                 its own, for training a cumulative ladder that ends when it fits */
     llm_advice advice[LLM_PLAN_MAX_ADVICE];
 } llm_plan_result;
 
@@ -1400,45 +1402,42 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
             }
         }
     } else {
-        int z;
-        for (z = p->zero_stage + 1; z <= 3 && p->n_gpus > 1; z++) {
-            q = *p;
-            q.zero_stage = z;
-            llm__advise(r, &q, LLM_ADVICE_ZERO, z);
-        }
+        /* Training: a ladder, each step on top of the previous ones, in the order that
+           costs least (sharding is free with enough GPUs, flash attention is faster,
+           recomputation costs a third more compute, a smaller micro-batch needs more
+           accumulation steps, more GPUs cost money), until it fits. */
+        llm_plan_result t;
         q = *p;
-        if (!p->flash && !p->recompute) {
+        if (q.n_gpus > 1 && q.zero_stage < 3) {
+            q.zero_stage = 3;
+            llm__advise(r, &q, LLM_ADVICE_ZERO, 3);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.flash && !q.recompute) {
             q.flash = 1;
             llm__advise(r, &q, LLM_ADVICE_FLASH, 1);
         }
-        q = *p;
-        if (!p->recompute) {
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.recompute) {
             q.recompute = 1;
             llm__advise(r, &q, LLM_ADVICE_RECOMPUTE, 1);
         }
-        q = *p;
-        v = llm__largest_fitting(&q, &q.batch, p->batch, 1);
-        if (v > 0) {
-            q.batch = v;
-            llm__advise(r, &q, LLM_ADVICE_BATCH, v);
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && q.batch > 1) {
+            v = llm__largest_fitting(&q, &q.batch, q.batch, 1);
+            q.batch = v > 0 ? v : 1;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, q.batch);
         }
-        q = *p;
-        v = llm__largest_fitting(&q, &q.seq_len, r->seq_len, r->seq_len >= 1024 ? 256 : 1);
-        if (v > 0) {
-            q.seq_len = v;
-            llm__advise(r, &q, LLM_ADVICE_SEQ, v);
-        }
-        /* ZeRO-3 over more GPUs: the fewest (powers of two up to 4096) that fit */
-        q = *p;
-        q.zero_stage = 3;
-        for (v = 2; v <= 4096; v *= 2) {
-            if (v <= p->n_gpus) continue;
-            q.n_gpus = (int)v;
-            if (llm__plan_lines(&q, &dummy, NULL) == LLM_OK && dummy.verdict == LLM_FITS) {
-                llm__advise(r, &q, LLM_ADVICE_DATA_PARALLEL, v);
-                break;
+        /* ZeRO-3 over more GPUs: the fewest (powers of two up to 65536) that fit */
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS) {
+            q.zero_stage = 3;
+            for (v = 2; v <= 65536; v *= 2) {
+                if (v <= q.n_gpus) continue;
+                q.n_gpus = (int)v;
+                if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) {
+                    llm__advise(r, &q, LLM_ADVICE_DATA_PARALLEL, v);
+                    break;
+                }
             }
         }
+        for (v = 0; v < r->n_advice; v++) r->advice[v].cumulative = 1;
     }
     return LLM_OK;
 }

@@ -4,6 +4,7 @@
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "examples/llm-plan-args.h" /* build/llm-plan's parser */
 
 #define GB 1e9
 #define GIB 1073741824.0
@@ -290,6 +291,51 @@ int main(void) {
         p.zero_stage = 3;
         CHECK_OK(llm_plan_evaluate(&p, &r, &why));
         CHECK(r.verdict == LLM_DOES_NOT_FIT && r.total_bytes < 1e30);
+    }
+
+    /* ---- llm-plan's argument parser ------------------------------------------------- */
+    {
+        static llm_plan_args a; /* large: keep it off the stack */
+        char err[256];
+        char *ok[] = {"llm-plan", "--model", "llama-2-13b", "--gpu=a100-80gb", "--batch", "16", "--seq", "4096"};
+        char *train[] = {"llm-plan", "--model", "llama-2-7b", "--gpus", "8", "--zero=3", "--flash"};
+        char *cfg[] = {"llm-plan", "--config", "d_model=2048,n_layers=22,n_heads=32,n_kv_heads=4,d_ff=5632,vocab=32000,max_seq_len=2048"};
+        char *over[] = {"llm-plan", "--model", "llama-2-7b", "--config", "n_kv_heads=8,ffn=gelu,bias=all,norm=layer,norm_bias=1"};
+        struct { char *argv[4]; const char *want; } bad[] = {
+            {{"llm-plan", "--model", "llama2-7b", NULL}, "closest: llama-2-7b"},
+            {{"llm-plan", "--model", "llama-2-7b", "--gpu=a100"}, "closest: a100-40gb, a100-80gb"},
+            {{"llm-plan", "--model", "llama-2-7b", "--batch=-3"}, "--batch: '-3' is not a whole number"},
+            {{"llm-plan", "--model", "llama-2-7b", "--seq=4k"}, "--seq: '4k'"},
+            {{"llm-plan", "--model", "llama-2-7b", "--gpus=99999999999999999999"}, "--gpus"},
+            {{"llm-plan", "--model", "llama-2-7b", "--seq"}, "--seq needs a value"},
+            {{"llm-plan", "--model", "llama-2-7b", "--kv=fp8"}, "unknown dtype 'fp8'"},
+            {{"llm-plan", "--model", "llama-2-7b", "--zero=4"}, "--zero"},
+            {{"llm-plan", "--config", "d_model=64,n_layers", NULL}, "expected key=value"},
+            {{"llm-plan", "--config", "d_model=64,wings=2", NULL}, "unknown key 'wings'"},
+            {{"llm-plan", "--config", "ffn=relu", NULL}, "not one of swiglu gelu geglu"},
+            {{"llm-plan", "--config", "d_model=64", NULL}, "n_layers must be positive"},
+            {{"llm-plan", "--batch", "8", NULL}, "no model"},
+            {{"llm-plan", "--fast", NULL, NULL}, "unknown option '--fast'"},
+        };
+        CHECK(llm_plan_parse_args(&a, 8, ok, err, sizeof err));
+        CHECK(a.plan.model == &a.config && strcmp(a.config.name, "llama-2-13b") == 0 && a.plan.batch == 16);
+        CHECK(a.plan.gpu == a100 && a.plan.seq_len == 4096 && !a.plan.train && a.plan.weights == LLM_F16);
+        CHECK_OK(llm_plan_evaluate(&a.plan, &r, &why));
+        CHECK(r.verdict == LLM_TIGHT);
+        CHECK(llm_plan_parse_args(&a, 7, train, err, sizeof err));
+        CHECK(a.plan.train && a.plan.zero_stage == 3 && a.plan.flash && a.plan.n_gpus == 8);
+        CHECK(llm_plan_parse_args(&a, 3, cfg, err, sizeof err));
+        CHECK_EQ_U64(llm_count_params(a.plan.model).total, 1100048384ull); /* TinyLlama, described by hand */
+        CHECK(llm_plan_parse_args(&a, 5, over, err, sizeof err));
+        CHECK(a.config.n_kv_heads == 8 && a.config.ffn == LLM_FFN_GELU && strstr(a.config.name, "from llama-2-7b"));
+        for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+            int argc = 0;
+            while (argc < 4 && bad[i].argv[argc]) argc++;
+            err[0] = 0;
+            CHECK_MSG(!llm_plan_parse_args(&a, argc, bad[i].argv, err, sizeof err) && strstr(err, bad[i].want),
+                      "case %d: got \"%s\", want \"%s\"", i, err, bad[i].want);
+            CHECK(strchr(err, '\n') == NULL); /* one line */
+        }
     }
     return test_done();
 }
