@@ -264,7 +264,8 @@ typedef struct llm_flops {
     double lm_head;    /* 2 V d: the logits (Kaplan's 2N leaves it out) */
     double attention;  /* 4 L T (n_heads head_dim): QK^T and AV over T = context positions;
                           halved if `causal`: a causal kernel skipping masked tiles does
-                          on average half the T x T work of a T-token sequence */
+                          on average half the T x T work of a T-token sequence; a sliding
+                          window W caps the keys per token at W */
     double forward;    /* matmul + lm_head + attention */
     double train;      /* 3 forward: the backward pass costs twice the forward */
     double train_6n;   /* 6 N (Kaplan et al. 2020; Chinchilla's C = 6ND) */
@@ -334,12 +335,14 @@ LLMDEF const llm_gpu *llm_gpu_preset_at(int i);         /* NULL past the end */
 /* ---- the planner -------------------------------------------------------------------- */
 
 /* What to run where. Start from llm_plan_default() (fp16 weights and KV, batch 1, the
-   model's context, one GPU, the 2 GB overhead allowance) and set what you need. */
+   model's context, one GPU, the 2 GB overhead allowance) and set what you need. A
+   zeroed llm_plan is valid too, but means fp32 weights and KV and no overhead. */
 typedef struct llm_plan {
     const llm_config *model;
     const llm_gpu *gpu;
-    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO) */
-    int64_t batch;       /* sequences in flight (training: micro-batch per GPU) */
+    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO);
+                            0 = 1 */
+    int64_t batch;       /* sequences in flight (training: micro-batch per GPU); 0 = 1 */
     int64_t seq_len;     /* tokens per sequence; 0 = model->max_seq_len */
     llm_dtype weights;   /* inference weight dtype (training is always 2+2+12 B/param) */
     llm_dtype kv;        /* KV cache dtype (LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8) */
@@ -348,7 +351,7 @@ typedef struct llm_plan {
     int recompute;       /* training: full activation recomputation */
     int flash;           /* training: flash attention (no T x T activations) */
     double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
-    double tight;        /* "tight" above this fraction of memory; default 0.9 */
+    double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
 } llm_plan;
 
 typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
@@ -1067,7 +1070,13 @@ LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causa
     f.lm_head = 2.0 * (double)c->vocab * c->d_model;
     /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
        (2 T qdim) */
-    f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    if (c->sliding_window > 0 && T > c->sliding_window) {
+        /* each token sees at most W keys; causal: the first W tokens see 1..W */
+        double W = c->sliding_window;
+        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
+    } else {
+        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    }
     f.forward = f.matmul + f.lm_head + f.attention;
     f.train = 3.0 * f.forward;
     f.train_6n = 6.0 * N;
@@ -1234,29 +1243,41 @@ static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm
     return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
 }
 
+/* Fill in the fields where zero means a default. */
+static void llm__plan_resolve(llm_plan *p) {
+    if (p->n_gpus == 0) p->n_gpus = 1;
+    if (p->batch == 0) p->batch = 1;
+    if (p->seq_len == 0 && p->model && p->model->max_seq_len > 0) p->seq_len = p->model->max_seq_len;
+    if (p->tight == 0) p->tight = 0.9;
+}
+
 /* The memory lines and times of one plan, without advice. */
-static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const char **reason) {
+static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, const char **reason) {
     const llm_config *c;
     double n_gpus, overhead;
     int64_t seq;
+    llm_plan resolved;
+    const llm_plan *p = &resolved;
     if (reason) *reason = "ok";
     memset(r, 0, sizeof *r);
-    if (!p) LLM__REJECT("plan is NULL");
+    if (!plan) LLM__REJECT("plan is NULL");
+    resolved = *plan;
+    llm__plan_resolve(&resolved);
     if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
     if (!p->gpu) LLM__REJECT("no GPU");
     if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
         LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
     if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
     if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
-    if (p->seq_len < 0 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 0..2^31-1");
+    if (p->seq_len < 1 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 1..2^31-1");
     if (p->zero_stage < 0 || p->zero_stage > 3) LLM__REJECT("ZeRO stage must be 0, 1, 2 or 3");
     if (!(llm_dtype_bits(p->weights) > 0)) LLM__REJECT("unknown weight dtype");
     if (p->kv != LLM_F32 && p->kv != LLM_F16 && p->kv != LLM_BF16 && p->kv != LLM_INT8)
         LLM__REJECT("KV cache dtype must be f32, f16, bf16 or int8");
     if (!(p->overhead_bytes >= 0) || p->overhead_bytes > 1e18) LLM__REJECT("overhead must be in 0..1e18 bytes");
-    if (!(p->tight >= 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
+    if (!(p->tight > 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
     c = p->model;
-    seq = p->seq_len ? p->seq_len : c->max_seq_len;
+    seq = p->seq_len;
     n_gpus = (double)p->n_gpus;
     overhead = p->overhead_bytes;
     r->params = llm_count_params(c);
@@ -1268,7 +1289,8 @@ static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const c
            GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
            KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm__kv_bytes). */
         double w = llm_weight_bytes(c, p->weights) / n_gpus;
-        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / n_gpus;
+        /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);
         double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
         llm_flops f = llm_count_flops(c, seq, 1);
         r->line[0].name = "weights";
@@ -1314,7 +1336,7 @@ static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const c
     }
     r->headroom_bytes = r->capacity_bytes - r->total_bytes;
     r->used = r->total_bytes / r->capacity_bytes;
-    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > (p->tight > 0 ? p->tight : 0.9) ? LLM_TIGHT : LLM_FITS;
+    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > p->tight ? LLM_TIGHT : LLM_FITS;
     return LLM_OK;
 }
 
@@ -1351,10 +1373,14 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
     llm_config gqa;
     llm_status st;
     llm_plan_result dummy;
+    llm_plan resolved;
     int64_t v;
     if (!r) r = &dummy;
     st = llm__plan_lines(p, r, reason);
     if (st != LLM_OK || r->verdict == LLM_FITS) return st;
+    resolved = *p; /* the advice below reads batch, seq_len and n_gpus with defaults filled */
+    llm__plan_resolve(&resolved);
+    p = &resolved;
 
     /* It is tight or does not fit: try each concrete change on its own. */
     if (!p->train) {

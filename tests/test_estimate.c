@@ -78,6 +78,14 @@ int main(void) {
         CHECK_NEAR(llm_count_flops(llm_preset("mixtral-8x7b"), 0, 1).train_6n,
                    6.0 * (double)llm_count_params(llm_preset("mixtral-8x7b")).active_non_embedding, 0);
         CHECK(llm_count_flops(NULL, 10, 0).forward == 0);
+        /* Mistral's 4096-token sliding window caps the keys per token */
+        {
+            const llm_config *m = llm_preset("mistral-7b");
+            double W = 4096, T = 32768;
+            CHECK_NEAR(llm_count_flops(m, 32768, 0).attention, 4.0 * 32 * 4096 * W, 0);
+            CHECK_NEAR(llm_count_flops(m, 32768, 1).attention, 4.0 * 32 * 4096 * (T * W - W * (W - 1) / 2) / T, 1e-3);
+            CHECK_NEAR(llm_count_flops(m, 4096, 1).attention, 4.0 * 32 * 4096 * 2048, 0);
+        }
     }
     /* Chinchilla: 20 tokens per parameter; C = 6ND = 120 N^2 */
     {
@@ -216,7 +224,13 @@ int main(void) {
         p.n_gpus = 2;
         CHECK_OK(llm_plan_evaluate(&p, &r, &why));
         CHECK_NEAR(r.line[0].bytes, 68976648192.0, 0);
+        CHECK_NEAR(r.line[1].bytes, 2.0 * 80 * 8 * 128 * 2 * 4096 / 2, 0);
         CHECK(r.verdict == LLM_FITS);
+        /* 16 GPUs but only 8 KV heads: each GPU keeps a whole KV head (replicated) */
+        p.n_gpus = 16;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[0].bytes, 137953296384.0 / 16, 0);
+        CHECK_NEAR(r.line[1].bytes, 2.0 * 80 * 8 * 128 * 2 * 4096 / 8, 0);
     }
     /* training Llama 2 7B on 8 A100s: too big without ZeRO; ZeRO-3 + flash fit */
     {
@@ -249,10 +263,10 @@ int main(void) {
             p = plan13b(1);
             switch (bad[i].what) {
             case 0: p.gpu = NULL; break;
-            case 1: p.batch = 0; break;
+            case 1: p.batch = -1; break;
             case 2: p.zero_stage = 4; break;
             case 3: p.kv = LLM_INT4; break;
-            case 4: p.n_gpus = 0; break;
+            case 4: p.n_gpus = -2; break;
             case 5: p.seq_len = -5; break;
             case 6: broken.d_model = 0; p.model = &broken; break;
             default: p.weights = (llm_dtype)99; break;
@@ -262,6 +276,13 @@ int main(void) {
             CHECK_MSG(why && strstr(why, bad[i].want), "case %d: %s", i, why ? why : "(null)");
         }
         CHECK(llm_plan_evaluate(NULL, &r, &why) == LLM_EINVAL);
+        /* a zeroed plan is valid: batch 1, one GPU, the model's context, fp32, no overhead */
+        memset(&p, 0, sizeof p);
+        p.model = l7;
+        p.gpu = a100;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK(r.seq_len == 4096 && r.n_lines == 3);
+        CHECK_NEAR(r.total_bytes, 4.0 * 6738415616.0 + 2 * 524288.0 * 4096, 0); /* f32 KV: twice f16 */
         p = plan13b(8);
         CHECK_OK(llm_plan_evaluate(&p, NULL, NULL)); /* result and reason are optional */
     }
