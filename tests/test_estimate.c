@@ -357,6 +357,38 @@ int main(void) {
                       "case %d: got \"%s\", want \"%s\"", i, err, bad[i].want);
             CHECK(strchr(err, '\n') == NULL); /* one line */
         }
+        /* A small deterministic fuzz: random argv from a pool of options, values and
+           garbage. The parser must either succeed with a plan llm_plan_evaluate accepts,
+           or fail with a one-line message; ASan/UBSan (make sanitize) watch for the rest. */
+        {
+            static char longarg[300];
+            char *pool[] = {"--model", "llama-2-7b", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus", "--batch", "--seq",
+                            "--weights", "--kv", "int8", "q4_32", "--train", "--zero", "--recompute", "--flash", "--json",
+                            "--config", "d_model=64,n_layers=2,n_heads=4,n_kv_heads=2,d_ff=128,vocab=100,max_seq_len=64",
+                            "n_kv_heads=0", "ffn=geglu,", ",", "=", "", "0", "1", "-1", "3", "4096", "2147483647",
+                            "2147483648", "99999999999999999999", "1e400", "nan", "--overhead", "--list", "--batch=",
+                            "--seq=8", "--config=", "a=b,,c=d", "--model=gpt2", longarg, "--help", "-m"};
+            int npool = (int)(sizeof pool / sizeof pool[0]), iter, ok_count = 0;
+            memset(longarg, 'x', sizeof longarg - 1);
+            for (iter = 0; iter < 4000; iter++) {
+                char *argv[9];
+                int argc = 1 + (int)((test_randf() + 1) * 4), k, ok;
+                argv[0] = "llm-plan";
+                for (k = 1; k < argc; k++) argv[k] = pool[(int)((test_randf() + 1) * 0.5 * npool) % npool];
+                if (iter % 2) argv[1] = "--model"; /* reach the deeper paths more often */
+                if (iter % 4 == 1 && argc > 2) argv[2] = "llama-2-13b";
+                err[0] = 0;
+                ok = llm_plan_parse_args(&a, argc, argv, err, sizeof err);
+                if (!ok) {
+                    CHECK(err[0] != 0 && strchr(err, '\n') == NULL);
+                } else if (!a.list && !a.help) {
+                    ok_count++;
+                    CHECK_MSG(llm_plan_evaluate(&a.plan, &r, &why) == LLM_OK, "iteration %d: %s", iter, why);
+                    CHECK(r.total_bytes > 0 && r.total_bytes < 1e30);
+                }
+            }
+            CHECK(ok_count > 50); /* the fuzz reached the planner */
+        }
     }
     return test_done();
 }
