@@ -430,7 +430,9 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size);
 LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size);
 
-/* Row kernels: one row of n values; out may equal x (in place). */
+/* Row kernels: one row of n values; out may equal x (in place). The SIMD paths agree
+   with the scalar (libm) ones within a few 1e-6 relative (tests/test_rowops.c states the
+   tolerance per kernel). Norm gains w and the LayerNorm bias b may be NULL (1 and 0). */
 LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps);
 LLMDEF llm_status llm_silu(float *out, const float *x, int n);
@@ -438,6 +440,8 @@ LLMDEF llm_status llm_gelu(float *out, const float *x, int n);     /* tanh appro
 LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n); /* exact, with erf */
 LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n); /* silu(gate) * up */
 LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n);      /* residual add */
+/* Max-subtracted; -inf entries get 0; an all -inf row gives the uniform 1/n; +inf
+   entries share the mass equally. No NaN for finite input. */
 LLMDEF llm_status llm_softmax(float *out, const float *x, int n);
 LLMDEF int llm_argmax(const float *x, int n); /* index of the first maximum; -1 for bad arguments */
 
@@ -453,14 +457,30 @@ typedef struct llm_rope {
     void *owned;      /* set by llm_rope_create */
 } llm_rope;
 
+/* RoPE (Su et al. 2021, RoFormer): pair i of a head, (x_a, x_b), is rotated by the angle
+   pos * theta_i with theta_i = base^(-2i / rotary_dim), i = 0 .. rotary_dim/2 - 1:
+       x_a' = x_a cos - x_b sin,   x_b' = x_a sin + x_b cos
+   so q_m . k_n depends on m - n only. Which dimensions form a pair is the layout:
+       LLM_ROPE_INTERLEAVED  (a, b) = (2i, 2i + 1)             RoFormer, Meta, llama2.c, GGUF
+       LLM_ROPE_HALVES       (a, b) = (i, i + rotary_dim / 2)  Hugging Face, GPT-NeoX
+   Dimensions rotary_dim .. head_dim - 1 pass through unchanged (partial rotary).
+   Angles are computed in double, so positions of 100k+ keep full float accuracy.
+
+   llm_rope_bytes: bytes of the tables for max_pos positions (enough for any rotary_dim
+   <= head_dim); 0 for head_dim odd or <= 0, max_pos <= 0, or overflow. mem: aligned for
+   float. theta <= 0 means 10000. */
 LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos);
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout);
-/* From a config: partial rotary_dim and Llama 3.1 frequency scaling included. */
+/* From a config: head_dim (0 = d_model / n_heads), rotary_dim (0 = head_dim), rope_theta
+   (0 = 10000), rope_layout, and Llama 3.1 frequency scaling when rope_scale > 0
+   (rope_low_freq_factor 0 = 1, rope_high_freq_factor 0 = 4, rope_orig_ctx 0 = 8192).
+   mem holds llm_rope_bytes(head_dim, max_pos). */
 LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos);
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos);
 LLMDEF void llm_rope_free(llm_rope *r);
-/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. */
+/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. Positions
+   outside 0..max_pos-1 are LLM_ERANGE (nothing is changed). */
 LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos);
 /* n_tokens tokens x[n_tokens][n_heads][head_dim] at positions pos, pos+1, ... */
 LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos);
@@ -476,6 +496,26 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
 LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
                                 int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
                                 llm_threads *th);
+/* The general form behind both. k, v hold dtype elements (LLM_F32, LLM_F16, or LLM_INT8
+   with one fp32 scale per row in k_scale / v_scale [n_kv_heads][kv_stride]; NULL for the
+   others). window > 0 lets each query see only the last `window` positions, itself
+   included (Mistral's sliding window); 0 = all. tile = keys per tile, 1..LLM_ATTN_TILE,
+   0 = LLM_ATTN_TILE (the tests use sizes that don't divide T). out may equal q.
+   Errors: LLM_EINVAL for NULL pointers, non-positive sizes, n_q > n_kv, n_kv > kv_stride,
+   n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
+   head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
+   Memory: nothing is allocated; each thread works in a fixed stack frame of
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is. */
+#ifndef LLM_ATTN_MAX_HEAD_DIM
+#define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
+#endif
+#define LLM_ATTN_TILE 64 /* keys per tile */
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th);
+/* Bytes of working memory one attention thread uses (its stack frame's tiles): a constant. */
+LLMDEF size_t llm_attention_stack_bytes(void);
 
 /* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim] (head-major; see
    DESIGN.md: token-major ran 3-4x slower at T >= 2048). */
@@ -489,8 +529,13 @@ typedef struct llm_kv_cache {
 } llm_kv_cache;
 
 /* Bytes of K and V for seq_len positions and batch sequences: the estimator's
-   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype) (+ the row scales of
-   LLM_INT8). llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype). */
+   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype), exactly, plus for the
+   integer formats (LLM_INT8, LLM_INT4) one fp32 scale per row: 2 * L * n_kv_heads *
+   seq_len * batch * 4. In f16: Llama 2 7B 524,288 B per token, Llama 3 8B 131,072 B.
+   head_dim 0 means d_model / n_heads; n_kv_heads 0 means n_heads. Returns 0 for invalid
+   input (NULL, non-positive sizes, heads not dividing, unknown dtype, overflow).
+   llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype) bytes at mem, aligned
+   for float; the cache itself stores LLM_F32, LLM_F16 or LLM_INT8 (else LLM_EUNSUPPORTED). */
 LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype);
@@ -577,7 +622,17 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
 /* SIMD is chosen at compile time from the compiler's own macros. */
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
+/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
+   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
 #define LLM__AVX2 1
 #include <immintrin.h>
@@ -1473,13 +1528,1732 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    >>kernels implementation
    ====================================================================================== */
 
+/* ---- >>matmul ------------------------------------------------------------------------
+
+   llm_linear and llm_matmul share one engine that computes C[M][N] (+)= A[M][K] B[K][N]:
+   for a linear layer A = x [n_tokens][d_in], B[k][n] = W[n][k] (W stored [out][in]) and
+   C = y; for llm_matmul B is an ordinary row-major [K][N] matrix.
+
+   WHY BLOCK. A multiply-add needs one element of A and one of B. Read straight from
+   memory that is 2 loads per 2 flops, while the core can do 2 vector FMAs (64 flops with
+   AVX-512) per cycle and load only 2 vectors. So data must be reused from the fastest
+   place that holds it:
+
+   - REGISTERS hold an MR x NR tile of C (AVX-512: 8 x 48 = 24 zmm accumulators). For
+     each k the micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of
+     A, then does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units stay busy.
+   - L1 holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) that the micro-kernel
+     reuses against every NR-wide sliver of B in the block.
+   - L2 holds the packed KC x NC block of B (256 x 192 floats = 192 KiB) and the packed
+     MC x KC block of A (128 x 256 = 128 KiB); each B sliver streams from L2 once per
+     MR rows of A, i.e. 3 vectors per 24 FMAs, well within L2 bandwidth.
+   - DRAM: W is read once per MC = 128 tokens, so a prefill of <= 128 tokens reads each
+     weight exactly once.
+
+   WHY PACK. The micro-kernel wants, for each k, its MR values of A and its NR values of B
+   side by side, in the order it uses them. In x and W they are a whole row apart (16 KiB
+   for d = 4096; such power-of-two strides also map to the same cache sets). Packing
+   copies a block once into contiguous slivers: A as [MR-strip][k][MR], B as
+   [NR-strip][k][NR]; edges are padded with zeros so the micro-kernel never branches.
+   A linear layer's W is stored [out][in], i.e. B transposed, so packing B transposes it;
+   that costs one pass over each weight per MC tokens, against 2 * MC flops per weight.
+
+   LOOPS (outer to inner): k in KC blocks, tokens in MC blocks (pack A), columns in NC
+   blocks (pack B), then MR x NR tiles. Every C element is summed in the same order
+   whatever the tile position or thread, so threaded results equal unthreaded ones bit
+   for bit. Threads split the columns (or, when there are too few, the rows). The packed
+   blocks live on each thread's stack: (MC + NC) * KC floats, 320 KiB with AVX-512.
+
+   Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
+   is memory bandwidth and the GEMV streams W rows through dot products instead; a few
+   tokens (2..LLM__SMALL_N) share one pass over W the same way. */
+
+/* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
+#if defined(LLM__AVX512)
+#define LLM__VF 16
+typedef __m512 llm__vf;
+#define llm__vload(p) _mm512_loadu_ps(p)
+#define llm__vzero() _mm512_setzero_ps()
+#define llm__vfma(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm512_add_ps(a, b)
+/* Horizontal sum. Not _mm512_reduce_add_ps nor the unmasked shuffles: in g++ 12 they
+   start from an "undefined" register and -Wmaybe-uninitialized fires inside them. */
+static float llm__vsum(__m512 v) {
+    const __mmask16 all = (__mmask16)0xffff;
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e)); /* + other 256-bit half */
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1)); /* + other 128-bit quarter */
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
+    return _mm512_cvtss_f32(v);
+}
+#elif defined(LLM__AVX2)
+#define LLM__VF 8
+typedef __m256 llm__vf;
+#define llm__vload(p) _mm256_loadu_ps(p)
+#define llm__vzero() _mm256_setzero_ps()
+#define llm__vfma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm256_add_ps(a, b)
+static float llm__vsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#elif defined(LLM__NEON)
+#define LLM__VF 4
+typedef float32x4_t llm__vf;
+#define llm__vload(p) vld1q_f32(p)
+#define llm__vzero() vdupq_n_f32(0.0f)
+#define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__vadd(a, b) vaddq_f32(a, b)
+#define llm__vsum(v) vaddvq_f32(v)
+#else
+#define LLM__VF 1
+typedef float llm__vf;
+#define llm__vload(p) (*(p))
+#define llm__vzero() 0.0f
+#define llm__vfma(a, b, c) ((a) * (b) + (c))
+#define llm__vadd(a, b) ((a) + (b))
+#define llm__vsum(v) (v)
+#endif
+
+/* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
+#if defined(LLM__AVX512)
+#define LLM__MR 8
+#define LLM__NR 48
+#elif defined(LLM__AVX2)
+#define LLM__MR 6
+#define LLM__NR 16
+#elif defined(LLM__NEON)
+#define LLM__MR 8
+#define LLM__NR 12
+#else
+#define LLM__MR 4
+#define LLM__NR 8
+#endif
+#define LLM__KC 256
+#define LLM__MC (LLM__MR * (128 / LLM__MR))
+#define LLM__NC (LLM__NR * (192 / LLM__NR))
+#define LLM__SMALL_N 4 /* n_tokens up to this use the streaming dot-product path */
+
+/* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
+   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
+#if defined(LLM__AVX512)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    __m512 b0, b1, b2, s0, s1, s2, t;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
+    for (k = 0; k < kc; k++, a += 8, b += 48) {
+        b0 = _mm512_load_ps(b);
+        b1 = _mm512_load_ps(b + 16);
+        b2 = _mm512_load_ps(b + 32);
+#define LLM__ROW(i)                                  \
+    t = _mm512_set1_ps(a[i]);                        \
+    c##i##0 = _mm512_fmadd_ps(t, b0, c##i##0);       \
+    c##i##1 = _mm512_fmadd_ps(t, b1, c##i##1);       \
+    c##i##2 = _mm512_fmadd_ps(t, b2, c##i##2);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5) LLM__ROW(6) LLM__ROW(7)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = _mm512_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm512_loadu_ps(bias);
+        s1 = _mm512_loadu_ps(bias + 16);
+        s2 = _mm512_loadu_ps(bias + 32);
+    }
+#define LLM__CSTORE(i)                                                                    \
+    {                                                                                    \
+        float *r = c + (i) * ldc;                                                        \
+        _mm512_storeu_ps(r, _mm512_add_ps(acc ? _mm512_loadu_ps(r) : s0, c##i##0));      \
+        _mm512_storeu_ps(r + 16, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 16) : s1, c##i##1)); \
+        _mm512_storeu_ps(r + 32, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 32) : s2, c##i##2)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__AVX2)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
+    int k;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    for (k = 0; k < kc; k++, a += 6, b += 16) {
+        b0 = _mm256_load_ps(b);
+        b1 = _mm256_load_ps(b + 8);
+#define LLM__ROW(i)                            \
+    t = _mm256_broadcast_ss(a + i);            \
+    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0); \
+    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5)
+#undef LLM__ROW
+    }
+    s0 = s1 = _mm256_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm256_loadu_ps(bias);
+        s1 = _mm256_loadu_ps(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                                   \
+    {                                                                                   \
+        float *r = c + (i) * ldc;                                                       \
+        _mm256_storeu_ps(r, _mm256_add_ps(acc ? _mm256_loadu_ps(r) : s0, c##i##0));     \
+        _mm256_storeu_ps(r + 8, _mm256_add_ps(acc ? _mm256_loadu_ps(r + 8) : s1, c##i##1)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__NEON)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
+    for (k = 0; k < kc; k++, a += 8, b += 12) {
+        b0 = vld1q_f32(b);
+        b1 = vld1q_f32(b + 4);
+        b2 = vld1q_f32(b + 8);
+        a0 = vld1q_f32(a);
+        a1 = vld1q_f32(a + 4);
+#define LLM__ROW(i, av, l)                           \
+    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, av, l);   \
+    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, av, l);   \
+    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, av, l);
+        LLM__ROW(0, a0, 0) LLM__ROW(1, a0, 1) LLM__ROW(2, a0, 2) LLM__ROW(3, a0, 3)
+        LLM__ROW(4, a1, 0) LLM__ROW(5, a1, 1) LLM__ROW(6, a1, 2) LLM__ROW(7, a1, 3)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = vdupq_n_f32(0.0f);
+    if (!acc && bias) {
+        s0 = vld1q_f32(bias);
+        s1 = vld1q_f32(bias + 4);
+        s2 = vld1q_f32(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                        \
+    {                                                                        \
+        float *r = c + (i) * ldc;                                            \
+        vst1q_f32(r, vaddq_f32(acc ? vld1q_f32(r) : s0, c##i##0));           \
+        vst1q_f32(r + 4, vaddq_f32(acc ? vld1q_f32(r + 4) : s1, c##i##1));   \
+        vst1q_f32(r + 8, vaddq_f32(acc ? vld1q_f32(r + 8) : s2, c##i##2));   \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#else
+/* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float t[LLM__MR][LLM__NR];
+    int i, j, k;
+    memset(t, 0, sizeof t);
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+        for (i = 0; i < LLM__MR; i++)
+            for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    for (i = 0; i < LLM__MR; i++)
+        for (j = 0; j < LLM__NR; j++)
+            c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
+}
+#endif
+
+/* ---- packing -------------------------------------------------------------------------- */
+
+/* A (row-major, lda) rows [0, mc) x cols [0, kc) -> ap[strip][k][MR], rows past mc zero. */
+static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) {
+    int i0, i, k;
+    for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
+        int mr = mc - i0 < LLM__MR ? mc - i0 : LLM__MR;
+        for (i = 0; i < LLM__MR; i++) {
+            const float *src = a + (ptrdiff_t)(i0 + i) * lda;
+            if (i < mr)
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
+            else
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+        }
+    }
+}
+
+/* B -> bp[strip][k][NR] for k in [0, kc), n in [0, nc), columns past nc zero.
+   trans = 0: B[k][n] = b[k * ldb + n] (llm_matmul); trans = 1: B[k][n] = b[n * ldb + k]
+   (a linear layer's W[out][in]). */
+static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int trans, int kc, int nc) {
+    int j0, j, k;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
+        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+        if (trans) {
+            for (j = 0; j < nr; j++) {
+                const float *src = b + (ptrdiff_t)(j0 + j) * ldb;
+                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
+            }
+        } else {
+            for (k = 0; k < kc; k++) {
+                const float *src = b + (ptrdiff_t)k * ldb + j0;
+                for (j = 0; j < nr; j++) bp[k * LLM__NR + j] = src[j];
+            }
+        }
+        for (j = nr; j < LLM__NR; j++)
+            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
+    }
+}
+
+/* ---- the blocked GEMM ------------------------------------------------------------------ */
+
+typedef struct llm__gemm {
+    float *c;
+    const float *a, *b, *bias;
+    int m, k, n, b_trans;
+    ptrdiff_t lda, ldb, ldc;
+} llm__gemm;
+
+static float *llm__align64(float *p) { return (float *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+/* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
+static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
+    int pc, ic, jc, ir, jr, i, j;
+    for (pc = 0; pc < g->k; pc += LLM__KC) {
+        int kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC, acc = pc > 0;
+        for (ic = m0; ic < m1; ic += LLM__MC) {
+            int mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
+            llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
+            for (jc = n0; jc < n1; jc += LLM__NC) {
+                int nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
+                const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
+                llm__pack_b(bp, bsrc, g->ldb, g->b_trans, kc, nc);
+                for (ir = 0; ir < mc; ir += LLM__MR) {
+                    int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
+                    const float *as = ap + (ptrdiff_t)ir * kc;
+                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                        int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
+                        const float *bias = g->bias ? g->bias + jc + jr : NULL;
+                        if (mr == LLM__MR && nr == LLM__NR) {
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                        } else { /* edge tile: compute a full tile aside, keep the valid part */
+                            float t[LLM__MR * LLM__NR];
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            for (i = 0; i < mr; i++)
+                                for (j = 0; j < nr; j++) {
+                                    float *ci = c + (ptrdiff_t)i * g->ldc + j;
+                                    *ci = (acc ? *ci : bias ? bias[j] : 0.0f) + t[i * LLM__NR + j];
+                                }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void llm__gemm_task(void *ctx, int ith, int nth) {
+    const llm__gemm *g = (const llm__gemm *)ctx;
+    float abuf[LLM__MC * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
+    int nstrips = (g->n + LLM__NR - 1) / LLM__NR, mstrips = (g->m + LLM__MR - 1) / LLM__MR;
+    int m0 = 0, m1 = g->m, n0 = 0, n1 = g->n;
+    if (nstrips >= nth || nstrips >= mstrips) { /* split columns in whole NR strips */
+        n0 = (int)((int64_t)nstrips * ith / nth) * LLM__NR;
+        n1 = (int)((int64_t)nstrips * (ith + 1) / nth) * LLM__NR;
+        if (n1 > g->n) n1 = g->n;
+    } else { /* few columns, many rows: split rows in whole MR strips */
+        m0 = (int)((int64_t)mstrips * ith / nth) * LLM__MR;
+        m1 = (int)((int64_t)mstrips * (ith + 1) / nth) * LLM__MR;
+        if (m1 > g->m) m1 = g->m;
+    }
+    if (m0 < m1 && n0 < n1) llm__gemm_range(g, llm__align64(abuf), llm__align64(bbuf), m0, m1, n0, n1);
+}
+
+/* ---- decode: streaming dot products ------------------------------------------------------
+
+   y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to 4
+   tokens; four rows go together so each x vector loaded feeds 4 independent FMA chains
+   (16 with 4 tokens), enough to keep many loads in flight and hide the FMA latency. */
+
+typedef struct llm__gemv {
+    float *y;
+    const float *x, *w, *bias;
+    int n_tokens, k, n;
+} llm__gemv;
+
+/* One row, one token: the edges. */
+static float llm__dot(const float *w, const float *x, int k) {
+    llm__vf s0 = llm__vzero(), s1 = llm__vzero();
+    float s;
+    int i = 0;
+    for (; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+        s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+        s1 = llm__vfma(llm__vload(w + i + LLM__VF), llm__vload(x + i + LLM__VF), s1);
+    }
+    for (; i + LLM__VF <= k; i += LLM__VF) s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+    s = llm__vsum(llm__vadd(s0, s1));
+    for (; i < k; i++) s += w[i] * x[i];
+    return s;
+}
+
+/* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
+static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
+    int r = r0, i;
+    for (; r + 4 <= r1; r += 4) {
+        const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+        llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
+        llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
+        float s0, s1, s2, s3;
+        for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+            llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+            b0 = llm__vfma(llm__vload(w0 + i + LLM__VF), xw, b0);
+            b1 = llm__vfma(llm__vload(w1 + i + LLM__VF), xw, b1);
+            b2 = llm__vfma(llm__vload(w2 + i + LLM__VF), xw, b2);
+            b3 = llm__vfma(llm__vload(w3 + i + LLM__VF), xw, b3);
+        }
+        for (; i + LLM__VF <= k; i += LLM__VF) {
+            llm__vf xv = llm__vload(x + i);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+        }
+        s0 = llm__vsum(llm__vadd(a0, b0));
+        s1 = llm__vsum(llm__vadd(a1, b1));
+        s2 = llm__vsum(llm__vadd(a2, b2));
+        s3 = llm__vsum(llm__vadd(a3, b3));
+        for (; i < k; i++) {
+            s0 += w0[i] * x[i];
+            s1 += w1[i] * x[i];
+            s2 += w2[i] * x[i];
+            s3 += w3[i] * x[i];
+        }
+        y[r] = (bias ? bias[r] : 0.0f) + s0;
+        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s1;
+        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s2;
+        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s3;
+    }
+    for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
+}
+
+static void llm__gemv_task(void *ctx, int ith, int nth) {
+    const llm__gemv *g = (const llm__gemv *)ctx;
+    /* rows in multiples of 16 so each thread's 4-row groups stay whole */
+    int groups = (g->n + 15) / 16, r0, r1, t;
+    r0 = (int)((int64_t)groups * ith / nth) * 16;
+    r1 = (int)((int64_t)groups * (ith + 1) / nth) * 16;
+    if (r1 > g->n) r1 = g->n;
+    if (r0 >= r1) return;
+    for (t = 0; t < g->n_tokens; t++)
+        llm__gemv_1(g->y + (ptrdiff_t)t * g->n, g->x + (ptrdiff_t)t * g->k, g->w, g->bias, g->k, r0, r1);
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+/* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
+static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
+
+LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
+                             int d_out, llm_threads *th) {
+    if (!y || !x || !W || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
+    if (n_tokens <= LLM__SMALL_N) {
+        llm__gemv g;
+        g.y = y;
+        g.x = x;
+        g.w = W;
+        g.bias = b;
+        g.n_tokens = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        llm_threads_run(th, llm__gemv_task, &g);
+    } else {
+        llm__gemm g;
+        g.c = y;
+        g.a = x;
+        g.b = W;
+        g.bias = b;
+        g.m = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        g.b_trans = 1;
+        g.lda = d_in;
+        g.ldb = d_in;
+        g.ldc = d_out;
+        llm_threads_run(th, llm__gemm_task, &g);
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th) {
+    llm__gemm g;
+    if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
+    if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    g.c = C;
+    g.a = A;
+    g.b = B;
+    g.bias = NULL;
+    g.m = M;
+    g.k = K;
+    g.n = N;
+    g.b_trans = 0;
+    g.lda = K;
+    g.ldb = N;
+    g.ldc = N;
+    llm_threads_run(th, llm__gemm_task, &g);
+    return LLM_OK;
+}
+
+/* --------------------------------------------------------------------------------------
+   >>rowops  norms, activations, residual add, softmax, argmax
+   --------------------------------------------------------------------------------------
+   One row of n floats per call. Each kernel has a plain scalar loop (libm through
+   LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
+   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
+   L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
+   twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
+   reads gate and up once and writes once. */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__RV 1 /* a row-vector vocabulary exists */
+#if defined(LLM__AVX512)
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s;
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s;
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#else /* LLM__NEON */
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+#endif
+
+/* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
+   |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
+   Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
+   6e-8 half-ulp), evaluated by Horner with FMAs. ln2 is split in a part exact in float
+   and a small rest so r keeps its low bits (Cody-Waite). Max relative error over
+   [-87, 88], measured by tests/test_rowops.c on 2M points against double exp: 7.7e-8
+   (AVX-512 and AVX2), i.e. about 1.3 ulp; the tests hold it to LLM__EXP_RELERR.
+   Inputs below -87.33 (where exp leaves float's normal range) give exactly 0, which is
+   what softmax wants for -inf; inputs above 88 saturate at exp(88) = 1.65e38. */
+#define LLM__EXP_RELERR 1.5e-7
+static inline llm__rv llm__rv_exp(llm__rv x) {
+    const llm__rv lo = llm__rv_set1(-87.33654475f); /* ln(2^-126) */
+    llm__rv xc = llm__rv_min(llm__rv_max(x, lo), llm__rv_set1(88.0f)); /* also maps -inf to lo */
+    llm__rv n = llm__rv_round(llm__rv_mul(xc, llm__rv_set1(1.44269504088896341f)));
+    llm__rv r = llm__rv_fma(n, llm__rv_set1(-0.693145751953125f), xc);  /* ln2 high part, 16 bits */
+    llm__rv p;
+    r = llm__rv_fma(n, llm__rv_set1(-1.42860682030941723212e-6f), r);    /* ln2 - high part */
+    p = llm__rv_set1(1.0f / 5040);
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 720));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 120));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 24));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 6));
+    p = llm__rv_fma(p, r, llm__rv_set1(0.5f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_mul(p, llm__rv_pow2i(n));
+    return llm__rv_ge_or(x, llm__rv_set1(-87.3f), p, llm__rv_set1(0.0f)); /* underflow -> 0 */
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x), computed from e = exp(-|x|) <= 1 so nothing overflows and
+   large negative x keeps its relative accuracy: x >= 0 ? 1/(1+e) : e/(1+e). */
+static inline llm__rv llm__rv_sigmoid(llm__rv x) {
+    const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+    llm__rv e = llm__rv_exp(llm__rv_sub(zero, llm__rv_abs(x)));
+    llm__rv s = llm__rv_div(one, llm__rv_add(one, e));
+    return llm__rv_ge_or(x, zero, s, llm__rv_mul(e, s));
+}
+
+/* The elementwise activations, one vector at a time. */
+static inline llm__rv llm__rv_silu(llm__rv x) { return llm__rv_mul(x, llm__rv_sigmoid(x)); }
+/* GELU, tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline llm__rv llm__rv_gelu(llm__rv x) {
+    llm__rv x2 = llm__rv_mul(x, x);
+    llm__rv u2 = llm__rv_mul(llm__rv_mul(x, llm__rv_set1(2.0f * 0.7978845608028654f)),
+                             llm__rv_fma(x2, llm__rv_set1(0.044715f), llm__rv_set1(1.0f)));
+    return llm__rv_mul(x, llm__rv_sigmoid(u2));
+}
+#endif /* SIMD vocabulary */
+
+/* Elementwise map over a row: full vectors, then the tail (fewer than LLM__RVN values)
+   through a zero-padded vector, so every element goes through the same arithmetic wherever
+   it sits in the row. */
+#ifdef LLM__RV
+#define LLM__RV_MAP(out, x, n, vexpr)                                         \
+    do {                                                                      \
+        int i_ = 0;                                                           \
+        for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
+            llm__rv v = llm__rv_load((x) + i_);                               \
+            llm__rv_store((out) + i_, vexpr);                                 \
+        }                                                                     \
+        if (i_ < (n)) {                                                       \
+            float t_[LLM__RVN] = {0};                                         \
+            llm__rv v;                                                        \
+            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
+            v = llm__rv_load(t_);                                             \
+            llm__rv_store(t_, vexpr);                                         \
+            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* RMSNorm (Zhang & Sennrich 2019): out = x / sqrt(mean(x^2) + eps) * w. w = NULL means
+   no gain (all ones). */
+LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    float ss = 0.0f, scale;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {   /* four accumulators hide the add latency */
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        for (; i + 4 * LLM__RVN <= n; i += 4 * LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i), v1 = llm__rv_load(x + i + LLM__RVN);
+            llm__rv v2 = llm__rv_load(x + i + 2 * LLM__RVN), v3 = llm__rv_load(x + i + 3 * LLM__RVN);
+            a0 = llm__rv_fma(v0, v0, a0);
+            a1 = llm__rv_fma(v1, v1, a1);
+            a2 = llm__rv_fma(v2, v2, a2);
+            a3 = llm__rv_fma(v3, v3, a3);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i);
+            a0 = llm__rv_fma(v0, v0, a0);
+        }
+        ss = llm__rv_hsum(llm__rv_add(llm__rv_add(a0, a1), llm__rv_add(a2, a3)));
+    }
+#endif
+    for (; i < n; i++) ss += x[i] * x[i];
+    scale = 1.0f / LLM_SQRTF(ss / (float)n + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(scale);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_load(x + i), s);
+            llm__rv_store(out + i, w ? llm__rv_mul(v, llm__rv_load(w + i)) : v);
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = x[i] * scale * (w ? w[i] : 1.0f);
+    return LLM_OK;
+}
+
+/* LayerNorm (Ba et al. 2016): out = (x - mean) / sqrt(var + eps) * w + b, the variance
+   biased (divided by n) as in PyTorch. w = NULL means gain 1, b = NULL bias 0.
+   Not E[x^2] - E[x]^2 in one pass, which cancels catastrophically when |mean| >> std:
+   pass 1 sums x for a first mean m; pass 2 sums d = x - m and d^2, which corrects both
+   (the "corrected two-pass" algorithm of Chan, Golub & LeVeque 1983): the true mean is
+   m + sum(d)/n and var = (sum(d^2) - sum(d)^2/n) / n. Pass 3 writes. */
+LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps) {
+    float mean = 0.0f, sd = 0.0f, sd2 = 0.0f, var, rstd;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            a0 = llm__rv_add(a0, llm__rv_load(x + i));
+            a1 = llm__rv_add(a1, llm__rv_load(x + i + LLM__RVN));
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) a0 = llm__rv_add(a0, llm__rv_load(x + i));
+        mean = llm__rv_hsum(llm__rv_add(a0, a1));
+    }
+#endif
+    for (; i < n; i++) mean += x[i];
+    mean /= (float)n;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s0 = llm__rv_set1(0.0f), s1 = s0, q0 = s0, q1 = s0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m), d1 = llm__rv_sub(llm__rv_load(x + i + LLM__RVN), m);
+            s0 = llm__rv_add(s0, d0);
+            s1 = llm__rv_add(s1, d1);
+            q0 = llm__rv_fma(d0, d0, q0);
+            q1 = llm__rv_fma(d1, d1, q1);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m);
+            s0 = llm__rv_add(s0, d0);
+            q0 = llm__rv_fma(d0, d0, q0);
+        }
+        sd = llm__rv_hsum(llm__rv_add(s0, s1));
+        sd2 = llm__rv_hsum(llm__rv_add(q0, q1));
+    }
+#endif
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sd += d;
+        sd2 += d * d;
+    }
+    var = (sd2 - sd * sd / (float)n) / (float)n;
+    mean += sd / (float)n;
+    rstd = 1.0f / LLM_SQRTF((var > 0.0f ? var : 0.0f) + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s = llm__rv_set1(rstd), one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_sub(llm__rv_load(x + i), m), s);
+            llm__rv_store(out + i, llm__rv_fma(v, w ? llm__rv_load(w + i) : one, b ? llm__rv_load(b + i) : zero));
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    return LLM_OK;
+}
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
+#endif
+    return LLM_OK;
+}
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    }
+#endif
+    return LLM_OK;
+}
+
+/* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
+   d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
+   negative x (where 1 + erf cancels) costs more code than it saves time. */
+LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f));
+    return LLM_OK;
+}
+
+/* SwiGLU's gating (Shazeer 2020): out = silu(gate) * up, fused so the FFN hidden vector
+   is read once and written once. out may equal gate or up. */
+LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n) {
+    int i = 0;
+    if (!out || !gate || !up || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN)
+        llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
+    if (i < n) {
+        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
+        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
+        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
+        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
+        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
+    }
+#else
+    for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
+#endif
+    return LLM_OK;
+}
+
+/* Residual add: out = a + b. out may equal a or b. */
+LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n) {
+    int i = 0;
+    if (!out || !a || !b || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_add(llm__rv_load(a + i), llm__rv_load(b + i)));
+#endif
+    for (; i < n; i++) out[i] = a[i] + b[i];
+    return LLM_OK;
+}
+
+/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
+   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
+   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
+   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
+     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
+       NaN row would poison whatever sums it);
+     some entries +inf: they share the mass equally, everything else 0 (the limit again).
+   NaN in x gives an unspecified row. */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
+    float mx = -INFINITY, sum = 0.0f, inv;
+    int i = 0;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    if (n >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(-INFINITY);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(x + i));
+        mx = llm__rv_hmax(m);
+    }
+#endif
+    for (; i < n; i++)
+        if (x[i] > mx) mx = x[i];
+    if (mx == -INFINITY || mx == INFINITY) {
+        int hits = 0;
+        for (i = 0; i < n; i++) hits += x[i] == mx;
+        for (i = 0; i < n; i++) out[i] = x[i] == mx ? 1.0f / (float)hits : 0.0f;
+        return LLM_OK;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mx), s = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv e = llm__rv_exp(llm__rv_sub(llm__rv_load(x + i), m));
+            llm__rv_store(out + i, e);
+            s = llm__rv_add(s, e);
+        }
+        if (i < n) { /* tail padded with -inf, whose exp is exactly 0 */
+            float t[LLM__RVN];
+            llm__rv e;
+            int j;
+            for (j = 0; j < LLM__RVN; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+            e = llm__rv_exp(llm__rv_sub(llm__rv_load(t), m));
+            llm__rv_store(t, e);
+            memcpy(out + i, t, sizeof(float) * (size_t)(n - i));
+            s = llm__rv_add(s, e);
+            i = n;
+        }
+        sum = llm__rv_hsum(s);
+    }
+#endif
+    for (; i < n; i++) {
+        out[i] = LLM_EXPF(x[i] - mx);
+        sum += out[i];
+    }
+    inv = 1.0f / sum;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(inv);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_mul(llm__rv_load(out + i), s));
+    }
+#endif
+    for (; i < n; i++) out[i] *= inv;
+    return LLM_OK;
+}
+
+/* Greedy decoding's pick: the index of the first maximum (NaN entries are skipped; an
+   all-NaN row gives 0). */
+LLMDEF int llm_argmax(const float *x, int n) {
+    int i, best = 0;
+    if (!x || n <= 0) return -1;
+    for (i = 0; i < n && x[i] != x[i]; i++) {
+    }
+    if (i == n) return 0;
+    best = i;
+    for (; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
 /* ======================================================================================
    >>rope implementation
    ====================================================================================== */
 
+LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos) {
+    if (head_dim <= 0 || (head_dim & 1) || max_pos <= 0) return 0;
+    /* cos and sin: 2 * max_pos * head_dim/2 floats */
+    if ((size_t)max_pos > ((size_t)-1) / ((size_t)head_dim * sizeof(float))) return 0;
+    return (size_t)max_pos * (size_t)head_dim * sizeof(float);
+}
+
+/* Fill the tables. scale > 0 applies Llama 3.1's frequency scaling (Meta's
+   apply_scaling): wavelengths shorter than orig_ctx / high are kept, longer than
+   orig_ctx / low are divided by scale, and the band between is interpolated smoothly. */
+static llm_status llm__rope_fill(llm_rope *r, void *mem, int head_dim, int rotary_dim, int max_pos,
+                                 double theta, llm_rope_layout layout, double scale, double low,
+                                 double high, double orig_ctx) {
+    int half, i, p;
+    if (!r || !mem) return LLM_EINVAL;
+    if (llm_rope_bytes(head_dim, max_pos) == 0) return LLM_EINVAL;
+    if (rotary_dim <= 0 || (rotary_dim & 1) || rotary_dim > head_dim) return LLM_EINVAL;
+    if (layout != LLM_ROPE_INTERLEAVED && layout != LLM_ROPE_HALVES) return LLM_EINVAL;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    if (!(theta > 0)) theta = 10000.0;
+    if (scale > 0 && !(high > low && low > 0 && orig_ctx > 0)) return LLM_EINVAL;
+    half = rotary_dim / 2;
+    r->head_dim = head_dim;
+    r->rotary_dim = rotary_dim;
+    r->max_pos = max_pos;
+    r->layout = layout;
+    r->cos = (float *)mem;
+    r->sin = r->cos + (size_t)max_pos * (size_t)half;
+    r->owned = NULL;
+    for (i = 0; i < half; i++) {
+        /* theta_i = base^(-2i/d): pair 0 turns by 1 radian per token, the last pair slowest */
+        double freq = LLM_POW(theta, -2.0 * i / rotary_dim);
+        if (scale > 0) {
+            double wavelen = 2.0 * 3.14159265358979323846 / freq;
+            if (wavelen > orig_ctx / low) {
+                freq /= scale;
+            } else if (wavelen >= orig_ctx / high) {
+                double smooth = (orig_ctx / wavelen - low) / (high - low);
+                freq = (1.0 - smooth) * freq / scale + smooth * freq;
+            }
+        }
+        for (p = 0; p < max_pos; p++) {
+            double a = (double)p * freq; /* in double: p * freq reaches 1e5 radians and more */
+            r->cos[(size_t)p * half + i] = (float)LLM_COS(a);
+            r->sin[(size_t)p * half + i] = (float)LLM_SIN(a);
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
+                                llm_rope_layout layout) {
+    return llm__rope_fill(r, mem, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
+}
+
+/* head_dim of a config: explicit, or d_model / n_heads (which must divide). 0 if invalid. */
+static int llm__att_head_dim(const llm_config *c) {
+    if (!c || c->n_heads <= 0) return 0;
+    if (c->head_dim > 0) return c->head_dim;
+    if (c->head_dim < 0 || c->d_model <= 0 || c->d_model % c->n_heads) return 0;
+    return c->d_model / c->n_heads;
+}
+
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos) {
+    int hd = llm__att_head_dim(c);
+    if (!c || hd <= 0 || c->rotary_dim < 0) return LLM_EINVAL;
+    return llm__rope_fill(r, mem, hd, c->rotary_dim ? c->rotary_dim : hd, max_pos, c->rope_theta,
+                          c->rope_layout, c->rope_scale,
+                          c->rope_low_freq_factor > 0 ? c->rope_low_freq_factor : 1.0,
+                          c->rope_high_freq_factor > 0 ? c->rope_high_freq_factor : 4.0,
+                          c->rope_orig_ctx > 0 ? c->rope_orig_ctx : 8192.0);
+}
+
+LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos) {
+    size_t bytes;
+    void *mem;
+    llm_status st;
+    if (!r) return LLM_EINVAL;
+    memset(r, 0, sizeof *r);
+    bytes = llm_rope_bytes(llm__att_head_dim(c), max_pos);
+    if (!bytes) return LLM_EINVAL;
+    mem = LLM_MALLOC(bytes);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_rope_init_config(r, mem, c, max_pos);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(r, 0, sizeof *r);
+        return st;
+    }
+    r->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_rope_free(llm_rope *r) {
+    if (!r) return;
+    if (r->owned) LLM_FREE(r->owned);
+    memset(r, 0, sizeof *r);
+}
+
+/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+    int t, h, i, half, hd;
+    if (!r || !x || !r->cos || n_tokens <= 0 || n_heads <= 0) return LLM_EINVAL;
+    if (pos < 0 || pos > r->max_pos - n_tokens) return LLM_ERANGE; /* past the table */
+    half = r->rotary_dim / 2;
+    hd = r->head_dim;
+    for (t = 0; t < n_tokens; t++) {
+        const float *cs = r->cos + (size_t)(pos + t) * half, *sn = r->sin + (size_t)(pos + t) * half;
+        for (h = 0; h < n_heads; h++) {
+            float *xh = x + ((size_t)t * n_heads + h) * hd;
+            /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
+            float *a = xh, *b = xh + (r->layout == LLM_ROPE_INTERLEAVED ? 1 : half);
+            int step = r->layout == LLM_ROPE_INTERLEAVED ? 2 : 1;
+            for (i = 0; i < half; i++) {
+                float xa = a[i * step], xb = b[i * step];
+                a[i * step] = xa * cs[i] - xb * sn[i];
+                b[i * step] = xa * sn[i] + xb * cs[i];
+            }
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos) {
+    return llm_rope_apply_tokens(r, x, 1, n_heads, pos);
+}
+
 /* ======================================================================================
    >>attention implementation
    ====================================================================================== */
+
+/* gcc 12 as C++ warns inside its own AVX-512 headers (_mm512_undefined_ps "may be used
+   uninitialized", GCC bug 105593); the warning is false, so it is silenced here only. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* ---- the KV cache ------------------------------------------------------------------- */
+
+/* Layers, KV heads and head_dim of a config, minimally validated. */
+static llm_status llm__kv_dims(const llm_config *c, int *L, int *hkv, int *hd) {
+    int nkv;
+    if (!c || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads < 0) return LLM_EINVAL;
+    nkv = c->n_kv_heads ? c->n_kv_heads : c->n_heads;
+    if (c->n_heads % nkv) return LLM_EINVAL;
+    *hd = llm__att_head_dim(c);
+    if (*hd <= 0) return LLM_EINVAL;
+    *L = c->n_layers;
+    *hkv = nkv;
+    return LLM_OK;
+}
+
+LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t rows, elems, half_bits, bytes, scales = 0;
+    double bits = llm_dtype_bits(dtype);
+    if (llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK || seq_len <= 0 || batch <= 0 || bits <= 0) return 0;
+    /* rows of head_dim values: K and V, per layer, per KV head, per position, per sequence */
+    rows = 2u * (uint64_t)L * (uint64_t)hkv; /* < 2^63 */
+    if ((uint64_t)seq_len > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)seq_len;
+    if ((uint64_t)batch > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)batch;
+    if (rows > UINT64_MAX / 17 / (uint64_t)hd) return 0;
+    elems = rows * (uint64_t)hd;
+    half_bits = (uint64_t)(bits * 2 + 0.5); /* 64, 32, 32, 16, 8, 17, 9: integers */
+    bytes = (elems * half_bits + 15) / 16;
+    if (dtype == LLM_INT8 || dtype == LLM_INT4) { /* one fp32 scale per row */
+        if (rows > UINT64_MAX / 4) return 0;
+        scales = rows * 4;
+        if (bytes > UINT64_MAX - scales) return 0;
+    }
+    return bytes + scales;
+}
+
+static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+
+/* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t bytes;
+    size_t rows;
+    char *p = (char *)mem;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (!mem || capacity <= 0 || llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0 || bytes > (uint64_t)((size_t)-1)) return LLM_ENOMEM; /* too big for this address space */
+    rows = (size_t)L * (size_t)hkv * (size_t)capacity; /* per K (or V) */
+    kv->n_layers = L;
+    kv->n_kv_heads = hkv;
+    kv->head_dim = hd;
+    kv->capacity = capacity;
+    kv->dtype = dtype;
+    kv->len = 0;
+    if (dtype == LLM_INT8) {
+        kv->k_scale = (float *)(void *)p;
+        kv->v_scale = kv->k_scale + rows;
+        p += 2 * rows * sizeof(float);
+    }
+    kv->k = p;
+    kv->v = p + rows * (size_t)hd * llm__kv_esize(dtype);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype) {
+    uint64_t bytes;
+    char *raw;
+    llm_status st;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0) return LLM_EINVAL;
+    if (bytes > (uint64_t)((size_t)-1) - 64) return LLM_ENOMEM;
+    raw = (char *)LLM_MALLOC((size_t)bytes + 64);
+    if (!raw) return LLM_ENOMEM;
+    /* start on a cache line, so the rows attention streams do too */
+    st = llm_kv_cache_init(kv, raw + (64 - ((uintptr_t)raw & 63)) % 64, c, capacity, dtype);
+    if (st != LLM_OK) {
+        LLM_FREE(raw);
+        memset(kv, 0, sizeof *kv);
+        return st;
+    }
+    kv->owned = raw;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
+    if (!kv) return;
+    if (kv->owned) LLM_FREE(kv->owned);
+    memset(kv, 0, sizeof *kv);
+}
+
+/* Store one row of head_dim values as row number `row` of a K or V array. LLM_INT8:
+   symmetric, scale = max|x| / 127, values rounded to nearest (error <= scale / 2). */
+static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
+    int d;
+    if (t == LLM_F32) {
+        memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
+    } else if (t == LLM_F16) {
+        uint16_t *dst = (uint16_t *)base + row * hd;
+        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+    } else {
+        int8_t *dst = (int8_t *)base + row * hd;
+        float amax = 0, inv;
+        for (d = 0; d < hd; d++)
+            if (fabsf(x[d]) > amax) amax = fabsf(x[d]);
+        scales[row] = amax / 127.0f;
+        inv = amax > 0 ? 127.0f / amax : 0.0f;
+        for (d = 0; d < hd; d++) {
+            float v = x[d] * inv;
+            if (v != v) v = 0; /* NaN (or inf * 0): never cast NaN to an integer */
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
+            dst[d] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(-v + 0.5f));
+        }
+    }
+}
+
+LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
+                                     int n_tokens) {
+    int t, h, hkv;
+    if (!kv || !kv->k || !kv->v || !k || !v || layer < 0 || layer >= kv->n_layers || n_tokens <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len) return LLM_ERANGE;              /* would leave a hole */
+    if (n_tokens > kv->capacity - pos) return LLM_EFULL;          /* checked before writing anything */
+    hkv = kv->n_kv_heads;
+    for (t = 0; t < n_tokens; t++)
+        for (h = 0; h < hkv; h++) {
+            /* [n_tokens][n_kv_heads][hd] in, [layer][kv head][position][hd] out */
+            size_t row = ((size_t)layer * hkv + h) * (size_t)kv->capacity + (size_t)(pos + t);
+            size_t src = ((size_t)t * hkv + h) * (size_t)kv->head_dim;
+            llm__kv_put(kv->k, kv->k_scale, kv->dtype, row, kv->head_dim, k + src);
+            llm__kv_put(kv->v, kv->v_scale, kv->dtype, row, kv->head_dim, v + src);
+        }
+    if (pos + n_tokens > kv->len) kv->len = pos + n_tokens;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len) {
+    if (!kv) return LLM_EINVAL;
+    if (len < 0 || len > kv->len) return LLM_ERANGE;
+    kv->len = len;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
+    if (kv) kv->len = 0;
+}
+
+/* ---- causal attention ----------------------------------------------------------------
+
+   softmax(q K^T / sqrt(d)) V for every query, without the T x T score matrix
+   (FlashAttention, Dao et al. 2022, done on a CPU). Keys are visited in tiles of
+   LLM_ATTN_TILE; each query keeps a running maximum m, a running sum l and an unnormalised
+   output o. For a new tile with scores s_j:
+       m' = max(m, max_j s_j),   a = exp(m - m'),
+       l' = a l + sum_j exp(s_j - m'),   o' = a o + sum_j exp(s_j - m') v_j
+   and at the end out = o / l: exactly softmax, in one pass, in O(tile + head_dim) memory.
+   Causality is a loop bound: query at position p reads keys 0..p (window: p-w+1..p), so
+   tiles above the diagonal are never visited and the mask is never stored.
+
+   Work is split into units: one KV head, up to LLM__ATT_QB "lanes" (query token, query
+   head) that read it. Grouping the heads of a GQA group into one unit means each K/V tile
+   is fetched once for all of them (what makes GQA decode cheap). Threads take units
+   round-robin; consecutive units are different heads of the same query block, so causal
+   cost is shared evenly.
+
+   Two kernels run a unit:
+   - rows (the scalar oracle, and SIMD when a unit has few lanes, e.g. decode): for each
+     lane, dot products along head_dim, then o += p_j v_j;
+   - lanes (SIMD prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
+     a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
+     the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
+
+#if defined(LLM__AVX512)
+typedef __m512 llm__att_v;
+#define LLM__ATT_W 16
+#define llm__att_load(p) _mm512_loadu_ps(p)
+#define llm__att_store(p, x) _mm512_storeu_ps(p, x)
+#define llm__att_set1(x) _mm512_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm512_fmadd_ps(a, b, c) /* a * b + c */
+#define llm__att_mul(a, b) _mm512_mul_ps(a, b)
+#define llm__att_add(a, b) _mm512_add_ps(a, b)
+#define llm__att_max(a, b) _mm512_max_ps(a, b)
+#define llm__att_hsum(x) _mm512_reduce_add_ps(x)
+#define llm__att_hmax(x) _mm512_reduce_max_ps(x)
+/* exp(x) to ~2 ulp: 2^n e^r, n = round(x / ln 2), |r| <= ln2 / 2, Cephes' polynomial;
+   below -87.3 (e.g. -inf from a mask) the result is 0 */
+static inline __m512 llm__att_exp(__m512 x) {
+    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m512 n, r, p;
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__att_v;
+#define LLM__ATT_W 8
+#define llm__att_load(p) _mm256_loadu_ps(p)
+#define llm__att_store(p, x) _mm256_storeu_ps(p, x)
+#define llm__att_set1(x) _mm256_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__att_mul(a, b) _mm256_mul_ps(a, b)
+#define llm__att_add(a, b) _mm256_add_ps(a, b)
+#define llm__att_max(a, b) _mm256_max_ps(a, b)
+static inline float llm__att_hsum(__m256 x) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline __m256 llm__att_exp(__m256 x) {
+    __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m256 n, r, p;
+    __m256i e;
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    /* 2^n by building the exponent bits: n is in [-126, 127] after the clamp */
+    e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
+}
+#elif defined(LLM__NEON)
+typedef float32x4_t llm__att_v;
+#define LLM__ATT_W 4
+#define llm__att_load(p) vld1q_f32(p)
+#define llm__att_store(p, x) vst1q_f32(p, x)
+#define llm__att_set1(x) vdupq_n_f32(x)
+#define llm__att_fma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__att_mul(a, b) vmulq_f32(a, b)
+#define llm__att_add(a, b) vaddq_f32(a, b)
+#define llm__att_max(a, b) vmaxq_f32(a, b)
+#define llm__att_hsum(x) vaddvq_f32(x)
+static inline float32x4_t llm__att_exp(float32x4_t x) {
+    uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
+    float32x4_t n, r, p;
+    int32x4_t e;
+    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
+    n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
+    r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+    p = vdupq_n_f32(1.9875691500e-4f);
+    p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
+    e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+    p = vmulq_f32(p, vreinterpretq_f32_s32(e));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
+}
+#endif
+
+#ifdef LLM__ATT_W
+#define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
+typedef llm__att_v llm__att_blk;      /* buffers of vectors are aligned for them */
+#else
+#define LLM__ATT_QB 8
+#define LLM__ATT_W 1
+typedef float llm__att_blk;
+#endif
+/* K/V rows of an f16 or int8 cache are converted to fp32 a tile at a time into a buffer
+   of this many floats (64 keys of 128 dims; the tile shrinks for larger heads). */
+#define LLM__ATT_CONV (64 * 128)
+
+/* One thread's working memory: lives on its stack, the same size for any T. */
+typedef struct llm__att_work {
+    llm__att_blk kbuf[LLM__ATT_CONV / LLM__ATT_W], vbuf[LLM__ATT_CONV / LLM__ATT_W];
+    union {
+        struct { /* rows kernel: o[lane][hd] */
+            llm__att_blk o[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
+            float s[LLM_ATTN_TILE];
+        } rows;
+        struct { /* lanes kernel: Q^T, O^T [hd][lanes], S^T [tile][lanes] */
+            llm__att_blk qt[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk ot[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk st[LLM_ATTN_TILE * LLM__ATT_QB / LLM__ATT_W];
+        } lanes;
+    } u;
+} llm__att_work;
+
+LLMDEF size_t llm_attention_stack_bytes(void) { return sizeof(llm__att_work); }
+
+typedef struct llm__att_job {
+    float *out;
+    const float *q, *ks, *vs;
+    const void *k, *v;
+    llm_dtype dtype;
+    int n_q, n_kv, kv_stride, n_heads, n_kv_heads, hd, window, tile;
+    int group;           /* query heads per KV head */
+    int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
+    int units_h, units_t, n_units;
+    float scale;         /* 1 / sqrt(head_dim) */
+} llm__att_job;
+
+/* Keys j0..j0+nk-1 of KV head h as fp32 rows: the cache itself when it is fp32, else
+   converted into buf. */
+static const float *llm__att_fetch(const llm__att_job *J, const void *base, const float *scales, int h, int j0,
+                                   int nk, float *buf) {
+    size_t row0 = (size_t)h * (size_t)J->kv_stride + (size_t)j0, n = (size_t)nk * (size_t)J->hd, i;
+    int j, d;
+    if (J->dtype == LLM_F32) return (const float *)base + row0 * J->hd;
+    if (J->dtype == LLM_F16) {
+        const uint16_t *src = (const uint16_t *)base + row0 * J->hd;
+        i = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+#endif
+        for (; i < n; i++) buf[i] = llm_f16_to_f32(src[i]);
+    } else {
+        const int8_t *src = (const int8_t *)base + row0 * J->hd;
+        for (j = 0; j < nk; j++) {
+            float s = scales[row0 + j];
+            for (d = 0; d < J->hd; d++) buf[(size_t)j * J->hd + d] = (float)src[(size_t)j * J->hd + d] * s;
+        }
+    }
+    return buf;
+}
+
+/* ---- rows kernel: one query at a time, vectors along head_dim ---- */
+
+static float llm__att_dot(const float *a, const float *b, int n) {
+    int i = 0;
+    float s = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    /* four accumulators hide the FMA latency */
+    llm__att_v s0 = llm__att_set1(0), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
+        s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+        s1 = llm__att_fma(llm__att_load(a + i + LLM__ATT_W), llm__att_load(b + i + LLM__ATT_W), s1);
+        s2 = llm__att_fma(llm__att_load(a + i + 2 * LLM__ATT_W), llm__att_load(b + i + 2 * LLM__ATT_W), s2);
+        s3 = llm__att_fma(llm__att_load(a + i + 3 * LLM__ATT_W), llm__att_load(b + i + 3 * LLM__ATT_W), s3);
+    }
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+    s = llm__att_hsum(llm__att_add(llm__att_add(s0, s1), llm__att_add(s2, s3)));
+#endif
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* s[i] = exp(s[i] - m); returns the sum */
+static float llm__att_exp_sub(float *s, int n, float m) {
+    int i = 0;
+    float sum = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    llm__att_v vm = llm__att_set1(m), acc = llm__att_set1(0);
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
+        llm__att_v e = llm__att_exp(llm__att_add(llm__att_load(s + i), llm__att_mul(vm, llm__att_set1(-1.0f))));
+        llm__att_store(s + i, e);
+        acc = llm__att_add(acc, e);
+    }
+    sum = llm__att_hsum(acc);
+#endif
+    for (; i < n; i++) {
+        s[i] = LLM_EXPF(s[i] - m);
+        sum += s[i];
+    }
+    return sum;
+}
+
+/* o[hd] = a * o + sum_j p[j] V[j][:], keeping a chunk of o in registers over the rows */
+static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
+    int d = 0, j;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    llm__att_v va = llm__att_set1(a);
+    for (; d + 2 * LLM__ATT_W <= hd; d += 2 * LLM__ATT_W) {
+        llm__att_v o0 = llm__att_mul(llm__att_load(o + d), va), o1 = llm__att_mul(llm__att_load(o + d + LLM__ATT_W), va);
+        for (j = 0; j < nk; j++) {
+            llm__att_v pj = llm__att_set1(p[j]);
+            o0 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d), o0);
+            o1 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d + LLM__ATT_W), o1);
+        }
+        llm__att_store(o + d, o0);
+        llm__att_store(o + d + LLM__ATT_W, o1);
+    }
+#endif
+    for (; d < hd; d++) {
+        float acc = o[d] * a;
+        for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
+        o[d] = acc;
+    }
+}
+
+/* The readable version: n lanes with query pointers qp, output pointers op, positions pos. */
+static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                          const int *pos, llm__att_work *w) {
+    float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
+    float m[LLM__ATT_QB], l[LLM__ATT_QB];
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    for (i = 0; i < n; i++) {
+        m[i] = -INFINITY; /* running max */
+        l[i] = 0;         /* running sum of exp(s - m) */
+        memset(o + (size_t)i * hd, 0, (size_t)hd * sizeof(float));
+    }
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        for (i = 0; i < n; i++) {
+            /* this lane sees keys js..je-1 of the tile: causal and window bounds */
+            int js = J->window > 0 && pos[i] - J->window + 1 > j0 ? pos[i] - J->window + 1 : j0;
+            int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
+            float mx = m[i], a;
+            if (js >= je) continue;
+            for (j = js; j < je; j++) {
+                s[j - js] = llm__att_dot(qp[i], K + (size_t)(j - j0) * hd, hd) * J->scale;
+                if (s[j - js] > mx) mx = s[j - js];
+            }
+            a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
+            l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
+            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
+            m[i] = mx;
+        }
+    }
+    for (i = 0; i < n; i++)
+        for (d = 0; d < hd; d++) op[i][d] = o[(size_t)i * hd + d] / l[i];
+}
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+/* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
+   Register blocks: QK^T computes 8 keys x 2 lane vectors at once (16 accumulators, each
+   step 2 vector loads of Q^T and 8 broadcasts of k_j[d]); PV computes 8 dims x 2 lane
+   vectors (16 accumulators, each step 2 loads of P^T and 8 broadcasts of v_j[d]). AVX2
+   has 16 registers, so it uses 4-wide blocks. */
+#if defined(LLM__AVX512)
+#define LLM__ATT_RB 8
+#else
+#define LLM__ATT_RB 4
+#endif
+static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                           const int *pos, llm__att_work *w) {
+    enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
+    float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
+    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d, r;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    int tile = J->tile;
+    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = llm__att_set1(0), l1 = l0;
+    float lv[QB];
+    /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
+    for (d = 0; d < hd; d++)
+        for (i = 0; i < QB; i++) qt[d * QB + i] = i < n ? qp[i][d] * J->scale : 0.0f;
+    memset(ot, 0, (size_t)hd * QB * sizeof(float));
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1, zero = llm__att_set1(0);
+        /* S^T = K Q^T: RB keys at a time */
+        for (j = 0; j < nk; j += RB) {
+            int nb = nk - j < RB ? nk - j : RB;
+            llm__att_v acc[RB][2];
+            for (r = 0; r < RB; r++) acc[r][0] = acc[r][1] = zero;
+            if (nb == RB) {
+                for (d = 0; d < hd; d++) {
+                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                    for (r = 0; r < RB; r++) {
+                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
+                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
+                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
+                    }
+                }
+            } else {
+                for (d = 0; d < hd; d++) {
+                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                    for (r = 0; r < nb; r++) {
+                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
+                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
+                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
+                    }
+                }
+            }
+            for (r = 0; r < nb; r++) {
+                llm__att_store(st + (j + r) * QB, acc[r][0]);
+                llm__att_store(st + (j + r) * QB + W, acc[r][1]);
+            }
+        }
+        /* the mask, only on tiles that cross the diagonal or the window's edge */
+        if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
+            for (j = 0; j < nk; j++)
+                for (i = 0; i < n; i++)
+                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
+                        st[j * QB + i] = -INFINITY;
+        /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
+        for (j = 0; j < nk; j++) {
+            mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
+            mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
+        }
+        /* a lane that has seen only masked keys keeps max -inf: subtract 0 instead */
+        mu0 = llm__att_max(mx0, llm__att_set1(-FLT_MAX));
+        mu1 = llm__att_max(mx1, llm__att_set1(-FLT_MAX));
+        a0 = llm__att_exp(llm__att_add(m0, llm__att_mul(mu0, llm__att_set1(-1.0f))));
+        a1 = llm__att_exp(llm__att_add(m1, llm__att_mul(mu1, llm__att_set1(-1.0f))));
+        l0 = llm__att_mul(l0, a0);
+        l1 = llm__att_mul(l1, a1);
+        for (j = 0; j < nk; j++) {
+            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), llm__att_mul(mu0, llm__att_set1(-1.0f))));
+            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), llm__att_mul(mu1, llm__att_set1(-1.0f))));
+            llm__att_store(st + j * QB, p0);
+            llm__att_store(st + j * QB + W, p1);
+            l0 = llm__att_add(l0, p0);
+            l1 = llm__att_add(l1, p1);
+        }
+        m0 = mx0;
+        m1 = mx1;
+        /* O^T = a O^T + V^T P^T: RB dims at a time, held in registers over the tile */
+        for (d = 0; d + RB <= hd; d += RB) {
+            llm__att_v acc[RB][2];
+            for (r = 0; r < RB; r++) {
+                acc[r][0] = llm__att_mul(llm__att_load(ot + (d + r) * QB), a0);
+                acc[r][1] = llm__att_mul(llm__att_load(ot + (d + r) * QB + W), a1);
+            }
+            for (j = 0; j < nk; j++) {
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                for (r = 0; r < RB; r++) {
+                    llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d + r]);
+                    acc[r][0] = llm__att_fma(vb, pa, acc[r][0]);
+                    acc[r][1] = llm__att_fma(vb, pb, acc[r][1]);
+                }
+            }
+            for (r = 0; r < RB; r++) {
+                llm__att_store(ot + (d + r) * QB, acc[r][0]);
+                llm__att_store(ot + (d + r) * QB + W, acc[r][1]);
+            }
+        }
+        for (; d < hd; d++) {
+            llm__att_v o0 = llm__att_mul(llm__att_load(ot + d * QB), a0);
+            llm__att_v o1 = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+            for (j = 0; j < nk; j++) {
+                llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d]);
+                o0 = llm__att_fma(vb, llm__att_load(st + j * QB), o0);
+                o1 = llm__att_fma(vb, llm__att_load(st + j * QB + W), o1);
+            }
+            llm__att_store(ot + d * QB, o0);
+            llm__att_store(ot + d * QB + W, o1);
+        }
+    }
+    llm__att_store(lv, l0);
+    llm__att_store(lv + W, l1);
+    for (i = 0; i < n; i++) {
+        float inv = 1.0f / lv[i];
+        for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
+    }
+}
+#endif
+
+/* Run unit u: find its KV head and lanes, then the kernel that suits the lane count. */
+static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
+    const float *qp[LLM__ATT_QB];
+    float *op[LLM__ATT_QB];
+    int pos[LLM__ATT_QB];
+    int hb = u % J->units_h, kvh = (u / J->units_h) % J->n_kv_heads, tb = u / (J->units_h * J->n_kv_heads);
+    int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
+    if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
+    if (t1 > J->n_q) t1 = J->n_q;
+    /* lanes in order of position, so pos[0] and pos[n-1] bound the keys to visit */
+    for (t = t0; t < t1; t++)
+        for (h = h0; h < h1; h++) {
+            size_t off = ((size_t)t * J->n_heads + h) * J->hd;
+            qp[n] = J->q + off;
+            op[n] = J->out + off;
+            pos[n] = J->n_kv - J->n_q + t;
+            n++;
+        }
+    if (n == 0) return;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    if (n >= LLM__ATT_W) {
+        llm__att_lanes(J, kvh, n, qp, op, pos, w);
+        return;
+    }
+#endif
+    llm__att_rows(J, kvh, n, qp, op, pos, w);
+}
+
+static void llm__att_task(void *ctx, int ith, int nth) {
+    const llm__att_job *J = (const llm__att_job *)ctx;
+    llm__att_work w; /* this thread's tiles */
+    int u;
+    for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+}
+
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th) {
+    llm__att_job J;
+    if (!out || !q || !k || !v) return LLM_EINVAL;
+    if (n_q <= 0 || n_kv < n_q || kv_stride < n_kv || n_heads <= 0 || n_kv_heads <= 0 || head_dim <= 0)
+        return LLM_EINVAL;
+    if (n_heads % n_kv_heads || window < 0 || tile < 0 || tile > LLM_ATTN_TILE) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (dtype == LLM_INT8 && (!k_scale || !v_scale)) return LLM_EINVAL;
+    if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
+    memset(&J, 0, sizeof J);
+    J.out = out;
+    J.q = q;
+    J.k = k;
+    J.v = v;
+    J.ks = k_scale;
+    J.vs = v_scale;
+    J.dtype = dtype;
+    J.n_q = n_q;
+    J.n_kv = n_kv;
+    J.kv_stride = kv_stride;
+    J.n_heads = n_heads;
+    J.n_kv_heads = n_kv_heads;
+    J.hd = head_dim;
+    J.window = window;
+    J.tile = tile ? tile : LLM_ATTN_TILE;
+    if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
+    J.group = n_heads / n_kv_heads;
+    J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
+    J.nt = LLM__ATT_QB / J.nh;
+    J.units_h = (J.group + J.nh - 1) / J.nh;
+    J.units_t = (n_q + J.nt - 1) / J.nt;
+    if ((int64_t)J.units_h * n_kv_heads * J.units_t > INT_MAX) return LLM_EINVAL;
+    J.n_units = J.units_h * n_kv_heads * J.units_t;
+    J.scale = 1.0f / LLM_SQRTF((float)head_dim);
+    llm_threads_run(th, llm__att_task, &J);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
+                                int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                llm_threads *th) {
+    return llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, kv_stride, n_heads, n_kv_heads,
+                            head_dim, 0, 0, th);
+}
+
+LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                      int pos, int n_heads, int window, llm_threads *th) {
+    size_t off, esize;
+    if (!kv || !kv->k || !kv->v || layer < 0 || layer >= kv->n_layers || n_q <= 0 || n_heads <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len - n_q) return LLM_ERANGE; /* keys must be written first */
+    esize = llm__kv_esize(kv->dtype);
+    off = (size_t)layer * (size_t)kv->n_kv_heads * (size_t)kv->capacity; /* rows before this layer */
+    return llm_attention_ex(out, q, (const char *)kv->k + off * kv->head_dim * esize,
+                            (const char *)kv->v + off * kv->head_dim * esize,
+                            kv->k_scale ? kv->k_scale + off : NULL, kv->v_scale ? kv->v_scale + off : NULL,
+                            kv->dtype, n_q, pos + n_q, kv->capacity, n_heads, kv->n_kv_heads, kv->head_dim,
+                            window, 0, th);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
 
 /* ======================================================================================
    >>model implementation
