@@ -1290,11 +1290,14 @@ LLMDEF const char *llm_advice_str(llm_advice_kind k) {
 #define LLM__PLAN_MAX 2147483647LL
 
 /* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
-   scale per (layer, head, position) row of K and of V for LLM_INT8. The same formula as
-   llm_kv_cache_bytes in >>attention, which sizes the real cache (tests check they agree
-   once both are built); kept here so the estimators stand on their own. */
+   scale per (layer, head, position) row of K and of V for LLM_INT8. This is
+   llm_kv_cache_bytes (>>attention), the function that sizes the real cache, so the plan
+   and llm_kv_cache_init always agree; it returns 0 past 2^64 bytes, where the same
+   formula in double takes over (2^31 sequences of 2^31 tokens of a 405B model). */
 static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
     double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    uint64_t exact = llm_kv_cache_bytes(c, seq, batch, t);
+    if (exact) return (double)exact;
     return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
 }
 
@@ -1342,7 +1345,7 @@ static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, cons
     if (!p->train) {
         /* Inference. Tensor parallelism splits every matrix and the KV heads over the
            GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
-           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm__kv_bytes). */
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm_kv_cache_bytes). */
         double w = llm_weight_bytes(c, p->weights) / n_gpus;
         /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
         double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);

@@ -107,12 +107,27 @@ int main(void) {
     CHECK_NEAR(llm_weight_bytes(l7, LLM_F32), 4.0 * 6738415616.0, 0);
     /* KV cache, 2 L H_kv head_dim bytes per token: Llama 2 7B 524,288 B, 2 GiB at 4096;
        Llama 3 8B (GQA, 8 KV heads) 131,072 B, 1 GiB at 8192 */
-    CHECK_NEAR(llm__kv_bytes(l7, 1, 1, LLM_F16), 524288, 0);
-    CHECK_NEAR(llm__kv_bytes(l7, 4096, 1, LLM_F16), 2 * GIB, 0);
-    CHECK_NEAR(llm__kv_bytes(llm_preset("llama-3-8b"), 1, 1, LLM_F16), 131072, 0);
-    CHECK_NEAR(llm__kv_bytes(llm_preset("llama-3-8b"), 8192, 1, LLM_F16), 1 * GIB, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 1, 1, LLM_F16), 524288, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 4096, 1, LLM_F16), 2 * GIB, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(llm_preset("llama-3-8b"), 1, 1, LLM_F16), 131072, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(llm_preset("llama-3-8b"), 8192, 1, LLM_F16), 1 * GIB, 0);
+    /* the planner's KV line is the real cache's size, for every preset and dtype */
+    for (i = 0; llm_preset_at(i); i++) {
+        const llm_config *c = llm_preset_at(i);
+        double per_token = 2.0 * c->n_layers * c->n_kv_heads * llm_config_head_dim(c);
+        CHECK_NEAR((double)llm_kv_cache_bytes(c, 1000, 3, LLM_F16), per_token * 2 * 3000, 0);
+        CHECK_NEAR((double)llm_kv_cache_bytes(c, 1000, 3, LLM_INT8), per_token * 3000 + per_token / llm_config_head_dim(c) * 4 * 3000, 0);
+        p = llm_plan_default();
+        p.model = c;
+        p.gpu = a100;
+        p.batch = 3;
+        p.seq_len = 1000;
+        p.kv = LLM_INT8;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[1].bytes, (double)llm_kv_cache_bytes(c, 1000, 3, LLM_INT8), 0);
+    }
     /* int8 KV: one byte per element plus an fp32 scale per (layer, head, position) row */
-    CHECK_NEAR(llm__kv_bytes(l7, 1, 1, LLM_INT8), 524288 / 2 + 2 * 32 * 32 * 4, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 1, 1, LLM_INT8), 524288 / 2 + 2 * 32 * 32 * 4, 0);
     /* training state, the ZeRO paper's 7.5B model on N_d = 64 GPUs: 120 / 31.4 / 16.6 / 1.9 GB */
     CHECK_NEAR(llm_train_state_bytes(7.5e9, 0, 64).total / GB, 120.0, 1e-9);
     CHECK_NEAR(llm_train_state_bytes(7.5e9, 1, 64).total / GB, 31.4, 0.05);
@@ -291,7 +306,7 @@ int main(void) {
     {
         const llm_config *big = llm_preset("llama-3.1-405b");
         llm_params q = llm_count_params(big);
-        double kv = llm__kv_bytes(big, 1 << 20, 4096, LLM_F32);
+        double kv = llm_kv_cache_bytes(big, 1 << 20, 4096, LLM_F32);
         /* 405B x 16 B: 6.5 TB of training state, split over 16,384 GPUs */
         CHECK_NEAR(llm_train_state_bytes((double)q.total, 0, 16384).total, 16.0 * 405853388800.0, 0);
         CHECK_NEAR(llm_train_state_bytes((double)q.total, 3, 16384).total, 16.0 * 405853388800.0 / 16384, 1e-3);
@@ -312,6 +327,14 @@ int main(void) {
         p.zero_stage = 3;
         CHECK_OK(llm_plan_evaluate(&p, &r, &why));
         CHECK(r.verdict == LLM_DOES_NOT_FIT && r.total_bytes < 1e30);
+        /* past 2^64 bytes of KV cache (2^31 sequences of 2^31 tokens) the planner still
+           counts, in double, where llm_kv_cache_bytes has to give up */
+        p.train = 0;
+        p.n_gpus = 1;
+        p.seq_len = 2147483647LL;
+        CHECK(llm_kv_cache_bytes(big, p.seq_len, p.batch, LLM_F16) == 0);
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[1].bytes / (2.0 * 126 * 8 * 128 * 2 * 2147483647.0 * 2147483647.0), 1.0, 1e-12);
     }
 
     /* ---- llm-plan's argument parser ------------------------------------------------- */
