@@ -354,6 +354,8 @@ typedef struct llm_plan {
     double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
 } llm_plan;
 
+/* fits: total <= tight x capacity; tight: up to the capacity (no room for fragmentation,
+   a longer prompt, a bigger batch); does not fit: beyond it. */
 typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
 LLMDEF const char *llm_verdict_str(llm_verdict v); /* "fits", "tight", "does not fit" */
 
@@ -379,6 +381,8 @@ typedef struct llm_plan_line {
     const char *name; /* "weights", "KV cache", ... */
     double bytes;     /* per GPU */
 } llm_plan_line;
+/* Inference lines: weights, KV cache, overhead. Training lines: 16-bit weights,
+   16-bit gradients, Adam state (fp32 master, m, v), activations, overhead. */
 typedef struct llm_plan_result {
     llm_params params;
     int64_t seq_len;          /* resolved */
@@ -390,9 +394,11 @@ typedef struct llm_plan_result {
     double used;              /* total / capacity */
     llm_verdict verdict;
     double decode_seconds;    /* per decode step, lower bound: bytes read / bandwidth */
-    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak */
+    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak
+                                 (training: one micro-batch's forward pass) */
     double prefill_flops;
-    double step_flops;        /* training: FLOPs of one step on one GPU (6N + attention) */
+    double step_flops;        /* training: one micro-batch on one GPU, 3 forward passes
+                                 (4 with recomputation) of batch x seq_len tokens */
     int n_advice;             /* filled unless the plan fits: for inference each change on
                                  its own, for training a cumulative ladder that ends when it fits */
     llm_advice advice[LLM_PLAN_MAX_ADVICE];
