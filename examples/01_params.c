@@ -10,9 +10,23 @@
 #include "llm.h"
 #include <stdio.h>
 
+/* 6738415616 -> "6,738,415,616", so the counts read like the papers print them */
+static const char *commas(uint64_t v) {
+    static char buf[4][32]; /* a few at once in one printf */
+    static int k;
+    char tmp[32], *out = buf[k++ & 3];
+    int n = sprintf(tmp, "%llu", (unsigned long long)v), i, o = 0;
+    for (i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0) out[o++] = ',';
+        out[o++] = tmp[i];
+    }
+    out[o] = 0;
+    return out;
+}
+
 /* one row: a component, its count, its share of the whole */
 static void row(const char *what, uint64_t n, uint64_t total) {
-    printf("  %-30s %15llu  %5.1f %%\n", what, (unsigned long long)n, 100.0 * (double)n / (double)total);
+    printf("  %-30s %15s  %5.1f %%\n", what, commas(n), 100.0 * (double)n / (double)total);
 }
 
 static void breakdown(const char *name, uint64_t published) {
@@ -28,10 +42,9 @@ static void breakdown(const char *name, uint64_t published) {
     row("norms (2 per layer + final)", p.norm, p.total);
     if (p.lm_head) row("LM head (V d, untied)", p.lm_head, p.total);
     else printf("  %-30s %15s\n", "LM head", "tied: shared");
-    printf("  %-30s %15llu   (%llu attention + %llu FFN + %llu norm)\n", "one block", (unsigned long long)p.per_layer,
-           (unsigned long long)(p.attention / L), (unsigned long long)(p.ffn / L),
-           (unsigned long long)(p.per_layer - p.attention / L - p.ffn / L));
-    printf("  %-30s %15llu   published %llu: %s\n", "total", (unsigned long long)p.total, (unsigned long long)published,
+    printf("  %-30s %15s   (%s attention + %s FFN + %s norm)\n", "one block", commas(p.per_layer),
+           commas(p.attention / L), commas(p.ffn / L), commas(p.per_layer - p.attention / L - p.ffn / L));
+    printf("  %-30s %15s   published %s: %s\n", "total", commas(p.total), commas(published),
            p.total == published ? "exact" : "MISMATCH");
 }
 
@@ -56,13 +69,11 @@ int main(void) {
     /* Kaplan et al.'s N leaves out embeddings, biases and norms: N = 12 L d^2 for GPT.
        It is the N in "training costs 6 N FLOPs per token" (see 02_flops). */
     printf("\nnon-embedding N (the blocks' matrices only):\n");
-    printf("  gpt2        %15llu   (literature: 84,934,656 = 12 L d^2)\n", (unsigned long long)g.non_embedding);
-    printf("  llama-2-7b  %15llu   (literature: 6,476,005,376)\n",
-           (unsigned long long)llm_count_params(llm_preset("llama-2-7b")).non_embedding);
+    printf("  gpt2        %15s   (literature: 84,934,656 = 12 L d^2)\n", commas(g.non_embedding));
+    printf("  llama-2-7b  %15s   (literature: 6,476,005,376)\n", commas(llm_count_params(llm_preset("llama-2-7b")).non_embedding));
 
     /* Mixture of experts: every expert is stored, only the routed ones run. */
     g = llm_count_params(llm_preset("mixtral-8x7b"));
-    printf("\nmixtral-8x7b: %llu stored, %llu active per token (2 of 8 experts)\n", (unsigned long long)g.total,
-           (unsigned long long)g.active);
+    printf("\nmixtral-8x7b: %s stored, %s active per token (2 of 8 experts)\n", commas(g.total), commas(g.active));
     return 0;
 }
