@@ -22,7 +22,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h
+DEPS = llm.h tests/test.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -41,7 +41,7 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 all: $(addprefix $(B)/,$(TOOLS)) $(addprefix $(B)/examples/,$(EXAMPLES))
 
 # ---- tools and examples -------------------------------------------------------------
-$(B)/llm-%: examples/llm-%.c llm.h | $(B)
+$(B)/llm-%: examples/llm-%.c llm.h $(wildcard examples/*.h) | $(B)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 $(B)/examples/%: examples/%.c llm.h | $(B)/examples
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
@@ -88,7 +88,7 @@ sanitize: $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS))
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_OPT = -O3
 $(B)/bench/%: bench/%.c llm.h | $(B)/bench
-	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS)
 bench: $(addprefix $(B)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
 
