@@ -2562,26 +2562,6 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 
-/* Interim fp32 rows (until llm_linear is on this branch): the same loop on floats. */
-LLM__WINLINE void llm__dot_f(float *out, const float *w, size_t ld, const float *x, int n, const int nr) {
-    float s[LLM__WR];
-    int r, k = 0;
-#ifdef LLM__RV
-    llm__rv acc[LLM__WR];
-    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
-    for (; k + LLM__RVN <= n; k += LLM__RVN) {
-        llm__rv xv = llm__rv_load(x + k);
-        for (r = 0; r < nr; r++) acc[r] = llm__rv_fma(llm__rv_load(w + (size_t)r * ld + k), xv, acc[r]);
-    }
-    for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
-#else
-    for (r = 0; r < nr; r++) s[r] = 0.0f;
-#endif
-    for (; k < n; k++)
-        for (r = 0; r < nr; r++) s[r] += w[(size_t)r * ld + k] * x[k];
-    for (r = 0; r < nr; r++) out[r] = s[r];
-}
-
 /* ---- int8 rows -----------------------------------------------------------------------
    out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
    groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
@@ -2783,15 +2763,11 @@ static void llm__lw_half_task(void *ctx, int ith, int nth) {
     llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
     for (r = r0; r < r1;) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
-        const uint16_t *wr = c->type == LLM_F32 ? NULL : W + (size_t)r * ld;
+        const uint16_t *wr = W + (size_t)r * ld;
         for (t = c->t0; t < c->t0 + c->nt; t++) {
             const float *xt = c->x + (size_t)t * ld;
             float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
-            if (c->type == LLM_F32) {
-                const float *wf = (const float *)c->w + (size_t)r * ld;
-                if (nr == LLM__WR) llm__dot_f(o, wf, ld, xt, c->d_in, LLM__WR);
-                else llm__dot_f(o, wf, ld, xt, c->d_in, 1);
-            } else if (c->type == LLM_BF16) {
+            if (c->type == LLM_BF16) {
                 if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
                 else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
             } else {
@@ -2841,7 +2817,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
     c.d_in = d_in;
     c.d_out = d_out;
     switch (W->type) {
-    case LLM_F32: /* interim: llm_linear (>>matmul) is not on main yet; then this forwards to it */
+    case LLM_F32:
+        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
     case LLM_F16:
     case LLM_BF16: {
         /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
