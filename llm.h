@@ -1171,6 +1171,7 @@ typedef struct llm__att_job {
     int group;           /* query heads per KV head */
     int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
     int units_h, units_t, n_units;
+    int next_unit;       /* the next unit a thread takes */
     float scale;         /* 1 / sqrt(head_dim) */
 } llm__att_job;
 
@@ -1217,6 +1218,43 @@ static float llm__att_dot(const float *a, const float *b, int n) {
 #endif
     for (; i < n; i++) s += a[i] * b[i];
     return s;
+}
+
+/* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
+   at a time, two accumulators each, so eight FMA chains share each load of q. */
+static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx) {
+    int j = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
+    if (hd % (2 * W) == 0)
+        for (; j + 4 <= nk; j += 4) {
+            const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            int d, r;
+            for (d = 0; d < hd; d += 2 * W) {
+                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
+                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
+                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
+                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
+                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
+                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
+                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
+                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
+                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+            }
+            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
+            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
+            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
+            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            for (r = 0; r < 4; r++)
+                if (s[j + r] > mx) mx = s[j + r];
+        }
+#endif
+    for (; j < nk; j++) {
+        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
+        if (s[j] > mx) mx = s[j];
+    }
+    return mx;
 }
 
 /* s[i] = exp(s[i] - m); returns the sum */
@@ -1293,7 +1331,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -1310,10 +1348,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             float mx = m[i], a;
             if (js >= je) continue;
-            for (j = js; j < je; j++) {
-                s[j - js] = llm__att_dot(qp[i], K + (size_t)(j - j0) * hd, hd) * J->scale;
-                if (s[j - js] > mx) mx = s[j - js];
-            }
+            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx);
             a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
             l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
             llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
@@ -1466,7 +1501,10 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     const float *qp[LLM__ATT_QB];
     float *op[LLM__ATT_QB];
     int pos[LLM__ATT_QB];
-    int hb = u % J->units_h, kvh = (u / J->units_h) % J->n_kv_heads, tb = u / (J->units_h * J->n_kv_heads);
+    /* head-major, and within a head the last (costliest) query block first: threads
+       working at the same time share one head's K/V in the cache, and the cheap blocks
+       come last, where they even out the threads' finishing times */
+    int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
     int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
     if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
     if (t1 > J->n_q) t1 = J->n_q;
@@ -1489,11 +1527,19 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     llm__att_rows(J, kvh, n, qp, op, pos, w);
 }
 
+/* Each thread takes the next unit from a shared counter (gcc/clang atomics), so a thread
+   that is slowed down, e.g. by another process, simply takes fewer units; otherwise
+   round-robin. Either way each unit's result doesn't depend on the thread. */
 static void llm__att_task(void *ctx, int ith, int nth) {
-    const llm__att_job *J = (const llm__att_job *)ctx;
+    llm__att_job *J = (llm__att_job *)ctx;
     llm__att_work w; /* this thread's tiles */
     int u;
+#if defined(LLM_PTHREADS) && (defined(__GNUC__) || defined(__clang__))
+    (void)ith, (void)nth;
+    while ((u = __atomic_fetch_add(&J->next_unit, 1, __ATOMIC_RELAXED)) < J->n_units) llm__att_unit(J, u, &w);
+#else
     for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+#endif
 }
 
 LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
