@@ -5,6 +5,7 @@
 #                  compiled as C++11, and the link checks; ends with "N passed, N failed"
 #   make sanitize  the tests under ASan + UBSan
 #   make bench     throughput beside this machine's own roofs
+#   make neon      the kernel tests built for aarch64 (NEON) and run under qemu-aarch64
 #   make clean
 CC ?= cc
 CXX ?= c++
@@ -21,7 +22,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h
+DEPS = llm.h tests/test.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -32,7 +33,8 @@ FLAGS_scalar = $(ARCH) -DLLM_NO_SIMD
 FLAGS_avx2   = -mavx2 -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
-LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check
+LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
+            $(B)/test/link/readme_check
 
 .PHONY: all demo test sanitize bench clean
 .SECONDARY:
@@ -40,7 +42,7 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 all: $(addprefix $(B)/,$(TOOLS)) $(addprefix $(B)/examples/,$(EXAMPLES))
 
 # ---- tools and examples -------------------------------------------------------------
-$(B)/llm-%: examples/llm-%.c llm.h | $(B)
+$(B)/llm-%: examples/llm-%.c llm.h $(wildcard examples/*.h) | $(B)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 $(B)/examples/%: examples/%.c llm.h | $(B)/examples
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
@@ -71,6 +73,13 @@ $(B)/test/link/static_check: tests/link_static.c llm.h | $(B)/test/link
 $(B)/test/link/cxx_check: tests/cxx_check.cpp llm.h | $(B)/test/link
 	$(CXX) -std=c++11 $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 
+# The README's embedding example is a test too (tests/readme_check.sh says how).
+$(B)/test/link/readme_example: tests/readme_example.c llm.h | $(B)/test/link
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $< -o $@ $(LDLIBS)
+$(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example README.md
+	printf '#!/bin/sh\nexec sh tests/readme_check.sh $(B)/test/link/readme_example\n' > $@
+	chmod +x $@
+
 test: $(TEST_BINS) $(LINK_BINS)
 	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS)
 
@@ -91,8 +100,24 @@ $(B)/bench/%: bench/%.c llm.h | $(B)/bench
 bench: $(addprefix $(B)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
 
+# ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
+# (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
+# falls back to clang --target when only the cross binutils and libc are installed.
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c,$(wildcard tests/test_*.c))
+NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
+             echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
+NEON_RUN ?= qemu-aarch64
+NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS))
+# tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
+$(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
+	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+neon: $(NEON_BINS)
+	@sh tests/run.sh $(NEON_BINS)
+.PHONY: neon
+
 # ---- directories --------------------------------------------------------------------
-$(B) $(B)/examples $(B)/bench $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
+$(B) $(B)/examples $(B)/bench $(B)/neon $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
 	@mkdir -p $@
 
 clean:
