@@ -278,6 +278,14 @@ static void test_cache_bytes(void) {
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, -5, 1, LLM_F16), 0);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, (llm_dtype)99), 0);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, INT64_MAX, INT64_MAX, LLM_F32), 0); /* overflow */
+    {   /* near the top of uint64_t: exact where it fits, 0 where it doesn't */
+        llm_config one = small_config(1, 1, 1, 1);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 58, 1, LLM_F32), (uint64_t)1 << 61);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F32), (uint64_t)1 << 63);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 61, 1, LLM_F32), 0);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F16), (uint64_t)1 << 62);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_Q4_32), ((uint64_t)9 << 57));
+    }
     bad = c;
     bad.n_kv_heads = 5; /* 32 % 5 != 0 */
     CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
