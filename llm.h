@@ -914,10 +914,12 @@ static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, l
     int i;
     sizes[0] = nn * d, sizes[1] = nn * qd, sizes[2] = nn * kvd, sizes[3] = nn * kvd;
     sizes[4] = nn * qd, sizes[5] = nn * ff, sizes[6] = nn * ff;
-    dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
-    dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
+    if (b) {
+        dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
+        dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
+    }
     for (i = 0; i < 7; i++) {
-        if (mem) *dst[i] = (float *)(void *)((char *)mem + off);
+        if (mem && b) *dst[i] = (float *)(void *)((char *)mem + off);
         off += LLM__MALIGN(sizes[i] * sizeof(float));
     }
     return off + 64; /* room to align the start */
