@@ -834,6 +834,482 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    >>kernels implementation
    ====================================================================================== */
 
+/* ---- >>matmul ------------------------------------------------------------------------
+
+   llm_linear and llm_matmul share one engine that computes C[M][N] (+)= A[M][K] B[K][N]:
+   for a linear layer A = x [n_tokens][d_in], B[k][n] = W[n][k] (W stored [out][in]) and
+   C = y; for llm_matmul B is an ordinary row-major [K][N] matrix.
+
+   WHY BLOCK. A multiply-add needs one element of A and one of B. Read straight from
+   memory that is 2 loads per 2 flops, while the core can do 2 vector FMAs (64 flops with
+   AVX-512) per cycle and load only 2 vectors. So data must be reused from the fastest
+   place that holds it:
+
+   - REGISTERS hold an MR x NR tile of C (AVX-512: 8 x 48 = 24 zmm accumulators). For
+     each k the micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of
+     A, then does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units stay busy.
+   - L1 holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) that the micro-kernel
+     reuses against every NR-wide sliver of B in the block.
+   - L2 holds the packed KC x NC block of B (256 x 192 floats = 192 KiB) and the packed
+     MC x KC block of A (128 x 256 = 128 KiB); each B sliver streams from L2 once per
+     MR rows of A, i.e. 3 vectors per 24 FMAs, well within L2 bandwidth.
+   - DRAM: W is read once per MC = 128 tokens, so a prefill of <= 128 tokens reads each
+     weight exactly once.
+
+   WHY PACK. The micro-kernel wants, for each k, its MR values of A and its NR values of B
+   side by side, in the order it uses them. In x and W they are a whole row apart (16 KiB
+   for d = 4096; such power-of-two strides also map to the same cache sets). Packing
+   copies a block once into contiguous slivers: A as [MR-strip][k][MR], B as
+   [NR-strip][k][NR]; edges are padded with zeros so the micro-kernel never branches.
+   A linear layer's W is stored [out][in], i.e. B transposed, so packing B transposes it;
+   that costs one pass over each weight per MC tokens, against 2 * MC flops per weight.
+
+   LOOPS (outer to inner): k in KC blocks, tokens in MC blocks (pack A), columns in NC
+   blocks (pack B), then MR x NR tiles. Every C element is summed in the same order
+   whatever the tile position or thread, so threaded results equal unthreaded ones bit
+   for bit. Threads split the columns (or, when there are too few, the rows). The packed
+   blocks live on each thread's stack: (MC + NC) * KC floats, 320 KiB with AVX-512.
+
+   Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
+   is memory bandwidth and the GEMV streams W rows through dot products instead; a few
+   tokens (2..LLM__SMALL_N) share one pass over W the same way. */
+
+/* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
+#if defined(LLM__AVX512)
+#define LLM__VF 16
+typedef __m512 llm__vf;
+#define llm__vload(p) _mm512_loadu_ps(p)
+#define llm__vzero() _mm512_setzero_ps()
+#define llm__vfma(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm512_add_ps(a, b)
+/* Horizontal sum. Not _mm512_reduce_add_ps nor the unmasked shuffles: in g++ 12 they
+   start from an "undefined" register and -Wmaybe-uninitialized fires inside them. */
+static float llm__vsum(__m512 v) {
+    const __mmask16 all = (__mmask16)0xffff;
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e)); /* + other 256-bit half */
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1)); /* + other 128-bit quarter */
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
+    return _mm512_cvtss_f32(v);
+}
+#elif defined(LLM__AVX2)
+#define LLM__VF 8
+typedef __m256 llm__vf;
+#define llm__vload(p) _mm256_loadu_ps(p)
+#define llm__vzero() _mm256_setzero_ps()
+#define llm__vfma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm256_add_ps(a, b)
+static float llm__vsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#elif defined(LLM__NEON)
+#define LLM__VF 4
+typedef float32x4_t llm__vf;
+#define llm__vload(p) vld1q_f32(p)
+#define llm__vzero() vdupq_n_f32(0.0f)
+#define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__vadd(a, b) vaddq_f32(a, b)
+#define llm__vsum(v) vaddvq_f32(v)
+#else
+#define LLM__VF 1
+typedef float llm__vf;
+#define llm__vload(p) (*(p))
+#define llm__vzero() 0.0f
+#define llm__vfma(a, b, c) ((a) * (b) + (c))
+#define llm__vadd(a, b) ((a) + (b))
+#define llm__vsum(v) (v)
+#endif
+
+/* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
+#if defined(LLM__AVX512)
+#define LLM__MR 8
+#define LLM__NR 48
+#elif defined(LLM__AVX2)
+#define LLM__MR 6
+#define LLM__NR 16
+#elif defined(LLM__NEON)
+#define LLM__MR 8
+#define LLM__NR 12
+#else
+#define LLM__MR 4
+#define LLM__NR 8
+#endif
+#define LLM__KC 256
+#define LLM__MC (LLM__MR * (128 / LLM__MR))
+#define LLM__NC (LLM__NR * (192 / LLM__NR))
+#define LLM__SMALL_N 4 /* n_tokens up to this use the streaming dot-product path */
+
+/* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
+   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
+#if defined(LLM__AVX512)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    __m512 b0, b1, b2, s0, s1, s2, t;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
+    for (k = 0; k < kc; k++, a += 8, b += 48) {
+        b0 = _mm512_load_ps(b);
+        b1 = _mm512_load_ps(b + 16);
+        b2 = _mm512_load_ps(b + 32);
+#define LLM__ROW(i)                                  \
+    t = _mm512_set1_ps(a[i]);                        \
+    c##i##0 = _mm512_fmadd_ps(t, b0, c##i##0);       \
+    c##i##1 = _mm512_fmadd_ps(t, b1, c##i##1);       \
+    c##i##2 = _mm512_fmadd_ps(t, b2, c##i##2);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5) LLM__ROW(6) LLM__ROW(7)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = _mm512_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm512_loadu_ps(bias);
+        s1 = _mm512_loadu_ps(bias + 16);
+        s2 = _mm512_loadu_ps(bias + 32);
+    }
+#define LLM__CSTORE(i)                                                                    \
+    {                                                                                    \
+        float *r = c + (i) * ldc;                                                        \
+        _mm512_storeu_ps(r, _mm512_add_ps(acc ? _mm512_loadu_ps(r) : s0, c##i##0));      \
+        _mm512_storeu_ps(r + 16, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 16) : s1, c##i##1)); \
+        _mm512_storeu_ps(r + 32, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 32) : s2, c##i##2)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__AVX2)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
+    int k;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    for (k = 0; k < kc; k++, a += 6, b += 16) {
+        b0 = _mm256_load_ps(b);
+        b1 = _mm256_load_ps(b + 8);
+#define LLM__ROW(i)                            \
+    t = _mm256_broadcast_ss(a + i);            \
+    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0); \
+    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5)
+#undef LLM__ROW
+    }
+    s0 = s1 = _mm256_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm256_loadu_ps(bias);
+        s1 = _mm256_loadu_ps(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                                   \
+    {                                                                                   \
+        float *r = c + (i) * ldc;                                                       \
+        _mm256_storeu_ps(r, _mm256_add_ps(acc ? _mm256_loadu_ps(r) : s0, c##i##0));     \
+        _mm256_storeu_ps(r + 8, _mm256_add_ps(acc ? _mm256_loadu_ps(r + 8) : s1, c##i##1)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__NEON)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
+    for (k = 0; k < kc; k++, a += 8, b += 12) {
+        b0 = vld1q_f32(b);
+        b1 = vld1q_f32(b + 4);
+        b2 = vld1q_f32(b + 8);
+        a0 = vld1q_f32(a);
+        a1 = vld1q_f32(a + 4);
+#define LLM__ROW(i, av, l)                           \
+    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, av, l);   \
+    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, av, l);   \
+    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, av, l);
+        LLM__ROW(0, a0, 0) LLM__ROW(1, a0, 1) LLM__ROW(2, a0, 2) LLM__ROW(3, a0, 3)
+        LLM__ROW(4, a1, 0) LLM__ROW(5, a1, 1) LLM__ROW(6, a1, 2) LLM__ROW(7, a1, 3)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = vdupq_n_f32(0.0f);
+    if (!acc && bias) {
+        s0 = vld1q_f32(bias);
+        s1 = vld1q_f32(bias + 4);
+        s2 = vld1q_f32(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                        \
+    {                                                                        \
+        float *r = c + (i) * ldc;                                            \
+        vst1q_f32(r, vaddq_f32(acc ? vld1q_f32(r) : s0, c##i##0));           \
+        vst1q_f32(r + 4, vaddq_f32(acc ? vld1q_f32(r + 4) : s1, c##i##1));   \
+        vst1q_f32(r + 8, vaddq_f32(acc ? vld1q_f32(r + 8) : s2, c##i##2));   \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#else
+/* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float t[LLM__MR][LLM__NR];
+    int i, j, k;
+    memset(t, 0, sizeof t);
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+        for (i = 0; i < LLM__MR; i++)
+            for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    for (i = 0; i < LLM__MR; i++)
+        for (j = 0; j < LLM__NR; j++)
+            c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
+}
+#endif
+
+/* ---- packing -------------------------------------------------------------------------- */
+
+/* A (row-major, lda) rows [0, mc) x cols [0, kc) -> ap[strip][k][MR], rows past mc zero. */
+static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) {
+    int i0, i, k;
+    for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
+        int mr = mc - i0 < LLM__MR ? mc - i0 : LLM__MR;
+        for (i = 0; i < LLM__MR; i++) {
+            const float *src = a + (ptrdiff_t)(i0 + i) * lda;
+            if (i < mr)
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
+            else
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+        }
+    }
+}
+
+/* B -> bp[strip][k][NR] for k in [0, kc), n in [0, nc), columns past nc zero.
+   trans = 0: B[k][n] = b[k * ldb + n] (llm_matmul); trans = 1: B[k][n] = b[n * ldb + k]
+   (a linear layer's W[out][in]). */
+static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int trans, int kc, int nc) {
+    int j0, j, k;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
+        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+        if (trans) {
+            for (j = 0; j < nr; j++) {
+                const float *src = b + (ptrdiff_t)(j0 + j) * ldb;
+                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
+            }
+        } else {
+            for (k = 0; k < kc; k++) {
+                const float *src = b + (ptrdiff_t)k * ldb + j0;
+                for (j = 0; j < nr; j++) bp[k * LLM__NR + j] = src[j];
+            }
+        }
+        for (j = nr; j < LLM__NR; j++)
+            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
+    }
+}
+
+/* ---- the blocked GEMM ------------------------------------------------------------------ */
+
+typedef struct llm__gemm {
+    float *c;
+    const float *a, *b, *bias;
+    int m, k, n, b_trans;
+    ptrdiff_t lda, ldb, ldc;
+} llm__gemm;
+
+static float *llm__align64(float *p) { return (float *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+/* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
+static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
+    int pc, ic, jc, ir, jr, i, j;
+    for (pc = 0; pc < g->k; pc += LLM__KC) {
+        int kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC, acc = pc > 0;
+        for (ic = m0; ic < m1; ic += LLM__MC) {
+            int mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
+            llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
+            for (jc = n0; jc < n1; jc += LLM__NC) {
+                int nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
+                const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
+                llm__pack_b(bp, bsrc, g->ldb, g->b_trans, kc, nc);
+                for (ir = 0; ir < mc; ir += LLM__MR) {
+                    int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
+                    const float *as = ap + (ptrdiff_t)ir * kc;
+                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                        int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
+                        const float *bias = g->bias ? g->bias + jc + jr : NULL;
+                        if (mr == LLM__MR && nr == LLM__NR) {
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                        } else { /* edge tile: compute a full tile aside, keep the valid part */
+                            float t[LLM__MR * LLM__NR];
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            for (i = 0; i < mr; i++)
+                                for (j = 0; j < nr; j++) {
+                                    float *ci = c + (ptrdiff_t)i * g->ldc + j;
+                                    *ci = (acc ? *ci : bias ? bias[j] : 0.0f) + t[i * LLM__NR + j];
+                                }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void llm__gemm_task(void *ctx, int ith, int nth) {
+    const llm__gemm *g = (const llm__gemm *)ctx;
+    float abuf[LLM__MC * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
+    int nstrips = (g->n + LLM__NR - 1) / LLM__NR, mstrips = (g->m + LLM__MR - 1) / LLM__MR;
+    int m0 = 0, m1 = g->m, n0 = 0, n1 = g->n;
+    if (nstrips >= nth || nstrips >= mstrips) { /* split columns in whole NR strips */
+        n0 = (int)((int64_t)nstrips * ith / nth) * LLM__NR;
+        n1 = (int)((int64_t)nstrips * (ith + 1) / nth) * LLM__NR;
+        if (n1 > g->n) n1 = g->n;
+    } else { /* few columns, many rows: split rows in whole MR strips */
+        m0 = (int)((int64_t)mstrips * ith / nth) * LLM__MR;
+        m1 = (int)((int64_t)mstrips * (ith + 1) / nth) * LLM__MR;
+        if (m1 > g->m) m1 = g->m;
+    }
+    if (m0 < m1 && n0 < n1) llm__gemm_range(g, llm__align64(abuf), llm__align64(bbuf), m0, m1, n0, n1);
+}
+
+/* ---- decode: streaming dot products ------------------------------------------------------
+
+   y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to 4
+   tokens; four rows go together so each x vector loaded feeds 4 independent FMA chains
+   (16 with 4 tokens), enough to keep many loads in flight and hide the FMA latency. */
+
+typedef struct llm__gemv {
+    float *y;
+    const float *x, *w, *bias;
+    int n_tokens, k, n;
+} llm__gemv;
+
+/* One row, one token: the edges. */
+static float llm__dot(const float *w, const float *x, int k) {
+    llm__vf s0 = llm__vzero(), s1 = llm__vzero();
+    float s;
+    int i = 0;
+    for (; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+        s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+        s1 = llm__vfma(llm__vload(w + i + LLM__VF), llm__vload(x + i + LLM__VF), s1);
+    }
+    for (; i + LLM__VF <= k; i += LLM__VF) s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+    s = llm__vsum(llm__vadd(s0, s1));
+    for (; i < k; i++) s += w[i] * x[i];
+    return s;
+}
+
+/* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
+static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
+    int r = r0, i;
+    for (; r + 4 <= r1; r += 4) {
+        const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+        llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
+        llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
+        float s0, s1, s2, s3;
+        for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+            llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+            b0 = llm__vfma(llm__vload(w0 + i + LLM__VF), xw, b0);
+            b1 = llm__vfma(llm__vload(w1 + i + LLM__VF), xw, b1);
+            b2 = llm__vfma(llm__vload(w2 + i + LLM__VF), xw, b2);
+            b3 = llm__vfma(llm__vload(w3 + i + LLM__VF), xw, b3);
+        }
+        for (; i + LLM__VF <= k; i += LLM__VF) {
+            llm__vf xv = llm__vload(x + i);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+        }
+        s0 = llm__vsum(llm__vadd(a0, b0));
+        s1 = llm__vsum(llm__vadd(a1, b1));
+        s2 = llm__vsum(llm__vadd(a2, b2));
+        s3 = llm__vsum(llm__vadd(a3, b3));
+        for (; i < k; i++) {
+            s0 += w0[i] * x[i];
+            s1 += w1[i] * x[i];
+            s2 += w2[i] * x[i];
+            s3 += w3[i] * x[i];
+        }
+        y[r] = (bias ? bias[r] : 0.0f) + s0;
+        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s1;
+        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s2;
+        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s3;
+    }
+    for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
+}
+
+static void llm__gemv_task(void *ctx, int ith, int nth) {
+    const llm__gemv *g = (const llm__gemv *)ctx;
+    /* rows in multiples of 16 so each thread's 4-row groups stay whole */
+    int groups = (g->n + 15) / 16, r0, r1, t;
+    r0 = (int)((int64_t)groups * ith / nth) * 16;
+    r1 = (int)((int64_t)groups * (ith + 1) / nth) * 16;
+    if (r1 > g->n) r1 = g->n;
+    if (r0 >= r1) return;
+    for (t = 0; t < g->n_tokens; t++)
+        llm__gemv_1(g->y + (ptrdiff_t)t * g->n, g->x + (ptrdiff_t)t * g->k, g->w, g->bias, g->k, r0, r1);
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+/* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
+static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
+
+LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
+                             int d_out, llm_threads *th) {
+    if (!y || !x || !W || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
+    if (n_tokens <= LLM__SMALL_N) {
+        llm__gemv g;
+        g.y = y;
+        g.x = x;
+        g.w = W;
+        g.bias = b;
+        g.n_tokens = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        llm_threads_run(th, llm__gemv_task, &g);
+    } else {
+        llm__gemm g;
+        g.c = y;
+        g.a = x;
+        g.b = W;
+        g.bias = b;
+        g.m = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        g.b_trans = 1;
+        g.lda = d_in;
+        g.ldb = d_in;
+        g.ldc = d_out;
+        llm_threads_run(th, llm__gemm_task, &g);
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th) {
+    llm__gemm g;
+    if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
+    if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    g.c = C;
+    g.a = A;
+    g.b = B;
+    g.bias = NULL;
+    g.m = M;
+    g.k = K;
+    g.n = N;
+    g.b_trans = 0;
+    g.lda = K;
+    g.ldb = N;
+    g.ldc = N;
+    llm_threads_run(th, llm__gemm_task, &g);
+    return LLM_OK;
+}
+
 /* ======================================================================================
    >>rope implementation
    ====================================================================================== */
