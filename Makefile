@@ -5,6 +5,7 @@
 #                  compiled as C++11, and the link checks; ends with "N passed, N failed"
 #   make sanitize  the tests under ASan + UBSan
 #   make bench     throughput beside this machine's own roofs
+#   make neon      the kernel tests built for aarch64 (NEON) and run under qemu-aarch64
 #   make clean
 CC ?= cc
 CXX ?= c++
@@ -91,8 +92,24 @@ $(B)/bench/%: bench/%.c llm.h | $(B)/bench
 bench: $(addprefix $(B)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
 
+# ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
+# (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
+# falls back to clang --target when only the cross binutils and libc are installed.
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c,$(wildcard tests/test_*.c))
+NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
+             echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
+NEON_RUN ?= qemu-aarch64
+NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS))
+# tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
+$(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
+	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+neon: $(NEON_BINS)
+	@sh tests/run.sh $(NEON_BINS)
+.PHONY: neon
+
 # ---- directories --------------------------------------------------------------------
-$(B) $(B)/examples $(B)/bench $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
+$(B) $(B)/examples $(B)/bench $(B)/neon $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
 	@mkdir -p $@
 
 clean:

@@ -234,7 +234,9 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size);
 LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size);
 
-/* Row kernels: one row of n values; out may equal x (in place). */
+/* Row kernels: one row of n values; out may equal x (in place). The SIMD paths agree
+   with the scalar (libm) ones within a few 1e-6 relative (tests/test_rowops.c states the
+   tolerance per kernel). Norm gains w and the LayerNorm bias b may be NULL (1 and 0). */
 LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps);
 LLMDEF llm_status llm_silu(float *out, const float *x, int n);
@@ -242,6 +244,8 @@ LLMDEF llm_status llm_gelu(float *out, const float *x, int n);     /* tanh appro
 LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n); /* exact, with erf */
 LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n); /* silu(gate) * up */
 LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n);      /* residual add */
+/* Max-subtracted; -inf entries get 0; an all -inf row gives the uniform 1/n; +inf
+   entries share the mass equally. No NaN for finite input. */
 LLMDEF llm_status llm_softmax(float *out, const float *x, int n);
 LLMDEF int llm_argmax(const float *x, int n); /* index of the first maximum; -1 for bad arguments */
 
@@ -543,7 +547,17 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 /* SIMD is chosen at compile time from the compiler's own macros. */
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
+/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
+   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
 #define LLM__AVX2 1
 #include <immintrin.h>
@@ -1308,6 +1322,443 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
     g.ldc = N;
     llm_threads_run(th, llm__gemm_task, &g);
     return LLM_OK;
+}
+
+/* --------------------------------------------------------------------------------------
+   >>rowops  norms, activations, residual add, softmax, argmax
+   --------------------------------------------------------------------------------------
+   One row of n floats per call. Each kernel has a plain scalar loop (libm through
+   LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
+   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
+   L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
+   twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
+   reads gate and up once and writes once. */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__RV 1 /* a row-vector vocabulary exists */
+#if defined(LLM__AVX512)
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s;
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s;
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#else /* LLM__NEON */
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+#endif
+
+/* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
+   |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
+   Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
+   6e-8 half-ulp), evaluated by Horner with FMAs. ln2 is split in a part exact in float
+   and a small rest so r keeps its low bits (Cody-Waite). Max relative error over
+   [-87, 88], measured by tests/test_rowops.c on 2M points against double exp: 7.7e-8
+   (AVX-512 and AVX2), i.e. about 1.3 ulp; the tests hold it to LLM__EXP_RELERR.
+   Inputs below -87.33 (where exp leaves float's normal range) give exactly 0, which is
+   what softmax wants for -inf; inputs above 88 saturate at exp(88) = 1.65e38. */
+#define LLM__EXP_RELERR 1.5e-7
+static inline llm__rv llm__rv_exp(llm__rv x) {
+    const llm__rv lo = llm__rv_set1(-87.33654475f); /* ln(2^-126) */
+    llm__rv xc = llm__rv_min(llm__rv_max(x, lo), llm__rv_set1(88.0f)); /* also maps -inf to lo */
+    llm__rv n = llm__rv_round(llm__rv_mul(xc, llm__rv_set1(1.44269504088896341f)));
+    llm__rv r = llm__rv_fma(n, llm__rv_set1(-0.693145751953125f), xc);  /* ln2 high part, 16 bits */
+    llm__rv p;
+    r = llm__rv_fma(n, llm__rv_set1(-1.42860682030941723212e-6f), r);    /* ln2 - high part */
+    p = llm__rv_set1(1.0f / 5040);
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 720));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 120));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 24));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 6));
+    p = llm__rv_fma(p, r, llm__rv_set1(0.5f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_mul(p, llm__rv_pow2i(n));
+    return llm__rv_ge_or(x, llm__rv_set1(-87.3f), p, llm__rv_set1(0.0f)); /* underflow -> 0 */
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x), computed from e = exp(-|x|) <= 1 so nothing overflows and
+   large negative x keeps its relative accuracy: x >= 0 ? 1/(1+e) : e/(1+e). */
+static inline llm__rv llm__rv_sigmoid(llm__rv x) {
+    const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+    llm__rv e = llm__rv_exp(llm__rv_sub(zero, llm__rv_abs(x)));
+    llm__rv s = llm__rv_div(one, llm__rv_add(one, e));
+    return llm__rv_ge_or(x, zero, s, llm__rv_mul(e, s));
+}
+
+/* The elementwise activations, one vector at a time. */
+static inline llm__rv llm__rv_silu(llm__rv x) { return llm__rv_mul(x, llm__rv_sigmoid(x)); }
+/* GELU, tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline llm__rv llm__rv_gelu(llm__rv x) {
+    llm__rv x2 = llm__rv_mul(x, x);
+    llm__rv u2 = llm__rv_mul(llm__rv_mul(x, llm__rv_set1(2.0f * 0.7978845608028654f)),
+                             llm__rv_fma(x2, llm__rv_set1(0.044715f), llm__rv_set1(1.0f)));
+    return llm__rv_mul(x, llm__rv_sigmoid(u2));
+}
+#endif /* SIMD vocabulary */
+
+/* Elementwise map over a row: full vectors, then the tail (fewer than LLM__RVN values)
+   through a zero-padded vector, so every element goes through the same arithmetic wherever
+   it sits in the row. */
+#ifdef LLM__RV
+#define LLM__RV_MAP(out, x, n, vexpr)                                         \
+    do {                                                                      \
+        int i_ = 0;                                                           \
+        for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
+            llm__rv v = llm__rv_load((x) + i_);                               \
+            llm__rv_store((out) + i_, vexpr);                                 \
+        }                                                                     \
+        if (i_ < (n)) {                                                       \
+            float t_[LLM__RVN] = {0};                                         \
+            llm__rv v;                                                        \
+            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
+            v = llm__rv_load(t_);                                             \
+            llm__rv_store(t_, vexpr);                                         \
+            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* RMSNorm (Zhang & Sennrich 2019): out = x / sqrt(mean(x^2) + eps) * w. w = NULL means
+   no gain (all ones). */
+LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    float ss = 0.0f, scale;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {   /* four accumulators hide the add latency */
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        for (; i + 4 * LLM__RVN <= n; i += 4 * LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i), v1 = llm__rv_load(x + i + LLM__RVN);
+            llm__rv v2 = llm__rv_load(x + i + 2 * LLM__RVN), v3 = llm__rv_load(x + i + 3 * LLM__RVN);
+            a0 = llm__rv_fma(v0, v0, a0);
+            a1 = llm__rv_fma(v1, v1, a1);
+            a2 = llm__rv_fma(v2, v2, a2);
+            a3 = llm__rv_fma(v3, v3, a3);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i);
+            a0 = llm__rv_fma(v0, v0, a0);
+        }
+        ss = llm__rv_hsum(llm__rv_add(llm__rv_add(a0, a1), llm__rv_add(a2, a3)));
+    }
+#endif
+    for (; i < n; i++) ss += x[i] * x[i];
+    scale = 1.0f / LLM_SQRTF(ss / (float)n + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(scale);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_load(x + i), s);
+            llm__rv_store(out + i, w ? llm__rv_mul(v, llm__rv_load(w + i)) : v);
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = x[i] * scale * (w ? w[i] : 1.0f);
+    return LLM_OK;
+}
+
+/* LayerNorm (Ba et al. 2016): out = (x - mean) / sqrt(var + eps) * w + b, the variance
+   biased (divided by n) as in PyTorch. w = NULL means gain 1, b = NULL bias 0.
+   Not E[x^2] - E[x]^2 in one pass, which cancels catastrophically when |mean| >> std:
+   pass 1 sums x for a first mean m; pass 2 sums d = x - m and d^2, which corrects both
+   (the "corrected two-pass" algorithm of Chan, Golub & LeVeque 1983): the true mean is
+   m + sum(d)/n and var = (sum(d^2) - sum(d)^2/n) / n. Pass 3 writes. */
+LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps) {
+    float mean = 0.0f, sd = 0.0f, sd2 = 0.0f, var, rstd;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            a0 = llm__rv_add(a0, llm__rv_load(x + i));
+            a1 = llm__rv_add(a1, llm__rv_load(x + i + LLM__RVN));
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) a0 = llm__rv_add(a0, llm__rv_load(x + i));
+        mean = llm__rv_hsum(llm__rv_add(a0, a1));
+    }
+#endif
+    for (; i < n; i++) mean += x[i];
+    mean /= (float)n;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s0 = llm__rv_set1(0.0f), s1 = s0, q0 = s0, q1 = s0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m), d1 = llm__rv_sub(llm__rv_load(x + i + LLM__RVN), m);
+            s0 = llm__rv_add(s0, d0);
+            s1 = llm__rv_add(s1, d1);
+            q0 = llm__rv_fma(d0, d0, q0);
+            q1 = llm__rv_fma(d1, d1, q1);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m);
+            s0 = llm__rv_add(s0, d0);
+            q0 = llm__rv_fma(d0, d0, q0);
+        }
+        sd = llm__rv_hsum(llm__rv_add(s0, s1));
+        sd2 = llm__rv_hsum(llm__rv_add(q0, q1));
+    }
+#endif
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sd += d;
+        sd2 += d * d;
+    }
+    var = (sd2 - sd * sd / (float)n) / (float)n;
+    mean += sd / (float)n;
+    rstd = 1.0f / LLM_SQRTF((var > 0.0f ? var : 0.0f) + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s = llm__rv_set1(rstd), one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_sub(llm__rv_load(x + i), m), s);
+            llm__rv_store(out + i, llm__rv_fma(v, w ? llm__rv_load(w + i) : one, b ? llm__rv_load(b + i) : zero));
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    return LLM_OK;
+}
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
+#endif
+    return LLM_OK;
+}
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    }
+#endif
+    return LLM_OK;
+}
+
+/* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
+   d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
+   negative x (where 1 + erf cancels) costs more code than it saves time. */
+LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f));
+    return LLM_OK;
+}
+
+/* SwiGLU's gating (Shazeer 2020): out = silu(gate) * up, fused so the FFN hidden vector
+   is read once and written once. out may equal gate or up. */
+LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n) {
+    int i = 0;
+    if (!out || !gate || !up || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN)
+        llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
+    if (i < n) {
+        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
+        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
+        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
+        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
+        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
+    }
+#else
+    for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
+#endif
+    return LLM_OK;
+}
+
+/* Residual add: out = a + b. out may equal a or b. */
+LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n) {
+    int i = 0;
+    if (!out || !a || !b || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_add(llm__rv_load(a + i), llm__rv_load(b + i)));
+#endif
+    for (; i < n; i++) out[i] = a[i] + b[i];
+    return LLM_OK;
+}
+
+/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
+   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
+   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
+   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
+     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
+       NaN row would poison whatever sums it);
+     some entries +inf: they share the mass equally, everything else 0 (the limit again).
+   NaN in x gives an unspecified row. */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
+    float mx = -INFINITY, sum = 0.0f, inv;
+    int i = 0;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    if (n >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(-INFINITY);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(x + i));
+        mx = llm__rv_hmax(m);
+    }
+#endif
+    for (; i < n; i++)
+        if (x[i] > mx) mx = x[i];
+    if (mx == -INFINITY || mx == INFINITY) {
+        int hits = 0;
+        for (i = 0; i < n; i++) hits += x[i] == mx;
+        for (i = 0; i < n; i++) out[i] = x[i] == mx ? 1.0f / (float)hits : 0.0f;
+        return LLM_OK;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mx), s = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv e = llm__rv_exp(llm__rv_sub(llm__rv_load(x + i), m));
+            llm__rv_store(out + i, e);
+            s = llm__rv_add(s, e);
+        }
+        if (i < n) { /* tail padded with -inf, whose exp is exactly 0 */
+            float t[LLM__RVN];
+            llm__rv e;
+            int j;
+            for (j = 0; j < LLM__RVN; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+            e = llm__rv_exp(llm__rv_sub(llm__rv_load(t), m));
+            llm__rv_store(t, e);
+            memcpy(out + i, t, sizeof(float) * (size_t)(n - i));
+            s = llm__rv_add(s, e);
+            i = n;
+        }
+        sum = llm__rv_hsum(s);
+    }
+#endif
+    for (; i < n; i++) {
+        out[i] = LLM_EXPF(x[i] - mx);
+        sum += out[i];
+    }
+    inv = 1.0f / sum;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(inv);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_mul(llm__rv_load(out + i), s));
+    }
+#endif
+    for (; i < n; i++) out[i] *= inv;
+    return LLM_OK;
+}
+
+/* Greedy decoding's pick: the index of the first maximum (NaN entries are skipped; an
+   all-NaN row gives 0). */
+LLMDEF int llm_argmax(const float *x, int n) {
+    int i, best = 0;
+    if (!x || n <= 0) return -1;
+    for (i = 0; i < n && x[i] != x[i]; i++) {
+    }
+    if (i == n) return 0;
+    best = i;
+    for (; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
 }
 
 /* ======================================================================================
