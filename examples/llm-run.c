@@ -158,6 +158,7 @@ int main(int argc, char **argv) {
         if (t_first == 0) t_first = now_s();
     }
     if (!print_ids) printf("\n");
+    fflush(stdout); /* the text before the speed lines on stderr */
     t_end = now_s();
 
     /* run.c's speed line (timed from the first token produced), then ours */
