@@ -22,7 +22,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h
+DEPS = llm.h tests/test.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -33,7 +33,8 @@ FLAGS_scalar = $(ARCH) -DLLM_NO_SIMD
 FLAGS_avx2   = -mavx2 -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
-LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check
+LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
+            $(B)/test/link/readme_check
 
 .PHONY: all demo test sanitize bench clean
 .SECONDARY:
@@ -41,7 +42,7 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 all: $(addprefix $(B)/,$(TOOLS)) $(addprefix $(B)/examples/,$(EXAMPLES))
 
 # ---- tools and examples -------------------------------------------------------------
-$(B)/llm-%: examples/llm-%.c llm.h | $(B)
+$(B)/llm-%: examples/llm-%.c llm.h $(wildcard examples/*.h) | $(B)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 $(B)/examples/%: examples/%.c llm.h | $(B)/examples
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
@@ -92,6 +93,13 @@ $(B)/test/link/static_check: tests/link_static.c llm.h | $(B)/test/link
 	  $(B)/test/link/static_a.o $(B)/test/link/static_b.o -o $@ $(LDLIBS)
 $(B)/test/link/cxx_check: tests/cxx_check.cpp llm.h | $(B)/test/link
 	$(CXX) -std=c++11 $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+
+# The README's embedding example is a test too (tests/readme_check.sh says how).
+$(B)/test/link/readme_example: tests/readme_example.c llm.h | $(B)/test/link
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $< -o $@ $(LDLIBS)
+$(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example README.md
+	printf '#!/bin/sh\nexec sh tests/readme_check.sh $(B)/test/link/readme_example\n' > $@
+	chmod +x $@
 
 test: $(TEST_BINS) $(LINK_BINS)
 	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS)

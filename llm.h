@@ -203,9 +203,211 @@ typedef struct llm_config {
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
 } llm_config;
 
+/* An llm_config with every optional field at its default and every size zero, to be
+   filled in: RMSNorm (eps 1e-5), SwiGLU, RoPE (theta 10000, interleaved pairs), no
+   biases, untied LM head, pre-norm, dense. C++ cannot use C99 designated initializers,
+   so start from this and assign the fields you need. */
+LLMDEF llm_config llm_config_default(void);
+
+/* LLM_OK, or LLM_EINVAL with *reason (if reason is not NULL) naming the first problem
+   found: a zero or negative size, heads that do not divide, an odd rotary dimension,
+   top-k larger than the number of experts, an enum out of range, a NaN, or a model so
+   large its parameter count would not fit in 64 bits. On LLM_OK *reason is "ok". */
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason);
+
+/* head_dim, or d_model / n_heads when head_dim is 0. */
+LLMDEF int llm_config_head_dim(const llm_config *c);
+
+/* The preset table: published architectures by lower-case name ("llama-2-7b"; the
+   match ignores case). NULL for an unknown name. llm_preset_at(i) walks the table,
+   NULL past its end. The table itself (in the implementation) is one readable row
+   per model. */
+LLMDEF const llm_config *llm_preset(const char *name);
+LLMDEF const llm_config *llm_preset_at(int i);
+
 /* ======================================================================================
    >>estimate
    ====================================================================================== */
+
+/* Every estimator is a pure function of its arguments: no allocation, no state.
+   Counts are uint64_t, bytes / FLOPs / seconds are double (exact up to 2^53, about
+   9e15, which covers every byte count below 9 PB). GB = 1e9 B, GiB = 2^30 B. */
+
+/* ---- parameters --------------------------------------------------------------------- */
+
+/* Parameter counts by component, exact to the last parameter. All fields are 0 for a
+   config that llm_config_check rejects. */
+typedef struct llm_params {
+    uint64_t total;         /* everything stored */
+    uint64_t embedding;     /* token embedding table V d */
+    uint64_t positions;     /* learned position table max_seq_len d (GPT-2), else 0 */
+    uint64_t attention;     /* all layers: Q, K, V, O matrices and their biases */
+    uint64_t ffn;           /* all layers: FFN matrices and biases, every expert, routers */
+    uint64_t norm;          /* all layers' norms and the final norm, weights and biases */
+    uint64_t lm_head;       /* V d, or 0 when tied to the embedding */
+    uint64_t per_layer;     /* one decoder block: its attention + FFN + norms */
+    uint64_t non_embedding; /* Kaplan et al.'s N: the blocks' weight matrices only (no
+                               biases, norms, embeddings, positions or LM head) */
+    uint64_t bias;          /* all bias vectors (counted inside attention / ffn / norm) */
+    uint64_t active;        /* used per token: total minus the experts a token skips */
+    uint64_t active_non_embedding; /* N of the experts a token uses (the N in 6N for MoE) */
+} llm_params;
+
+LLMDEF llm_params llm_count_params(const llm_config *c);
+
+/* ---- FLOPs -------------------------------------------------------------------------- */
+
+/* FLOPs per token (one multiply-add = 2 FLOPs) for a token that attends to `context`
+   positions. N below is llm_params.active_non_embedding. */
+typedef struct llm_flops {
+    double matmul;     /* 2 N: every weight matrix of the blocks, once */
+    double lm_head;    /* 2 V d: the logits (Kaplan's 2N leaves it out) */
+    double attention;  /* 4 L T (n_heads head_dim): QK^T and AV over T = context positions;
+                          halved if `causal`: a causal kernel skipping masked tiles does
+                          on average half the T x T work of a T-token sequence; a sliding
+                          window W caps the keys per token at W */
+    double forward;    /* matmul + lm_head + attention */
+    double train;      /* 3 forward: the backward pass costs twice the forward */
+    double train_6n;   /* 6 N (Kaplan et al. 2020; Chinchilla's C = 6ND) */
+    double train_palm; /* 6 N + 12 L (n_heads head_dim) T (PaLM, appendix B), T = context */
+} llm_flops;
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal);
+/* Training FLOPs of a run: 6 N D with N = active_non_embedding (the convention behind
+   "Llama 2 7B on 2T tokens = 7.77e22 FLOP"). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens);
+/* Attention FLOPs over the rest in training, 12 L T (n_heads head_dim) / 6 N: T / (6 d)
+   exactly when N = 12 L d^2 (GPT-2, GPT-3). */
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context);
+/* Seconds for `flops` on n_gpus GPUs of peak_flops (FLOP/s) each at model FLOPs
+   utilisation mfu (0..1); GPU-hours is the same work counted per GPU. MFU is the
+   inverse: achieved FLOP/s over peak. All return 0 for non-positive inputs. */
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu);
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu);
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops);
+/* Chinchilla (Hoffmann et al. 2022): about 20 tokens per parameter is compute-optimal;
+   for a budget C = 6 N D that gives N = sqrt(C / 120), D = 20 N. */
+LLMDEF double llm_chinchilla_tokens(double n_params);
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens);
+/* Pipeline bubble fraction (P - 1) / (M + P - 1): P stages, M micro-batches (GPipe). */
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches);
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+/* Every parameter stored in dtype (block scales included: q4_32 is 4.5 bits). */
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype);
+
+/* Mixed-precision Adam per GPU: 2 B fp16/bf16 weights + 2 B gradients + 12 B fp32
+   master weights, momentum and variance = 16 B per parameter (ZeRO paper, Rajbhandari
+   et al. 2020). ZeRO shards over n_gpus data-parallel GPUs: stage 1 the optimizer
+   states, stage 2 also the gradients, stage 3 also the weights. */
+typedef struct llm_train_state {
+    double weights, grads, optimizer, total; /* bytes per GPU */
+} llm_train_state;
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus);
+
+/* Activations kept for the backward pass, whole model, per GPU, bytes (Korthikanti et
+   al. 2022, "Reducing activation recomputation"): per layer s b d (34 + 5 a s / d) with
+   s = seq_len, b = batch, a = n_heads, 16-bit activations, GPT-style block. 5 a s / d is
+   the T x T attention scores, softmax and its dropout mask: flash attention never
+   stores them. Full recomputation keeps only each layer's input, 2 s b d. Tensor
+   parallelism over tp GPUs: s b d (10 + 24 / tp + 5 a s / (d tp)). */
+enum { LLM_ACT_FLASH = 1, LLM_ACT_RECOMPUTE = 2 };
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp);
+
+/* ---- GPUs --------------------------------------------------------------------------- */
+
+/* Dense (no sparsity) peak and memory of a GPU. Marketing "80 GB" is really 80 GiB on
+   NVIDIA datacentre cards; mem_bytes is the total the driver reports (nvidia-smi). */
+typedef struct llm_gpu {
+    const char *name;       /* "a100-80gb" */
+    const char *full_name;  /* "NVIDIA A100-SXM4-80GB" */
+    double mem_marketed_gb; /* the number on the datasheet */
+    double mem_bytes;       /* as the driver reports it */
+    double bf16_tflops;     /* dense bf16/fp16 tensor peak, fp32 accumulate */
+    double fp32_tflops;     /* non-tensor fp32 */
+    double bandwidth_gbs;   /* memory bandwidth, GB/s (1e9 B/s) */
+    const char *memory_type;
+} llm_gpu;
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name); /* NULL if unknown; ignores case */
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i);         /* NULL past the end */
+
+/* ---- the planner -------------------------------------------------------------------- */
+
+/* What to run where. Start from llm_plan_default() (fp16 weights and KV, batch 1, the
+   model's context, one GPU, the 2 GB overhead allowance) and set what you need. A
+   zeroed llm_plan is valid too, but means fp32 weights and KV and no overhead. */
+typedef struct llm_plan {
+    const llm_config *model;
+    const llm_gpu *gpu;
+    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO);
+                            0 = 1 */
+    int64_t batch;       /* sequences in flight (training: micro-batch per GPU); 0 = 1 */
+    int64_t seq_len;     /* tokens per sequence; 0 = model->max_seq_len */
+    llm_dtype weights;   /* inference weight dtype (training is always 2+2+12 B/param) */
+    llm_dtype kv;        /* KV cache dtype (LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8) */
+    int train;           /* 0 inference, 1 training */
+    int zero_stage;      /* 0..3, training only */
+    int recompute;       /* training: full activation recomputation */
+    int flash;           /* training: flash attention (no T x T activations) */
+    double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
+    double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
+} llm_plan;
+
+/* fits: total <= tight x capacity; tight: up to the capacity (no room for fragmentation,
+   a longer prompt, a bigger batch); does not fit: beyond it. */
+typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
+LLMDEF const char *llm_verdict_str(llm_verdict v); /* "fits", "tight", "does not fit" */
+
+/* One concrete change and its effect. `value` is the new setting: a dtype for the
+   weight / KV advice, KV heads for GQA, tokens, sequences, GPUs, or a ZeRO stage. */
+typedef enum llm_advice_kind {
+    LLM_ADVICE_WEIGHTS_DTYPE = 0, LLM_ADVICE_KV_DTYPE, LLM_ADVICE_GQA, LLM_ADVICE_SEQ,
+    LLM_ADVICE_BATCH, LLM_ADVICE_TENSOR_PARALLEL, LLM_ADVICE_ZERO, LLM_ADVICE_FLASH,
+    LLM_ADVICE_RECOMPUTE, LLM_ADVICE_DATA_PARALLEL
+} llm_advice_kind;
+typedef struct llm_advice {
+    llm_advice_kind kind;
+    int64_t value;
+    double total_bytes;  /* per-GPU total after the change */
+    llm_verdict verdict; /* after the change */
+    int cumulative;      /* 1: on top of the items before it (training); 0: on its own */
+} llm_advice;
+LLMDEF const char *llm_advice_str(llm_advice_kind k); /* e.g. "tensor parallelism over N GPUs" */
+
+#define LLM_PLAN_MAX_LINES 8
+#define LLM_PLAN_MAX_ADVICE 12
+typedef struct llm_plan_line {
+    const char *name; /* "weights", "KV cache", ... */
+    double bytes;     /* per GPU */
+} llm_plan_line;
+/* Inference lines: weights, KV cache, overhead. Training lines: 16-bit weights,
+   16-bit gradients, Adam state (fp32 master, m, v), activations, overhead. */
+typedef struct llm_plan_result {
+    llm_params params;
+    int64_t seq_len;          /* resolved */
+    int n_lines;
+    llm_plan_line line[LLM_PLAN_MAX_LINES];
+    double total_bytes;       /* per GPU: the sum of the lines */
+    double capacity_bytes;    /* per GPU, as the driver reports it */
+    double headroom_bytes;    /* capacity - total; negative when it does not fit */
+    double used;              /* total / capacity */
+    llm_verdict verdict;
+    double decode_seconds;    /* per decode step, lower bound: bytes read / bandwidth */
+    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak
+                                 (training: one micro-batch's forward pass) */
+    double prefill_flops;
+    double step_flops;        /* training: one micro-batch on one GPU, 3 forward passes
+                                 (4 with recomputation) of batch x seq_len tokens */
+    int n_advice;             /* filled unless the plan fits: for inference each change on
+                                 its own, for training a cumulative ladder that ends when it fits */
+    llm_advice advice[LLM_PLAN_MAX_ADVICE];
+} llm_plan_result;
+
+LLMDEF llm_plan llm_plan_default(void);
+/* LLM_EINVAL (and *reason) for a bad config, a missing GPU, batch / seq / GPUs out of
+   range (each up to 2^31 - 1), a ZeRO stage outside 0..3, or an unknown dtype. */
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason);
 
 /* ======================================================================================
    >>kernels
@@ -881,9 +1083,617 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    >>config implementation
    ====================================================================================== */
 
+LLMDEF llm_config llm_config_default(void) {
+    llm_config c;
+    memset(&c, 0, sizeof c); /* sizes 0; enums 0 = RMS, SwiGLU, RoPE, interleaved, no bias */
+    c.name = "custom";
+    c.norm_eps = 1e-5f;
+    c.rope_theta = 10000.0f;
+    return c;
+}
+
+LLMDEF int llm_config_head_dim(const llm_config *c) {
+    if (!c) return 0;
+    if (c->head_dim) return c->head_dim;
+    return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
+}
+
+/* The published architectures, one row per model, from each model's config.json or
+   paper (../shared/presets.tsv). Columns:
+     d      residual width          L    layers            H / KV  query / key-value heads
+     hd     head dim                ff   FFN hidden width  V       vocabulary
+     ctx    trained context         norm RMS or LAYER (+b: LayerNorm bias)   eps
+     ffn    SWIGLU, GELU or GEGLU   pos  ROPE or LEARNED   theta   RoPE base
+     pairs  which dims RoPE pairs: INTERLEAVED in Meta's / Mistral's reference code and
+            llama2.c, HALVES for models published only in Hugging Face format
+     rs     Llama 3.1-style RoPE frequency scaling factor (low 1, high 4, original 8192)
+     tie    LM head tied to the embedding   bias NONE, QKV or ALL
+     E / k  experts per layer / routed per token   win  sliding attention window */
+#define LLM__ROW(name, d, L, H, KV, hd, ff, V, ctx, norm, nb, eps, ffn, pos, theta, pairs, rs, tie, bias, E, \
+                 k, win)                                                                                  \
+    {name, d, L, H, KV, hd, ff, V, ctx, LLM_NORM_##norm, nb, eps, LLM_FFN_##ffn, LLM_POS_##pos, theta,      \
+     LLM_ROPE_##pairs, 0, rs, (rs) > 0 ? 1.0f : 0.0f, (rs) > 0 ? 4.0f : 0.0f, (rs) > 0 ? 8192 : 0, tie,    \
+     LLM_BIAS_##bias, 0, E, k, 0, win}
+static const llm_config llm__presets[] = {
+/*  name              d      L    H    KV  hd   ff     V       ctx     norm   nb eps    ffn     pos      theta    pairs        rs  tie bias E  k  win */
+LLM__ROW("gpt2",           768,  12,  12,  12, 64,  3072, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-medium",   1024,  24,  16,  16, 64,  4096, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-large",    1280,  36,  20,  20, 64,  5120, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-xl",       1600,  48,  25,  25, 64,  6400, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt-3-175b",   12288,  96,  96,  96, 128, 49152, 50257,  2048, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("llama-2-7b",    4096,  32,  32,  32, 128, 11008, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-13b",   5120,  40,  40,  40, 128, 13824, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-70b",   8192,  80,  64,   8, 128, 28672, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-8b",    4096,  32,  32,   8, 128, 14336, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-70b",   8192,  80,  64,   8, 128, 28672, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-8b",  4096,  32,  32,   8, 128, 14336, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-70b", 8192,  80,  64,   8, 128, 28672, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-405b",16384, 126, 128,  8, 128, 53248, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-1b",  2048,  16,  32,   8, 64,  8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-3b",  3072,  28,  24,   8, 128, 8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("mistral-7b",    4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 4096),
+LLM__ROW("mixtral-8x7b",  4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    1000000, INTERLEAVED, 0,  0, NONE, 8, 2, 0),
+LLM__ROW("qwen2.5-0.5b",   896,  24,  14,   2, 64,  4864, 151936, 32768, RMS,   0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  1, QKV,  0, 0, 0),
+LLM__ROW("qwen2.5-7b",    3584,  28,  28,   4, 128, 18944, 152064, 131072, RMS, 0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  0, QKV,  0, 0, 0),
+LLM__ROW("tinyllama-1.1b",2048,  22,  32,   4, 64,  5632, 32000,   2048, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 0),
+LLM__ROW("smollm2-135m",   576,  30,   9,   3, 64,  1536, 49152,   8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    100000,  HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("phi-3-mini",    3072,  32,  32,  32, 96,  8192, 32064,   4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 2047),
+LLM__ROW("gemma-2b",      2048,  18,   8,   1, 256, 16384, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("gemma-7b",      3072,  28,  16,  16, 256, 24576, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+};
+#undef LLM__ROW
+#define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
+
+/* ASCII case-insensitive equality, independent of the C locale. */
+static int llm__name_eq(const char *a, const char *b) {
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+        if (!x) return 1;
+    }
+}
+
+LLMDEF const llm_config *llm_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_PRESETS; i++)
+        if (llm__name_eq(name, llm__presets[i].name)) return &llm__presets[i];
+    return NULL;
+}
+LLMDEF const llm_config *llm_preset_at(int i) { return i >= 0 && i < LLM__N_PRESETS ? &llm__presets[i] : NULL; }
+
+/* Validation names the first problem, so a user can fix a config field by field. */
+#define LLM__REJECT(why)                \
+    do {                                \
+        if (reason) *reason = (why);    \
+        return LLM_EINVAL;              \
+    } while (0)
+
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
+    int hd;
+    double n;
+    if (reason) *reason = "ok";
+    if (!c) LLM__REJECT("config is NULL");
+    if (c->d_model <= 0) LLM__REJECT("d_model must be positive");
+    if (c->n_layers <= 0) LLM__REJECT("n_layers must be positive");
+    if (c->n_heads <= 0) LLM__REJECT("n_heads must be positive");
+    if (c->n_kv_heads <= 0) LLM__REJECT("n_kv_heads must be positive");
+    if (c->n_kv_heads > c->n_heads) LLM__REJECT("n_kv_heads must not exceed n_heads");
+    if (c->n_heads % c->n_kv_heads) LLM__REJECT("n_kv_heads must divide n_heads");
+    if (c->head_dim < 0) LLM__REJECT("head_dim must not be negative");
+    if (c->head_dim == 0 && c->d_model % c->n_heads) LLM__REJECT("n_heads must divide d_model (or set head_dim)");
+    hd = llm_config_head_dim(c);
+    if (c->d_ff <= 0) LLM__REJECT("d_ff must be positive");
+    if (c->vocab <= 0) LLM__REJECT("vocab must be positive");
+    if (c->max_seq_len <= 0) LLM__REJECT("max_seq_len must be positive");
+    if ((int)c->norm < 0 || (int)c->norm > (int)LLM_NORM_LAYER) LLM__REJECT("norm kind out of range");
+    if ((int)c->ffn < 0 || (int)c->ffn > (int)LLM_FFN_GEGLU) LLM__REJECT("ffn kind out of range");
+    if ((int)c->pos < 0 || (int)c->pos > (int)LLM_POS_NONE) LLM__REJECT("position kind out of range");
+    if ((int)c->bias < 0 || (int)c->bias > (int)LLM_BIAS_ALL) LLM__REJECT("bias kind out of range");
+    if ((int)c->rope_layout < 0 || (int)c->rope_layout > (int)LLM_ROPE_HALVES) LLM__REJECT("rope layout out of range");
+    if (c->norm_bias && c->norm != LLM_NORM_LAYER) LLM__REJECT("norm_bias needs LayerNorm (RMSNorm has no bias)");
+    /* !(x >= 0) also catches NaN */
+    if (!(c->norm_eps >= 0.0f) || c->norm_eps > 1.0f) LLM__REJECT("norm_eps must be in [0, 1]");
+    if (!(c->rope_theta >= 0.0f) || c->rope_theta > 1e30f) LLM__REJECT("rope_theta must be finite and not negative");
+    if (!(c->rope_scale >= 0.0f) || c->rope_scale > 1e30f) LLM__REJECT("rope_scale must be finite and not negative");
+    if (!(c->rope_low_freq_factor >= 0.0f) || !(c->rope_high_freq_factor >= 0.0f) ||
+        c->rope_low_freq_factor > 1e30f || c->rope_high_freq_factor > 1e30f || c->rope_orig_ctx < 0)
+        LLM__REJECT("rope scaling factors must be finite and not negative");
+    if (c->rotary_dim < 0 || c->rotary_dim > hd) LLM__REJECT("rotary_dim must be in 0..head_dim");
+    /* RoPE rotates pairs of dimensions: an odd count leaves one without a partner */
+    if (c->pos == LLM_POS_ROPE && ((c->rotary_dim ? c->rotary_dim : hd) & 1)) LLM__REJECT("RoPE needs an even head_dim (rotary_dim)");
+    if (c->n_experts < 0 || c->n_experts_per_tok < 0 || c->n_shared_experts < 0)
+        LLM__REJECT("expert counts must not be negative");
+    if (c->n_experts == 0 && c->n_experts_per_tok) LLM__REJECT("n_experts_per_tok set without n_experts");
+    if (c->n_experts > 0 && c->n_experts_per_tok == 0) LLM__REJECT("n_experts_per_tok must be positive with experts");
+    if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
+    if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
+    if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
+    /* Every count below is computed in 64 bits; refuse configs where even that would
+       wrap. Estimated in double with generous margins (factor 2 on every term). */
+    n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
+        (double)c->n_layers * ((double)c->d_model * hd * (2.0 * c->n_heads + 2.0 * c->n_kv_heads + 4.0) +
+                               3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts + c->n_shared_experts) +
+                               (double)c->d_model * (c->n_experts + 8.0) + 2.0 * c->d_ff);
+    if (n * 64.0 > 9.2e18) LLM__REJECT("model too large: byte counts would overflow 64 bits");
+    return LLM_OK;
+}
+
 /* ======================================================================================
    >>estimate implementation
    ====================================================================================== */
+
+/* ---- parameters ----------------------------------------------------------------------
+   One decoder block, with d = d_model, q = n_heads head_dim, kv = n_kv_heads head_dim:
+     attention  Wq d q + Wk d kv + Wv d kv + Wo q d   (+ q + 2 kv biases for QKV,
+                                                        + d more for ALL)
+     FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
+                (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
+     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias
+   plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
+   unless tied. GPT-2 small: 12 (12 d^2 + 13 d) + V d + 1024 d + 2 d = 124,439,808. */
+LLMDEF llm_params llm_count_params(const llm_config *c) {
+    llm_params p;
+    uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
+    uint64_t L, active_experts, active_ffn_w;
+    memset(&p, 0, sizeof p);
+    if (llm_config_check(c, NULL) != LLM_OK) return p;
+    d = (uint64_t)c->d_model;
+    q = (uint64_t)c->n_heads * (uint64_t)llm_config_head_dim(c);
+    kv = (uint64_t)c->n_kv_heads * (uint64_t)llm_config_head_dim(c);
+    ff = (uint64_t)c->d_ff;
+    L = (uint64_t)c->n_layers;
+
+    attn_w = d * q + 2 * d * kv + q * d;
+    attn_b = c->bias == LLM_BIAS_QKV ? q + 2 * kv : c->bias == LLM_BIAS_ALL ? q + 2 * kv + d : 0;
+
+    mats = c->ffn == LLM_FFN_GELU ? 2 : 3; /* gated FFNs have a third matrix */
+    ffn_one = mats * d * ff;
+    ffn_b_one = c->bias == LLM_BIAS_ALL ? ff * (mats - 1) + d : 0;
+    experts = c->n_experts ? (uint64_t)c->n_experts + (uint64_t)c->n_shared_experts : 1;
+    active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok + (uint64_t)c->n_shared_experts : 1;
+    router = c->n_experts ? d * (uint64_t)c->n_experts : 0;
+    ffn_w = experts * ffn_one + router;
+    ffn_b = experts * ffn_b_one;
+    active_ffn_w = active_experts * ffn_one + router;
+
+    norm_one = c->norm_bias ? 2 * d : d;
+
+    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + 2 * norm_one;
+    p.attention = L * (attn_w + attn_b);
+    p.ffn = L * (ffn_w + ffn_b);
+    p.norm = L * 2 * norm_one + norm_one; /* + the final norm */
+    p.embedding = (uint64_t)c->vocab * d;
+    p.positions = c->pos == LLM_POS_LEARNED ? (uint64_t)c->max_seq_len * d : 0;
+    p.lm_head = c->tied_embeddings ? 0 : (uint64_t)c->vocab * d;
+    p.total = p.embedding + p.positions + L * p.per_layer + norm_one + p.lm_head;
+    p.bias = L * (attn_b + ffn_b) + (c->norm_bias ? d * (2 * L + 1) : 0);
+    /* Kaplan et al. (2020) count N = 12 L d^2 for GPT: the blocks' matrices, nothing else.
+       That reproduces both published non-embedding counts: GPT-2 small 84,934,656 and
+       Llama 2 7B 6,476,005,376 (total minus embedding, LM head and the 65 RMSNorms). */
+    p.non_embedding = L * (attn_w + ffn_w);
+    p.active_non_embedding = L * (attn_w + active_ffn_w);
+    p.active = p.total - L * (experts - active_experts) * (ffn_one + ffn_b_one);
+    return p;
+}
+
+/* ---- FLOPs ---------------------------------------------------------------------------- */
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal) {
+    llm_flops f;
+    llm_params p = llm_count_params(c);
+    double N, qdim, T = context > 0 ? (double)context : 0.0;
+    memset(&f, 0, sizeof f);
+    if (!p.total) return f;
+    N = (double)p.active_non_embedding;
+    qdim = (double)c->n_heads * llm_config_head_dim(c);
+    f.matmul = 2.0 * N;
+    f.lm_head = 2.0 * (double)c->vocab * c->d_model;
+    /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
+       (2 T qdim) */
+    if (c->sliding_window > 0 && T > c->sliding_window) {
+        /* each token sees at most W keys; causal: the first W tokens see 1..W */
+        double W = c->sliding_window;
+        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
+    } else {
+        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    }
+    f.forward = f.matmul + f.lm_head + f.attention;
+    f.train = 3.0 * f.forward;
+    f.train_6n = 6.0 * N;
+    f.train_palm = 6.0 * N + 12.0 * c->n_layers * qdim * T;
+    return f;
+}
+
+/* Which N in 6 N D: the active non-embedding count. Llama 2 7B on 2T tokens:
+   6 x 6,476,005,376 x 2e12 = 7.77e22 FLOP (with the full 6.74e9 it would be 8.09e22). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens) {
+    llm_params p = llm_count_params(c);
+    if (!(tokens > 0)) return 0.0;
+    return 6.0 * (double)p.active_non_embedding * tokens;
+}
+
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context) {
+    llm_flops f = llm_count_flops(c, context, 0);
+    return f.train_6n > 0 ? (f.train_palm - f.train_6n) / f.train_6n : 0.0;
+}
+
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu) {
+    if (!(flops > 0) || !(n_gpus > 0) || !(peak_flops > 0) || !(mfu > 0)) return 0.0;
+    return flops / (n_gpus * peak_flops * mfu);
+}
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu) {
+    return llm_train_seconds(flops, 1.0, peak_flops, mfu) / 3600.0;
+}
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops) {
+    if (!(flops > 0) || !(seconds > 0) || !(n_gpus > 0) || !(peak_flops > 0)) return 0.0;
+    return flops / seconds / (n_gpus * peak_flops);
+}
+LLMDEF double llm_chinchilla_tokens(double n_params) { return n_params > 0 ? 20.0 * n_params : 0.0; }
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens) {
+    /* C = 6 N D and D = 20 N give C = 120 N^2 */
+    double n = flops > 0 ? sqrt(flops / 120.0) : 0.0;
+    if (n_params) *n_params = n;
+    if (tokens) *tokens = 20.0 * n;
+}
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches) {
+    if (stages < 1 || micro_batches < 1) return 0.0;
+    return (double)(stages - 1) / ((double)micro_batches + stages - 1);
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype) {
+    llm_params p = llm_count_params(c);
+    return (double)p.total * llm_dtype_bits(dtype) / 8.0;
+}
+
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus) {
+    llm_train_state s;
+    double nd = n_gpus >= 1 ? n_gpus : 1.0;
+    memset(&s, 0, sizeof s);
+    if (!(n_params > 0) || zero_stage < 0 || zero_stage > 3) return s;
+    /* The ZeRO paper's 7.5B model on 64 GPUs: 120, 31.4, 16.6, 1.9 GB per GPU */
+    s.weights = 2.0 * n_params / (zero_stage >= 3 ? nd : 1.0);
+    s.grads = 2.0 * n_params / (zero_stage >= 2 ? nd : 1.0);
+    s.optimizer = 12.0 * n_params / (zero_stage >= 1 ? nd : 1.0);
+    s.total = s.weights + s.grads + s.optimizer;
+    return s;
+}
+
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp) {
+    double s = (double)seq_len, b = (double)batch, d, a, t = tp > 0 ? tp : 1, per_layer;
+    if (llm_config_check(c, NULL) != LLM_OK || seq_len <= 0 || batch <= 0) return 0.0;
+    d = c->d_model;
+    a = c->n_heads;
+    if (flags & LLM_ACT_RECOMPUTE) {
+        per_layer = 2.0 * s * b * d; /* only each layer's 16-bit input survives */
+    } else {
+        /* 10 s b d replicated (norm inputs, dropout masks), 24 s b d split by tensor
+           parallelism, 5 a s^2 b / tp for the scores, softmax and dropout mask */
+        per_layer = s * b * d * (10.0 + 24.0 / t);
+        if (!(flags & LLM_ACT_FLASH)) per_layer += 5.0 * a * s * s * b / t;
+    }
+    return per_layer * c->n_layers;
+}
+
+/* ---- GPUs ----------------------------------------------------------------------------- */
+
+/* Memory "as the driver reports it" is nvidia-smi's total in MiB (../shared/gpus.tsv);
+   bf16 TFLOPS are dense, never the 2x sparsity headline; GeForce cards are quoted with
+   fp32 accumulation, which is what bf16 GEMMs use. */
+#define LLM__MIB 1048576.0
+static const llm_gpu llm__gpus[] = {
+    /* name        full name                     GB    driver (MiB)        bf16    fp32  GB/s    memory */
+    {"a100-40gb", "NVIDIA A100-SXM4-40GB",       40,  40960 * LLM__MIB,  312.0,  19.5, 1555, "HBM2"},
+    {"a100-80gb", "NVIDIA A100-SXM4-80GB",       80,  81920 * LLM__MIB,  312.0,  19.5, 2039, "HBM2e"},
+    {"h100-sxm",  "NVIDIA H100-SXM5-80GB",       80,  81559 * LLM__MIB,  989.4,  66.9, 3350, "HBM3"},
+    {"h100-pcie", "NVIDIA H100-PCIe-80GB",       80,  81559 * LLM__MIB,  756.0,  51.2, 2000, "HBM2e"},
+    {"h200",      "NVIDIA H200-SXM-141GB",       141, 143771 * LLM__MIB, 989.4,  66.9, 4800, "HBM3e"},
+    {"b200",      "NVIDIA B200 (HGX, 1000 W)",   180, 183359 * LLM__MIB, 2250.0, 80.0, 8000, "HBM3e"},
+    {"l4",        "NVIDIA L4",                   24,  23034 * LLM__MIB,  121.0,  30.3, 300,  "GDDR6"},
+    {"l40s",      "NVIDIA L40S",                 48,  46068 * LLM__MIB,  362.05, 91.6, 864,  "GDDR6"},
+    {"rtx-3090",  "NVIDIA GeForce RTX 3090",     24,  24576 * LLM__MIB,  71.0,   35.6, 936,  "GDDR6X"},
+    {"rtx-4090",  "NVIDIA GeForce RTX 4090",     24,  24564 * LLM__MIB,  165.2,  82.6, 1008, "GDDR6X"},
+    {"rtx-5090",  "NVIDIA GeForce RTX 5090",     32,  32607 * LLM__MIB,  209.5,  104.8, 1792, "GDDR7"},
+    {"mi300x",    "AMD Instinct MI300X",         192, 196608 * LLM__MIB, 1307.4, 163.4, 5300, "HBM3"},
+    {"t4",        "NVIDIA T4 (fp16, no bf16)",   16,  15360 * LLM__MIB,  65.0,   8.1,  320,  "GDDR6"},
+    {"v100-32gb", "NVIDIA V100-SXM2-32GB (fp16)", 32, 32768 * LLM__MIB,  125.0,  15.7, 900,  "HBM2"},
+};
+#define LLM__N_GPUS ((int)(sizeof llm__gpus / sizeof llm__gpus[0]))
+
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_GPUS; i++)
+        if (llm__name_eq(name, llm__gpus[i].name)) return &llm__gpus[i];
+    return NULL;
+}
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i) { return i >= 0 && i < LLM__N_GPUS ? &llm__gpus[i] : NULL; }
+
+/* ---- the planner ---------------------------------------------------------------------- */
+
+LLMDEF llm_plan llm_plan_default(void) {
+    llm_plan p;
+    memset(&p, 0, sizeof p);
+    p.n_gpus = 1;
+    p.batch = 1;
+    p.weights = LLM_F16;
+    p.kv = LLM_F16;
+    /* The theory's allowance for the CUDA context, cuBLAS workspace, the forward pass's
+       scratch and allocator fragmentation: with it, Llama 2 13B at batch 8 x 4096 tokens
+       is 26.0 GB weights + 26.8 GB KV + 2 GB = 54.9 GB. */
+    p.overhead_bytes = 2e9;
+    p.tight = 0.9;
+    return p;
+}
+
+LLMDEF const char *llm_verdict_str(llm_verdict v) {
+    switch (v) {
+    case LLM_FITS: return "fits";
+    case LLM_TIGHT: return "tight";
+    case LLM_DOES_NOT_FIT: return "does not fit";
+    }
+    return "unknown";
+}
+
+LLMDEF const char *llm_advice_str(llm_advice_kind k) {
+    switch (k) {
+    case LLM_ADVICE_WEIGHTS_DTYPE: return "quantize the weights";
+    case LLM_ADVICE_KV_DTYPE: return "8-bit KV cache";
+    case LLM_ADVICE_GQA: return "a GQA model with fewer KV heads";
+    case LLM_ADVICE_SEQ: return "a shorter context";
+    case LLM_ADVICE_BATCH: return "a smaller batch";
+    case LLM_ADVICE_TENSOR_PARALLEL: return "tensor parallelism";
+    case LLM_ADVICE_ZERO: return "a higher ZeRO stage";
+    case LLM_ADVICE_FLASH: return "flash attention";
+    case LLM_ADVICE_RECOMPUTE: return "full activation recomputation";
+    case LLM_ADVICE_DATA_PARALLEL: return "ZeRO-3 over more GPUs";
+    }
+    return "unknown";
+}
+
+#define LLM__PLAN_MAX 2147483647LL
+
+/* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
+   scale per (layer, head, position) row of K and of V for LLM_INT8. This is
+   llm_kv_cache_bytes (>>attention), the function that sizes the real cache, so the plan
+   and llm_kv_cache_init always agree; it returns 0 past 2^64 bytes, where the same
+   formula in double takes over (2^31 sequences of 2^31 tokens of a 405B model). */
+static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
+    double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    uint64_t exact = llm_kv_cache_bytes(c, seq, batch, t);
+    if (exact) return (double)exact;
+    return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
+}
+
+/* Fill in the fields where zero means a default. */
+static void llm__plan_resolve(llm_plan *p) {
+    if (p->n_gpus == 0) p->n_gpus = 1;
+    if (p->batch == 0) p->batch = 1;
+    if (p->seq_len == 0 && p->model && p->model->max_seq_len > 0) p->seq_len = p->model->max_seq_len;
+    if (p->tight == 0) p->tight = 0.9;
+}
+
+/* The memory lines and times of one plan, without advice. */
+static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, const char **reason) {
+    const llm_config *c;
+    double n_gpus, overhead;
+    int64_t seq;
+    llm_plan resolved;
+    const llm_plan *p = &resolved;
+    if (reason) *reason = "ok";
+    memset(r, 0, sizeof *r);
+    if (!plan) LLM__REJECT("plan is NULL");
+    resolved = *plan;
+    llm__plan_resolve(&resolved);
+    if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
+    if (!p->gpu) LLM__REJECT("no GPU");
+    if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
+        LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
+    if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
+    if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
+    if (p->seq_len < 1 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 1..2^31-1");
+    if (p->zero_stage < 0 || p->zero_stage > 3) LLM__REJECT("ZeRO stage must be 0, 1, 2 or 3");
+    if (!(llm_dtype_bits(p->weights) > 0)) LLM__REJECT("unknown weight dtype");
+    if (p->kv != LLM_F32 && p->kv != LLM_F16 && p->kv != LLM_BF16 && p->kv != LLM_INT8)
+        LLM__REJECT("KV cache dtype must be f32, f16, bf16 or int8");
+    if (!(p->overhead_bytes >= 0) || p->overhead_bytes > 1e18) LLM__REJECT("overhead must be in 0..1e18 bytes");
+    if (!(p->tight > 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
+    c = p->model;
+    seq = p->seq_len;
+    n_gpus = (double)p->n_gpus;
+    overhead = p->overhead_bytes;
+    r->params = llm_count_params(c);
+    r->seq_len = seq;
+    r->capacity_bytes = p->gpu->mem_bytes;
+
+    if (!p->train) {
+        /* Inference. Tensor parallelism splits every matrix and the KV heads over the
+           GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm_kv_cache_bytes). */
+        double w = llm_weight_bytes(c, p->weights) / n_gpus;
+        /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);
+        double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights";
+        r->line[0].bytes = w;
+        r->line[1].name = "KV cache";
+        r->line[1].bytes = kv;
+        r->line[2].name = "overhead";
+        r->line[2].bytes = overhead;
+        r->n_lines = 3;
+        /* A decode step reads every weight it uses and every sequence's KV cache once:
+           at best memory-bandwidth bound. With MoE only the active experts are read (at
+           batch 1; larger batches touch more). */
+        r->decode_seconds = (w * active + kv) / (p->gpu->bandwidth_gbs * 1e9);
+        /* The prompt: batch x seq tokens, causal attention, at best at peak FLOP/s. */
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (n_gpus * p->gpu->bf16_tflops * 1e12);
+    } else {
+        /* Training: mixed-precision Adam state sharded by ZeRO over n_gpus data-parallel
+           GPUs, plus the activations of one micro-batch of `batch` sequences. */
+        llm_train_state s = llm_train_state_bytes((double)r->params.total, p->zero_stage, n_gpus);
+        int flags = (p->flash ? LLM_ACT_FLASH : 0) | (p->recompute ? LLM_ACT_RECOMPUTE : 0);
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights (16-bit)";
+        r->line[0].bytes = s.weights;
+        r->line[1].name = "gradients (16-bit)";
+        r->line[1].bytes = s.grads;
+        r->line[2].name = "Adam: fp32 master, m, v";
+        r->line[2].bytes = s.optimizer;
+        r->line[3].name = "activations";
+        r->line[3].bytes = llm_activation_bytes(c, seq, p->batch, flags, 1);
+        r->line[4].name = "overhead";
+        r->line[4].bytes = overhead;
+        r->n_lines = 5;
+        /* one optimizer step of one GPU's micro-batch; recomputation repeats the forward */
+        r->step_flops = (f.train + (p->recompute ? f.forward : 0.0)) * (double)seq * (double)p->batch;
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (p->gpu->bf16_tflops * 1e12);
+        r->decode_seconds = 0.0;
+    }
+    {
+        int i;
+        for (i = 0; i < r->n_lines; i++) r->total_bytes += r->line[i].bytes;
+    }
+    r->headroom_bytes = r->capacity_bytes - r->total_bytes;
+    r->used = r->total_bytes / r->capacity_bytes;
+    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > p->tight ? LLM_TIGHT : LLM_FITS;
+    return LLM_OK;
+}
+
+/* Evaluate a changed plan and, if it helps, record it as advice. */
+static void llm__advise(llm_plan_result *r, const llm_plan *q, llm_advice_kind kind, int64_t value) {
+    llm_plan_result t;
+    if (r->n_advice >= LLM_PLAN_MAX_ADVICE) return;
+    if (llm__plan_lines(q, &t, NULL) != LLM_OK || !(t.total_bytes < r->total_bytes)) return;
+    r->advice[r->n_advice].kind = kind;
+    r->advice[r->n_advice].value = value;
+    r->advice[r->n_advice].total_bytes = t.total_bytes;
+    r->advice[r->n_advice].verdict = t.verdict;
+    r->n_advice++;
+}
+
+/* The largest value in [1, hi) for which setting `*field` makes the plan fit (the memory
+   only grows with batch and sequence length, so bisection works); 0 if none. */
+static int64_t llm__largest_fitting(llm_plan *q, int64_t *field, int64_t hi, int64_t step) {
+    int64_t lo = 0, save = *field;
+    llm_plan_result t;
+    hi = hi / step;
+    while (hi - lo > 1) { /* invariant: lo fits (or is 0), hi does not */
+        int64_t mid = lo + (hi - lo) / 2;
+        *field = mid * step;
+        if (llm__plan_lines(q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) lo = mid;
+        else hi = mid;
+    }
+    *field = save;
+    return lo * step;
+}
+
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason) {
+    llm_plan q;
+    llm_config gqa;
+    llm_status st;
+    llm_plan_result dummy;
+    llm_plan resolved;
+    int64_t v;
+    if (!r) r = &dummy;
+    st = llm__plan_lines(p, r, reason);
+    if (st != LLM_OK || r->verdict == LLM_FITS) return st;
+    resolved = *p; /* the advice below reads batch, seq_len and n_gpus with defaults filled */
+    llm__plan_resolve(&resolved);
+    p = &resolved;
+
+    /* It is tight or does not fit: try each concrete change on its own. */
+    if (!p->train) {
+        q = *p;
+        if (llm_dtype_bits(p->weights) > 8.5) {
+            q.weights = LLM_Q8_32; /* 8-bit blocks with their scales, 8.5 bits */
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q8_32);
+        }
+        if (llm_dtype_bits(p->weights) > 4.5) {
+            q.weights = LLM_Q4_32;
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q4_32);
+        }
+        q = *p;
+        if (p->kv != LLM_INT8) {
+            q.kv = LLM_INT8;
+            llm__advise(r, &q, LLM_ADVICE_KV_DTYPE, LLM_INT8);
+        }
+        /* the same model with 8 KV heads, as Llama 2 70B shares each among 8 query heads */
+        q = *p;
+        gqa = *p->model;
+        if (gqa.n_kv_heads > 8 && gqa.n_heads % 8 == 0) {
+            gqa.n_kv_heads = 8;
+            q.model = &gqa;
+            llm__advise(r, &q, LLM_ADVICE_GQA, 8);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.seq_len, r->seq_len, r->seq_len >= 1024 ? 256 : 1);
+        if (v > 0) {
+            q.seq_len = v;
+            llm__advise(r, &q, LLM_ADVICE_SEQ, v);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.batch, p->batch, 1);
+        if (v > 0) {
+            q.batch = v;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, v);
+        }
+        /* the fewest GPUs, a power of two, that make it fit */
+        q = *p;
+        for (v = 2; v <= 64 && (int64_t)p->n_gpus * v <= LLM__PLAN_MAX; v *= 2) {
+            q.n_gpus = (int)((int64_t)p->n_gpus * v);
+            if (llm__plan_lines(&q, &dummy, NULL) == LLM_OK && dummy.verdict == LLM_FITS) {
+                llm__advise(r, &q, LLM_ADVICE_TENSOR_PARALLEL, q.n_gpus);
+                break;
+            }
+        }
+    } else {
+        /* Training: a ladder, each step on top of the previous ones, in the order that
+           costs least (sharding is free with enough GPUs, flash attention is faster,
+           recomputation costs a third more compute, a smaller micro-batch needs more
+           accumulation steps, more GPUs cost money), until it fits. */
+        llm_plan_result t;
+        q = *p;
+        if (q.n_gpus > 1 && q.zero_stage < 3) {
+            q.zero_stage = 3;
+            llm__advise(r, &q, LLM_ADVICE_ZERO, 3);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.flash && !q.recompute) {
+            q.flash = 1;
+            llm__advise(r, &q, LLM_ADVICE_FLASH, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.recompute) {
+            q.recompute = 1;
+            llm__advise(r, &q, LLM_ADVICE_RECOMPUTE, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && q.batch > 1) {
+            v = llm__largest_fitting(&q, &q.batch, q.batch, 1);
+            q.batch = v > 0 ? v : 1;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, q.batch);
+        }
+        /* ZeRO-3 over more GPUs: the fewest (powers of two up to 65536) that fit */
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS) {
+            q.zero_stage = 3;
+            for (v = 2; v <= 65536; v *= 2) {
+                if (v <= q.n_gpus) continue;
+                q.n_gpus = (int)v;
+                if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) {
+                    llm__advise(r, &q, LLM_ADVICE_DATA_PARALLEL, v);
+                    break;
+                }
+            }
+        }
+        for (v = 0; v < r->n_advice; v++) r->advice[v].cumulative = 1;
+    }
+    return LLM_OK;
+}
+#undef LLM__REJECT
 
 /* ======================================================================================
    >>kernels implementation
