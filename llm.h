@@ -425,7 +425,9 @@ typedef struct llm_weight {
    GEMV. y must not overlap x. */
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
                              int n_tokens, int d_in, int d_out, llm_threads *th);
-/* The same with W in any llm_weight format (converted or dequantized on the fly). */
+/* The same with W in any llm_weight format (converted or dequantized on the fly).
+   LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
+   int8 -> int32; group_size at most 16384. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major. */
@@ -2610,6 +2612,460 @@ LLMDEF int llm_argmax(const float *x, int n) {
     for (; i < n; i++)
         if (x[i] > x[best]) best = i;
     return best;
+}
+
+/* --------------------------------------------------------------------------------------
+   >>weights  fp16 / bf16 / int8 weight formats: quantization and llm_linear_w
+   --------------------------------------------------------------------------------------
+   Decoding one token reads every weight once and does two flops per weight, so its speed
+   is bytes per token divided by memory bandwidth: fp16 and bf16 halve the bytes, int8
+   quarters them. The formats, all row-major [out][in]:
+     LLM_F16, LLM_BF16  converted to fp32 on the fly, in registers (never written back);
+     LLM_INT8           int8 values q in groups of group_size consecutive values of a row,
+                        one fp32 scale s per group: w = q * s, s = max|w| / 127 (llama2.c's
+                        version-2 export): 1 + 4 / group_size bytes per weight.
+   For LLM_INT8 the activations are quantized the same way (per group, once per call), so
+   the inner loop is an integer dot product per group,
+       y[r] = sum_g  sx[g] * sw[r][g] * sum_{i in g} qx[i] * qw[r][i],
+   exact in int32, scaled once per group in fp32.
+
+   Loop order. Rows are split across threads (llm_threads_run; contiguous ranges of whole
+   row blocks, so a row's arithmetic never depends on the thread count). Each thread
+   walks its rows LLM__WR at a time: the x chunk is loaded once for the LLM__WR rows, and
+   LLM__WR independent accumulator chains keep the loads in flight. For several tokens
+   (prefill) the tokens are taken in panels that fit in L2, and each block of rows does
+   every token of the panel while its weights are still in L1, so the weights are
+   streamed from memory once per panel, not once per token. */
+
+#ifndef LLM_ROUNDF
+#define LLM_ROUNDF(x) roundf(x)
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__WINLINE static inline __attribute__((always_inline))
+#else
+#define LLM__WINLINE static inline
+#endif
+
+#define LLM__WR 4 /* weight rows per block */
+/* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
+   values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
+   of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
+#define LLM__Q8_XMAX 32768
+#define LLM__Q8_GMAX 4096
+
+/* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
+   q = round(x / s) rounded half away from zero. An all-zero group gets s = 0, q = 0.
+   Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a product with
+   it is NaN, as it would be in fp32). */
+static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
+    float amax = 0.0f, scale;
+    int i;
+    for (i = 0; i < gs; i++) {
+        float a = fabsf(x[i]);
+        if (!(a <= FLT_MAX)) { /* inf or NaN */
+            for (i = 0; i < gs; i++) q[i] = 0;
+            *s = NAN;
+            return 1;
+        }
+        if (a > amax) amax = a;
+    }
+    scale = amax / 127.0f;
+    *s = scale;
+    for (i = 0; i < gs; i++) {
+        float v = scale > 0.0f ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
+    }
+    return 0;
+}
+
+LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) /* refuse inf / NaN before writing anything */
+        if (!(fabsf(x[i]) <= FLT_MAX)) return LLM_EINVAL;
+    for (i = 0; i < n; i += group_size) llm__q8_group(q + i, scale + i / group_size, x + i, group_size);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) x[i] = (float)q[i] * scale[i / group_size];
+    return LLM_OK;
+}
+
+/* ---- fp16 / bf16 rows ----------------------------------------------------------------
+   Loading LLM__RVN half-precision weights as one fp32 vector: AVX-512 and F16C have an
+   instruction for fp16; without F16C (plain -mavx2) the bits are moved into place and
+   rescaled by 2^112 (which also gets subnormals right); bf16 is the top half of an fp32,
+   so a widen and a 16-bit shift. */
+#ifdef LLM__RV
+#if defined(LLM__AVX512)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+}
+#elif defined(LLM__AVX2)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+#ifdef __F16C__
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+#else
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
+    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
+    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
+    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
+    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
+#endif
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+#else /* LLM__NEON */
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+#endif
+#endif
+
+/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16. */
+LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
+                             const int bf) {
+    float s[LLM__WR];
+    int r, k = 0;
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv = llm__rv_load(x + k);
+        for (r = 0; r < nr; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++) /* the tail; every element in scalar builds */
+        for (r = 0; r < nr; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            s[r] += (bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h)) * x[k];
+        }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+
+/* ---- int8 rows -----------------------------------------------------------------------
+   out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
+   groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
+   -128 * sum(qx[g]), used by the VNNI path. The scalar version is the oracle and takes
+   any group size; the vector versions need the group size they are written for and
+   fall back to it otherwise. */
+static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                               const float *sx, int n, int gs, int nr) {
+    int r, g, i, ng = n / gs;
+    for (r = 0; r < nr; r++) {
+        const int8_t *wr = w + (size_t)r * ld;
+        float s = 0.0f;
+        for (g = 0; g < ng; g++) {
+            int32_t d = 0;
+            for (i = g * gs; i < (g + 1) * gs; i++) d += (int32_t)wr[i] * (int32_t)xq[i];
+            s += (float)d * (sw[(size_t)r * lds + g] * sx[g]);
+        }
+        out[r] = s;
+    }
+}
+
+#if defined(LLM__AVX512) && defined(__AVX512VNNI__)
+/* AVX-512 VNNI: vpdpbusd multiplies 64 unsigned bytes by 64 signed bytes and adds each
+   four adjacent products into one of 16 int32 lanes. The weights are made unsigned by
+   flipping their top bit (w + 128, exact for every int8 including -128), which adds
+   128 * sum(qx) per group: the accumulator starts at xc[g] = -128 * sum(qx[g]) to cancel
+   it, so the result is the exact signed dot product. Group sizes: multiples of 64 (one
+   group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
+   scaled by a vector of two scales). */
+#define LLM__Q8_VNNI 1
+LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) acc[r] = _mm512_setzero_ps();
+    if (gs == 32) {
+        /* lane -> group of its vector: 0 for lanes 0-7, 1 for lanes 8-15 */
+        const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        for (g = 0; g < ng; g += 2) {
+            /* an odd last group fills only the low half; the high half is zero */
+            int pair = g + 1 < ng;
+            __mmask16 m2 = pair ? 0x3 : 0x1;
+            const int8_t *xg = xq + (size_t)g * 32;
+            __m512i xv = pair ? _mm512_loadu_si512((const void *)xg)
+                              : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)xg), 0);
+            __m512i c = _mm512_mask_set1_epi32(_mm512_maskz_set1_epi32(0x0001, xc[g]), 0x0100, pair ? xc[g + 1] : 0);
+            __m512 xs2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sx + g));
+            for (r = 0; r < nr; r++) {
+                const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
+                __m512i wv = pair ? _mm512_loadu_si512((const void *)p)
+                                  : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
+                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
+                acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
+            }
+        }
+    } else { /* gs % 64 == 0 */
+        for (g = 0; g < ng; g++) {
+            __m512i a[LLM__WR];
+            const int8_t *xg = xq + (size_t)g * gs;
+            for (r = 0; r < nr; r++) a[r] = _mm512_maskz_set1_epi32(0x0001, xc[g]);
+            for (j = 0; j < gs; j += 64) {
+                __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
+                for (r = 0; r < nr; r++) {
+                    const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
+                    a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
+                }
+            }
+            for (r = 0; r < nr; r++)
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[r]), _mm512_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
+}
+#elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
+/* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
+   int16; vpmaddwd with ones widens pairs of those into int32. The unsigned operand is
+   |qw| (<= 128) and qx takes qw's sign (vpsignb), so a pair is at most 2 * 128 * 127 =
+   32512 and never saturates. Group sizes: multiples of 32. */
+#define LLM__Q8_AVX2 1
+LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    float s[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = _mm256_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m256i a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = _mm256_setzero_si256();
+        for (j = 0; j < gs; j += 32) {
+            __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(xg + j));
+            for (r = 0; r < nr; r++) {
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)r * ld + (size_t)g * gs + j));
+                __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+                a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
+            }
+        }
+        for (r = 0; r < nr; r++)
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+    }
+    for (r = 0; r < nr; r++) {
+        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
+        s[r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#elif defined(LLM__NEON)
+/* NEON: 16 bytes at a time. With the dot-product extension (-march=...+dotprod) sdot
+   adds four adjacent int8 products per int32 lane; without it, widening multiplies to
+   int16 (|product| <= 16384) and pairwise widening adds to int32. Group sizes:
+   multiples of 16; each group's int32 lanes are summed and scaled in fp32. */
+#define LLM__Q8_NEON 1
+LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    float s[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+    for (g = 0; g < ng; g++) {
+        int32x4_t a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = vdupq_n_s32(0);
+        for (j = 0; j < gs; j += 16) {
+            int8x16_t xv = vld1q_s8(xg + j);
+            for (r = 0; r < nr; r++) {
+                int8x16_t wv = vld1q_s8(w + (size_t)r * ld + (size_t)g * gs + j);
+#ifdef __ARM_FEATURE_DOTPROD
+                a[r] = vdotq_s32(a[r], wv, xv);
+#else
+                a[r] = vpadalq_s16(a[r], vmull_s8(vget_low_s8(wv), vget_low_s8(xv)));
+                a[r] = vpadalq_s16(a[r], vmull_high_s8(wv, xv));
+#endif
+            }
+        }
+        for (r = 0; r < nr; r++) s[r] += (float)vaddvq_s32(a[r]) * (sw[(size_t)r * lds + g] * sx[g]);
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#endif
+
+/* One block of nr rows against one quantized token, through the best kernel for gs. */
+LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                              const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    (void)xc;
+#if defined(LLM__Q8_VNNI)
+    if (gs % 64 == 0 || gs == 32) {
+        llm__dot_q8_vnni(out, w, ld, sw, lds, xq, sx, xc, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_AVX2)
+    if (gs % 32 == 0) {
+        llm__dot_q8_avx2(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_NEON)
+    if (gs % 16 == 0) {
+        llm__dot_q8_neon(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#endif
+    llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+}
+
+/* ---- llm_linear_w ------------------------------------------------------------------ */
+
+/* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
+   columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
+   sums, so it writes y and adds the bias; later panels add). */
+typedef struct llm__lw {
+    llm_dtype type;
+    float *y;
+    const float *x, *b;
+    const void *w;
+    const float *ws;
+    int d_in, d_out, gs;
+    int t0, nt, k0, kn, first;
+    const int8_t *xq;
+    const float *xs;
+    const int32_t *xc;
+} llm__lw;
+
+/* Rows [r0, r1) of thread ith: whole blocks of LLM__WR rows, split as evenly as possible. */
+static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
+    int64_t nb = (d_out + LLM__WR - 1) / LLM__WR;
+    int64_t b0 = nb * ith / nth, b1 = nb * (ith + 1) / nth;
+    *r0 = (int)(b0 * LLM__WR);
+    *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
+}
+
+static void llm__lw_half_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const uint16_t *W = (const uint16_t *)c->w;
+    size_t ld = (size_t)c->d_in;
+    int r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
+        const uint16_t *wr = W + (size_t)r * ld;
+        for (t = c->t0; t < c->t0 + c->nt; t++) {
+            const float *xt = c->x + (size_t)t * ld;
+            float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
+            if (c->type == LLM_BF16) {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
+            } else {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0);
+            }
+            for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+        }
+        r += nr;
+    }
+}
+
+static void llm__lw_q8_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const int8_t *W = (const int8_t *)c->w;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / c->gs);
+    int ng = c->kn / c->gs, r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
+        const int8_t *wr = W + (size_t)r * ld + c->k0;
+        const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
+        for (t = 0; t < c->nt; t++) {
+            float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+            const int8_t *xq = c->xq + (size_t)t * c->kn;
+            if (nr == LLM__WR)
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, LLM__WR);
+            else
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
+            for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+        }
+        r += nr;
+    }
+}
+
+LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                               int d_out, llm_threads *th) {
+    llm__lw c;
+    if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    memset(&c, 0, sizeof c);
+    c.type = W->type;
+    c.y = y;
+    c.x = x;
+    c.b = b;
+    c.w = W->data;
+    c.d_in = d_in;
+    c.d_out = d_out;
+    switch (W->type) {
+    case LLM_F32:
+        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
+    case LLM_F16:
+    case LLM_BF16: {
+        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
+        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+            llm_threads_run(th, llm__lw_half_task, &c);
+        }
+        return LLM_OK;
+    }
+    case LLM_INT8: {
+        int8_t xq[LLM__Q8_XMAX];
+        float xs[LLM__Q8_GMAX];
+        int32_t xc[LLM__Q8_GMAX];
+        int gs = W->group_size, kp, tp, t, g, i;
+        if (!W->scale || gs <= 0 || d_in % gs != 0) return LLM_EINVAL;
+        if (gs > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
+        /* columns per panel: all of d_in if it fits, else as many whole groups as fit */
+        kp = d_in;
+        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / gs * gs;
+        if (kp / gs > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * gs;
+        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / gs) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / gs);
+        c.ws = W->scale;
+        c.gs = gs;
+        c.xq = xq;
+        c.xs = xs;
+        c.xc = xc;
+        for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
+            c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
+            c.first = c.k0 == 0;
+            for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+                int ng = c.kn / gs;
+                c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+                /* quantize this panel of x once; every row block reuses it */
+                for (t = 0; t < c.nt; t++)
+                    for (g = 0; g < ng; g++) {
+                        int8_t *q = xq + (size_t)t * c.kn + (size_t)g * gs;
+                        int32_t sum = 0;
+                        llm__q8_group(q, xs + t * ng + g, x + (size_t)(c.t0 + t) * d_in + c.k0 + (size_t)g * gs, gs);
+                        for (i = 0; i < gs; i++) sum += q[i];
+                        xc[t * ng + g] = -128 * sum;
+                    }
+                llm_threads_run(th, llm__lw_q8_task, &c);
+            }
+        }
+        return LLM_OK;
+    }
+    default:
+        return LLM_EUNSUPPORTED;
+    }
 }
 
 /* ======================================================================================
