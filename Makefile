@@ -52,6 +52,27 @@ demo: all
 	  echo; echo "==== $$e: $$(sed -n '1s@^/\* *[^:]*: *@@; 1s@ *\*/ *$$@@p' examples/$$e.c)"; \
 	  ./$(B)/examples/$$e || exit 1; \
 	done
+	@$(MAKE) --no-print-directory demo-run
+
+# ---- >>model: build/llm-run in `make demo` (owned by the model section) --------------
+# stories260K + synth512 from ../shared/models when present, else the random checkpoint
+# 08_generate writes; shows the token ids, then the text, speed and bytes per token.
+DEMO_MODEL = ../shared/models/stories260K.bin
+DEMO_TOK = ../shared/models/synth512.bin
+demo-run: $(B)/llm-run $(B)/examples/08_generate
+	@echo; echo "==== llm-run: a llama2.c checkpoint with run.c's command line (build/llm-run)"
+	@if [ -f $(DEMO_MODEL) ] && [ -f $(DEMO_TOK) ]; then m=$(DEMO_MODEL); t=$(DEMO_TOK); \
+	  note="synth512 is not the vocabulary stories260K was trained with: gibberish text, but run.c's token ids"; \
+	else m=$(B)/08_random.bin; t=$(B)/08_random_tok.bin; \
+	  [ -f $$m ] || ./$(B)/examples/08_generate >/dev/null; \
+	  note="../shared/models absent: random weights written by 08_generate, meaningless text"; fi; \
+	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 24 -i 'Once upon a time' --ids"; \
+	./$(B)/llm-run $$m -z $$t -t 0 -n 24 -i "Once upon a time" --ids 2>/dev/null | tr '\n' ' '; echo; \
+	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 256 -i 'Once upon a time'"; \
+	./$(B)/llm-run $$m -z $$t -t 0 -n 256 -i "Once upon a time" 2>&1; \
+	echo "($$note. For real stories: llama2.c's stories15M.bin and tokenizer.bin run as is:"; \
+	echo " build/llm-run stories15M.bin -z tokenizer.bin -i 'Once upon a time')"
+.PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------
 define TEST_RULE
