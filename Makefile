@@ -94,7 +94,7 @@ sanitize: $(SAN_BINS)
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_OPT = -O3
 $(B)/bench/%: bench/%.c llm.h | $(B)/bench
-	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS)
 bench: $(addprefix $(B)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
 

@@ -1,0 +1,178 @@
+/* roofs.h: this machine's own ceilings, measured in the same run as the benchmarks that
+   are compared against them. Include after llm.h (with LLM_IMPLEMENTATION):
+
+     roofs_now()              wall-clock seconds
+     roofs_fma_gflops(n)      peak fp32 FMA throughput with n threads, for the ISA this file
+                              was compiled for (AVX-512, AVX2+FMA, NEON or scalar)
+     roofs_read_gbs(n)        read bandwidth with n threads over a 1 GiB buffer (far larger
+                              than any last-level cache), GB/s = 1e9 bytes/s
+
+   The FMA roof keeps 16 independent accumulators in registers: enough to cover the FMA
+   latency (4 cycles) on two pipes. The bandwidth roof sums the buffer with vector loads
+   and several independent sums, best of 3 passes.
+   Needs POSIX (clock_gettime, posix_memalign): the Makefile builds benchmarks with
+   -D_POSIX_C_SOURCE=200809L. */
+#ifndef LLM_ROOFS_H
+#define LLM_ROOFS_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double roofs_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *roofs_isa(void) {
+#if defined(LLM__AVX512)
+    return "AVX-512";
+#elif defined(LLM__AVX2)
+    return "AVX2+FMA";
+#elif defined(LLM__NEON)
+    return "NEON";
+#else
+    return "scalar";
+#endif
+}
+
+#define ROOFS_FMA_ITERS 20000000L
+typedef struct {
+    double flops;
+    float sink;
+} roofs__fma_ctx;
+
+static void roofs__fma_task(void *p, int ith, int nth) {
+    roofs__fma_ctx *ctx = (roofs__fma_ctx *)p;
+    long it;
+    float s = 0;
+    (void)nth;
+#if defined(LLM__AVX512)
+    __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-6f), r[16];
+    int i;
+    for (i = 0; i < 16; i++) r[i] = _mm512_set1_ps((float)i);
+    for (it = 0; it < ROOFS_FMA_ITERS; it++)
+        for (i = 0; i < 16; i++) r[i] = _mm512_fmadd_ps(r[i], a, b);
+    for (i = 0; i < 16; i++) s += _mm512_reduce_add_ps(r[i]);
+    if (ith == 0) ctx->flops = 2.0 * 16 * 16 * (double)ROOFS_FMA_ITERS;
+#elif defined(LLM__AVX2)
+    __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-6f), r[12];
+    float tmp[8];
+    int i, j;
+    for (i = 0; i < 12; i++) r[i] = _mm256_set1_ps((float)i);
+    for (it = 0; it < ROOFS_FMA_ITERS; it++)
+        for (i = 0; i < 12; i++) r[i] = _mm256_fmadd_ps(r[i], a, b);
+    for (i = 0; i < 12; i++) {
+        _mm256_storeu_ps(tmp, r[i]);
+        for (j = 0; j < 8; j++) s += tmp[j];
+    }
+    if (ith == 0) ctx->flops = 2.0 * 8 * 12 * (double)ROOFS_FMA_ITERS;
+#elif defined(LLM__NEON)
+    float32x4_t a = vdupq_n_f32(0.999999f), b = vdupq_n_f32(1e-6f), r[16];
+    int i;
+    for (i = 0; i < 16; i++) r[i] = vdupq_n_f32((float)i);
+    for (it = 0; it < ROOFS_FMA_ITERS / 4; it++)
+        for (i = 0; i < 16; i++) r[i] = vfmaq_f32(b, r[i], a);
+    for (i = 0; i < 16; i++) s += vaddvq_f32(r[i]);
+    if (ith == 0) ctx->flops = 2.0 * 4 * 16 * (double)(ROOFS_FMA_ITERS / 4);
+#else
+    float r[8];
+    int i;
+    for (i = 0; i < 8; i++) r[i] = (float)i;
+    for (it = 0; it < ROOFS_FMA_ITERS / 8; it++)
+        for (i = 0; i < 8; i++) r[i] = r[i] * 0.999999f + 1e-6f;
+    for (i = 0; i < 8; i++) s += r[i];
+    if (ith == 0) ctx->flops = 2.0 * 8 * (double)(ROOFS_FMA_ITERS / 8);
+#endif
+    if (ith == 0) ctx->sink = s;
+}
+
+/* Peak GFLOP/s: every thread runs the same register-only loop; best of 3. */
+static double roofs_fma_gflops(int threads) {
+    llm_threads *th = NULL;
+    roofs__fma_ctx ctx;
+    double best = 0;
+    int rep;
+    if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) return 0;
+    for (rep = 0; rep < 3; rep++) {
+        double t0 = roofs_now(), t;
+        llm_threads_run(th, roofs__fma_task, &ctx);
+        t = roofs_now() - t0;
+        if (ctx.flops * threads / t > best) best = ctx.flops * threads / t;
+    }
+    if (ctx.sink == 12345.f) printf(" ");
+    llm_threads_free(th);
+    return best * 1e-9;
+}
+
+typedef struct {
+    const float *buf;
+    size_t n;
+    float sink[64];
+} roofs__bw_ctx;
+
+static void roofs__bw_task(void *p, int ith, int nth) {
+    roofs__bw_ctx *ctx = (roofs__bw_ctx *)p;
+    size_t chunk = ctx->n / (size_t)nth / 64 * 64, i0 = chunk * (size_t)ith, i;
+    const float *x = ctx->buf + i0;
+    float s = 0;
+#if defined(LLM__AVX512)
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (i = 0; i < chunk; i += 64) {
+        a0 = _mm512_add_ps(a0, _mm512_load_ps(x + i));
+        a1 = _mm512_add_ps(a1, _mm512_load_ps(x + i + 16));
+        a2 = _mm512_add_ps(a2, _mm512_load_ps(x + i + 32));
+        a3 = _mm512_add_ps(a3, _mm512_load_ps(x + i + 48));
+    }
+    s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+#elif defined(LLM__AVX2)
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    float tmp[8];
+    int j;
+    for (i = 0; i < chunk; i += 32) {
+        a0 = _mm256_add_ps(a0, _mm256_load_ps(x + i));
+        a1 = _mm256_add_ps(a1, _mm256_load_ps(x + i + 8));
+        a2 = _mm256_add_ps(a2, _mm256_load_ps(x + i + 16));
+        a3 = _mm256_add_ps(a3, _mm256_load_ps(x + i + 24));
+    }
+    _mm256_storeu_ps(tmp, _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (j = 0; j < 8; j++) s += tmp[j];
+#else
+    float a[8] = {0};
+    int j;
+    for (i = 0; i < chunk; i += 8)
+        for (j = 0; j < 8; j++) a[j] += x[i + j];
+    for (j = 0; j < 8; j++) s += a[j];
+#endif
+    ctx->sink[ith & 63] = s;
+}
+
+/* Read bandwidth in GB/s (1e9 B/s) over a 1 GiB buffer split between the threads. */
+static double roofs_read_gbs(int threads) {
+    llm_threads *th = NULL;
+    roofs__bw_ctx ctx;
+    size_t bytes = (size_t)1 << 30, i;
+    double best = 0;
+    int rep;
+    float *buf = NULL;
+    if (posix_memalign((void **)&buf, 64, bytes) != 0) return 0;
+    for (i = 0; i < bytes / sizeof(float); i++) buf[i] = (float)(i & 1023) * 1e-3f;
+    ctx.buf = buf;
+    ctx.n = bytes / sizeof(float);
+    if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) {
+        free(buf);
+        return 0;
+    }
+    for (rep = 0; rep < 3; rep++) {
+        double t0 = roofs_now(), t;
+        llm_threads_run(th, roofs__bw_task, &ctx);
+        t = roofs_now() - t0;
+        if ((double)bytes / t > best) best = (double)bytes / t;
+    }
+    if (ctx.sink[0] == 12345.f) printf(" ");
+    llm_threads_free(th);
+    free(buf);
+    return best * 1e-9;
+}
+#endif
