@@ -104,7 +104,8 @@ bench: $(addprefix $(B)/bench/,$(BENCHES))
 #                  (MATRIX_INSTALL=1 lets it apt-get missing tools; see tests/matrix.sh)
 #   make valgrind  the scalar tests under valgrind memcheck (valgrind has no AVX-512)
 #   make fuzz      each libFuzzer target in tests/fuzz for FUZZ_SECONDS (default 60)
-.PHONY: matrix valgrind fuzz fuzz-build
+#   make fuzz-replay  every seed and regression input once, no fuzzing (deterministic)
+.PHONY: matrix valgrind fuzz fuzz-build fuzz-replay
 matrix:
 	@bash tests/matrix.sh
 
@@ -126,6 +127,8 @@ $(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS) | $(B)/fuzz
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZERS)) $(B)/fuzz/seeds
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZERS)
+fuzz-replay: fuzz-build
+	@FUZZ_REPLAY=1 sh tests/fuzz/run.sh $(FUZZERS)
 
 # ---- directories --------------------------------------------------------------------
 $(B) $(B)/examples $(B)/bench $(B)/san $(B)/san-scalar $(B)/san-clang $(B)/vg $(B)/fuzz $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):

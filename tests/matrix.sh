@@ -24,16 +24,22 @@ FAILED=0
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# Install packages when allowed; return 0 if the install succeeded.
+# Install packages when allowed; return 0 if the install succeeded. After one failed
+# attempt (no network, no apt) it stops trying, so a missing tool costs one timeout.
+APT_BROKEN=0
 try_install() {
-    [ "${MATRIX_INSTALL:-0}" = 1 ] || return 1
+    [ "${MATRIX_INSTALL:-0}" = 1 ] && [ "$APT_BROKEN" = 0 ] || return 1
     [ "$(id -u)" = 0 ] && have apt-get || return 1
     echo "matrix: apt-get install $*"
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends "$@" \
-        >>"$OUT/apt.log" 2>&1 && return 0
-    DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq >>"$OUT/apt.log" 2>&1
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends "$@" \
-        >>"$OUT/apt.log" 2>&1
+    export DEBIAN_FRONTEND=noninteractive
+    timeout 300 apt-get install -y -qq --no-install-recommends "$@" >>"$OUT/apt.log" 2>&1 && return 0
+    if timeout 120 apt-get update -qq >>"$OUT/apt.log" 2>&1 &&
+        timeout 300 apt-get install -y -qq --no-install-recommends "$@" >>"$OUT/apt.log" 2>&1; then
+        return 0
+    fi
+    echo "matrix: apt-get failed (see $OUT/apt.log); no more installs this run"
+    APT_BROKEN=1
+    return 1
 }
 
 wanted() { # is this leg selected by MATRIX_LEGS?

@@ -3,7 +3,11 @@
 # FUZZ_SECONDS seconds over its seed corpus, then prints executions per target.
 # Any crash, leak, UB report or timeout fails the run; the input that did it is left in
 # build/fuzz/crash-<target>-*. Exit status 0 only if every target ran clean.
+# FUZZ_REPLAY=1: no fuzzing, just run every seed and tests/fuzz/regress input once
+# (deterministic; what CI runs).
 S=${FUZZ_SECONDS:-60}
+MODE="-max_total_time=$S"
+[ "${FUZZ_REPLAY:-0}" = 1 ] && { MODE="-runs=0"; S=0; }
 B=build/fuzz
 mkdir -p "$B/corpus"
 "$B/seeds" "$B/corpus" || { echo "fuzz: seed generation failed"; exit 1; }
@@ -19,7 +23,7 @@ for t in "$@"; do
     # (an unchecked size from a hostile header) is a finding, not an OOM of the machine.
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$B/$t" -max_total_time="$S" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        "$B/$t" $MODE -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -print_final_stats=1 -artifact_prefix="$B/crash-$t-" $FUZZ_ARGS $dirs >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
