@@ -102,12 +102,15 @@ bench: $(addprefix $(B)/bench/,$(BENCHES))
 #   make matrix    gcc/clang C99/C11, C++11/17, tcc, NO_SIMD/NO_STDIO/STATIC/PTHREADS,
 #                  -m32, AArch64 NEON and big-endian s390x under qemu; a PASS/FAIL/SKIP table
 #                  (MATRIX_INSTALL=1 lets it apt-get missing tools; see tests/matrix.sh)
+#   make analyze   cppcheck + clang-tidy (bugprone, cert, clang-analyzer) over the implementation
 #   make valgrind  the scalar tests under valgrind memcheck (valgrind has no AVX-512)
 #   make fuzz      each libFuzzer target in tests/fuzz for FUZZ_SECONDS (default 60)
 #   make fuzz-replay  every seed and regression input once, no fuzzing (deterministic)
-.PHONY: matrix valgrind fuzz fuzz-build fuzz-replay
+.PHONY: matrix valgrind fuzz fuzz-build fuzz-replay analyze
 matrix:
 	@bash tests/matrix.sh
+analyze:
+	@sh tests/analyze.sh
 
 VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
 $(B)/vg/%: tests/%.c $(DEPS) | $(B)/vg
