@@ -123,8 +123,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. -Itests
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# the estimators must not wrap a uint64_t either: unsigned overflow is a finding there
+FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS) | $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
 $(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS) | $(B)/fuzz
 	$(CC) $(CSTD) $(WARN) -O1 -g -I. -Itests $< -o $@ $(LDLIBS)
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZERS)) $(B)/fuzz/seeds
