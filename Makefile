@@ -6,6 +6,7 @@
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make bench     throughput beside this machine's own roofs
+#   make neon      the kernel tests built for aarch64 (NEON) and run under qemu-aarch64
 #   make clean
 CC ?= cc
 CXX ?= c++
@@ -23,6 +24,7 @@ EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
 DEPS = llm.h tests/test.h tests/ckpt_writer.h
+DEPS = llm.h tests/test.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -41,7 +43,7 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 all: $(addprefix $(B)/,$(TOOLS)) $(addprefix $(B)/examples/,$(EXAMPLES))
 
 # ---- tools and examples -------------------------------------------------------------
-$(B)/llm-%: examples/llm-%.c llm.h | $(B)
+$(B)/llm-%: examples/llm-%.c llm.h $(wildcard examples/*.h) | $(B)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 $(B)/examples/%: examples/%.c llm.h | $(B)/examples
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
@@ -137,6 +139,24 @@ fuzz-replay: fuzz-build
 
 # ---- directories --------------------------------------------------------------------
 $(B) $(B)/examples $(B)/bench $(B)/san $(B)/san-scalar $(B)/san-clang $(B)/vg $(B)/fuzz $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
+# ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
+# (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
+# falls back to clang --target when only the cross binutils and libc are installed.
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c,$(wildcard tests/test_*.c))
+NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
+             echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
+NEON_RUN ?= qemu-aarch64
+NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS))
+# tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
+$(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
+	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+neon: $(NEON_BINS)
+	@sh tests/run.sh $(NEON_BINS)
+.PHONY: neon
+
+# ---- directories --------------------------------------------------------------------
+$(B) $(B)/examples $(B)/bench $(B)/neon $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
 	@mkdir -p $@
 
 clean:

@@ -203,9 +203,202 @@ typedef struct llm_config {
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
 } llm_config;
 
+/* An llm_config with every optional field at its default and every size zero, to be
+   filled in: RMSNorm (eps 1e-5), SwiGLU, RoPE (theta 10000, interleaved pairs), no
+   biases, untied LM head, pre-norm, dense. C++ cannot use C99 designated initializers,
+   so start from this and assign the fields you need. */
+LLMDEF llm_config llm_config_default(void);
+
+/* LLM_OK, or LLM_EINVAL with *reason (if reason is not NULL) naming the first problem
+   found: a zero or negative size, heads that do not divide, an odd rotary dimension,
+   top-k larger than the number of experts, an enum out of range, a NaN, or a model so
+   large its parameter count would not fit in 64 bits. On LLM_OK *reason is "ok". */
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason);
+
+/* head_dim, or d_model / n_heads when head_dim is 0. */
+LLMDEF int llm_config_head_dim(const llm_config *c);
+
+/* The preset table: published architectures by lower-case name ("llama-2-7b"; the
+   match ignores case). NULL for an unknown name. llm_preset_at(i) walks the table,
+   NULL past its end. The table itself (in the implementation) is one readable row
+   per model. */
+LLMDEF const llm_config *llm_preset(const char *name);
+LLMDEF const llm_config *llm_preset_at(int i);
+
 /* ======================================================================================
    >>estimate
    ====================================================================================== */
+
+/* Every estimator is a pure function of its arguments: no allocation, no state.
+   Counts are uint64_t, bytes / FLOPs / seconds are double (exact up to 2^53, about
+   9e15, which covers every byte count below 9 PB). GB = 1e9 B, GiB = 2^30 B. */
+
+/* ---- parameters --------------------------------------------------------------------- */
+
+/* Parameter counts by component, exact to the last parameter. All fields are 0 for a
+   config that llm_config_check rejects. */
+typedef struct llm_params {
+    uint64_t total;         /* everything stored */
+    uint64_t embedding;     /* token embedding table V d */
+    uint64_t positions;     /* learned position table max_seq_len d (GPT-2), else 0 */
+    uint64_t attention;     /* all layers: Q, K, V, O matrices and their biases */
+    uint64_t ffn;           /* all layers: FFN matrices and biases, every expert, routers */
+    uint64_t norm;          /* all layers' norms and the final norm, weights and biases */
+    uint64_t lm_head;       /* V d, or 0 when tied to the embedding */
+    uint64_t per_layer;     /* one decoder block: its attention + FFN + norms */
+    uint64_t non_embedding; /* Kaplan et al.'s N: the blocks' weight matrices only (no
+                               biases, norms, embeddings, positions or LM head) */
+    uint64_t bias;          /* all bias vectors (counted inside attention / ffn / norm) */
+    uint64_t active;        /* used per token: total minus the experts a token skips */
+    uint64_t active_non_embedding; /* N of the experts a token uses (the N in 6N for MoE) */
+} llm_params;
+
+LLMDEF llm_params llm_count_params(const llm_config *c);
+
+/* ---- FLOPs -------------------------------------------------------------------------- */
+
+/* FLOPs per token (one multiply-add = 2 FLOPs) for a token that attends to `context`
+   positions. N below is llm_params.active_non_embedding. */
+typedef struct llm_flops {
+    double matmul;     /* 2 N: every weight matrix of the blocks, once */
+    double lm_head;    /* 2 V d: the logits (Kaplan's 2N leaves it out) */
+    double attention;  /* 4 L T (n_heads head_dim): QK^T and AV over T = context positions;
+                          halved if `causal`: a causal kernel skipping masked tiles does
+                          on average half the T x T work of a T-token sequence */
+    double forward;    /* matmul + lm_head + attention */
+    double train;      /* 3 forward: the backward pass costs twice the forward */
+    double train_6n;   /* 6 N (Kaplan et al. 2020; Chinchilla's C = 6ND) */
+    double train_palm; /* 6 N + 12 L (n_heads head_dim) T (PaLM, appendix B), T = context */
+} llm_flops;
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal);
+/* Training FLOPs of a run: 6 N D with N = active_non_embedding (the convention behind
+   "Llama 2 7B on 2T tokens = 7.77e22 FLOP"). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens);
+/* Attention FLOPs over the rest in training, 12 L T (n_heads head_dim) / 6 N: T / (6 d)
+   exactly when N = 12 L d^2 (GPT-2, GPT-3). */
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context);
+/* Seconds for `flops` on n_gpus GPUs of peak_flops (FLOP/s) each at model FLOPs
+   utilisation mfu (0..1); GPU-hours is the same work counted per GPU. MFU is the
+   inverse: achieved FLOP/s over peak. All return 0 for non-positive inputs. */
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu);
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu);
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops);
+/* Chinchilla (Hoffmann et al. 2022): about 20 tokens per parameter is compute-optimal;
+   for a budget C = 6 N D that gives N = sqrt(C / 120), D = 20 N. */
+LLMDEF double llm_chinchilla_tokens(double n_params);
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens);
+/* Pipeline bubble fraction (P - 1) / (M + P - 1): P stages, M micro-batches (GPipe). */
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches);
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+/* Every parameter stored in dtype (block scales included: q4_32 is 4.5 bits). */
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype);
+
+/* Mixed-precision Adam per GPU: 2 B fp16/bf16 weights + 2 B gradients + 12 B fp32
+   master weights, momentum and variance = 16 B per parameter (ZeRO paper, Rajbhandari
+   et al. 2020). ZeRO shards over n_gpus data-parallel GPUs: stage 1 the optimizer
+   states, stage 2 also the gradients, stage 3 also the weights. */
+typedef struct llm_train_state {
+    double weights, grads, optimizer, total; /* bytes per GPU */
+} llm_train_state;
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus);
+
+/* Activations kept for the backward pass, whole model, per GPU, bytes (Korthikanti et
+   al. 2022, "Reducing activation recomputation"): per layer s b d (34 + 5 a s / d) with
+   s = seq_len, b = batch, a = n_heads, 16-bit activations, GPT-style block. 5 a s / d is
+   the T x T attention scores, softmax and its dropout mask: flash attention never
+   stores them. Full recomputation keeps only each layer's input, 2 s b d. Tensor
+   parallelism over tp GPUs: s b d (10 + 24 / tp + 5 a s / (d tp)). */
+enum { LLM_ACT_FLASH = 1, LLM_ACT_RECOMPUTE = 2 };
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp);
+
+/* ---- GPUs --------------------------------------------------------------------------- */
+
+/* Dense (no sparsity) peak and memory of a GPU. Marketing "80 GB" is really 80 GiB on
+   NVIDIA datacentre cards; mem_bytes is the total the driver reports (nvidia-smi). */
+typedef struct llm_gpu {
+    const char *name;       /* "a100-80gb" */
+    const char *full_name;  /* "NVIDIA A100-SXM4-80GB" */
+    double mem_marketed_gb; /* the number on the datasheet */
+    double mem_bytes;       /* as the driver reports it */
+    double bf16_tflops;     /* dense bf16/fp16 tensor peak, fp32 accumulate */
+    double fp32_tflops;     /* non-tensor fp32 */
+    double bandwidth_gbs;   /* memory bandwidth, GB/s (1e9 B/s) */
+    const char *memory_type;
+} llm_gpu;
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name); /* NULL if unknown; ignores case */
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i);         /* NULL past the end */
+
+/* ---- the planner -------------------------------------------------------------------- */
+
+/* What to run where. Start from llm_plan_default() (fp16 weights and KV, batch 1, the
+   model's context, one GPU, the 2 GB overhead allowance) and set what you need. */
+typedef struct llm_plan {
+    const llm_config *model;
+    const llm_gpu *gpu;
+    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO) */
+    int64_t batch;       /* sequences in flight (training: micro-batch per GPU) */
+    int64_t seq_len;     /* tokens per sequence; 0 = model->max_seq_len */
+    llm_dtype weights;   /* inference weight dtype (training is always 2+2+12 B/param) */
+    llm_dtype kv;        /* KV cache dtype (LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8) */
+    int train;           /* 0 inference, 1 training */
+    int zero_stage;      /* 0..3, training only */
+    int recompute;       /* training: full activation recomputation */
+    int flash;           /* training: flash attention (no T x T activations) */
+    double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
+    double tight;        /* "tight" above this fraction of memory; default 0.9 */
+} llm_plan;
+
+typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
+LLMDEF const char *llm_verdict_str(llm_verdict v); /* "fits", "tight", "does not fit" */
+
+/* One concrete change and its effect. `value` is the new setting: a dtype for the
+   weight / KV advice, KV heads for GQA, tokens, sequences, GPUs, or a ZeRO stage. */
+typedef enum llm_advice_kind {
+    LLM_ADVICE_WEIGHTS_DTYPE = 0, LLM_ADVICE_KV_DTYPE, LLM_ADVICE_GQA, LLM_ADVICE_SEQ,
+    LLM_ADVICE_BATCH, LLM_ADVICE_TENSOR_PARALLEL, LLM_ADVICE_ZERO, LLM_ADVICE_FLASH,
+    LLM_ADVICE_RECOMPUTE, LLM_ADVICE_DATA_PARALLEL
+} llm_advice_kind;
+typedef struct llm_advice {
+    llm_advice_kind kind;
+    int64_t value;
+    double total_bytes;  /* per-GPU total after the change */
+    llm_verdict verdict; /* after the change */
+    int cumulative;      /* 1: on top of the items before it (training); 0: on its own */
+} llm_advice;
+LLMDEF const char *llm_advice_str(llm_advice_kind k); /* e.g. "tensor parallelism over N GPUs" */
+
+#define LLM_PLAN_MAX_LINES 8
+#define LLM_PLAN_MAX_ADVICE 12
+typedef struct llm_plan_line {
+    const char *name; /* "weights", "KV cache", ... */
+    double bytes;     /* per GPU */
+} llm_plan_line;
+typedef struct llm_plan_result {
+    llm_params params;
+    int64_t seq_len;          /* resolved */
+    int n_lines;
+    llm_plan_line line[LLM_PLAN_MAX_LINES];
+    double total_bytes;       /* per GPU: the sum of the lines */
+    double capacity_bytes;    /* per GPU, as the driver reports it */
+    double headroom_bytes;    /* capacity - total; negative when it does not fit */
+    double used;              /* total / capacity */
+    llm_verdict verdict;
+    double decode_seconds;    /* per decode step, lower bound: bytes read / bandwidth */
+    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak */
+    double prefill_flops;
+    double step_flops;        /* training: FLOPs of one step on one GPU (6N + attention) */
+    int n_advice;             /* filled unless the plan fits: for inference each change on
+                                 its own, for training a cumulative ladder that ends when it fits */
+    llm_advice advice[LLM_PLAN_MAX_ADVICE];
+} llm_plan_result;
+
+LLMDEF llm_plan llm_plan_default(void);
+/* LLM_EINVAL (and *reason) for a bad config, a missing GPU, batch / seq / GPUs out of
+   range (each up to 2^31 - 1), a ZeRO stage outside 0..3, or an unknown dtype. */
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason);
 
 /* ======================================================================================
    >>kernels
@@ -234,7 +427,9 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size);
 LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size);
 
-/* Row kernels: one row of n values; out may equal x (in place). */
+/* Row kernels: one row of n values; out may equal x (in place). The SIMD paths agree
+   with the scalar (libm) ones within a few 1e-6 relative (tests/test_rowops.c states the
+   tolerance per kernel). Norm gains w and the LayerNorm bias b may be NULL (1 and 0). */
 LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps);
 LLMDEF llm_status llm_silu(float *out, const float *x, int n);
@@ -242,6 +437,8 @@ LLMDEF llm_status llm_gelu(float *out, const float *x, int n);     /* tanh appro
 LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n); /* exact, with erf */
 LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n); /* silu(gate) * up */
 LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n);      /* residual add */
+/* Max-subtracted; -inf entries get 0; an all -inf row gives the uniform 1/n; +inf
+   entries share the mass equally. No NaN for finite input. */
 LLMDEF llm_status llm_softmax(float *out, const float *x, int n);
 LLMDEF int llm_argmax(const float *x, int n); /* index of the first maximum; -1 for bad arguments */
 
@@ -257,14 +454,30 @@ typedef struct llm_rope {
     void *owned;      /* set by llm_rope_create */
 } llm_rope;
 
+/* RoPE (Su et al. 2021, RoFormer): pair i of a head, (x_a, x_b), is rotated by the angle
+   pos * theta_i with theta_i = base^(-2i / rotary_dim), i = 0 .. rotary_dim/2 - 1:
+       x_a' = x_a cos - x_b sin,   x_b' = x_a sin + x_b cos
+   so q_m . k_n depends on m - n only. Which dimensions form a pair is the layout:
+       LLM_ROPE_INTERLEAVED  (a, b) = (2i, 2i + 1)             RoFormer, Meta, llama2.c, GGUF
+       LLM_ROPE_HALVES       (a, b) = (i, i + rotary_dim / 2)  Hugging Face, GPT-NeoX
+   Dimensions rotary_dim .. head_dim - 1 pass through unchanged (partial rotary).
+   Angles are computed in double, so positions of 100k+ keep full float accuracy.
+
+   llm_rope_bytes: bytes of the tables for max_pos positions (enough for any rotary_dim
+   <= head_dim); 0 for head_dim odd or <= 0, max_pos <= 0, or overflow. mem: aligned for
+   float. theta <= 0 means 10000. */
 LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos);
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout);
-/* From a config: partial rotary_dim and Llama 3.1 frequency scaling included. */
+/* From a config: head_dim (0 = d_model / n_heads), rotary_dim (0 = head_dim), rope_theta
+   (0 = 10000), rope_layout, and Llama 3.1 frequency scaling when rope_scale > 0
+   (rope_low_freq_factor 0 = 1, rope_high_freq_factor 0 = 4, rope_orig_ctx 0 = 8192).
+   mem holds llm_rope_bytes(head_dim, max_pos). */
 LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos);
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos);
 LLMDEF void llm_rope_free(llm_rope *r);
-/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. */
+/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. Positions
+   outside 0..max_pos-1 are LLM_ERANGE (nothing is changed). */
 LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos);
 /* n_tokens tokens x[n_tokens][n_heads][head_dim] at positions pos, pos+1, ... */
 LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos);
@@ -280,6 +493,26 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
 LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
                                 int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
                                 llm_threads *th);
+/* The general form behind both. k, v hold dtype elements (LLM_F32, LLM_F16, or LLM_INT8
+   with one fp32 scale per row in k_scale / v_scale [n_kv_heads][kv_stride]; NULL for the
+   others). window > 0 lets each query see only the last `window` positions, itself
+   included (Mistral's sliding window); 0 = all. tile = keys per tile, 1..LLM_ATTN_TILE,
+   0 = LLM_ATTN_TILE (the tests use sizes that don't divide T). out may equal q.
+   Errors: LLM_EINVAL for NULL pointers, non-positive sizes, n_q > n_kv, n_kv > kv_stride,
+   n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
+   head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
+   Memory: nothing is allocated; each thread works in a fixed stack frame of
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is. */
+#ifndef LLM_ATTN_MAX_HEAD_DIM
+#define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
+#endif
+#define LLM_ATTN_TILE 64 /* keys per tile */
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th);
+/* Bytes of working memory one attention thread uses (its stack frame's tiles): a constant. */
+LLMDEF size_t llm_attention_stack_bytes(void);
 
 /* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim] (head-major; see
    DESIGN.md: token-major ran 3-4x slower at T >= 2048). */
@@ -293,8 +526,13 @@ typedef struct llm_kv_cache {
 } llm_kv_cache;
 
 /* Bytes of K and V for seq_len positions and batch sequences: the estimator's
-   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype) (+ the row scales of
-   LLM_INT8). llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype). */
+   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype), exactly, plus for the
+   integer formats (LLM_INT8, LLM_INT4) one fp32 scale per row: 2 * L * n_kv_heads *
+   seq_len * batch * 4. In f16: Llama 2 7B 524,288 B per token, Llama 3 8B 131,072 B.
+   head_dim 0 means d_model / n_heads; n_kv_heads 0 means n_heads. Returns 0 for invalid
+   input (NULL, non-positive sizes, heads not dividing, unknown dtype, overflow).
+   llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype) bytes at mem, aligned
+   for float; the cache itself stores LLM_F32, LLM_F16 or LLM_INT8 (else LLM_EUNSUPPORTED). */
 LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype);
@@ -381,7 +619,17 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
 /* SIMD is chosen at compile time from the compiler's own macros. */
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
+/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
+   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
 #define LLM__AVX2 1
 #include <immintrin.h>
@@ -664,21 +912,2322 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    >>config implementation
    ====================================================================================== */
 
+LLMDEF llm_config llm_config_default(void) {
+    llm_config c;
+    memset(&c, 0, sizeof c); /* sizes 0; enums 0 = RMS, SwiGLU, RoPE, interleaved, no bias */
+    c.name = "custom";
+    c.norm_eps = 1e-5f;
+    c.rope_theta = 10000.0f;
+    return c;
+}
+
+LLMDEF int llm_config_head_dim(const llm_config *c) {
+    if (!c) return 0;
+    if (c->head_dim) return c->head_dim;
+    return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
+}
+
+/* The published architectures, one row per model, from each model's config.json or
+   paper (../shared/presets.tsv). Columns:
+     d      residual width          L    layers            H / KV  query / key-value heads
+     hd     head dim                ff   FFN hidden width  V       vocabulary
+     ctx    trained context         norm RMS or LAYER (+b: LayerNorm bias)   eps
+     ffn    SWIGLU, GELU or GEGLU   pos  ROPE or LEARNED   theta   RoPE base
+     pairs  which dims RoPE pairs: INTERLEAVED in Meta's / Mistral's reference code and
+            llama2.c, HALVES for models published only in Hugging Face format
+     rs     Llama 3.1-style RoPE frequency scaling factor (low 1, high 4, original 8192)
+     tie    LM head tied to the embedding   bias NONE, QKV or ALL
+     E / k  experts per layer / routed per token   win  sliding attention window */
+#define LLM__ROW(name, d, L, H, KV, hd, ff, V, ctx, norm, nb, eps, ffn, pos, theta, pairs, rs, tie, bias, E, \
+                 k, win)                                                                                  \
+    {name, d, L, H, KV, hd, ff, V, ctx, LLM_NORM_##norm, nb, eps, LLM_FFN_##ffn, LLM_POS_##pos, theta,      \
+     LLM_ROPE_##pairs, 0, rs, (rs) > 0 ? 1.0f : 0.0f, (rs) > 0 ? 4.0f : 0.0f, (rs) > 0 ? 8192 : 0, tie,    \
+     LLM_BIAS_##bias, 0, E, k, 0, win}
+static const llm_config llm__presets[] = {
+/*  name              d      L    H    KV  hd   ff     V       ctx     norm   nb eps    ffn     pos      theta    pairs        rs  tie bias E  k  win */
+LLM__ROW("gpt2",           768,  12,  12,  12, 64,  3072, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-medium",   1024,  24,  16,  16, 64,  4096, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-large",    1280,  36,  20,  20, 64,  5120, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-xl",       1600,  48,  25,  25, 64,  6400, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt-3-175b",   12288,  96,  96,  96, 128, 49152, 50257,  2048, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("llama-2-7b",    4096,  32,  32,  32, 128, 11008, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-13b",   5120,  40,  40,  40, 128, 13824, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-70b",   8192,  80,  64,   8, 128, 28672, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-8b",    4096,  32,  32,   8, 128, 14336, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-70b",   8192,  80,  64,   8, 128, 28672, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-8b",  4096,  32,  32,   8, 128, 14336, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-70b", 8192,  80,  64,   8, 128, 28672, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-405b",16384, 126, 128,  8, 128, 53248, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-1b",  2048,  16,  32,   8, 64,  8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-3b",  3072,  28,  24,   8, 128, 8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("mistral-7b",    4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 4096),
+LLM__ROW("mixtral-8x7b",  4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    1000000, INTERLEAVED, 0,  0, NONE, 8, 2, 0),
+LLM__ROW("qwen2.5-0.5b",   896,  24,  14,   2, 64,  4864, 151936, 32768, RMS,   0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  1, QKV,  0, 0, 0),
+LLM__ROW("qwen2.5-7b",    3584,  28,  28,   4, 128, 18944, 152064, 131072, RMS, 0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  0, QKV,  0, 0, 0),
+LLM__ROW("tinyllama-1.1b",2048,  22,  32,   4, 64,  5632, 32000,   2048, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 0),
+LLM__ROW("smollm2-135m",   576,  30,   9,   3, 64,  1536, 49152,   8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    100000,  HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("phi-3-mini",    3072,  32,  32,  32, 96,  8192, 32064,   4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 2047),
+LLM__ROW("gemma-2b",      2048,  18,   8,   1, 256, 16384, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("gemma-7b",      3072,  28,  16,  16, 256, 24576, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+};
+#undef LLM__ROW
+#define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
+
+/* ASCII case-insensitive equality, independent of the C locale. */
+static int llm__name_eq(const char *a, const char *b) {
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+        if (!x) return 1;
+    }
+}
+
+LLMDEF const llm_config *llm_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_PRESETS; i++)
+        if (llm__name_eq(name, llm__presets[i].name)) return &llm__presets[i];
+    return NULL;
+}
+LLMDEF const llm_config *llm_preset_at(int i) { return i >= 0 && i < LLM__N_PRESETS ? &llm__presets[i] : NULL; }
+
+/* Validation names the first problem, so a user can fix a config field by field. */
+#define LLM__REJECT(why)                \
+    do {                                \
+        if (reason) *reason = (why);    \
+        return LLM_EINVAL;              \
+    } while (0)
+
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
+    int hd;
+    double n;
+    if (reason) *reason = "ok";
+    if (!c) LLM__REJECT("config is NULL");
+    if (c->d_model <= 0) LLM__REJECT("d_model must be positive");
+    if (c->n_layers <= 0) LLM__REJECT("n_layers must be positive");
+    if (c->n_heads <= 0) LLM__REJECT("n_heads must be positive");
+    if (c->n_kv_heads <= 0) LLM__REJECT("n_kv_heads must be positive");
+    if (c->n_kv_heads > c->n_heads) LLM__REJECT("n_kv_heads must not exceed n_heads");
+    if (c->n_heads % c->n_kv_heads) LLM__REJECT("n_kv_heads must divide n_heads");
+    if (c->head_dim < 0) LLM__REJECT("head_dim must not be negative");
+    if (c->head_dim == 0 && c->d_model % c->n_heads) LLM__REJECT("n_heads must divide d_model (or set head_dim)");
+    hd = llm_config_head_dim(c);
+    if (c->d_ff <= 0) LLM__REJECT("d_ff must be positive");
+    if (c->vocab <= 0) LLM__REJECT("vocab must be positive");
+    if (c->max_seq_len <= 0) LLM__REJECT("max_seq_len must be positive");
+    if ((int)c->norm < 0 || (int)c->norm > (int)LLM_NORM_LAYER) LLM__REJECT("norm kind out of range");
+    if ((int)c->ffn < 0 || (int)c->ffn > (int)LLM_FFN_GEGLU) LLM__REJECT("ffn kind out of range");
+    if ((int)c->pos < 0 || (int)c->pos > (int)LLM_POS_NONE) LLM__REJECT("position kind out of range");
+    if ((int)c->bias < 0 || (int)c->bias > (int)LLM_BIAS_ALL) LLM__REJECT("bias kind out of range");
+    if ((int)c->rope_layout < 0 || (int)c->rope_layout > (int)LLM_ROPE_HALVES) LLM__REJECT("rope layout out of range");
+    if (c->norm_bias && c->norm != LLM_NORM_LAYER) LLM__REJECT("norm_bias needs LayerNorm (RMSNorm has no bias)");
+    /* !(x >= 0) also catches NaN */
+    if (!(c->norm_eps >= 0.0f) || c->norm_eps > 1.0f) LLM__REJECT("norm_eps must be in [0, 1]");
+    if (!(c->rope_theta >= 0.0f) || c->rope_theta > 1e30f) LLM__REJECT("rope_theta must be finite and not negative");
+    if (!(c->rope_scale >= 0.0f) || c->rope_scale > 1e30f) LLM__REJECT("rope_scale must be finite and not negative");
+    if (!(c->rope_low_freq_factor >= 0.0f) || !(c->rope_high_freq_factor >= 0.0f) ||
+        c->rope_low_freq_factor > 1e30f || c->rope_high_freq_factor > 1e30f || c->rope_orig_ctx < 0)
+        LLM__REJECT("rope scaling factors must be finite and not negative");
+    if (c->rotary_dim < 0 || c->rotary_dim > hd) LLM__REJECT("rotary_dim must be in 0..head_dim");
+    /* RoPE rotates pairs of dimensions: an odd count leaves one without a partner */
+    if (c->pos == LLM_POS_ROPE && ((c->rotary_dim ? c->rotary_dim : hd) & 1)) LLM__REJECT("RoPE needs an even head_dim (rotary_dim)");
+    if (c->n_experts < 0 || c->n_experts_per_tok < 0 || c->n_shared_experts < 0)
+        LLM__REJECT("expert counts must not be negative");
+    if (c->n_experts == 0 && c->n_experts_per_tok) LLM__REJECT("n_experts_per_tok set without n_experts");
+    if (c->n_experts > 0 && c->n_experts_per_tok == 0) LLM__REJECT("n_experts_per_tok must be positive with experts");
+    if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
+    if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
+    if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
+    /* Every count below is computed in 64 bits; refuse configs where even that would
+       wrap. Estimated in double with generous margins (factor 2 on every term). */
+    n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
+        (double)c->n_layers * ((double)c->d_model * hd * (2.0 * c->n_heads + 2.0 * c->n_kv_heads + 4.0) +
+                               3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts + c->n_shared_experts) +
+                               (double)c->d_model * (c->n_experts + 8.0) + 2.0 * c->d_ff);
+    if (n * 64.0 > 9.2e18) LLM__REJECT("model too large: byte counts would overflow 64 bits");
+    return LLM_OK;
+}
+
 /* ======================================================================================
    >>estimate implementation
    ====================================================================================== */
+
+/* ---- parameters ----------------------------------------------------------------------
+   One decoder block, with d = d_model, q = n_heads head_dim, kv = n_kv_heads head_dim:
+     attention  Wq d q + Wk d kv + Wv d kv + Wo q d   (+ q + 2 kv biases for QKV,
+                                                        + d more for ALL)
+     FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
+                (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
+     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias
+   plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
+   unless tied. GPT-2 small: 12 (12 d^2 + 13 d) + V d + 1024 d + 2 d = 124,439,808. */
+LLMDEF llm_params llm_count_params(const llm_config *c) {
+    llm_params p;
+    uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
+    uint64_t L, active_experts, active_ffn_w;
+    memset(&p, 0, sizeof p);
+    if (llm_config_check(c, NULL) != LLM_OK) return p;
+    d = (uint64_t)c->d_model;
+    q = (uint64_t)c->n_heads * (uint64_t)llm_config_head_dim(c);
+    kv = (uint64_t)c->n_kv_heads * (uint64_t)llm_config_head_dim(c);
+    ff = (uint64_t)c->d_ff;
+    L = (uint64_t)c->n_layers;
+
+    attn_w = d * q + 2 * d * kv + q * d;
+    attn_b = c->bias == LLM_BIAS_QKV ? q + 2 * kv : c->bias == LLM_BIAS_ALL ? q + 2 * kv + d : 0;
+
+    mats = c->ffn == LLM_FFN_GELU ? 2 : 3; /* gated FFNs have a third matrix */
+    ffn_one = mats * d * ff;
+    ffn_b_one = c->bias == LLM_BIAS_ALL ? ff * (mats - 1) + d : 0;
+    experts = c->n_experts ? (uint64_t)c->n_experts + (uint64_t)c->n_shared_experts : 1;
+    active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok + (uint64_t)c->n_shared_experts : 1;
+    router = c->n_experts ? d * (uint64_t)c->n_experts : 0;
+    ffn_w = experts * ffn_one + router;
+    ffn_b = experts * ffn_b_one;
+    active_ffn_w = active_experts * ffn_one + router;
+
+    norm_one = c->norm_bias ? 2 * d : d;
+
+    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + 2 * norm_one;
+    p.attention = L * (attn_w + attn_b);
+    p.ffn = L * (ffn_w + ffn_b);
+    p.norm = L * 2 * norm_one + norm_one; /* + the final norm */
+    p.embedding = (uint64_t)c->vocab * d;
+    p.positions = c->pos == LLM_POS_LEARNED ? (uint64_t)c->max_seq_len * d : 0;
+    p.lm_head = c->tied_embeddings ? 0 : (uint64_t)c->vocab * d;
+    p.total = p.embedding + p.positions + L * p.per_layer + norm_one + p.lm_head;
+    p.bias = L * (attn_b + ffn_b) + (c->norm_bias ? d * (2 * L + 1) : 0);
+    /* Kaplan et al. (2020) count N = 12 L d^2 for GPT: the blocks' matrices, nothing else.
+       That reproduces both published non-embedding counts: GPT-2 small 84,934,656 and
+       Llama 2 7B 6,476,005,376 (total minus embedding, LM head and the 65 RMSNorms). */
+    p.non_embedding = L * (attn_w + ffn_w);
+    p.active_non_embedding = L * (attn_w + active_ffn_w);
+    p.active = p.total - L * (experts - active_experts) * (ffn_one + ffn_b_one);
+    return p;
+}
+
+/* ---- FLOPs ---------------------------------------------------------------------------- */
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal) {
+    llm_flops f;
+    llm_params p = llm_count_params(c);
+    double N, qdim, T = context > 0 ? (double)context : 0.0;
+    memset(&f, 0, sizeof f);
+    if (!p.total) return f;
+    N = (double)p.active_non_embedding;
+    qdim = (double)c->n_heads * llm_config_head_dim(c);
+    f.matmul = 2.0 * N;
+    f.lm_head = 2.0 * (double)c->vocab * c->d_model;
+    /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
+       (2 T qdim) */
+    f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    f.forward = f.matmul + f.lm_head + f.attention;
+    f.train = 3.0 * f.forward;
+    f.train_6n = 6.0 * N;
+    f.train_palm = 6.0 * N + 12.0 * c->n_layers * qdim * T;
+    return f;
+}
+
+/* Which N in 6 N D: the active non-embedding count. Llama 2 7B on 2T tokens:
+   6 x 6,476,005,376 x 2e12 = 7.77e22 FLOP (with the full 6.74e9 it would be 8.09e22). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens) {
+    llm_params p = llm_count_params(c);
+    if (!(tokens > 0)) return 0.0;
+    return 6.0 * (double)p.active_non_embedding * tokens;
+}
+
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context) {
+    llm_flops f = llm_count_flops(c, context, 0);
+    return f.train_6n > 0 ? (f.train_palm - f.train_6n) / f.train_6n : 0.0;
+}
+
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu) {
+    if (!(flops > 0) || !(n_gpus > 0) || !(peak_flops > 0) || !(mfu > 0)) return 0.0;
+    return flops / (n_gpus * peak_flops * mfu);
+}
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu) {
+    return llm_train_seconds(flops, 1.0, peak_flops, mfu) / 3600.0;
+}
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops) {
+    if (!(flops > 0) || !(seconds > 0) || !(n_gpus > 0) || !(peak_flops > 0)) return 0.0;
+    return flops / seconds / (n_gpus * peak_flops);
+}
+LLMDEF double llm_chinchilla_tokens(double n_params) { return n_params > 0 ? 20.0 * n_params : 0.0; }
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens) {
+    /* C = 6 N D and D = 20 N give C = 120 N^2 */
+    double n = flops > 0 ? sqrt(flops / 120.0) : 0.0;
+    if (n_params) *n_params = n;
+    if (tokens) *tokens = 20.0 * n;
+}
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches) {
+    if (stages < 1 || micro_batches < 1) return 0.0;
+    return (double)(stages - 1) / ((double)micro_batches + stages - 1);
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype) {
+    llm_params p = llm_count_params(c);
+    return (double)p.total * llm_dtype_bits(dtype) / 8.0;
+}
+
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus) {
+    llm_train_state s;
+    double nd = n_gpus >= 1 ? n_gpus : 1.0;
+    memset(&s, 0, sizeof s);
+    if (!(n_params > 0) || zero_stage < 0 || zero_stage > 3) return s;
+    /* The ZeRO paper's 7.5B model on 64 GPUs: 120, 31.4, 16.6, 1.9 GB per GPU */
+    s.weights = 2.0 * n_params / (zero_stage >= 3 ? nd : 1.0);
+    s.grads = 2.0 * n_params / (zero_stage >= 2 ? nd : 1.0);
+    s.optimizer = 12.0 * n_params / (zero_stage >= 1 ? nd : 1.0);
+    s.total = s.weights + s.grads + s.optimizer;
+    return s;
+}
+
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp) {
+    double s = (double)seq_len, b = (double)batch, d, a, t = tp > 0 ? tp : 1, per_layer;
+    if (llm_config_check(c, NULL) != LLM_OK || seq_len <= 0 || batch <= 0) return 0.0;
+    d = c->d_model;
+    a = c->n_heads;
+    if (flags & LLM_ACT_RECOMPUTE) {
+        per_layer = 2.0 * s * b * d; /* only each layer's 16-bit input survives */
+    } else {
+        /* 10 s b d replicated (norm inputs, dropout masks), 24 s b d split by tensor
+           parallelism, 5 a s^2 b / tp for the scores, softmax and dropout mask */
+        per_layer = s * b * d * (10.0 + 24.0 / t);
+        if (!(flags & LLM_ACT_FLASH)) per_layer += 5.0 * a * s * s * b / t;
+    }
+    return per_layer * c->n_layers;
+}
+
+/* ---- GPUs ----------------------------------------------------------------------------- */
+
+/* Memory "as the driver reports it" is nvidia-smi's total in MiB (../shared/gpus.tsv);
+   bf16 TFLOPS are dense, never the 2x sparsity headline; GeForce cards are quoted with
+   fp32 accumulation, which is what bf16 GEMMs use. */
+#define LLM__MIB 1048576.0
+static const llm_gpu llm__gpus[] = {
+    /* name        full name                     GB    driver (MiB)        bf16    fp32  GB/s    memory */
+    {"a100-40gb", "NVIDIA A100-SXM4-40GB",       40,  40960 * LLM__MIB,  312.0,  19.5, 1555, "HBM2"},
+    {"a100-80gb", "NVIDIA A100-SXM4-80GB",       80,  81920 * LLM__MIB,  312.0,  19.5, 2039, "HBM2e"},
+    {"h100-sxm",  "NVIDIA H100-SXM5-80GB",       80,  81559 * LLM__MIB,  989.4,  66.9, 3350, "HBM3"},
+    {"h100-pcie", "NVIDIA H100-PCIe-80GB",       80,  81559 * LLM__MIB,  756.0,  51.2, 2000, "HBM2e"},
+    {"h200",      "NVIDIA H200-SXM-141GB",       141, 143771 * LLM__MIB, 989.4,  66.9, 4800, "HBM3e"},
+    {"b200",      "NVIDIA B200 (HGX, 1000 W)",   180, 183359 * LLM__MIB, 2250.0, 80.0, 8000, "HBM3e"},
+    {"l4",        "NVIDIA L4",                   24,  23034 * LLM__MIB,  121.0,  30.3, 300,  "GDDR6"},
+    {"l40s",      "NVIDIA L40S",                 48,  46068 * LLM__MIB,  362.05, 91.6, 864,  "GDDR6"},
+    {"rtx-3090",  "NVIDIA GeForce RTX 3090",     24,  24576 * LLM__MIB,  71.0,   35.6, 936,  "GDDR6X"},
+    {"rtx-4090",  "NVIDIA GeForce RTX 4090",     24,  24564 * LLM__MIB,  165.2,  82.6, 1008, "GDDR6X"},
+    {"rtx-5090",  "NVIDIA GeForce RTX 5090",     32,  32607 * LLM__MIB,  209.5,  104.8, 1792, "GDDR7"},
+    {"mi300x",    "AMD Instinct MI300X",         192, 196608 * LLM__MIB, 1307.4, 163.4, 5300, "HBM3"},
+    {"t4",        "NVIDIA T4 (fp16, no bf16)",   16,  15360 * LLM__MIB,  65.0,   8.1,  320,  "GDDR6"},
+    {"v100-32gb", "NVIDIA V100-SXM2-32GB (fp16)", 32, 32768 * LLM__MIB,  125.0,  15.7, 900,  "HBM2"},
+};
+#define LLM__N_GPUS ((int)(sizeof llm__gpus / sizeof llm__gpus[0]))
+
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_GPUS; i++)
+        if (llm__name_eq(name, llm__gpus[i].name)) return &llm__gpus[i];
+    return NULL;
+}
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i) { return i >= 0 && i < LLM__N_GPUS ? &llm__gpus[i] : NULL; }
+
+/* ---- the planner ---------------------------------------------------------------------- */
+
+LLMDEF llm_plan llm_plan_default(void) {
+    llm_plan p;
+    memset(&p, 0, sizeof p);
+    p.n_gpus = 1;
+    p.batch = 1;
+    p.weights = LLM_F16;
+    p.kv = LLM_F16;
+    /* The theory's allowance for the CUDA context, cuBLAS workspace, the forward pass's
+       scratch and allocator fragmentation: with it, Llama 2 13B at batch 8 x 4096 tokens
+       is 26.0 GB weights + 26.8 GB KV + 2 GB = 54.9 GB. */
+    p.overhead_bytes = 2e9;
+    p.tight = 0.9;
+    return p;
+}
+
+LLMDEF const char *llm_verdict_str(llm_verdict v) {
+    switch (v) {
+    case LLM_FITS: return "fits";
+    case LLM_TIGHT: return "tight";
+    case LLM_DOES_NOT_FIT: return "does not fit";
+    }
+    return "unknown";
+}
+
+LLMDEF const char *llm_advice_str(llm_advice_kind k) {
+    switch (k) {
+    case LLM_ADVICE_WEIGHTS_DTYPE: return "quantize the weights";
+    case LLM_ADVICE_KV_DTYPE: return "8-bit KV cache";
+    case LLM_ADVICE_GQA: return "a GQA model with fewer KV heads";
+    case LLM_ADVICE_SEQ: return "a shorter context";
+    case LLM_ADVICE_BATCH: return "a smaller batch";
+    case LLM_ADVICE_TENSOR_PARALLEL: return "tensor parallelism";
+    case LLM_ADVICE_ZERO: return "a higher ZeRO stage";
+    case LLM_ADVICE_FLASH: return "flash attention";
+    case LLM_ADVICE_RECOMPUTE: return "full activation recomputation";
+    case LLM_ADVICE_DATA_PARALLEL: return "ZeRO-3 over more GPUs";
+    }
+    return "unknown";
+}
+
+#define LLM__PLAN_MAX 2147483647LL
+
+/* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
+   scale per (layer, head, position) row of K and of V for LLM_INT8. The same formula as
+   llm_kv_cache_bytes in >>attention, which sizes the real cache (tests check they agree
+   once both are built); kept here so the estimators stand on their own. */
+static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
+    double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
+}
+
+/* The memory lines and times of one plan, without advice. */
+static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const char **reason) {
+    const llm_config *c;
+    double n_gpus, overhead;
+    int64_t seq;
+    if (reason) *reason = "ok";
+    memset(r, 0, sizeof *r);
+    if (!p) LLM__REJECT("plan is NULL");
+    if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
+    if (!p->gpu) LLM__REJECT("no GPU");
+    if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
+        LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
+    if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
+    if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
+    if (p->seq_len < 0 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 0..2^31-1");
+    if (p->zero_stage < 0 || p->zero_stage > 3) LLM__REJECT("ZeRO stage must be 0, 1, 2 or 3");
+    if (!(llm_dtype_bits(p->weights) > 0)) LLM__REJECT("unknown weight dtype");
+    if (p->kv != LLM_F32 && p->kv != LLM_F16 && p->kv != LLM_BF16 && p->kv != LLM_INT8)
+        LLM__REJECT("KV cache dtype must be f32, f16, bf16 or int8");
+    if (!(p->overhead_bytes >= 0) || p->overhead_bytes > 1e18) LLM__REJECT("overhead must be in 0..1e18 bytes");
+    if (!(p->tight >= 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
+    c = p->model;
+    seq = p->seq_len ? p->seq_len : c->max_seq_len;
+    n_gpus = (double)p->n_gpus;
+    overhead = p->overhead_bytes;
+    r->params = llm_count_params(c);
+    r->seq_len = seq;
+    r->capacity_bytes = p->gpu->mem_bytes;
+
+    if (!p->train) {
+        /* Inference. Tensor parallelism splits every matrix and the KV heads over the
+           GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm__kv_bytes). */
+        double w = llm_weight_bytes(c, p->weights) / n_gpus;
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / n_gpus;
+        double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights";
+        r->line[0].bytes = w;
+        r->line[1].name = "KV cache";
+        r->line[1].bytes = kv;
+        r->line[2].name = "overhead";
+        r->line[2].bytes = overhead;
+        r->n_lines = 3;
+        /* A decode step reads every weight it uses and every sequence's KV cache once:
+           at best memory-bandwidth bound. With MoE only the active experts are read (at
+           batch 1; larger batches touch more). */
+        r->decode_seconds = (w * active + kv) / (p->gpu->bandwidth_gbs * 1e9);
+        /* The prompt: batch x seq tokens, causal attention, at best at peak FLOP/s. */
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (n_gpus * p->gpu->bf16_tflops * 1e12);
+    } else {
+        /* Training: mixed-precision Adam state sharded by ZeRO over n_gpus data-parallel
+           GPUs, plus the activations of one micro-batch of `batch` sequences. */
+        llm_train_state s = llm_train_state_bytes((double)r->params.total, p->zero_stage, n_gpus);
+        int flags = (p->flash ? LLM_ACT_FLASH : 0) | (p->recompute ? LLM_ACT_RECOMPUTE : 0);
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights (16-bit)";
+        r->line[0].bytes = s.weights;
+        r->line[1].name = "gradients (16-bit)";
+        r->line[1].bytes = s.grads;
+        r->line[2].name = "Adam: fp32 master, m, v";
+        r->line[2].bytes = s.optimizer;
+        r->line[3].name = "activations";
+        r->line[3].bytes = llm_activation_bytes(c, seq, p->batch, flags, 1);
+        r->line[4].name = "overhead";
+        r->line[4].bytes = overhead;
+        r->n_lines = 5;
+        /* one optimizer step of one GPU's micro-batch; recomputation repeats the forward */
+        r->step_flops = (f.train + (p->recompute ? f.forward : 0.0)) * (double)seq * (double)p->batch;
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (p->gpu->bf16_tflops * 1e12);
+        r->decode_seconds = 0.0;
+    }
+    {
+        int i;
+        for (i = 0; i < r->n_lines; i++) r->total_bytes += r->line[i].bytes;
+    }
+    r->headroom_bytes = r->capacity_bytes - r->total_bytes;
+    r->used = r->total_bytes / r->capacity_bytes;
+    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > (p->tight > 0 ? p->tight : 0.9) ? LLM_TIGHT : LLM_FITS;
+    return LLM_OK;
+}
+
+/* Evaluate a changed plan and, if it helps, record it as advice. */
+static void llm__advise(llm_plan_result *r, const llm_plan *q, llm_advice_kind kind, int64_t value) {
+    llm_plan_result t;
+    if (r->n_advice >= LLM_PLAN_MAX_ADVICE) return;
+    if (llm__plan_lines(q, &t, NULL) != LLM_OK || !(t.total_bytes < r->total_bytes)) return;
+    r->advice[r->n_advice].kind = kind;
+    r->advice[r->n_advice].value = value;
+    r->advice[r->n_advice].total_bytes = t.total_bytes;
+    r->advice[r->n_advice].verdict = t.verdict;
+    r->n_advice++;
+}
+
+/* The largest value in [1, hi) for which setting `*field` makes the plan fit (the memory
+   only grows with batch and sequence length, so bisection works); 0 if none. */
+static int64_t llm__largest_fitting(llm_plan *q, int64_t *field, int64_t hi, int64_t step) {
+    int64_t lo = 0, save = *field;
+    llm_plan_result t;
+    hi = hi / step;
+    while (hi - lo > 1) { /* invariant: lo fits (or is 0), hi does not */
+        int64_t mid = lo + (hi - lo) / 2;
+        *field = mid * step;
+        if (llm__plan_lines(q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) lo = mid;
+        else hi = mid;
+    }
+    *field = save;
+    return lo * step;
+}
+
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason) {
+    llm_plan q;
+    llm_config gqa;
+    llm_status st;
+    llm_plan_result dummy;
+    int64_t v;
+    if (!r) r = &dummy;
+    st = llm__plan_lines(p, r, reason);
+    if (st != LLM_OK || r->verdict == LLM_FITS) return st;
+
+    /* It is tight or does not fit: try each concrete change on its own. */
+    if (!p->train) {
+        q = *p;
+        if (llm_dtype_bits(p->weights) > 8.5) {
+            q.weights = LLM_Q8_32; /* 8-bit blocks with their scales, 8.5 bits */
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q8_32);
+        }
+        if (llm_dtype_bits(p->weights) > 4.5) {
+            q.weights = LLM_Q4_32;
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q4_32);
+        }
+        q = *p;
+        if (p->kv != LLM_INT8) {
+            q.kv = LLM_INT8;
+            llm__advise(r, &q, LLM_ADVICE_KV_DTYPE, LLM_INT8);
+        }
+        /* the same model with 8 KV heads, as Llama 2 70B shares each among 8 query heads */
+        q = *p;
+        gqa = *p->model;
+        if (gqa.n_kv_heads > 8 && gqa.n_heads % 8 == 0) {
+            gqa.n_kv_heads = 8;
+            q.model = &gqa;
+            llm__advise(r, &q, LLM_ADVICE_GQA, 8);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.seq_len, r->seq_len, r->seq_len >= 1024 ? 256 : 1);
+        if (v > 0) {
+            q.seq_len = v;
+            llm__advise(r, &q, LLM_ADVICE_SEQ, v);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.batch, p->batch, 1);
+        if (v > 0) {
+            q.batch = v;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, v);
+        }
+        /* the fewest GPUs, a power of two, that make it fit */
+        q = *p;
+        for (v = 2; v <= 64 && (int64_t)p->n_gpus * v <= LLM__PLAN_MAX; v *= 2) {
+            q.n_gpus = (int)((int64_t)p->n_gpus * v);
+            if (llm__plan_lines(&q, &dummy, NULL) == LLM_OK && dummy.verdict == LLM_FITS) {
+                llm__advise(r, &q, LLM_ADVICE_TENSOR_PARALLEL, q.n_gpus);
+                break;
+            }
+        }
+    } else {
+        /* Training: a ladder, each step on top of the previous ones, in the order that
+           costs least (sharding is free with enough GPUs, flash attention is faster,
+           recomputation costs a third more compute, a smaller micro-batch needs more
+           accumulation steps, more GPUs cost money), until it fits. */
+        llm_plan_result t;
+        q = *p;
+        if (q.n_gpus > 1 && q.zero_stage < 3) {
+            q.zero_stage = 3;
+            llm__advise(r, &q, LLM_ADVICE_ZERO, 3);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.flash && !q.recompute) {
+            q.flash = 1;
+            llm__advise(r, &q, LLM_ADVICE_FLASH, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.recompute) {
+            q.recompute = 1;
+            llm__advise(r, &q, LLM_ADVICE_RECOMPUTE, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && q.batch > 1) {
+            v = llm__largest_fitting(&q, &q.batch, q.batch, 1);
+            q.batch = v > 0 ? v : 1;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, q.batch);
+        }
+        /* ZeRO-3 over more GPUs: the fewest (powers of two up to 65536) that fit */
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS) {
+            q.zero_stage = 3;
+            for (v = 2; v <= 65536; v *= 2) {
+                if (v <= q.n_gpus) continue;
+                q.n_gpus = (int)v;
+                if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) {
+                    llm__advise(r, &q, LLM_ADVICE_DATA_PARALLEL, v);
+                    break;
+                }
+            }
+        }
+        for (v = 0; v < r->n_advice; v++) r->advice[v].cumulative = 1;
+    }
+    return LLM_OK;
+}
+#undef LLM__REJECT
 
 /* ======================================================================================
    >>kernels implementation
    ====================================================================================== */
 
+/* ---- >>matmul ------------------------------------------------------------------------
+
+   llm_linear and llm_matmul share one engine that computes C[M][N] (+)= A[M][K] B[K][N]:
+   for a linear layer A = x [n_tokens][d_in], B[k][n] = W[n][k] (W stored [out][in]) and
+   C = y; for llm_matmul B is an ordinary row-major [K][N] matrix.
+
+   WHY BLOCK. A multiply-add needs one element of A and one of B. Read straight from
+   memory that is 2 loads per 2 flops, while the core can do 2 vector FMAs (64 flops with
+   AVX-512) per cycle and load only 2 vectors. So data must be reused from the fastest
+   place that holds it:
+
+   - REGISTERS hold an MR x NR tile of C (AVX-512: 8 x 48 = 24 zmm accumulators). For
+     each k the micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of
+     A, then does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units stay busy.
+   - L1 holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) that the micro-kernel
+     reuses against every NR-wide sliver of B in the block.
+   - L2 holds the packed KC x NC block of B (256 x 192 floats = 192 KiB) and the packed
+     MC x KC block of A (128 x 256 = 128 KiB); each B sliver streams from L2 once per
+     MR rows of A, i.e. 3 vectors per 24 FMAs, well within L2 bandwidth.
+   - DRAM: W is read once per MC = 128 tokens, so a prefill of <= 128 tokens reads each
+     weight exactly once.
+
+   WHY PACK. The micro-kernel wants, for each k, its MR values of A and its NR values of B
+   side by side, in the order it uses them. In x and W they are a whole row apart (16 KiB
+   for d = 4096; such power-of-two strides also map to the same cache sets). Packing
+   copies a block once into contiguous slivers: A as [MR-strip][k][MR], B as
+   [NR-strip][k][NR]; edges are padded with zeros so the micro-kernel never branches.
+   A linear layer's W is stored [out][in], i.e. B transposed, so packing B transposes it;
+   that costs one pass over each weight per MC tokens, against 2 * MC flops per weight.
+
+   LOOPS (outer to inner): k in KC blocks, tokens in MC blocks (pack A), columns in NC
+   blocks (pack B), then MR x NR tiles. Every C element is summed in the same order
+   whatever the tile position or thread, so threaded results equal unthreaded ones bit
+   for bit. Threads split the columns (or, when there are too few, the rows). The packed
+   blocks live on each thread's stack: (MC + NC) * KC floats, 320 KiB with AVX-512.
+
+   Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
+   is memory bandwidth and the GEMV streams W rows through dot products instead; a few
+   tokens (2..LLM__SMALL_N) share one pass over W the same way. */
+
+/* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
+#if defined(LLM__AVX512)
+#define LLM__VF 16
+typedef __m512 llm__vf;
+#define llm__vload(p) _mm512_loadu_ps(p)
+#define llm__vzero() _mm512_setzero_ps()
+#define llm__vfma(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm512_add_ps(a, b)
+/* Horizontal sum. Not _mm512_reduce_add_ps nor the unmasked shuffles: in g++ 12 they
+   start from an "undefined" register and -Wmaybe-uninitialized fires inside them. */
+static float llm__vsum(__m512 v) {
+    const __mmask16 all = (__mmask16)0xffff;
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e)); /* + other 256-bit half */
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1)); /* + other 128-bit quarter */
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
+    return _mm512_cvtss_f32(v);
+}
+#elif defined(LLM__AVX2)
+#define LLM__VF 8
+typedef __m256 llm__vf;
+#define llm__vload(p) _mm256_loadu_ps(p)
+#define llm__vzero() _mm256_setzero_ps()
+#define llm__vfma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__vadd(a, b) _mm256_add_ps(a, b)
+static float llm__vsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#elif defined(LLM__NEON)
+#define LLM__VF 4
+typedef float32x4_t llm__vf;
+#define llm__vload(p) vld1q_f32(p)
+#define llm__vzero() vdupq_n_f32(0.0f)
+#define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__vadd(a, b) vaddq_f32(a, b)
+#define llm__vsum(v) vaddvq_f32(v)
+#else
+#define LLM__VF 1
+typedef float llm__vf;
+#define llm__vload(p) (*(p))
+#define llm__vzero() 0.0f
+#define llm__vfma(a, b, c) ((a) * (b) + (c))
+#define llm__vadd(a, b) ((a) + (b))
+#define llm__vsum(v) (v)
+#endif
+
+/* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
+#if defined(LLM__AVX512)
+#define LLM__MR 8
+#define LLM__NR 48
+#elif defined(LLM__AVX2)
+#define LLM__MR 6
+#define LLM__NR 16
+#elif defined(LLM__NEON)
+#define LLM__MR 8
+#define LLM__NR 12
+#else
+#define LLM__MR 4
+#define LLM__NR 8
+#endif
+#define LLM__KC 256
+#define LLM__MC (LLM__MR * (128 / LLM__MR))
+#define LLM__NC (LLM__NR * (192 / LLM__NR))
+#define LLM__SMALL_N 4 /* n_tokens up to this use the streaming dot-product path */
+
+/* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
+   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
+#if defined(LLM__AVX512)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    __m512 b0, b1, b2, s0, s1, s2, t;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
+    for (k = 0; k < kc; k++, a += 8, b += 48) {
+        b0 = _mm512_load_ps(b);
+        b1 = _mm512_load_ps(b + 16);
+        b2 = _mm512_load_ps(b + 32);
+#define LLM__ROW(i)                                  \
+    t = _mm512_set1_ps(a[i]);                        \
+    c##i##0 = _mm512_fmadd_ps(t, b0, c##i##0);       \
+    c##i##1 = _mm512_fmadd_ps(t, b1, c##i##1);       \
+    c##i##2 = _mm512_fmadd_ps(t, b2, c##i##2);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5) LLM__ROW(6) LLM__ROW(7)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = _mm512_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm512_loadu_ps(bias);
+        s1 = _mm512_loadu_ps(bias + 16);
+        s2 = _mm512_loadu_ps(bias + 32);
+    }
+#define LLM__CSTORE(i)                                                                    \
+    {                                                                                    \
+        float *r = c + (i) * ldc;                                                        \
+        _mm512_storeu_ps(r, _mm512_add_ps(acc ? _mm512_loadu_ps(r) : s0, c##i##0));      \
+        _mm512_storeu_ps(r + 16, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 16) : s1, c##i##1)); \
+        _mm512_storeu_ps(r + 32, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 32) : s2, c##i##2)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__AVX2)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
+    int k;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    for (k = 0; k < kc; k++, a += 6, b += 16) {
+        b0 = _mm256_load_ps(b);
+        b1 = _mm256_load_ps(b + 8);
+#define LLM__ROW(i)                            \
+    t = _mm256_broadcast_ss(a + i);            \
+    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0); \
+    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
+        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5)
+#undef LLM__ROW
+    }
+    s0 = s1 = _mm256_setzero_ps();
+    if (!acc && bias) {
+        s0 = _mm256_loadu_ps(bias);
+        s1 = _mm256_loadu_ps(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                                   \
+    {                                                                                   \
+        float *r = c + (i) * ldc;                                                       \
+        _mm256_storeu_ps(r, _mm256_add_ps(acc ? _mm256_loadu_ps(r) : s0, c##i##0));     \
+        _mm256_storeu_ps(r + 8, _mm256_add_ps(acc ? _mm256_loadu_ps(r + 8) : s1, c##i##1)); \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5)
+#undef LLM__CSTORE
+}
+#elif defined(LLM__NEON)
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+    float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
+    int k;
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
+    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
+    for (k = 0; k < kc; k++, a += 8, b += 12) {
+        b0 = vld1q_f32(b);
+        b1 = vld1q_f32(b + 4);
+        b2 = vld1q_f32(b + 8);
+        a0 = vld1q_f32(a);
+        a1 = vld1q_f32(a + 4);
+#define LLM__ROW(i, av, l)                           \
+    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, av, l);   \
+    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, av, l);   \
+    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, av, l);
+        LLM__ROW(0, a0, 0) LLM__ROW(1, a0, 1) LLM__ROW(2, a0, 2) LLM__ROW(3, a0, 3)
+        LLM__ROW(4, a1, 0) LLM__ROW(5, a1, 1) LLM__ROW(6, a1, 2) LLM__ROW(7, a1, 3)
+#undef LLM__ROW
+    }
+    s0 = s1 = s2 = vdupq_n_f32(0.0f);
+    if (!acc && bias) {
+        s0 = vld1q_f32(bias);
+        s1 = vld1q_f32(bias + 4);
+        s2 = vld1q_f32(bias + 8);
+    }
+#define LLM__CSTORE(i)                                                        \
+    {                                                                        \
+        float *r = c + (i) * ldc;                                            \
+        vst1q_f32(r, vaddq_f32(acc ? vld1q_f32(r) : s0, c##i##0));           \
+        vst1q_f32(r + 4, vaddq_f32(acc ? vld1q_f32(r + 4) : s1, c##i##1));   \
+        vst1q_f32(r + 8, vaddq_f32(acc ? vld1q_f32(r + 8) : s2, c##i##2));   \
+    }
+    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
+#undef LLM__CSTORE
+}
+#else
+/* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
+static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
+                        int acc) {
+    float t[LLM__MR][LLM__NR];
+    int i, j, k;
+    memset(t, 0, sizeof t);
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+        for (i = 0; i < LLM__MR; i++)
+            for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    for (i = 0; i < LLM__MR; i++)
+        for (j = 0; j < LLM__NR; j++)
+            c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
+}
+#endif
+
+/* ---- packing -------------------------------------------------------------------------- */
+
+/* A (row-major, lda) rows [0, mc) x cols [0, kc) -> ap[strip][k][MR], rows past mc zero. */
+static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) {
+    int i0, i, k;
+    for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
+        int mr = mc - i0 < LLM__MR ? mc - i0 : LLM__MR;
+        for (i = 0; i < LLM__MR; i++) {
+            const float *src = a + (ptrdiff_t)(i0 + i) * lda;
+            if (i < mr)
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
+            else
+                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+        }
+    }
+}
+
+/* B -> bp[strip][k][NR] for k in [0, kc), n in [0, nc), columns past nc zero.
+   trans = 0: B[k][n] = b[k * ldb + n] (llm_matmul); trans = 1: B[k][n] = b[n * ldb + k]
+   (a linear layer's W[out][in]). */
+static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int trans, int kc, int nc) {
+    int j0, j, k;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
+        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+        if (trans) {
+            for (j = 0; j < nr; j++) {
+                const float *src = b + (ptrdiff_t)(j0 + j) * ldb;
+                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
+            }
+        } else {
+            for (k = 0; k < kc; k++) {
+                const float *src = b + (ptrdiff_t)k * ldb + j0;
+                for (j = 0; j < nr; j++) bp[k * LLM__NR + j] = src[j];
+            }
+        }
+        for (j = nr; j < LLM__NR; j++)
+            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
+    }
+}
+
+/* ---- the blocked GEMM ------------------------------------------------------------------ */
+
+typedef struct llm__gemm {
+    float *c;
+    const float *a, *b, *bias;
+    int m, k, n, b_trans;
+    ptrdiff_t lda, ldb, ldc;
+} llm__gemm;
+
+static float *llm__align64(float *p) { return (float *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+/* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
+static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
+    int pc, ic, jc, ir, jr, i, j;
+    for (pc = 0; pc < g->k; pc += LLM__KC) {
+        int kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC, acc = pc > 0;
+        for (ic = m0; ic < m1; ic += LLM__MC) {
+            int mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
+            llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
+            for (jc = n0; jc < n1; jc += LLM__NC) {
+                int nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
+                const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
+                llm__pack_b(bp, bsrc, g->ldb, g->b_trans, kc, nc);
+                for (ir = 0; ir < mc; ir += LLM__MR) {
+                    int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
+                    const float *as = ap + (ptrdiff_t)ir * kc;
+                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                        int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
+                        const float *bias = g->bias ? g->bias + jc + jr : NULL;
+                        if (mr == LLM__MR && nr == LLM__NR) {
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                        } else { /* edge tile: compute a full tile aside, keep the valid part */
+                            float t[LLM__MR * LLM__NR];
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            for (i = 0; i < mr; i++)
+                                for (j = 0; j < nr; j++) {
+                                    float *ci = c + (ptrdiff_t)i * g->ldc + j;
+                                    *ci = (acc ? *ci : bias ? bias[j] : 0.0f) + t[i * LLM__NR + j];
+                                }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void llm__gemm_task(void *ctx, int ith, int nth) {
+    const llm__gemm *g = (const llm__gemm *)ctx;
+    float abuf[LLM__MC * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
+    int nstrips = (g->n + LLM__NR - 1) / LLM__NR, mstrips = (g->m + LLM__MR - 1) / LLM__MR;
+    int m0 = 0, m1 = g->m, n0 = 0, n1 = g->n;
+    if (nstrips >= nth || nstrips >= mstrips) { /* split columns in whole NR strips */
+        n0 = (int)((int64_t)nstrips * ith / nth) * LLM__NR;
+        n1 = (int)((int64_t)nstrips * (ith + 1) / nth) * LLM__NR;
+        if (n1 > g->n) n1 = g->n;
+    } else { /* few columns, many rows: split rows in whole MR strips */
+        m0 = (int)((int64_t)mstrips * ith / nth) * LLM__MR;
+        m1 = (int)((int64_t)mstrips * (ith + 1) / nth) * LLM__MR;
+        if (m1 > g->m) m1 = g->m;
+    }
+    if (m0 < m1 && n0 < n1) llm__gemm_range(g, llm__align64(abuf), llm__align64(bbuf), m0, m1, n0, n1);
+}
+
+/* ---- decode: streaming dot products ------------------------------------------------------
+
+   y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to 4
+   tokens; four rows go together so each x vector loaded feeds 4 independent FMA chains
+   (16 with 4 tokens), enough to keep many loads in flight and hide the FMA latency. */
+
+typedef struct llm__gemv {
+    float *y;
+    const float *x, *w, *bias;
+    int n_tokens, k, n;
+} llm__gemv;
+
+/* One row, one token: the edges. */
+static float llm__dot(const float *w, const float *x, int k) {
+    llm__vf s0 = llm__vzero(), s1 = llm__vzero();
+    float s;
+    int i = 0;
+    for (; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+        s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+        s1 = llm__vfma(llm__vload(w + i + LLM__VF), llm__vload(x + i + LLM__VF), s1);
+    }
+    for (; i + LLM__VF <= k; i += LLM__VF) s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
+    s = llm__vsum(llm__vadd(s0, s1));
+    for (; i < k; i++) s += w[i] * x[i];
+    return s;
+}
+
+/* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
+static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
+    int r = r0, i;
+    for (; r + 4 <= r1; r += 4) {
+        const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+        llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
+        llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
+        float s0, s1, s2, s3;
+        for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
+            llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+            b0 = llm__vfma(llm__vload(w0 + i + LLM__VF), xw, b0);
+            b1 = llm__vfma(llm__vload(w1 + i + LLM__VF), xw, b1);
+            b2 = llm__vfma(llm__vload(w2 + i + LLM__VF), xw, b2);
+            b3 = llm__vfma(llm__vload(w3 + i + LLM__VF), xw, b3);
+        }
+        for (; i + LLM__VF <= k; i += LLM__VF) {
+            llm__vf xv = llm__vload(x + i);
+            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
+            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
+            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
+            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+        }
+        s0 = llm__vsum(llm__vadd(a0, b0));
+        s1 = llm__vsum(llm__vadd(a1, b1));
+        s2 = llm__vsum(llm__vadd(a2, b2));
+        s3 = llm__vsum(llm__vadd(a3, b3));
+        for (; i < k; i++) {
+            s0 += w0[i] * x[i];
+            s1 += w1[i] * x[i];
+            s2 += w2[i] * x[i];
+            s3 += w3[i] * x[i];
+        }
+        y[r] = (bias ? bias[r] : 0.0f) + s0;
+        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s1;
+        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s2;
+        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s3;
+    }
+    for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
+}
+
+static void llm__gemv_task(void *ctx, int ith, int nth) {
+    const llm__gemv *g = (const llm__gemv *)ctx;
+    /* rows in multiples of 16 so each thread's 4-row groups stay whole */
+    int groups = (g->n + 15) / 16, r0, r1, t;
+    r0 = (int)((int64_t)groups * ith / nth) * 16;
+    r1 = (int)((int64_t)groups * (ith + 1) / nth) * 16;
+    if (r1 > g->n) r1 = g->n;
+    if (r0 >= r1) return;
+    for (t = 0; t < g->n_tokens; t++)
+        llm__gemv_1(g->y + (ptrdiff_t)t * g->n, g->x + (ptrdiff_t)t * g->k, g->w, g->bias, g->k, r0, r1);
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+/* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
+static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
+
+LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
+                             int d_out, llm_threads *th) {
+    if (!y || !x || !W || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
+    if (n_tokens <= LLM__SMALL_N) {
+        llm__gemv g;
+        g.y = y;
+        g.x = x;
+        g.w = W;
+        g.bias = b;
+        g.n_tokens = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        llm_threads_run(th, llm__gemv_task, &g);
+    } else {
+        llm__gemm g;
+        g.c = y;
+        g.a = x;
+        g.b = W;
+        g.bias = b;
+        g.m = n_tokens;
+        g.k = d_in;
+        g.n = d_out;
+        g.b_trans = 1;
+        g.lda = d_in;
+        g.ldb = d_in;
+        g.ldc = d_out;
+        llm_threads_run(th, llm__gemm_task, &g);
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th) {
+    llm__gemm g;
+    if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
+    if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    g.c = C;
+    g.a = A;
+    g.b = B;
+    g.bias = NULL;
+    g.m = M;
+    g.k = K;
+    g.n = N;
+    g.b_trans = 0;
+    g.lda = K;
+    g.ldb = N;
+    g.ldc = N;
+    llm_threads_run(th, llm__gemm_task, &g);
+    return LLM_OK;
+}
+
+/* --------------------------------------------------------------------------------------
+   >>rowops  norms, activations, residual add, softmax, argmax
+   --------------------------------------------------------------------------------------
+   One row of n floats per call. Each kernel has a plain scalar loop (libm through
+   LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
+   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
+   L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
+   twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
+   reads gate and up once and writes once. */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__RV 1 /* a row-vector vocabulary exists */
+#if defined(LLM__AVX512)
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s;
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s;
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#else /* LLM__NEON */
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+#endif
+
+/* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
+   |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
+   Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
+   6e-8 half-ulp), evaluated by Horner with FMAs. ln2 is split in a part exact in float
+   and a small rest so r keeps its low bits (Cody-Waite). Max relative error over
+   [-87, 88], measured by tests/test_rowops.c on 2M points against double exp: 7.7e-8
+   (AVX-512 and AVX2), i.e. about 1.3 ulp; the tests hold it to LLM__EXP_RELERR.
+   Inputs below -87.33 (where exp leaves float's normal range) give exactly 0, which is
+   what softmax wants for -inf; inputs above 88 saturate at exp(88) = 1.65e38. */
+#define LLM__EXP_RELERR 1.5e-7
+static inline llm__rv llm__rv_exp(llm__rv x) {
+    const llm__rv lo = llm__rv_set1(-87.33654475f); /* ln(2^-126) */
+    llm__rv xc = llm__rv_min(llm__rv_max(x, lo), llm__rv_set1(88.0f)); /* also maps -inf to lo */
+    llm__rv n = llm__rv_round(llm__rv_mul(xc, llm__rv_set1(1.44269504088896341f)));
+    llm__rv r = llm__rv_fma(n, llm__rv_set1(-0.693145751953125f), xc);  /* ln2 high part, 16 bits */
+    llm__rv p;
+    r = llm__rv_fma(n, llm__rv_set1(-1.42860682030941723212e-6f), r);    /* ln2 - high part */
+    p = llm__rv_set1(1.0f / 5040);
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 720));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 120));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 24));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 6));
+    p = llm__rv_fma(p, r, llm__rv_set1(0.5f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_mul(p, llm__rv_pow2i(n));
+    return llm__rv_ge_or(x, llm__rv_set1(-87.3f), p, llm__rv_set1(0.0f)); /* underflow -> 0 */
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x), computed from e = exp(-|x|) <= 1 so nothing overflows and
+   large negative x keeps its relative accuracy: x >= 0 ? 1/(1+e) : e/(1+e). */
+static inline llm__rv llm__rv_sigmoid(llm__rv x) {
+    const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+    llm__rv e = llm__rv_exp(llm__rv_sub(zero, llm__rv_abs(x)));
+    llm__rv s = llm__rv_div(one, llm__rv_add(one, e));
+    return llm__rv_ge_or(x, zero, s, llm__rv_mul(e, s));
+}
+
+/* The elementwise activations, one vector at a time. */
+static inline llm__rv llm__rv_silu(llm__rv x) { return llm__rv_mul(x, llm__rv_sigmoid(x)); }
+/* GELU, tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline llm__rv llm__rv_gelu(llm__rv x) {
+    llm__rv x2 = llm__rv_mul(x, x);
+    llm__rv u2 = llm__rv_mul(llm__rv_mul(x, llm__rv_set1(2.0f * 0.7978845608028654f)),
+                             llm__rv_fma(x2, llm__rv_set1(0.044715f), llm__rv_set1(1.0f)));
+    return llm__rv_mul(x, llm__rv_sigmoid(u2));
+}
+#endif /* SIMD vocabulary */
+
+/* Elementwise map over a row: full vectors, then the tail (fewer than LLM__RVN values)
+   through a zero-padded vector, so every element goes through the same arithmetic wherever
+   it sits in the row. */
+#ifdef LLM__RV
+#define LLM__RV_MAP(out, x, n, vexpr)                                         \
+    do {                                                                      \
+        int i_ = 0;                                                           \
+        for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
+            llm__rv v = llm__rv_load((x) + i_);                               \
+            llm__rv_store((out) + i_, vexpr);                                 \
+        }                                                                     \
+        if (i_ < (n)) {                                                       \
+            float t_[LLM__RVN] = {0};                                         \
+            llm__rv v;                                                        \
+            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
+            v = llm__rv_load(t_);                                             \
+            llm__rv_store(t_, vexpr);                                         \
+            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* RMSNorm (Zhang & Sennrich 2019): out = x / sqrt(mean(x^2) + eps) * w. w = NULL means
+   no gain (all ones). */
+LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    float ss = 0.0f, scale;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {   /* four accumulators hide the add latency */
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        for (; i + 4 * LLM__RVN <= n; i += 4 * LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i), v1 = llm__rv_load(x + i + LLM__RVN);
+            llm__rv v2 = llm__rv_load(x + i + 2 * LLM__RVN), v3 = llm__rv_load(x + i + 3 * LLM__RVN);
+            a0 = llm__rv_fma(v0, v0, a0);
+            a1 = llm__rv_fma(v1, v1, a1);
+            a2 = llm__rv_fma(v2, v2, a2);
+            a3 = llm__rv_fma(v3, v3, a3);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i);
+            a0 = llm__rv_fma(v0, v0, a0);
+        }
+        ss = llm__rv_hsum(llm__rv_add(llm__rv_add(a0, a1), llm__rv_add(a2, a3)));
+    }
+#endif
+    for (; i < n; i++) ss += x[i] * x[i];
+    scale = 1.0f / LLM_SQRTF(ss / (float)n + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(scale);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_load(x + i), s);
+            llm__rv_store(out + i, w ? llm__rv_mul(v, llm__rv_load(w + i)) : v);
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = x[i] * scale * (w ? w[i] : 1.0f);
+    return LLM_OK;
+}
+
+/* LayerNorm (Ba et al. 2016): out = (x - mean) / sqrt(var + eps) * w + b, the variance
+   biased (divided by n) as in PyTorch. w = NULL means gain 1, b = NULL bias 0.
+   Not E[x^2] - E[x]^2 in one pass, which cancels catastrophically when |mean| >> std:
+   pass 1 sums x for a first mean m; pass 2 sums d = x - m and d^2, which corrects both
+   (the "corrected two-pass" algorithm of Chan, Golub & LeVeque 1983): the true mean is
+   m + sum(d)/n and var = (sum(d^2) - sum(d)^2/n) / n. Pass 3 writes. */
+LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps) {
+    float mean = 0.0f, sd = 0.0f, sd2 = 0.0f, var, rstd;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            a0 = llm__rv_add(a0, llm__rv_load(x + i));
+            a1 = llm__rv_add(a1, llm__rv_load(x + i + LLM__RVN));
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) a0 = llm__rv_add(a0, llm__rv_load(x + i));
+        mean = llm__rv_hsum(llm__rv_add(a0, a1));
+    }
+#endif
+    for (; i < n; i++) mean += x[i];
+    mean /= (float)n;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s0 = llm__rv_set1(0.0f), s1 = s0, q0 = s0, q1 = s0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m), d1 = llm__rv_sub(llm__rv_load(x + i + LLM__RVN), m);
+            s0 = llm__rv_add(s0, d0);
+            s1 = llm__rv_add(s1, d1);
+            q0 = llm__rv_fma(d0, d0, q0);
+            q1 = llm__rv_fma(d1, d1, q1);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m);
+            s0 = llm__rv_add(s0, d0);
+            q0 = llm__rv_fma(d0, d0, q0);
+        }
+        sd = llm__rv_hsum(llm__rv_add(s0, s1));
+        sd2 = llm__rv_hsum(llm__rv_add(q0, q1));
+    }
+#endif
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sd += d;
+        sd2 += d * d;
+    }
+    var = (sd2 - sd * sd / (float)n) / (float)n;
+    mean += sd / (float)n;
+    rstd = 1.0f / LLM_SQRTF((var > 0.0f ? var : 0.0f) + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s = llm__rv_set1(rstd), one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_sub(llm__rv_load(x + i), m), s);
+            llm__rv_store(out + i, llm__rv_fma(v, w ? llm__rv_load(w + i) : one, b ? llm__rv_load(b + i) : zero));
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    return LLM_OK;
+}
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
+#endif
+    return LLM_OK;
+}
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    }
+#endif
+    return LLM_OK;
+}
+
+/* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
+   d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
+   negative x (where 1 + erf cancels) costs more code than it saves time. */
+LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f));
+    return LLM_OK;
+}
+
+/* SwiGLU's gating (Shazeer 2020): out = silu(gate) * up, fused so the FFN hidden vector
+   is read once and written once. out may equal gate or up. */
+LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n) {
+    int i = 0;
+    if (!out || !gate || !up || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN)
+        llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
+    if (i < n) {
+        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
+        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
+        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
+        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
+        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
+    }
+#else
+    for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
+#endif
+    return LLM_OK;
+}
+
+/* Residual add: out = a + b. out may equal a or b. */
+LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n) {
+    int i = 0;
+    if (!out || !a || !b || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_add(llm__rv_load(a + i), llm__rv_load(b + i)));
+#endif
+    for (; i < n; i++) out[i] = a[i] + b[i];
+    return LLM_OK;
+}
+
+/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
+   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
+   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
+   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
+     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
+       NaN row would poison whatever sums it);
+     some entries +inf: they share the mass equally, everything else 0 (the limit again).
+   NaN in x gives an unspecified row. */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
+    float mx = -INFINITY, sum = 0.0f, inv;
+    int i = 0;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    if (n >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(-INFINITY);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(x + i));
+        mx = llm__rv_hmax(m);
+    }
+#endif
+    for (; i < n; i++)
+        if (x[i] > mx) mx = x[i];
+    if (mx == -INFINITY || mx == INFINITY) {
+        int hits = 0;
+        for (i = 0; i < n; i++) hits += x[i] == mx;
+        for (i = 0; i < n; i++) out[i] = x[i] == mx ? 1.0f / (float)hits : 0.0f;
+        return LLM_OK;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mx), s = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv e = llm__rv_exp(llm__rv_sub(llm__rv_load(x + i), m));
+            llm__rv_store(out + i, e);
+            s = llm__rv_add(s, e);
+        }
+        if (i < n) { /* tail padded with -inf, whose exp is exactly 0 */
+            float t[LLM__RVN];
+            llm__rv e;
+            int j;
+            for (j = 0; j < LLM__RVN; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+            e = llm__rv_exp(llm__rv_sub(llm__rv_load(t), m));
+            llm__rv_store(t, e);
+            memcpy(out + i, t, sizeof(float) * (size_t)(n - i));
+            s = llm__rv_add(s, e);
+            i = n;
+        }
+        sum = llm__rv_hsum(s);
+    }
+#endif
+    for (; i < n; i++) {
+        out[i] = LLM_EXPF(x[i] - mx);
+        sum += out[i];
+    }
+    inv = 1.0f / sum;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(inv);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_mul(llm__rv_load(out + i), s));
+    }
+#endif
+    for (; i < n; i++) out[i] *= inv;
+    return LLM_OK;
+}
+
+/* Greedy decoding's pick: the index of the first maximum (NaN entries are skipped; an
+   all-NaN row gives 0). */
+LLMDEF int llm_argmax(const float *x, int n) {
+    int i, best = 0;
+    if (!x || n <= 0) return -1;
+    for (i = 0; i < n && x[i] != x[i]; i++) {
+    }
+    if (i == n) return 0;
+    best = i;
+    for (; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
 /* ======================================================================================
    >>rope implementation
    ====================================================================================== */
 
+LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos) {
+    if (head_dim <= 0 || (head_dim & 1) || max_pos <= 0) return 0;
+    /* cos and sin: 2 * max_pos * head_dim/2 floats */
+    if ((size_t)max_pos > ((size_t)-1) / ((size_t)head_dim * sizeof(float))) return 0;
+    return (size_t)max_pos * (size_t)head_dim * sizeof(float);
+}
+
+/* Fill the tables. scale > 0 applies Llama 3.1's frequency scaling (Meta's
+   apply_scaling): wavelengths shorter than orig_ctx / high are kept, longer than
+   orig_ctx / low are divided by scale, and the band between is interpolated smoothly. */
+static llm_status llm__rope_fill(llm_rope *r, void *mem, int head_dim, int rotary_dim, int max_pos,
+                                 double theta, llm_rope_layout layout, double scale, double low,
+                                 double high, double orig_ctx) {
+    int half, i, p;
+    if (!r || !mem) return LLM_EINVAL;
+    if (llm_rope_bytes(head_dim, max_pos) == 0) return LLM_EINVAL;
+    if (rotary_dim <= 0 || (rotary_dim & 1) || rotary_dim > head_dim) return LLM_EINVAL;
+    if (layout != LLM_ROPE_INTERLEAVED && layout != LLM_ROPE_HALVES) return LLM_EINVAL;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    if (!(theta > 0)) theta = 10000.0;
+    if (scale > 0 && !(high > low && low > 0 && orig_ctx > 0)) return LLM_EINVAL;
+    half = rotary_dim / 2;
+    r->head_dim = head_dim;
+    r->rotary_dim = rotary_dim;
+    r->max_pos = max_pos;
+    r->layout = layout;
+    r->cos = (float *)mem;
+    r->sin = r->cos + (size_t)max_pos * (size_t)half;
+    r->owned = NULL;
+    for (i = 0; i < half; i++) {
+        /* theta_i = base^(-2i/d): pair 0 turns by 1 radian per token, the last pair slowest */
+        double freq = LLM_POW(theta, -2.0 * i / rotary_dim);
+        if (scale > 0) {
+            double wavelen = 2.0 * 3.14159265358979323846 / freq;
+            if (wavelen > orig_ctx / low) {
+                freq /= scale;
+            } else if (wavelen >= orig_ctx / high) {
+                double smooth = (orig_ctx / wavelen - low) / (high - low);
+                freq = (1.0 - smooth) * freq / scale + smooth * freq;
+            }
+        }
+        for (p = 0; p < max_pos; p++) {
+            double a = (double)p * freq; /* in double: p * freq reaches 1e5 radians and more */
+            r->cos[(size_t)p * half + i] = (float)LLM_COS(a);
+            r->sin[(size_t)p * half + i] = (float)LLM_SIN(a);
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
+                                llm_rope_layout layout) {
+    return llm__rope_fill(r, mem, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
+}
+
+/* head_dim of a config: explicit, or d_model / n_heads (which must divide). 0 if invalid. */
+static int llm__att_head_dim(const llm_config *c) {
+    if (!c || c->n_heads <= 0) return 0;
+    if (c->head_dim > 0) return c->head_dim;
+    if (c->head_dim < 0 || c->d_model <= 0 || c->d_model % c->n_heads) return 0;
+    return c->d_model / c->n_heads;
+}
+
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos) {
+    int hd = llm__att_head_dim(c);
+    if (!c || hd <= 0 || c->rotary_dim < 0) return LLM_EINVAL;
+    return llm__rope_fill(r, mem, hd, c->rotary_dim ? c->rotary_dim : hd, max_pos, c->rope_theta,
+                          c->rope_layout, c->rope_scale,
+                          c->rope_low_freq_factor > 0 ? c->rope_low_freq_factor : 1.0,
+                          c->rope_high_freq_factor > 0 ? c->rope_high_freq_factor : 4.0,
+                          c->rope_orig_ctx > 0 ? c->rope_orig_ctx : 8192.0);
+}
+
+LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos) {
+    size_t bytes;
+    void *mem;
+    llm_status st;
+    if (!r) return LLM_EINVAL;
+    memset(r, 0, sizeof *r);
+    bytes = llm_rope_bytes(llm__att_head_dim(c), max_pos);
+    if (!bytes) return LLM_EINVAL;
+    mem = LLM_MALLOC(bytes);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_rope_init_config(r, mem, c, max_pos);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(r, 0, sizeof *r);
+        return st;
+    }
+    r->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_rope_free(llm_rope *r) {
+    if (!r) return;
+    if (r->owned) LLM_FREE(r->owned);
+    memset(r, 0, sizeof *r);
+}
+
+/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+    int t, h, i, half, hd;
+    if (!r || !x || !r->cos || n_tokens <= 0 || n_heads <= 0) return LLM_EINVAL;
+    if (pos < 0 || pos > r->max_pos - n_tokens) return LLM_ERANGE; /* past the table */
+    half = r->rotary_dim / 2;
+    hd = r->head_dim;
+    for (t = 0; t < n_tokens; t++) {
+        const float *cs = r->cos + (size_t)(pos + t) * half, *sn = r->sin + (size_t)(pos + t) * half;
+        for (h = 0; h < n_heads; h++) {
+            float *xh = x + ((size_t)t * n_heads + h) * hd;
+            /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
+            float *a = xh, *b = xh + (r->layout == LLM_ROPE_INTERLEAVED ? 1 : half);
+            int step = r->layout == LLM_ROPE_INTERLEAVED ? 2 : 1;
+            for (i = 0; i < half; i++) {
+                float xa = a[i * step], xb = b[i * step];
+                a[i * step] = xa * cs[i] - xb * sn[i];
+                b[i * step] = xa * sn[i] + xb * cs[i];
+            }
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos) {
+    return llm_rope_apply_tokens(r, x, 1, n_heads, pos);
+}
+
 /* ======================================================================================
    >>attention implementation
    ====================================================================================== */
+
+/* gcc 12 as C++ warns inside its own AVX-512 headers (_mm512_undefined_ps "may be used
+   uninitialized", GCC bug 105593); the warning is false, so it is silenced here only. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* ---- the KV cache ------------------------------------------------------------------- */
+
+/* Layers, KV heads and head_dim of a config, minimally validated. */
+static llm_status llm__kv_dims(const llm_config *c, int *L, int *hkv, int *hd) {
+    int nkv;
+    if (!c || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads < 0) return LLM_EINVAL;
+    nkv = c->n_kv_heads ? c->n_kv_heads : c->n_heads;
+    if (c->n_heads % nkv) return LLM_EINVAL;
+    *hd = llm__att_head_dim(c);
+    if (*hd <= 0) return LLM_EINVAL;
+    *L = c->n_layers;
+    *hkv = nkv;
+    return LLM_OK;
+}
+
+LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t rows, elems, half_bits, bytes, scales = 0;
+    double bits = llm_dtype_bits(dtype);
+    if (llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK || seq_len <= 0 || batch <= 0 || bits <= 0) return 0;
+    /* rows of head_dim values: K and V, per layer, per KV head, per position, per sequence */
+    rows = 2u * (uint64_t)L * (uint64_t)hkv; /* < 2^63 */
+    if ((uint64_t)seq_len > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)seq_len;
+    if ((uint64_t)batch > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)batch;
+    if (rows > UINT64_MAX / 17 / (uint64_t)hd) return 0;
+    elems = rows * (uint64_t)hd;
+    half_bits = (uint64_t)(bits * 2 + 0.5); /* 64, 32, 32, 16, 8, 17, 9: integers */
+    bytes = (elems * half_bits + 15) / 16;
+    if (dtype == LLM_INT8 || dtype == LLM_INT4) { /* one fp32 scale per row */
+        if (rows > UINT64_MAX / 4) return 0;
+        scales = rows * 4;
+        if (bytes > UINT64_MAX - scales) return 0;
+    }
+    return bytes + scales;
+}
+
+static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+
+/* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t bytes;
+    size_t rows;
+    char *p = (char *)mem;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (!mem || capacity <= 0 || llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0 || bytes > (uint64_t)((size_t)-1)) return LLM_ENOMEM; /* too big for this address space */
+    rows = (size_t)L * (size_t)hkv * (size_t)capacity; /* per K (or V) */
+    kv->n_layers = L;
+    kv->n_kv_heads = hkv;
+    kv->head_dim = hd;
+    kv->capacity = capacity;
+    kv->dtype = dtype;
+    kv->len = 0;
+    if (dtype == LLM_INT8) {
+        kv->k_scale = (float *)(void *)p;
+        kv->v_scale = kv->k_scale + rows;
+        p += 2 * rows * sizeof(float);
+    }
+    kv->k = p;
+    kv->v = p + rows * (size_t)hd * llm__kv_esize(dtype);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype) {
+    uint64_t bytes;
+    char *raw;
+    llm_status st;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0) return LLM_EINVAL;
+    if (bytes > (uint64_t)((size_t)-1) - 64) return LLM_ENOMEM;
+    raw = (char *)LLM_MALLOC((size_t)bytes + 64);
+    if (!raw) return LLM_ENOMEM;
+    /* start on a cache line, so the rows attention streams do too */
+    st = llm_kv_cache_init(kv, raw + (64 - ((uintptr_t)raw & 63)) % 64, c, capacity, dtype);
+    if (st != LLM_OK) {
+        LLM_FREE(raw);
+        memset(kv, 0, sizeof *kv);
+        return st;
+    }
+    kv->owned = raw;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
+    if (!kv) return;
+    if (kv->owned) LLM_FREE(kv->owned);
+    memset(kv, 0, sizeof *kv);
+}
+
+/* Store one row of head_dim values as row number `row` of a K or V array. LLM_INT8:
+   symmetric, scale = max|x| / 127, values rounded to nearest (error <= scale / 2). */
+static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
+    int d;
+    if (t == LLM_F32) {
+        memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
+    } else if (t == LLM_F16) {
+        uint16_t *dst = (uint16_t *)base + row * hd;
+        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+    } else {
+        int8_t *dst = (int8_t *)base + row * hd;
+        float amax = 0, inv;
+        for (d = 0; d < hd; d++)
+            if (fabsf(x[d]) > amax) amax = fabsf(x[d]);
+        scales[row] = amax / 127.0f;
+        inv = amax > 0 ? 127.0f / amax : 0.0f;
+        for (d = 0; d < hd; d++) {
+            float v = x[d] * inv;
+            if (v != v) v = 0; /* NaN (or inf * 0): never cast NaN to an integer */
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
+            dst[d] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(-v + 0.5f));
+        }
+    }
+}
+
+LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
+                                     int n_tokens) {
+    int t, h, hkv;
+    if (!kv || !kv->k || !kv->v || !k || !v || layer < 0 || layer >= kv->n_layers || n_tokens <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len) return LLM_ERANGE;              /* would leave a hole */
+    if (n_tokens > kv->capacity - pos) return LLM_EFULL;          /* checked before writing anything */
+    hkv = kv->n_kv_heads;
+    for (t = 0; t < n_tokens; t++)
+        for (h = 0; h < hkv; h++) {
+            /* [n_tokens][n_kv_heads][hd] in, [layer][kv head][position][hd] out */
+            size_t row = ((size_t)layer * hkv + h) * (size_t)kv->capacity + (size_t)(pos + t);
+            size_t src = ((size_t)t * hkv + h) * (size_t)kv->head_dim;
+            llm__kv_put(kv->k, kv->k_scale, kv->dtype, row, kv->head_dim, k + src);
+            llm__kv_put(kv->v, kv->v_scale, kv->dtype, row, kv->head_dim, v + src);
+        }
+    if (pos + n_tokens > kv->len) kv->len = pos + n_tokens;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len) {
+    if (!kv) return LLM_EINVAL;
+    if (len < 0 || len > kv->len) return LLM_ERANGE;
+    kv->len = len;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
+    if (kv) kv->len = 0;
+}
+
+/* ---- causal attention ----------------------------------------------------------------
+
+   softmax(q K^T / sqrt(d)) V for every query, without the T x T score matrix
+   (FlashAttention, Dao et al. 2022, done on a CPU). Keys are visited in tiles of
+   LLM_ATTN_TILE; each query keeps a running maximum m, a running sum l and an unnormalised
+   output o. For a new tile with scores s_j:
+       m' = max(m, max_j s_j),   a = exp(m - m'),
+       l' = a l + sum_j exp(s_j - m'),   o' = a o + sum_j exp(s_j - m') v_j
+   and at the end out = o / l: exactly softmax, in one pass, in O(tile + head_dim) memory.
+   Causality is a loop bound: query at position p reads keys 0..p (window: p-w+1..p), so
+   tiles above the diagonal are never visited and the mask is never stored.
+
+   Work is split into units: one KV head, up to LLM__ATT_QB "lanes" (query token, query
+   head) that read it. Grouping the heads of a GQA group into one unit means each K/V tile
+   is fetched once for all of them (what makes GQA decode cheap). Threads take units
+   round-robin; consecutive units are different heads of the same query block, so causal
+   cost is shared evenly.
+
+   Two kernels run a unit:
+   - rows (the scalar oracle, and SIMD when a unit has few lanes, e.g. decode): for each
+     lane, dot products along head_dim, then o += p_j v_j;
+   - lanes (SIMD prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
+     a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
+     the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
+
+#if defined(LLM__AVX512)
+typedef __m512 llm__att_v;
+#define LLM__ATT_W 16
+#define llm__att_load(p) _mm512_loadu_ps(p)
+#define llm__att_store(p, x) _mm512_storeu_ps(p, x)
+#define llm__att_set1(x) _mm512_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm512_fmadd_ps(a, b, c) /* a * b + c */
+#define llm__att_mul(a, b) _mm512_mul_ps(a, b)
+#define llm__att_add(a, b) _mm512_add_ps(a, b)
+#define llm__att_max(a, b) _mm512_max_ps(a, b)
+#define llm__att_hsum(x) _mm512_reduce_add_ps(x)
+#define llm__att_hmax(x) _mm512_reduce_max_ps(x)
+/* exp(x) to ~2 ulp: 2^n e^r, n = round(x / ln 2), |r| <= ln2 / 2, Cephes' polynomial;
+   below -87.3 (e.g. -inf from a mask) the result is 0 */
+static inline __m512 llm__att_exp(__m512 x) {
+    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m512 n, r, p;
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__att_v;
+#define LLM__ATT_W 8
+#define llm__att_load(p) _mm256_loadu_ps(p)
+#define llm__att_store(p, x) _mm256_storeu_ps(p, x)
+#define llm__att_set1(x) _mm256_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__att_mul(a, b) _mm256_mul_ps(a, b)
+#define llm__att_add(a, b) _mm256_add_ps(a, b)
+#define llm__att_max(a, b) _mm256_max_ps(a, b)
+static inline float llm__att_hsum(__m256 x) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline __m256 llm__att_exp(__m256 x) {
+    __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m256 n, r, p;
+    __m256i e;
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    /* 2^n by building the exponent bits: n is in [-126, 127] after the clamp */
+    e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
+}
+#elif defined(LLM__NEON)
+typedef float32x4_t llm__att_v;
+#define LLM__ATT_W 4
+#define llm__att_load(p) vld1q_f32(p)
+#define llm__att_store(p, x) vst1q_f32(p, x)
+#define llm__att_set1(x) vdupq_n_f32(x)
+#define llm__att_fma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__att_mul(a, b) vmulq_f32(a, b)
+#define llm__att_add(a, b) vaddq_f32(a, b)
+#define llm__att_max(a, b) vmaxq_f32(a, b)
+#define llm__att_hsum(x) vaddvq_f32(x)
+static inline float32x4_t llm__att_exp(float32x4_t x) {
+    uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
+    float32x4_t n, r, p;
+    int32x4_t e;
+    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
+    n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
+    r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+    p = vdupq_n_f32(1.9875691500e-4f);
+    p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
+    e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+    p = vmulq_f32(p, vreinterpretq_f32_s32(e));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
+}
+#endif
+
+#ifdef LLM__ATT_W
+#define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
+typedef llm__att_v llm__att_blk;      /* buffers of vectors are aligned for them */
+#else
+#define LLM__ATT_QB 8
+#define LLM__ATT_W 1
+typedef float llm__att_blk;
+#endif
+/* K/V rows of an f16 or int8 cache are converted to fp32 a tile at a time into a buffer
+   of this many floats (64 keys of 128 dims; the tile shrinks for larger heads). */
+#define LLM__ATT_CONV (64 * 128)
+
+/* One thread's working memory: lives on its stack, the same size for any T. */
+typedef struct llm__att_work {
+    llm__att_blk kbuf[LLM__ATT_CONV / LLM__ATT_W], vbuf[LLM__ATT_CONV / LLM__ATT_W];
+    union {
+        struct { /* rows kernel: o[lane][hd] */
+            llm__att_blk o[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
+            float s[LLM_ATTN_TILE];
+        } rows;
+        struct { /* lanes kernel: Q^T, O^T [hd][lanes], S^T [tile][lanes] */
+            llm__att_blk qt[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk ot[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk st[LLM_ATTN_TILE * LLM__ATT_QB / LLM__ATT_W];
+        } lanes;
+    } u;
+} llm__att_work;
+
+LLMDEF size_t llm_attention_stack_bytes(void) { return sizeof(llm__att_work); }
+
+typedef struct llm__att_job {
+    float *out;
+    const float *q, *ks, *vs;
+    const void *k, *v;
+    llm_dtype dtype;
+    int n_q, n_kv, kv_stride, n_heads, n_kv_heads, hd, window, tile;
+    int group;           /* query heads per KV head */
+    int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
+    int units_h, units_t, n_units;
+    float scale;         /* 1 / sqrt(head_dim) */
+} llm__att_job;
+
+/* Keys j0..j0+nk-1 of KV head h as fp32 rows: the cache itself when it is fp32, else
+   converted into buf. */
+static const float *llm__att_fetch(const llm__att_job *J, const void *base, const float *scales, int h, int j0,
+                                   int nk, float *buf) {
+    size_t row0 = (size_t)h * (size_t)J->kv_stride + (size_t)j0, n = (size_t)nk * (size_t)J->hd, i;
+    int j, d;
+    if (J->dtype == LLM_F32) return (const float *)base + row0 * J->hd;
+    if (J->dtype == LLM_F16) {
+        const uint16_t *src = (const uint16_t *)base + row0 * J->hd;
+        i = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+#endif
+        for (; i < n; i++) buf[i] = llm_f16_to_f32(src[i]);
+    } else {
+        const int8_t *src = (const int8_t *)base + row0 * J->hd;
+        for (j = 0; j < nk; j++) {
+            float s = scales[row0 + j];
+            for (d = 0; d < J->hd; d++) buf[(size_t)j * J->hd + d] = (float)src[(size_t)j * J->hd + d] * s;
+        }
+    }
+    return buf;
+}
+
+/* ---- rows kernel: one query at a time, vectors along head_dim ---- */
+
+static float llm__att_dot(const float *a, const float *b, int n) {
+    int i = 0;
+    float s = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    /* four accumulators hide the FMA latency */
+    llm__att_v s0 = llm__att_set1(0), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
+        s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+        s1 = llm__att_fma(llm__att_load(a + i + LLM__ATT_W), llm__att_load(b + i + LLM__ATT_W), s1);
+        s2 = llm__att_fma(llm__att_load(a + i + 2 * LLM__ATT_W), llm__att_load(b + i + 2 * LLM__ATT_W), s2);
+        s3 = llm__att_fma(llm__att_load(a + i + 3 * LLM__ATT_W), llm__att_load(b + i + 3 * LLM__ATT_W), s3);
+    }
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+    s = llm__att_hsum(llm__att_add(llm__att_add(s0, s1), llm__att_add(s2, s3)));
+#endif
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* s[i] = exp(s[i] - m); returns the sum */
+static float llm__att_exp_sub(float *s, int n, float m) {
+    int i = 0;
+    float sum = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    llm__att_v vm = llm__att_set1(m), acc = llm__att_set1(0);
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
+        llm__att_v e = llm__att_exp(llm__att_add(llm__att_load(s + i), llm__att_mul(vm, llm__att_set1(-1.0f))));
+        llm__att_store(s + i, e);
+        acc = llm__att_add(acc, e);
+    }
+    sum = llm__att_hsum(acc);
+#endif
+    for (; i < n; i++) {
+        s[i] = LLM_EXPF(s[i] - m);
+        sum += s[i];
+    }
+    return sum;
+}
+
+/* o[hd] = a * o + sum_j p[j] V[j][:], keeping a chunk of o in registers over the rows */
+static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
+    int d = 0, j;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    llm__att_v va = llm__att_set1(a);
+    for (; d + 2 * LLM__ATT_W <= hd; d += 2 * LLM__ATT_W) {
+        llm__att_v o0 = llm__att_mul(llm__att_load(o + d), va), o1 = llm__att_mul(llm__att_load(o + d + LLM__ATT_W), va);
+        for (j = 0; j < nk; j++) {
+            llm__att_v pj = llm__att_set1(p[j]);
+            o0 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d), o0);
+            o1 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d + LLM__ATT_W), o1);
+        }
+        llm__att_store(o + d, o0);
+        llm__att_store(o + d + LLM__ATT_W, o1);
+    }
+#endif
+    for (; d < hd; d++) {
+        float acc = o[d] * a;
+        for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
+        o[d] = acc;
+    }
+}
+
+/* The readable version: n lanes with query pointers qp, output pointers op, positions pos. */
+static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                          const int *pos, llm__att_work *w) {
+    float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
+    float m[LLM__ATT_QB], l[LLM__ATT_QB];
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    for (i = 0; i < n; i++) {
+        m[i] = -INFINITY; /* running max */
+        l[i] = 0;         /* running sum of exp(s - m) */
+        memset(o + (size_t)i * hd, 0, (size_t)hd * sizeof(float));
+    }
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        for (i = 0; i < n; i++) {
+            /* this lane sees keys js..je-1 of the tile: causal and window bounds */
+            int js = J->window > 0 && pos[i] - J->window + 1 > j0 ? pos[i] - J->window + 1 : j0;
+            int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
+            float mx = m[i], a;
+            if (js >= je) continue;
+            for (j = js; j < je; j++) {
+                s[j - js] = llm__att_dot(qp[i], K + (size_t)(j - j0) * hd, hd) * J->scale;
+                if (s[j - js] > mx) mx = s[j - js];
+            }
+            a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
+            l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
+            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
+            m[i] = mx;
+        }
+    }
+    for (i = 0; i < n; i++)
+        for (d = 0; d < hd; d++) op[i][d] = o[(size_t)i * hd + d] / l[i];
+}
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+/* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
+   Register blocks: QK^T computes 8 keys x 2 lane vectors at once (16 accumulators, each
+   step 2 vector loads of Q^T and 8 broadcasts of k_j[d]); PV computes 8 dims x 2 lane
+   vectors (16 accumulators, each step 2 loads of P^T and 8 broadcasts of v_j[d]). AVX2
+   has 16 registers, so it uses 4-wide blocks. */
+#if defined(LLM__AVX512)
+#define LLM__ATT_RB 8
+#else
+#define LLM__ATT_RB 4
+#endif
+static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                           const int *pos, llm__att_work *w) {
+    enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
+    float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
+    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d, r;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    int tile = J->tile;
+    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = llm__att_set1(0), l1 = l0;
+    float lv[QB];
+    /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
+    for (d = 0; d < hd; d++)
+        for (i = 0; i < QB; i++) qt[d * QB + i] = i < n ? qp[i][d] * J->scale : 0.0f;
+    memset(ot, 0, (size_t)hd * QB * sizeof(float));
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1, zero = llm__att_set1(0);
+        /* S^T = K Q^T: RB keys at a time */
+        for (j = 0; j < nk; j += RB) {
+            int nb = nk - j < RB ? nk - j : RB;
+            llm__att_v acc[RB][2];
+            for (r = 0; r < RB; r++) acc[r][0] = acc[r][1] = zero;
+            if (nb == RB) {
+                for (d = 0; d < hd; d++) {
+                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                    for (r = 0; r < RB; r++) {
+                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
+                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
+                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
+                    }
+                }
+            } else {
+                for (d = 0; d < hd; d++) {
+                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                    for (r = 0; r < nb; r++) {
+                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
+                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
+                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
+                    }
+                }
+            }
+            for (r = 0; r < nb; r++) {
+                llm__att_store(st + (j + r) * QB, acc[r][0]);
+                llm__att_store(st + (j + r) * QB + W, acc[r][1]);
+            }
+        }
+        /* the mask, only on tiles that cross the diagonal or the window's edge */
+        if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
+            for (j = 0; j < nk; j++)
+                for (i = 0; i < n; i++)
+                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
+                        st[j * QB + i] = -INFINITY;
+        /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
+        for (j = 0; j < nk; j++) {
+            mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
+            mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
+        }
+        /* a lane that has seen only masked keys keeps max -inf: subtract 0 instead */
+        mu0 = llm__att_max(mx0, llm__att_set1(-FLT_MAX));
+        mu1 = llm__att_max(mx1, llm__att_set1(-FLT_MAX));
+        a0 = llm__att_exp(llm__att_add(m0, llm__att_mul(mu0, llm__att_set1(-1.0f))));
+        a1 = llm__att_exp(llm__att_add(m1, llm__att_mul(mu1, llm__att_set1(-1.0f))));
+        l0 = llm__att_mul(l0, a0);
+        l1 = llm__att_mul(l1, a1);
+        for (j = 0; j < nk; j++) {
+            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), llm__att_mul(mu0, llm__att_set1(-1.0f))));
+            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), llm__att_mul(mu1, llm__att_set1(-1.0f))));
+            llm__att_store(st + j * QB, p0);
+            llm__att_store(st + j * QB + W, p1);
+            l0 = llm__att_add(l0, p0);
+            l1 = llm__att_add(l1, p1);
+        }
+        m0 = mx0;
+        m1 = mx1;
+        /* O^T = a O^T + V^T P^T: RB dims at a time, held in registers over the tile */
+        for (d = 0; d + RB <= hd; d += RB) {
+            llm__att_v acc[RB][2];
+            for (r = 0; r < RB; r++) {
+                acc[r][0] = llm__att_mul(llm__att_load(ot + (d + r) * QB), a0);
+                acc[r][1] = llm__att_mul(llm__att_load(ot + (d + r) * QB + W), a1);
+            }
+            for (j = 0; j < nk; j++) {
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                for (r = 0; r < RB; r++) {
+                    llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d + r]);
+                    acc[r][0] = llm__att_fma(vb, pa, acc[r][0]);
+                    acc[r][1] = llm__att_fma(vb, pb, acc[r][1]);
+                }
+            }
+            for (r = 0; r < RB; r++) {
+                llm__att_store(ot + (d + r) * QB, acc[r][0]);
+                llm__att_store(ot + (d + r) * QB + W, acc[r][1]);
+            }
+        }
+        for (; d < hd; d++) {
+            llm__att_v o0 = llm__att_mul(llm__att_load(ot + d * QB), a0);
+            llm__att_v o1 = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+            for (j = 0; j < nk; j++) {
+                llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d]);
+                o0 = llm__att_fma(vb, llm__att_load(st + j * QB), o0);
+                o1 = llm__att_fma(vb, llm__att_load(st + j * QB + W), o1);
+            }
+            llm__att_store(ot + d * QB, o0);
+            llm__att_store(ot + d * QB + W, o1);
+        }
+    }
+    llm__att_store(lv, l0);
+    llm__att_store(lv + W, l1);
+    for (i = 0; i < n; i++) {
+        float inv = 1.0f / lv[i];
+        for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
+    }
+}
+#endif
+
+/* Run unit u: find its KV head and lanes, then the kernel that suits the lane count. */
+static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
+    const float *qp[LLM__ATT_QB];
+    float *op[LLM__ATT_QB];
+    int pos[LLM__ATT_QB];
+    int hb = u % J->units_h, kvh = (u / J->units_h) % J->n_kv_heads, tb = u / (J->units_h * J->n_kv_heads);
+    int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
+    if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
+    if (t1 > J->n_q) t1 = J->n_q;
+    /* lanes in order of position, so pos[0] and pos[n-1] bound the keys to visit */
+    for (t = t0; t < t1; t++)
+        for (h = h0; h < h1; h++) {
+            size_t off = ((size_t)t * J->n_heads + h) * J->hd;
+            qp[n] = J->q + off;
+            op[n] = J->out + off;
+            pos[n] = J->n_kv - J->n_q + t;
+            n++;
+        }
+    if (n == 0) return;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    if (n >= LLM__ATT_W) {
+        llm__att_lanes(J, kvh, n, qp, op, pos, w);
+        return;
+    }
+#endif
+    llm__att_rows(J, kvh, n, qp, op, pos, w);
+}
+
+static void llm__att_task(void *ctx, int ith, int nth) {
+    const llm__att_job *J = (const llm__att_job *)ctx;
+    llm__att_work w; /* this thread's tiles */
+    int u;
+    for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+}
+
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th) {
+    llm__att_job J;
+    if (!out || !q || !k || !v) return LLM_EINVAL;
+    if (n_q <= 0 || n_kv < n_q || kv_stride < n_kv || n_heads <= 0 || n_kv_heads <= 0 || head_dim <= 0)
+        return LLM_EINVAL;
+    if (n_heads % n_kv_heads || window < 0 || tile < 0 || tile > LLM_ATTN_TILE) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (dtype == LLM_INT8 && (!k_scale || !v_scale)) return LLM_EINVAL;
+    if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
+    memset(&J, 0, sizeof J);
+    J.out = out;
+    J.q = q;
+    J.k = k;
+    J.v = v;
+    J.ks = k_scale;
+    J.vs = v_scale;
+    J.dtype = dtype;
+    J.n_q = n_q;
+    J.n_kv = n_kv;
+    J.kv_stride = kv_stride;
+    J.n_heads = n_heads;
+    J.n_kv_heads = n_kv_heads;
+    J.hd = head_dim;
+    J.window = window;
+    J.tile = tile ? tile : LLM_ATTN_TILE;
+    if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
+    J.group = n_heads / n_kv_heads;
+    J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
+    J.nt = LLM__ATT_QB / J.nh;
+    J.units_h = (J.group + J.nh - 1) / J.nh;
+    J.units_t = (n_q + J.nt - 1) / J.nt;
+    if ((int64_t)J.units_h * n_kv_heads * J.units_t > INT_MAX) return LLM_EINVAL;
+    J.n_units = J.units_h * n_kv_heads * J.units_t;
+    J.scale = 1.0f / LLM_SQRTF((float)head_dim);
+    llm_threads_run(th, llm__att_task, &J);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
+                                int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                llm_threads *th) {
+    return llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, kv_stride, n_heads, n_kv_heads,
+                            head_dim, 0, 0, th);
+}
+
+LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                      int pos, int n_heads, int window, llm_threads *th) {
+    size_t off, esize;
+    if (!kv || !kv->k || !kv->v || layer < 0 || layer >= kv->n_layers || n_q <= 0 || n_heads <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len - n_q) return LLM_ERANGE; /* keys must be written first */
+    esize = llm__kv_esize(kv->dtype);
+    off = (size_t)layer * (size_t)kv->n_kv_heads * (size_t)kv->capacity; /* rows before this layer */
+    return llm_attention_ex(out, q, (const char *)kv->k + off * kv->head_dim * esize,
+                            (const char *)kv->v + off * kv->head_dim * esize,
+                            kv->k_scale ? kv->k_scale + off : NULL, kv->v_scale ? kv->v_scale + off : NULL,
+                            kv->dtype, n_q, pos + n_q, kv->capacity, n_heads, kv->n_kv_heads, kv->head_dim,
+                            window, 0, th);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
 
 /* ======================================================================================
    >>model implementation
