@@ -23,8 +23,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h tests/ckpt_writer.h
-DEPS = llm.h tests/test.h $(wildcard examples/*.h)
+DEPS = llm.h tests/test.h tests/ckpt_writer.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -87,7 +86,8 @@ $(B)/san-scalar/%: tests/%.c $(DEPS) | $(B)/san-scalar
 SAN_CLANG ?= $(shell echo 'int main(void){return 0;}' | clang -x c -fsanitize=address,undefined - -o /dev/null 2>/dev/null && echo clang)
 SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)) \
            $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
-$(B)/san-clang/%: tests/%.c $(DEPS) | $(B)/san-clang
+$(B)/san-clang/%: tests/%.c $(DEPS)
+	@mkdir -p $(@D)
 	clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 sanitize: $(SAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -115,7 +115,8 @@ analyze:
 	@sh tests/analyze.sh
 
 VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
-$(B)/vg/%: tests/%.c $(DEPS) | $(B)/vg
+$(B)/vg/%: tests/%.c $(DEPS)
+	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -O1 -g -DLLM_NO_SIMD $(THREADS) -I. $< -o $@ $(LDLIBS)
 	@printf '#!/bin/sh\nexec $(VALGRIND) %s "$$@"\n' $@ > $@.sh && chmod +x $@.sh
 valgrind: $(addprefix $(B)/vg/,$(TESTS))
@@ -127,9 +128,11 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # the estimators must not wrap a uint64_t either: unsigned overflow is a finding there
 FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS) | $(B)/fuzz
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS)
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
-$(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS) | $(B)/fuzz
+$(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS)
+	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -O1 -g -I. -Itests $< -o $@ $(LDLIBS)
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZERS)) $(B)/fuzz/seeds
 fuzz: fuzz-build
@@ -137,8 +140,6 @@ fuzz: fuzz-build
 fuzz-replay: fuzz-build
 	@FUZZ_REPLAY=1 sh tests/fuzz/run.sh $(FUZZERS)
 
-# ---- directories --------------------------------------------------------------------
-$(B) $(B)/examples $(B)/bench $(B)/san $(B)/san-scalar $(B)/san-clang $(B)/vg $(B)/fuzz $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
 # ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
 # (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
 # falls back to clang --target when only the cross binutils and libc are installed.

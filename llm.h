@@ -2583,10 +2583,13 @@ LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t
     rows *= (uint64_t)seq_len;
     if ((uint64_t)batch > UINT64_MAX / rows) return 0;
     rows *= (uint64_t)batch;
-    if (rows > UINT64_MAX / 17 / (uint64_t)hd) return 0;
+    if (rows > UINT64_MAX / (uint64_t)hd) return 0;
     elems = rows * (uint64_t)hd;
     half_bits = (uint64_t)(bits * 2 + 0.5); /* 64, 32, 32, 16, 8, 17, 9: integers */
-    bytes = (elems * half_bits + 15) / 16;
+    /* ceil(elems * half_bits / 16) without forming elems * half_bits, which can wrap
+       (fp32: 64 half-bits) even when the byte count fits */
+    if (elems / 16 > (UINT64_MAX - 64) / half_bits) return 0;
+    bytes = elems / 16 * half_bits + (elems % 16 * half_bits + 15) / 16;
     if (dtype == LLM_INT8 || dtype == LLM_INT4) { /* one fp32 scale per row */
         if (rows > UINT64_MAX / 4) return 0;
         scales = rows * 4;

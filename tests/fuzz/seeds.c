@@ -34,13 +34,16 @@ static int put_checkpoint(const char *dir, const char *name, const ckw_dims *d) 
     return bad;
 }
 
+/* fuzz_tokenizer_load's input: uint16 vocab (little-endian), then tokenizer.bin */
 static int put_tokenizer(const char *dir, const char *target, const char *name, int vocab) {
     size_t n = ckw_tokenizer(NULL, 0, vocab);
-    unsigned char *p = (unsigned char *)malloc(n);
+    unsigned char *p = (unsigned char *)malloc(n + 2);
     int bad;
     if (!p) return 1;
-    ckw_tokenizer(p, n, vocab);
-    bad = put(dir, target, name, p, n);
+    p[0] = (unsigned char)(vocab & 0xff);
+    p[1] = (unsigned char)(vocab >> 8);
+    ckw_tokenizer(p + 2, n, vocab);
+    bad = put(dir, target, name, p, n + 2);
     free(p);
     return bad;
 }
@@ -76,6 +79,32 @@ int main(int argc, char **argv) {
             char name[32];
             snprintf(name, sizeof name, "text%d", i);
             bad |= put(dir, "fuzz_tokenizer_encode", name, texts[i], strlen(texts[i]));
+        }
+    }
+    {   /* llm-plan command lines, arguments separated by NUL bytes (the literals'
+           sizes count the embedded NULs; "\000" then a digit keeps octal escapes short) */
+#define ARGV(lit) {lit, sizeof(lit) - 1}
+        static const struct { const char *s; size_t n; } argvs[] = {
+            ARGV("--model\0llama-2-13b\0--gpu\0a100-80gb"),
+            ARGV("-m\0llama-3.1-405b\0--gpus=16\0--train\0--zero\0003\0--seq\0008192\0--json"),
+            ARGV("--model=mistral-7b\0--config\0n_kv_heads=8,d_ff=14336\0--weights\0q4_32\0--kv\0int8"),
+            ARGV("--list"), ARGV("--help"),
+            ARGV("--model\0gpt2\0--batch\0004\0--gpu\0rtx-4090\0--flash\0--recompute"),
+            ARGV("--model\0llama-2-7b\0--overhead\0001.5\0--tight\0000.8")};
+#undef ARGV
+        for (i = 0; i < (int)(sizeof argvs / sizeof argvs[0]); i++) {
+            char name[32];
+            snprintf(name, sizeof name, "argv%d", i);
+            bad |= put(dir, "fuzz_plan_args", name, argvs[i].s, argvs[i].n);
+        }
+    }
+    {   /* configs: the preset index and a few field rewrites (see fuzz_config.c) */
+        for (i = 0; i < 16; i++) {
+            unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            char name[32];
+            b[0] = (unsigned char)i;
+            snprintf(name, sizeof name, "preset%d", i);
+            bad |= put(dir, "fuzz_config", name, b, sizeof b);
         }
     }
     if (bad) fprintf(stderr, "seeds: could not write every seed under %s\n", dir);
