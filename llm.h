@@ -203,9 +203,211 @@ typedef struct llm_config {
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
 } llm_config;
 
+/* An llm_config with every optional field at its default and every size zero, to be
+   filled in: RMSNorm (eps 1e-5), SwiGLU, RoPE (theta 10000, interleaved pairs), no
+   biases, untied LM head, pre-norm, dense. C++ cannot use C99 designated initializers,
+   so start from this and assign the fields you need. */
+LLMDEF llm_config llm_config_default(void);
+
+/* LLM_OK, or LLM_EINVAL with *reason (if reason is not NULL) naming the first problem
+   found: a zero or negative size, heads that do not divide, an odd rotary dimension,
+   top-k larger than the number of experts, an enum out of range, a NaN, or a model so
+   large its parameter count would not fit in 64 bits. On LLM_OK *reason is "ok". */
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason);
+
+/* head_dim, or d_model / n_heads when head_dim is 0. */
+LLMDEF int llm_config_head_dim(const llm_config *c);
+
+/* The preset table: published architectures by lower-case name ("llama-2-7b"; the
+   match ignores case). NULL for an unknown name. llm_preset_at(i) walks the table,
+   NULL past its end. The table itself (in the implementation) is one readable row
+   per model. */
+LLMDEF const llm_config *llm_preset(const char *name);
+LLMDEF const llm_config *llm_preset_at(int i);
+
 /* ======================================================================================
    >>estimate
    ====================================================================================== */
+
+/* Every estimator is a pure function of its arguments: no allocation, no state.
+   Counts are uint64_t, bytes / FLOPs / seconds are double (exact up to 2^53, about
+   9e15, which covers every byte count below 9 PB). GB = 1e9 B, GiB = 2^30 B. */
+
+/* ---- parameters --------------------------------------------------------------------- */
+
+/* Parameter counts by component, exact to the last parameter. All fields are 0 for a
+   config that llm_config_check rejects. */
+typedef struct llm_params {
+    uint64_t total;         /* everything stored */
+    uint64_t embedding;     /* token embedding table V d */
+    uint64_t positions;     /* learned position table max_seq_len d (GPT-2), else 0 */
+    uint64_t attention;     /* all layers: Q, K, V, O matrices and their biases */
+    uint64_t ffn;           /* all layers: FFN matrices and biases, every expert, routers */
+    uint64_t norm;          /* all layers' norms and the final norm, weights and biases */
+    uint64_t lm_head;       /* V d, or 0 when tied to the embedding */
+    uint64_t per_layer;     /* one decoder block: its attention + FFN + norms */
+    uint64_t non_embedding; /* Kaplan et al.'s N: the blocks' weight matrices only (no
+                               biases, norms, embeddings, positions or LM head) */
+    uint64_t bias;          /* all bias vectors (counted inside attention / ffn / norm) */
+    uint64_t active;        /* used per token: total minus the experts a token skips */
+    uint64_t active_non_embedding; /* N of the experts a token uses (the N in 6N for MoE) */
+} llm_params;
+
+LLMDEF llm_params llm_count_params(const llm_config *c);
+
+/* ---- FLOPs -------------------------------------------------------------------------- */
+
+/* FLOPs per token (one multiply-add = 2 FLOPs) for a token that attends to `context`
+   positions. N below is llm_params.active_non_embedding. */
+typedef struct llm_flops {
+    double matmul;     /* 2 N: every weight matrix of the blocks, once */
+    double lm_head;    /* 2 V d: the logits (Kaplan's 2N leaves it out) */
+    double attention;  /* 4 L T (n_heads head_dim): QK^T and AV over T = context positions;
+                          halved if `causal`: a causal kernel skipping masked tiles does
+                          on average half the T x T work of a T-token sequence; a sliding
+                          window W caps the keys per token at W */
+    double forward;    /* matmul + lm_head + attention */
+    double train;      /* 3 forward: the backward pass costs twice the forward */
+    double train_6n;   /* 6 N (Kaplan et al. 2020; Chinchilla's C = 6ND) */
+    double train_palm; /* 6 N + 12 L (n_heads head_dim) T (PaLM, appendix B), T = context */
+} llm_flops;
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal);
+/* Training FLOPs of a run: 6 N D with N = active_non_embedding (the convention behind
+   "Llama 2 7B on 2T tokens = 7.77e22 FLOP"). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens);
+/* Attention FLOPs over the rest in training, 12 L T (n_heads head_dim) / 6 N: T / (6 d)
+   exactly when N = 12 L d^2 (GPT-2, GPT-3). */
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context);
+/* Seconds for `flops` on n_gpus GPUs of peak_flops (FLOP/s) each at model FLOPs
+   utilisation mfu (0..1); GPU-hours is the same work counted per GPU. MFU is the
+   inverse: achieved FLOP/s over peak. All return 0 for non-positive inputs. */
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu);
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu);
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops);
+/* Chinchilla (Hoffmann et al. 2022): about 20 tokens per parameter is compute-optimal;
+   for a budget C = 6 N D that gives N = sqrt(C / 120), D = 20 N. */
+LLMDEF double llm_chinchilla_tokens(double n_params);
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens);
+/* Pipeline bubble fraction (P - 1) / (M + P - 1): P stages, M micro-batches (GPipe). */
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches);
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+/* Every parameter stored in dtype (block scales included: q4_32 is 4.5 bits). */
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype);
+
+/* Mixed-precision Adam per GPU: 2 B fp16/bf16 weights + 2 B gradients + 12 B fp32
+   master weights, momentum and variance = 16 B per parameter (ZeRO paper, Rajbhandari
+   et al. 2020). ZeRO shards over n_gpus data-parallel GPUs: stage 1 the optimizer
+   states, stage 2 also the gradients, stage 3 also the weights. */
+typedef struct llm_train_state {
+    double weights, grads, optimizer, total; /* bytes per GPU */
+} llm_train_state;
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus);
+
+/* Activations kept for the backward pass, whole model, per GPU, bytes (Korthikanti et
+   al. 2022, "Reducing activation recomputation"): per layer s b d (34 + 5 a s / d) with
+   s = seq_len, b = batch, a = n_heads, 16-bit activations, GPT-style block. 5 a s / d is
+   the T x T attention scores, softmax and its dropout mask: flash attention never
+   stores them. Full recomputation keeps only each layer's input, 2 s b d. Tensor
+   parallelism over tp GPUs: s b d (10 + 24 / tp + 5 a s / (d tp)). */
+enum { LLM_ACT_FLASH = 1, LLM_ACT_RECOMPUTE = 2 };
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp);
+
+/* ---- GPUs --------------------------------------------------------------------------- */
+
+/* Dense (no sparsity) peak and memory of a GPU. Marketing "80 GB" is really 80 GiB on
+   NVIDIA datacentre cards; mem_bytes is the total the driver reports (nvidia-smi). */
+typedef struct llm_gpu {
+    const char *name;       /* "a100-80gb" */
+    const char *full_name;  /* "NVIDIA A100-SXM4-80GB" */
+    double mem_marketed_gb; /* the number on the datasheet */
+    double mem_bytes;       /* as the driver reports it */
+    double bf16_tflops;     /* dense bf16/fp16 tensor peak, fp32 accumulate */
+    double fp32_tflops;     /* non-tensor fp32 */
+    double bandwidth_gbs;   /* memory bandwidth, GB/s (1e9 B/s) */
+    const char *memory_type;
+} llm_gpu;
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name); /* NULL if unknown; ignores case */
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i);         /* NULL past the end */
+
+/* ---- the planner -------------------------------------------------------------------- */
+
+/* What to run where. Start from llm_plan_default() (fp16 weights and KV, batch 1, the
+   model's context, one GPU, the 2 GB overhead allowance) and set what you need. A
+   zeroed llm_plan is valid too, but means fp32 weights and KV and no overhead. */
+typedef struct llm_plan {
+    const llm_config *model;
+    const llm_gpu *gpu;
+    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO);
+                            0 = 1 */
+    int64_t batch;       /* sequences in flight (training: micro-batch per GPU); 0 = 1 */
+    int64_t seq_len;     /* tokens per sequence; 0 = model->max_seq_len */
+    llm_dtype weights;   /* inference weight dtype (training is always 2+2+12 B/param) */
+    llm_dtype kv;        /* KV cache dtype (LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8) */
+    int train;           /* 0 inference, 1 training */
+    int zero_stage;      /* 0..3, training only */
+    int recompute;       /* training: full activation recomputation */
+    int flash;           /* training: flash attention (no T x T activations) */
+    double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
+    double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
+} llm_plan;
+
+/* fits: total <= tight x capacity; tight: up to the capacity (no room for fragmentation,
+   a longer prompt, a bigger batch); does not fit: beyond it. */
+typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
+LLMDEF const char *llm_verdict_str(llm_verdict v); /* "fits", "tight", "does not fit" */
+
+/* One concrete change and its effect. `value` is the new setting: a dtype for the
+   weight / KV advice, KV heads for GQA, tokens, sequences, GPUs, or a ZeRO stage. */
+typedef enum llm_advice_kind {
+    LLM_ADVICE_WEIGHTS_DTYPE = 0, LLM_ADVICE_KV_DTYPE, LLM_ADVICE_GQA, LLM_ADVICE_SEQ,
+    LLM_ADVICE_BATCH, LLM_ADVICE_TENSOR_PARALLEL, LLM_ADVICE_ZERO, LLM_ADVICE_FLASH,
+    LLM_ADVICE_RECOMPUTE, LLM_ADVICE_DATA_PARALLEL
+} llm_advice_kind;
+typedef struct llm_advice {
+    llm_advice_kind kind;
+    int64_t value;
+    double total_bytes;  /* per-GPU total after the change */
+    llm_verdict verdict; /* after the change */
+    int cumulative;      /* 1: on top of the items before it (training); 0: on its own */
+} llm_advice;
+LLMDEF const char *llm_advice_str(llm_advice_kind k); /* e.g. "tensor parallelism over N GPUs" */
+
+#define LLM_PLAN_MAX_LINES 8
+#define LLM_PLAN_MAX_ADVICE 12
+typedef struct llm_plan_line {
+    const char *name; /* "weights", "KV cache", ... */
+    double bytes;     /* per GPU */
+} llm_plan_line;
+/* Inference lines: weights, KV cache, overhead. Training lines: 16-bit weights,
+   16-bit gradients, Adam state (fp32 master, m, v), activations, overhead. */
+typedef struct llm_plan_result {
+    llm_params params;
+    int64_t seq_len;          /* resolved */
+    int n_lines;
+    llm_plan_line line[LLM_PLAN_MAX_LINES];
+    double total_bytes;       /* per GPU: the sum of the lines */
+    double capacity_bytes;    /* per GPU, as the driver reports it */
+    double headroom_bytes;    /* capacity - total; negative when it does not fit */
+    double used;              /* total / capacity */
+    llm_verdict verdict;
+    double decode_seconds;    /* per decode step, lower bound: bytes read / bandwidth */
+    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak
+                                 (training: one micro-batch's forward pass) */
+    double prefill_flops;
+    double step_flops;        /* training: one micro-batch on one GPU, 3 forward passes
+                                 (4 with recomputation) of batch x seq_len tokens */
+    int n_advice;             /* filled unless the plan fits: for inference each change on
+                                 its own, for training a cumulative ladder that ends when it fits */
+    llm_advice advice[LLM_PLAN_MAX_ADVICE];
+} llm_plan_result;
+
+LLMDEF llm_plan llm_plan_default(void);
+/* LLM_EINVAL (and *reason) for a bad config, a missing GPU, batch / seq / GPUs out of
+   range (each up to 2^31 - 1), a ZeRO stage outside 0..3, or an unknown dtype. */
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason);
 
 /* ======================================================================================
    >>kernels
@@ -223,7 +425,9 @@ typedef struct llm_weight {
    GEMV. y must not overlap x. */
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
                              int n_tokens, int d_in, int d_out, llm_threads *th);
-/* The same with W in any llm_weight format (converted or dequantized on the fly). */
+/* The same with W in any llm_weight format (converted or dequantized on the fly).
+   LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
+   int8 -> int32; group_size at most 16384. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major. */
@@ -234,7 +438,9 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size);
 LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size);
 
-/* Row kernels: one row of n values; out may equal x (in place). */
+/* Row kernels: one row of n values; out may equal x (in place). The SIMD paths agree
+   with the scalar (libm) ones within a few 1e-6 relative (tests/test_rowops.c states the
+   tolerance per kernel). Norm gains w and the LayerNorm bias b may be NULL (1 and 0). */
 LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps);
 LLMDEF llm_status llm_silu(float *out, const float *x, int n);
@@ -242,6 +448,8 @@ LLMDEF llm_status llm_gelu(float *out, const float *x, int n);     /* tanh appro
 LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n); /* exact, with erf */
 LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n); /* silu(gate) * up */
 LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n);      /* residual add */
+/* Max-subtracted; -inf entries get 0; an all -inf row gives the uniform 1/n; +inf
+   entries share the mass equally. No NaN for finite input. */
 LLMDEF llm_status llm_softmax(float *out, const float *x, int n);
 LLMDEF int llm_argmax(const float *x, int n); /* index of the first maximum; -1 for bad arguments */
 
@@ -257,14 +465,30 @@ typedef struct llm_rope {
     void *owned;      /* set by llm_rope_create */
 } llm_rope;
 
+/* RoPE (Su et al. 2021, RoFormer): pair i of a head, (x_a, x_b), is rotated by the angle
+   pos * theta_i with theta_i = base^(-2i / rotary_dim), i = 0 .. rotary_dim/2 - 1:
+       x_a' = x_a cos - x_b sin,   x_b' = x_a sin + x_b cos
+   so q_m . k_n depends on m - n only. Which dimensions form a pair is the layout:
+       LLM_ROPE_INTERLEAVED  (a, b) = (2i, 2i + 1)             RoFormer, Meta, llama2.c, GGUF
+       LLM_ROPE_HALVES       (a, b) = (i, i + rotary_dim / 2)  Hugging Face, GPT-NeoX
+   Dimensions rotary_dim .. head_dim - 1 pass through unchanged (partial rotary).
+   Angles are computed in double, so positions of 100k+ keep full float accuracy.
+
+   llm_rope_bytes: bytes of the tables for max_pos positions (enough for any rotary_dim
+   <= head_dim); 0 for head_dim odd or <= 0, max_pos <= 0, or overflow. mem: aligned for
+   float. theta <= 0 means 10000. */
 LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos);
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout);
-/* From a config: partial rotary_dim and Llama 3.1 frequency scaling included. */
+/* From a config: head_dim (0 = d_model / n_heads), rotary_dim (0 = head_dim), rope_theta
+   (0 = 10000), rope_layout, and Llama 3.1 frequency scaling when rope_scale > 0
+   (rope_low_freq_factor 0 = 1, rope_high_freq_factor 0 = 4, rope_orig_ctx 0 = 8192).
+   mem holds llm_rope_bytes(head_dim, max_pos). */
 LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos);
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos);
 LLMDEF void llm_rope_free(llm_rope *r);
-/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. */
+/* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. Positions
+   outside 0..max_pos-1 are LLM_ERANGE (nothing is changed). */
 LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos);
 /* n_tokens tokens x[n_tokens][n_heads][head_dim] at positions pos, pos+1, ... */
 LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos);
@@ -280,6 +504,29 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
 LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
                                 int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
                                 llm_threads *th);
+/* The general form behind both. k, v hold dtype elements (LLM_F32, LLM_F16, or LLM_INT8
+   with one fp32 scale per row in k_scale / v_scale [n_kv_heads][kv_stride]; NULL for the
+   others). window > 0 lets each query see only the last `window` positions, itself
+   included (Mistral's sliding window); 0 = all. tile = keys per tile, 1..LLM_ATTN_TILE,
+   0 = LLM_ATTN_TILE (the tests use sizes that don't divide T). out may equal q.
+   Errors: LLM_EINVAL for NULL pointers, non-positive sizes, n_q > n_kv, n_kv > kv_stride,
+   n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
+   head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
+   Memory: nothing is allocated; each thread works in a fixed stack frame of
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
+   polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
+   inputs (tests/test_attention.c). Results don't depend on the number of threads. */
+#ifndef LLM_ATTN_MAX_HEAD_DIM
+#define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
+#endif
+#define LLM_ATTN_TILE 64 /* keys per tile */
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th);
+/* Bytes of working memory one attention thread uses (its stack frame's tiles): a constant. */
+LLMDEF size_t llm_attention_stack_bytes(void);
 
 /* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim] (head-major; see
    DESIGN.md: token-major ran 3-4x slower at T >= 2048). */
@@ -293,8 +540,13 @@ typedef struct llm_kv_cache {
 } llm_kv_cache;
 
 /* Bytes of K and V for seq_len positions and batch sequences: the estimator's
-   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype) (+ the row scales of
-   LLM_INT8). llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype). */
+   2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype), exactly, plus for the
+   integer formats (LLM_INT8, LLM_INT4) one fp32 scale per row: 2 * L * n_kv_heads *
+   seq_len * batch * 4. In f16: Llama 2 7B 524,288 B per token, Llama 3 8B 131,072 B.
+   head_dim 0 means d_model / n_heads; n_kv_heads 0 means n_heads. Returns 0 for invalid
+   input (NULL, non-positive sizes, heads not dividing, unknown dtype, overflow).
+   llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype) bytes at mem, aligned
+   for float; the cache itself stores LLM_F32, LLM_F16 or LLM_INT8 (else LLM_EUNSUPPORTED). */
 LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype);
@@ -316,9 +568,171 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model
    ====================================================================================== */
 
+/* One decoder block's weights. Every pointer points into memory the caller owns (a file
+   read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
+   Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
+   w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU. */
+typedef struct llm_layer_weights {
+    const float *attn_norm, *attn_norm_b; /* [d]: before attention (after it when post_norm) */
+    llm_weight wq, wk, wv, wo;
+    const float *bq, *bk, *bv, *bo;
+    const float *ffn_norm, *ffn_norm_b;   /* [d]: before the FFN (after it when post_norm) */
+    llm_weight w1, w2, w3;
+    const float *b1, *b2, *b3;
+} llm_layer_weights;
+
+/* A whole model's weights, again only pointers into caller memory. */
+typedef struct llm_weights {
+    llm_weight tok_embed;             /* [vocab][d] */
+    const float *pos_embed;           /* [max_seq_len][d], LLM_POS_LEARNED only */
+    const llm_layer_weights *layers;  /* [n_layers] */
+    const float *out_norm, *out_norm_b; /* final norm [d]; NULL = none */
+    llm_weight lm_head;               /* [vocab][d]; tied embeddings: same as tok_embed */
+} llm_weights;
+
+/* A model = its architecture + its weights. llm_llama2c_load fills one from a buffer;
+   owned is set only by the functions that allocate (llm_llama2c_load_file). */
+typedef struct llm_model {
+    llm_config config;
+    llm_weights weights;
+    int file_version; /* llama2.c: 0 legacy, 1 fp32, 2 int8 */
+    void *owned;
+} llm_model;
+LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
+
+/* One decoder block over n_tokens tokens at positions pos.., in place on x[n_tokens][d]:
+     pre-norm  (Llama, GPT-2):       x += Attn(Norm(x));  x += FFN(Norm(x))
+     post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
+   writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
+   c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
+   alignment of 4. */
+LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens);
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n_tokens, int pos,
+                                   void *scratch, llm_threads *th);
+
+/* Everything a forward pass writes, sized once: RoPE table, KV cache for `capacity`
+   positions, the residual stream and block scratch for up to max_tokens tokens per pass
+   (longer prompts run in chunks). Then no call allocates. */
+typedef struct llm_state {
+    llm_config config;
+    int capacity, max_tokens;
+    llm_rope rope;
+    llm_kv_cache kv;
+    float *x;      /* [max_tokens][d_model] residual stream */
+    void *scratch; /* llm_block_scratch_bytes(config, max_tokens) */
+    void *owned;   /* set by llm_state_create */
+} llm_state;
+
+LLMDEF size_t llm_state_bytes(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype);
+LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, const llm_config *c, int capacity,
+                                 int max_tokens, llm_dtype kv_dtype);
+LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
+                                   llm_dtype kv_dtype);
+LLMDEF void llm_state_free(llm_state *s);
+
+/* The whole model on tokens[n_tokens] at positions pos..pos+n_tokens-1:
+   embedding (+ learned positions) -> n_layers blocks -> final norm -> LM head.
+   n_tokens = 1 is one decode step; more is a prefill. logits receives [vocab] floats for
+   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length
+   (pos < length rewinds: later positions are overwritten). */
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th);
+
+/* Bytes one decode step at position pos reads from memory: every weight it multiplies
+   (each matrix once, one embedding row) plus the KV cache rows 0..pos. Decoding is bound
+   by this: tok/s <= read bandwidth / bytes. */
+LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos);
+
+/* Sampling exactly as llama2.c's run.c does it, so a seed reproduces its stories:
+   temperature 0 is argmax (the lowest id on ties); otherwise softmax(logits / temperature)
+   and then top-p (nucleus) sampling when 0 < topp < 1, else plain multinomial, with
+   run.c's xorshift generator (llm_xorshift_u32). The sampler's scratch (the top-p sort)
+   lives in caller memory: llm_sampler_bytes(vocab). */
+typedef struct llm_sampler {
+    int vocab;
+    float temperature, topp;
+    uint64_t rng;  /* xorshift state; the seed as is (0 stays 0: pass a nonzero seed) */
+    void *scratch; /* 2 * vocab (index, probability) pairs */
+    void *owned;
+} llm_sampler;
+
+LLMDEF size_t llm_sampler_bytes(int vocab);
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
+                                   uint64_t seed);
+LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
+LLMDEF void llm_sampler_free(llm_sampler *s);
+/* The next token; logits[vocab] is overwritten (scaled, then probabilities). -1 on bad
+   arguments. */
+LLMDEF int llm_sample(llm_sampler *s, float *logits);
+LLMDEF uint32_t llm_xorshift_u32(uint64_t *state); /* run.c's random_u32 */
+LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1) */
+
 /* ======================================================================================
    >>files
    ====================================================================================== */
+
+/* llama2.c checkpoints (Karpathy's run.c / runq.c), little-endian:
+     version 0 (legacy): 7 int32 header dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+       vocab (negative: separate classifier), seq_len; then fp32 tensors, each for all
+       layers: embedding, attention norms, wq, wk, wv, wo, FFN norms, w1, w2, w3, final
+       norm, two unused RoPE tables, [classifier].
+     version 1: 256-byte header (magic "ak42", version, the 7 ints, shared-classifier
+       byte); norms first, then embedding, wq .. w3, [classifier]; fp32.
+     version 2: as version 1 plus int32 group_size; norms fp32; every matrix per layer as
+       int8 values followed by one fp32 scale per group_size values.
+   The weights point INTO buf (nothing is copied), so buf must outlive the model and be
+   4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
+   is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
+   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
+                                          const char **why);
+/* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why);
+
+/* The llama2.c tokenizer (tokenizer.bin: int32 max_token_length, then per token: fp32
+   score, int32 length, the bytes). The vocabulary size is not in the file: it is the
+   model's. Ids 1 and 2 are BOS <s> and EOS </s>; byte-fallback pieces <0x00>..<0xFF>. */
+typedef struct llm_tokenizer {
+    int vocab, max_token_length;
+    float *scores;     /* [vocab] merge priority: higher merges first */
+    uint32_t *offset;  /* [vocab + 1]: piece i is bytes[offset[i] .. offset[i+1]-2], NUL-terminated */
+    char *bytes;
+    int32_t *sorted;   /* ids ordered by piece, for binary search */
+    int byte_id[256];  /* id of <0xNN>, or -1 */
+    unsigned char raw[256]; /* raw[b] = b: what a <0xNN> piece decodes to */
+    void *owned;
+} llm_tokenizer;
+
+LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len);
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why);
+LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why);
+LLMDEF void llm_tokenizer_free(llm_tokenizer *t);
+/* Encode as run.c does: [BOS] [dummy-prefix " " if text is not empty] one token per UTF-8
+   code point (or its bytes as <0xNN>), then repeatedly merge the adjacent pair whose
+   concatenation is the best-scoring piece; [EOS]. cap >= strlen(text) + 3 always
+   suffices; a smaller cap that overflows is LLM_ERANGE. */
+LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
+                               int *n_ids);
+/* The text of `token` following `prev`: the leading space is dropped after BOS, and a
+   <0xNN> piece is the raw byte. NULL for an id out of range. */
+LLMDEF const char *llm_token_piece(const llm_tokenizer *t, int prev, int token, int *len);
+/* run.c's safe_printf rule: 0 for an empty piece or a single byte that is neither
+   printable ASCII nor white space (a lone UTF-8 fragment or control byte). */
+LLMDEF int llm_piece_printable(const char *piece, int len);
+/* All pieces of ids[0..n-1] (the first follows prev; BOS and EOS print nothing), raw
+   bytes included, NUL-terminated; LLM_ERANGE if cap is too small. */
+LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *ids, int n, char *out, size_t cap,
+                                 size_t *out_len);
+
+#ifndef LLM_NO_STDIO
+/* The same from files; they allocate (the model: the file's bytes and the layer table),
+   freed by llm_model_free / llm_tokenizer_free. */
+LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why);
+LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why);
+#endif
 
 #ifdef __cplusplus
 }
@@ -381,7 +795,17 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
 /* SIMD is chosen at compile time from the compiler's own macros. */
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
+/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
+   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
 #define LLM__AVX2 1
 #include <immintrin.h>
@@ -664,9 +1088,617 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    >>config implementation
    ====================================================================================== */
 
+LLMDEF llm_config llm_config_default(void) {
+    llm_config c;
+    memset(&c, 0, sizeof c); /* sizes 0; enums 0 = RMS, SwiGLU, RoPE, interleaved, no bias */
+    c.name = "custom";
+    c.norm_eps = 1e-5f;
+    c.rope_theta = 10000.0f;
+    return c;
+}
+
+LLMDEF int llm_config_head_dim(const llm_config *c) {
+    if (!c) return 0;
+    if (c->head_dim) return c->head_dim;
+    return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
+}
+
+/* The published architectures, one row per model, from each model's config.json or
+   paper (../shared/presets.tsv). Columns:
+     d      residual width          L    layers            H / KV  query / key-value heads
+     hd     head dim                ff   FFN hidden width  V       vocabulary
+     ctx    trained context         norm RMS or LAYER (+b: LayerNorm bias)   eps
+     ffn    SWIGLU, GELU or GEGLU   pos  ROPE or LEARNED   theta   RoPE base
+     pairs  which dims RoPE pairs: INTERLEAVED in Meta's / Mistral's reference code and
+            llama2.c, HALVES for models published only in Hugging Face format
+     rs     Llama 3.1-style RoPE frequency scaling factor (low 1, high 4, original 8192)
+     tie    LM head tied to the embedding   bias NONE, QKV or ALL
+     E / k  experts per layer / routed per token   win  sliding attention window */
+#define LLM__ROW(name, d, L, H, KV, hd, ff, V, ctx, norm, nb, eps, ffn, pos, theta, pairs, rs, tie, bias, E, \
+                 k, win)                                                                                  \
+    {name, d, L, H, KV, hd, ff, V, ctx, LLM_NORM_##norm, nb, eps, LLM_FFN_##ffn, LLM_POS_##pos, theta,      \
+     LLM_ROPE_##pairs, 0, rs, (rs) > 0 ? 1.0f : 0.0f, (rs) > 0 ? 4.0f : 0.0f, (rs) > 0 ? 8192 : 0, tie,    \
+     LLM_BIAS_##bias, 0, E, k, 0, win}
+static const llm_config llm__presets[] = {
+/*  name              d      L    H    KV  hd   ff     V       ctx     norm   nb eps    ffn     pos      theta    pairs        rs  tie bias E  k  win */
+LLM__ROW("gpt2",           768,  12,  12,  12, 64,  3072, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-medium",   1024,  24,  16,  16, 64,  4096, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-large",    1280,  36,  20,  20, 64,  5120, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt2-xl",       1600,  48,  25,  25, 64,  6400, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("gpt-3-175b",   12288,  96,  96,  96, 128, 49152, 50257,  2048, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
+LLM__ROW("llama-2-7b",    4096,  32,  32,  32, 128, 11008, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-13b",   5120,  40,  40,  40, 128, 13824, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-2-70b",   8192,  80,  64,   8, 128, 28672, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-8b",    4096,  32,  32,   8, 128, 14336, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3-70b",   8192,  80,  64,   8, 128, 28672, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-8b",  4096,  32,  32,   8, 128, 14336, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-70b", 8192,  80,  64,   8, 128, 28672, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.1-405b",16384, 126, 128,  8, 128, 53248, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-1b",  2048,  16,  32,   8, 64,  8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("llama-3.2-3b",  3072,  28,  24,   8, 128, 8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
+LLM__ROW("mistral-7b",    4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 4096),
+LLM__ROW("mixtral-8x7b",  4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    1000000, INTERLEAVED, 0,  0, NONE, 8, 2, 0),
+LLM__ROW("qwen2.5-0.5b",   896,  24,  14,   2, 64,  4864, 151936, 32768, RMS,   0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  1, QKV,  0, 0, 0),
+LLM__ROW("qwen2.5-7b",    3584,  28,  28,   4, 128, 18944, 152064, 131072, RMS, 0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  0, QKV,  0, 0, 0),
+LLM__ROW("tinyllama-1.1b",2048,  22,  32,   4, 64,  5632, 32000,   2048, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 0),
+LLM__ROW("smollm2-135m",   576,  30,   9,   3, 64,  1536, 49152,   8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    100000,  HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("phi-3-mini",    3072,  32,  32,  32, 96,  8192, 32064,   4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 2047),
+LLM__ROW("gemma-2b",      2048,  18,   8,   1, 256, 16384, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+LLM__ROW("gemma-7b",      3072,  28,  16,  16, 256, 24576, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+};
+#undef LLM__ROW
+#define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
+
+/* ASCII case-insensitive equality, independent of the C locale. */
+static int llm__name_eq(const char *a, const char *b) {
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+        if (!x) return 1;
+    }
+}
+
+LLMDEF const llm_config *llm_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_PRESETS; i++)
+        if (llm__name_eq(name, llm__presets[i].name)) return &llm__presets[i];
+    return NULL;
+}
+LLMDEF const llm_config *llm_preset_at(int i) { return i >= 0 && i < LLM__N_PRESETS ? &llm__presets[i] : NULL; }
+
+/* Validation names the first problem, so a user can fix a config field by field. */
+#define LLM__REJECT(why)                \
+    do {                                \
+        if (reason) *reason = (why);    \
+        return LLM_EINVAL;              \
+    } while (0)
+
+LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
+    int hd;
+    double n;
+    if (reason) *reason = "ok";
+    if (!c) LLM__REJECT("config is NULL");
+    if (c->d_model <= 0) LLM__REJECT("d_model must be positive");
+    if (c->n_layers <= 0) LLM__REJECT("n_layers must be positive");
+    if (c->n_heads <= 0) LLM__REJECT("n_heads must be positive");
+    if (c->n_kv_heads <= 0) LLM__REJECT("n_kv_heads must be positive");
+    if (c->n_kv_heads > c->n_heads) LLM__REJECT("n_kv_heads must not exceed n_heads");
+    if (c->n_heads % c->n_kv_heads) LLM__REJECT("n_kv_heads must divide n_heads");
+    if (c->head_dim < 0) LLM__REJECT("head_dim must not be negative");
+    if (c->head_dim == 0 && c->d_model % c->n_heads) LLM__REJECT("n_heads must divide d_model (or set head_dim)");
+    hd = llm_config_head_dim(c);
+    if (c->d_ff <= 0) LLM__REJECT("d_ff must be positive");
+    if (c->vocab <= 0) LLM__REJECT("vocab must be positive");
+    if (c->max_seq_len <= 0) LLM__REJECT("max_seq_len must be positive");
+    if ((int)c->norm < 0 || (int)c->norm > (int)LLM_NORM_LAYER) LLM__REJECT("norm kind out of range");
+    if ((int)c->ffn < 0 || (int)c->ffn > (int)LLM_FFN_GEGLU) LLM__REJECT("ffn kind out of range");
+    if ((int)c->pos < 0 || (int)c->pos > (int)LLM_POS_NONE) LLM__REJECT("position kind out of range");
+    if ((int)c->bias < 0 || (int)c->bias > (int)LLM_BIAS_ALL) LLM__REJECT("bias kind out of range");
+    if ((int)c->rope_layout < 0 || (int)c->rope_layout > (int)LLM_ROPE_HALVES) LLM__REJECT("rope layout out of range");
+    if (c->norm_bias && c->norm != LLM_NORM_LAYER) LLM__REJECT("norm_bias needs LayerNorm (RMSNorm has no bias)");
+    /* !(x >= 0) also catches NaN */
+    if (!(c->norm_eps >= 0.0f) || c->norm_eps > 1.0f) LLM__REJECT("norm_eps must be in [0, 1]");
+    if (!(c->rope_theta >= 0.0f) || c->rope_theta > 1e30f) LLM__REJECT("rope_theta must be finite and not negative");
+    if (!(c->rope_scale >= 0.0f) || c->rope_scale > 1e30f) LLM__REJECT("rope_scale must be finite and not negative");
+    if (!(c->rope_low_freq_factor >= 0.0f) || !(c->rope_high_freq_factor >= 0.0f) ||
+        c->rope_low_freq_factor > 1e30f || c->rope_high_freq_factor > 1e30f || c->rope_orig_ctx < 0)
+        LLM__REJECT("rope scaling factors must be finite and not negative");
+    if (c->rotary_dim < 0 || c->rotary_dim > hd) LLM__REJECT("rotary_dim must be in 0..head_dim");
+    /* RoPE rotates pairs of dimensions: an odd count leaves one without a partner */
+    if (c->pos == LLM_POS_ROPE && ((c->rotary_dim ? c->rotary_dim : hd) & 1)) LLM__REJECT("RoPE needs an even head_dim (rotary_dim)");
+    if (c->n_experts < 0 || c->n_experts_per_tok < 0 || c->n_shared_experts < 0)
+        LLM__REJECT("expert counts must not be negative");
+    if (c->n_experts == 0 && c->n_experts_per_tok) LLM__REJECT("n_experts_per_tok set without n_experts");
+    if (c->n_experts > 0 && c->n_experts_per_tok == 0) LLM__REJECT("n_experts_per_tok must be positive with experts");
+    if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
+    if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
+    if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
+    /* Every count below is computed in 64 bits; refuse configs where even that would
+       wrap. Estimated in double with generous margins (factor 2 on every term). */
+    n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
+        (double)c->n_layers * ((double)c->d_model * hd * (2.0 * c->n_heads + 2.0 * c->n_kv_heads + 4.0) +
+                               3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts + c->n_shared_experts) +
+                               (double)c->d_model * (c->n_experts + 8.0) + 2.0 * c->d_ff);
+    if (n * 64.0 > 9.2e18) LLM__REJECT("model too large: byte counts would overflow 64 bits");
+    return LLM_OK;
+}
+
 /* ======================================================================================
    >>estimate implementation
    ====================================================================================== */
+
+/* ---- parameters ----------------------------------------------------------------------
+   One decoder block, with d = d_model, q = n_heads head_dim, kv = n_kv_heads head_dim:
+     attention  Wq d q + Wk d kv + Wv d kv + Wo q d   (+ q + 2 kv biases for QKV,
+                                                        + d more for ALL)
+     FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
+                (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
+     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias
+   plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
+   unless tied. GPT-2 small: 12 (12 d^2 + 13 d) + V d + 1024 d + 2 d = 124,439,808. */
+LLMDEF llm_params llm_count_params(const llm_config *c) {
+    llm_params p;
+    uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
+    uint64_t L, active_experts, active_ffn_w;
+    memset(&p, 0, sizeof p);
+    if (llm_config_check(c, NULL) != LLM_OK) return p;
+    d = (uint64_t)c->d_model;
+    q = (uint64_t)c->n_heads * (uint64_t)llm_config_head_dim(c);
+    kv = (uint64_t)c->n_kv_heads * (uint64_t)llm_config_head_dim(c);
+    ff = (uint64_t)c->d_ff;
+    L = (uint64_t)c->n_layers;
+
+    attn_w = d * q + 2 * d * kv + q * d;
+    attn_b = c->bias == LLM_BIAS_QKV ? q + 2 * kv : c->bias == LLM_BIAS_ALL ? q + 2 * kv + d : 0;
+
+    mats = c->ffn == LLM_FFN_GELU ? 2 : 3; /* gated FFNs have a third matrix */
+    ffn_one = mats * d * ff;
+    ffn_b_one = c->bias == LLM_BIAS_ALL ? ff * (mats - 1) + d : 0;
+    experts = c->n_experts ? (uint64_t)c->n_experts + (uint64_t)c->n_shared_experts : 1;
+    active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok + (uint64_t)c->n_shared_experts : 1;
+    router = c->n_experts ? d * (uint64_t)c->n_experts : 0;
+    ffn_w = experts * ffn_one + router;
+    ffn_b = experts * ffn_b_one;
+    active_ffn_w = active_experts * ffn_one + router;
+
+    norm_one = c->norm_bias ? 2 * d : d;
+
+    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + 2 * norm_one;
+    p.attention = L * (attn_w + attn_b);
+    p.ffn = L * (ffn_w + ffn_b);
+    p.norm = L * 2 * norm_one + norm_one; /* + the final norm */
+    p.embedding = (uint64_t)c->vocab * d;
+    p.positions = c->pos == LLM_POS_LEARNED ? (uint64_t)c->max_seq_len * d : 0;
+    p.lm_head = c->tied_embeddings ? 0 : (uint64_t)c->vocab * d;
+    p.total = p.embedding + p.positions + L * p.per_layer + norm_one + p.lm_head;
+    p.bias = L * (attn_b + ffn_b) + (c->norm_bias ? d * (2 * L + 1) : 0);
+    /* Kaplan et al. (2020) count N = 12 L d^2 for GPT: the blocks' matrices, nothing else.
+       That reproduces both published non-embedding counts: GPT-2 small 84,934,656 and
+       Llama 2 7B 6,476,005,376 (total minus embedding, LM head and the 65 RMSNorms). */
+    p.non_embedding = L * (attn_w + ffn_w);
+    p.active_non_embedding = L * (attn_w + active_ffn_w);
+    p.active = p.total - L * (experts - active_experts) * (ffn_one + ffn_b_one);
+    return p;
+}
+
+/* ---- FLOPs ---------------------------------------------------------------------------- */
+
+LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causal) {
+    llm_flops f;
+    llm_params p = llm_count_params(c);
+    double N, qdim, T = context > 0 ? (double)context : 0.0;
+    memset(&f, 0, sizeof f);
+    if (!p.total) return f;
+    N = (double)p.active_non_embedding;
+    qdim = (double)c->n_heads * llm_config_head_dim(c);
+    f.matmul = 2.0 * N;
+    f.lm_head = 2.0 * (double)c->vocab * c->d_model;
+    /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
+       (2 T qdim) */
+    if (c->sliding_window > 0 && T > c->sliding_window) {
+        /* each token sees at most W keys; causal: the first W tokens see 1..W */
+        double W = c->sliding_window;
+        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
+    } else {
+        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    }
+    f.forward = f.matmul + f.lm_head + f.attention;
+    f.train = 3.0 * f.forward;
+    f.train_6n = 6.0 * N;
+    f.train_palm = 6.0 * N + 12.0 * c->n_layers * qdim * T;
+    return f;
+}
+
+/* Which N in 6 N D: the active non-embedding count. Llama 2 7B on 2T tokens:
+   6 x 6,476,005,376 x 2e12 = 7.77e22 FLOP (with the full 6.74e9 it would be 8.09e22). */
+LLMDEF double llm_train_flops(const llm_config *c, double tokens) {
+    llm_params p = llm_count_params(c);
+    if (!(tokens > 0)) return 0.0;
+    return 6.0 * (double)p.active_non_embedding * tokens;
+}
+
+LLMDEF double llm_attention_ratio(const llm_config *c, int64_t context) {
+    llm_flops f = llm_count_flops(c, context, 0);
+    return f.train_6n > 0 ? (f.train_palm - f.train_6n) / f.train_6n : 0.0;
+}
+
+LLMDEF double llm_train_seconds(double flops, double n_gpus, double peak_flops, double mfu) {
+    if (!(flops > 0) || !(n_gpus > 0) || !(peak_flops > 0) || !(mfu > 0)) return 0.0;
+    return flops / (n_gpus * peak_flops * mfu);
+}
+LLMDEF double llm_gpu_hours(double flops, double peak_flops, double mfu) {
+    return llm_train_seconds(flops, 1.0, peak_flops, mfu) / 3600.0;
+}
+LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_flops) {
+    if (!(flops > 0) || !(seconds > 0) || !(n_gpus > 0) || !(peak_flops > 0)) return 0.0;
+    return flops / seconds / (n_gpus * peak_flops);
+}
+LLMDEF double llm_chinchilla_tokens(double n_params) { return n_params > 0 ? 20.0 * n_params : 0.0; }
+LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens) {
+    /* C = 6 N D and D = 20 N give C = 120 N^2 */
+    double n = flops > 0 ? sqrt(flops / 120.0) : 0.0;
+    if (n_params) *n_params = n;
+    if (tokens) *tokens = 20.0 * n;
+}
+LLMDEF double llm_pipeline_bubble(int stages, int micro_batches) {
+    if (stages < 1 || micro_batches < 1) return 0.0;
+    return (double)(stages - 1) / ((double)micro_batches + stages - 1);
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+LLMDEF double llm_weight_bytes(const llm_config *c, llm_dtype dtype) {
+    llm_params p = llm_count_params(c);
+    return (double)p.total * llm_dtype_bits(dtype) / 8.0;
+}
+
+LLMDEF llm_train_state llm_train_state_bytes(double n_params, int zero_stage, double n_gpus) {
+    llm_train_state s;
+    double nd = n_gpus >= 1 ? n_gpus : 1.0;
+    memset(&s, 0, sizeof s);
+    if (!(n_params > 0) || zero_stage < 0 || zero_stage > 3) return s;
+    /* The ZeRO paper's 7.5B model on 64 GPUs: 120, 31.4, 16.6, 1.9 GB per GPU */
+    s.weights = 2.0 * n_params / (zero_stage >= 3 ? nd : 1.0);
+    s.grads = 2.0 * n_params / (zero_stage >= 2 ? nd : 1.0);
+    s.optimizer = 12.0 * n_params / (zero_stage >= 1 ? nd : 1.0);
+    s.total = s.weights + s.grads + s.optimizer;
+    return s;
+}
+
+LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t batch, int flags, int tp) {
+    double s = (double)seq_len, b = (double)batch, d, a, t = tp > 0 ? tp : 1, per_layer;
+    if (llm_config_check(c, NULL) != LLM_OK || seq_len <= 0 || batch <= 0) return 0.0;
+    d = c->d_model;
+    a = c->n_heads;
+    if (flags & LLM_ACT_RECOMPUTE) {
+        per_layer = 2.0 * s * b * d; /* only each layer's 16-bit input survives */
+    } else {
+        /* 10 s b d replicated (norm inputs, dropout masks), 24 s b d split by tensor
+           parallelism, 5 a s^2 b / tp for the scores, softmax and dropout mask */
+        per_layer = s * b * d * (10.0 + 24.0 / t);
+        if (!(flags & LLM_ACT_FLASH)) per_layer += 5.0 * a * s * s * b / t;
+    }
+    return per_layer * c->n_layers;
+}
+
+/* ---- GPUs ----------------------------------------------------------------------------- */
+
+/* Memory "as the driver reports it" is nvidia-smi's total in MiB (../shared/gpus.tsv);
+   bf16 TFLOPS are dense, never the 2x sparsity headline; GeForce cards are quoted with
+   fp32 accumulation, which is what bf16 GEMMs use. */
+#define LLM__MIB 1048576.0
+static const llm_gpu llm__gpus[] = {
+    /* name        full name                     GB    driver (MiB)        bf16    fp32  GB/s    memory */
+    {"a100-40gb", "NVIDIA A100-SXM4-40GB",       40,  40960 * LLM__MIB,  312.0,  19.5, 1555, "HBM2"},
+    {"a100-80gb", "NVIDIA A100-SXM4-80GB",       80,  81920 * LLM__MIB,  312.0,  19.5, 2039, "HBM2e"},
+    {"h100-sxm",  "NVIDIA H100-SXM5-80GB",       80,  81559 * LLM__MIB,  989.4,  66.9, 3350, "HBM3"},
+    {"h100-pcie", "NVIDIA H100-PCIe-80GB",       80,  81559 * LLM__MIB,  756.0,  51.2, 2000, "HBM2e"},
+    {"h200",      "NVIDIA H200-SXM-141GB",       141, 143771 * LLM__MIB, 989.4,  66.9, 4800, "HBM3e"},
+    {"b200",      "NVIDIA B200 (HGX, 1000 W)",   180, 183359 * LLM__MIB, 2250.0, 80.0, 8000, "HBM3e"},
+    {"l4",        "NVIDIA L4",                   24,  23034 * LLM__MIB,  121.0,  30.3, 300,  "GDDR6"},
+    {"l40s",      "NVIDIA L40S",                 48,  46068 * LLM__MIB,  362.05, 91.6, 864,  "GDDR6"},
+    {"rtx-3090",  "NVIDIA GeForce RTX 3090",     24,  24576 * LLM__MIB,  71.0,   35.6, 936,  "GDDR6X"},
+    {"rtx-4090",  "NVIDIA GeForce RTX 4090",     24,  24564 * LLM__MIB,  165.2,  82.6, 1008, "GDDR6X"},
+    {"rtx-5090",  "NVIDIA GeForce RTX 5090",     32,  32607 * LLM__MIB,  209.5,  104.8, 1792, "GDDR7"},
+    {"mi300x",    "AMD Instinct MI300X",         192, 196608 * LLM__MIB, 1307.4, 163.4, 5300, "HBM3"},
+    {"t4",        "NVIDIA T4 (fp16, no bf16)",   16,  15360 * LLM__MIB,  65.0,   8.1,  320,  "GDDR6"},
+    {"v100-32gb", "NVIDIA V100-SXM2-32GB (fp16)", 32, 32768 * LLM__MIB,  125.0,  15.7, 900,  "HBM2"},
+};
+#define LLM__N_GPUS ((int)(sizeof llm__gpus / sizeof llm__gpus[0]))
+
+LLMDEF const llm_gpu *llm_gpu_preset(const char *name) {
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < LLM__N_GPUS; i++)
+        if (llm__name_eq(name, llm__gpus[i].name)) return &llm__gpus[i];
+    return NULL;
+}
+LLMDEF const llm_gpu *llm_gpu_preset_at(int i) { return i >= 0 && i < LLM__N_GPUS ? &llm__gpus[i] : NULL; }
+
+/* ---- the planner ---------------------------------------------------------------------- */
+
+LLMDEF llm_plan llm_plan_default(void) {
+    llm_plan p;
+    memset(&p, 0, sizeof p);
+    p.n_gpus = 1;
+    p.batch = 1;
+    p.weights = LLM_F16;
+    p.kv = LLM_F16;
+    /* The theory's allowance for the CUDA context, cuBLAS workspace, the forward pass's
+       scratch and allocator fragmentation: with it, Llama 2 13B at batch 8 x 4096 tokens
+       is 26.0 GB weights + 26.8 GB KV + 2 GB = 54.9 GB. */
+    p.overhead_bytes = 2e9;
+    p.tight = 0.9;
+    return p;
+}
+
+LLMDEF const char *llm_verdict_str(llm_verdict v) {
+    switch (v) {
+    case LLM_FITS: return "fits";
+    case LLM_TIGHT: return "tight";
+    case LLM_DOES_NOT_FIT: return "does not fit";
+    }
+    return "unknown";
+}
+
+LLMDEF const char *llm_advice_str(llm_advice_kind k) {
+    switch (k) {
+    case LLM_ADVICE_WEIGHTS_DTYPE: return "quantize the weights";
+    case LLM_ADVICE_KV_DTYPE: return "8-bit KV cache";
+    case LLM_ADVICE_GQA: return "a GQA model with fewer KV heads";
+    case LLM_ADVICE_SEQ: return "a shorter context";
+    case LLM_ADVICE_BATCH: return "a smaller batch";
+    case LLM_ADVICE_TENSOR_PARALLEL: return "tensor parallelism";
+    case LLM_ADVICE_ZERO: return "a higher ZeRO stage";
+    case LLM_ADVICE_FLASH: return "flash attention";
+    case LLM_ADVICE_RECOMPUTE: return "full activation recomputation";
+    case LLM_ADVICE_DATA_PARALLEL: return "ZeRO-3 over more GPUs";
+    }
+    return "unknown";
+}
+
+#define LLM__PLAN_MAX 2147483647LL
+
+/* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
+   scale per (layer, head, position) row of K and of V for LLM_INT8. This is
+   llm_kv_cache_bytes (>>attention), the function that sizes the real cache, so the plan
+   and llm_kv_cache_init always agree; it returns 0 past 2^64 bytes, where the same
+   formula in double takes over (2^31 sequences of 2^31 tokens of a 405B model). */
+static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
+    double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    uint64_t exact = llm_kv_cache_bytes(c, seq, batch, t);
+    if (exact) return (double)exact;
+    return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
+}
+
+/* Fill in the fields where zero means a default. */
+static void llm__plan_resolve(llm_plan *p) {
+    if (p->n_gpus == 0) p->n_gpus = 1;
+    if (p->batch == 0) p->batch = 1;
+    if (p->seq_len == 0 && p->model && p->model->max_seq_len > 0) p->seq_len = p->model->max_seq_len;
+    if (p->tight == 0) p->tight = 0.9;
+}
+
+/* The memory lines and times of one plan, without advice. */
+static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, const char **reason) {
+    const llm_config *c;
+    double n_gpus, overhead;
+    int64_t seq;
+    llm_plan resolved;
+    const llm_plan *p = &resolved;
+    if (reason) *reason = "ok";
+    memset(r, 0, sizeof *r);
+    if (!plan) LLM__REJECT("plan is NULL");
+    resolved = *plan;
+    llm__plan_resolve(&resolved);
+    if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
+    if (!p->gpu) LLM__REJECT("no GPU");
+    if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
+        LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
+    if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
+    if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
+    if (p->seq_len < 1 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 1..2^31-1");
+    if (p->zero_stage < 0 || p->zero_stage > 3) LLM__REJECT("ZeRO stage must be 0, 1, 2 or 3");
+    if (!(llm_dtype_bits(p->weights) > 0)) LLM__REJECT("unknown weight dtype");
+    if (p->kv != LLM_F32 && p->kv != LLM_F16 && p->kv != LLM_BF16 && p->kv != LLM_INT8)
+        LLM__REJECT("KV cache dtype must be f32, f16, bf16 or int8");
+    if (!(p->overhead_bytes >= 0) || p->overhead_bytes > 1e18) LLM__REJECT("overhead must be in 0..1e18 bytes");
+    if (!(p->tight > 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
+    c = p->model;
+    seq = p->seq_len;
+    n_gpus = (double)p->n_gpus;
+    overhead = p->overhead_bytes;
+    r->params = llm_count_params(c);
+    r->seq_len = seq;
+    r->capacity_bytes = p->gpu->mem_bytes;
+
+    if (!p->train) {
+        /* Inference. Tensor parallelism splits every matrix and the KV heads over the
+           GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm_kv_cache_bytes). */
+        double w = llm_weight_bytes(c, p->weights) / n_gpus;
+        /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);
+        double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights";
+        r->line[0].bytes = w;
+        r->line[1].name = "KV cache";
+        r->line[1].bytes = kv;
+        r->line[2].name = "overhead";
+        r->line[2].bytes = overhead;
+        r->n_lines = 3;
+        /* A decode step reads every weight it uses and every sequence's KV cache once:
+           at best memory-bandwidth bound. With MoE only the active experts are read (at
+           batch 1; larger batches touch more). */
+        r->decode_seconds = (w * active + kv) / (p->gpu->bandwidth_gbs * 1e9);
+        /* The prompt: batch x seq tokens, causal attention, at best at peak FLOP/s. */
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (n_gpus * p->gpu->bf16_tflops * 1e12);
+    } else {
+        /* Training: mixed-precision Adam state sharded by ZeRO over n_gpus data-parallel
+           GPUs, plus the activations of one micro-batch of `batch` sequences. */
+        llm_train_state s = llm_train_state_bytes((double)r->params.total, p->zero_stage, n_gpus);
+        int flags = (p->flash ? LLM_ACT_FLASH : 0) | (p->recompute ? LLM_ACT_RECOMPUTE : 0);
+        llm_flops f = llm_count_flops(c, seq, 1);
+        r->line[0].name = "weights (16-bit)";
+        r->line[0].bytes = s.weights;
+        r->line[1].name = "gradients (16-bit)";
+        r->line[1].bytes = s.grads;
+        r->line[2].name = "Adam: fp32 master, m, v";
+        r->line[2].bytes = s.optimizer;
+        r->line[3].name = "activations";
+        r->line[3].bytes = llm_activation_bytes(c, seq, p->batch, flags, 1);
+        r->line[4].name = "overhead";
+        r->line[4].bytes = overhead;
+        r->n_lines = 5;
+        /* one optimizer step of one GPU's micro-batch; recomputation repeats the forward */
+        r->step_flops = (f.train + (p->recompute ? f.forward : 0.0)) * (double)seq * (double)p->batch;
+        r->prefill_flops = f.forward * (double)seq * (double)p->batch;
+        r->prefill_seconds = r->prefill_flops / (p->gpu->bf16_tflops * 1e12);
+        r->decode_seconds = 0.0;
+    }
+    {
+        int i;
+        for (i = 0; i < r->n_lines; i++) r->total_bytes += r->line[i].bytes;
+    }
+    r->headroom_bytes = r->capacity_bytes - r->total_bytes;
+    r->used = r->total_bytes / r->capacity_bytes;
+    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > p->tight ? LLM_TIGHT : LLM_FITS;
+    return LLM_OK;
+}
+
+/* Evaluate a changed plan and, if it helps, record it as advice. */
+static void llm__advise(llm_plan_result *r, const llm_plan *q, llm_advice_kind kind, int64_t value) {
+    llm_plan_result t;
+    if (r->n_advice >= LLM_PLAN_MAX_ADVICE) return;
+    if (llm__plan_lines(q, &t, NULL) != LLM_OK || !(t.total_bytes < r->total_bytes)) return;
+    r->advice[r->n_advice].kind = kind;
+    r->advice[r->n_advice].value = value;
+    r->advice[r->n_advice].total_bytes = t.total_bytes;
+    r->advice[r->n_advice].verdict = t.verdict;
+    r->n_advice++;
+}
+
+/* The largest value in [1, hi) for which setting `*field` makes the plan fit (the memory
+   only grows with batch and sequence length, so bisection works); 0 if none. */
+static int64_t llm__largest_fitting(llm_plan *q, int64_t *field, int64_t hi, int64_t step) {
+    int64_t lo = 0, save = *field;
+    llm_plan_result t;
+    hi = hi / step;
+    while (hi - lo > 1) { /* invariant: lo fits (or is 0), hi does not */
+        int64_t mid = lo + (hi - lo) / 2;
+        *field = mid * step;
+        if (llm__plan_lines(q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) lo = mid;
+        else hi = mid;
+    }
+    *field = save;
+    return lo * step;
+}
+
+LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const char **reason) {
+    llm_plan q;
+    llm_config gqa;
+    llm_status st;
+    llm_plan_result dummy;
+    llm_plan resolved;
+    int64_t v;
+    if (!r) r = &dummy;
+    st = llm__plan_lines(p, r, reason);
+    if (st != LLM_OK || r->verdict == LLM_FITS) return st;
+    resolved = *p; /* the advice below reads batch, seq_len and n_gpus with defaults filled */
+    llm__plan_resolve(&resolved);
+    p = &resolved;
+
+    /* It is tight or does not fit: try each concrete change on its own. */
+    if (!p->train) {
+        q = *p;
+        if (llm_dtype_bits(p->weights) > 8.5) {
+            q.weights = LLM_Q8_32; /* 8-bit blocks with their scales, 8.5 bits */
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q8_32);
+        }
+        if (llm_dtype_bits(p->weights) > 4.5) {
+            q.weights = LLM_Q4_32;
+            llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q4_32);
+        }
+        q = *p;
+        if (p->kv != LLM_INT8) {
+            q.kv = LLM_INT8;
+            llm__advise(r, &q, LLM_ADVICE_KV_DTYPE, LLM_INT8);
+        }
+        /* the same model with 8 KV heads, as Llama 2 70B shares each among 8 query heads */
+        q = *p;
+        gqa = *p->model;
+        if (gqa.n_kv_heads > 8 && gqa.n_heads % 8 == 0) {
+            gqa.n_kv_heads = 8;
+            q.model = &gqa;
+            llm__advise(r, &q, LLM_ADVICE_GQA, 8);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.seq_len, r->seq_len, r->seq_len >= 1024 ? 256 : 1);
+        if (v > 0) {
+            q.seq_len = v;
+            llm__advise(r, &q, LLM_ADVICE_SEQ, v);
+        }
+        q = *p;
+        v = llm__largest_fitting(&q, &q.batch, p->batch, 1);
+        if (v > 0) {
+            q.batch = v;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, v);
+        }
+        /* the fewest GPUs, a power of two, that make it fit */
+        q = *p;
+        for (v = 2; v <= 64 && (int64_t)p->n_gpus * v <= LLM__PLAN_MAX; v *= 2) {
+            q.n_gpus = (int)((int64_t)p->n_gpus * v);
+            if (llm__plan_lines(&q, &dummy, NULL) == LLM_OK && dummy.verdict == LLM_FITS) {
+                llm__advise(r, &q, LLM_ADVICE_TENSOR_PARALLEL, q.n_gpus);
+                break;
+            }
+        }
+    } else {
+        /* Training: a ladder, each step on top of the previous ones, in the order that
+           costs least (sharding is free with enough GPUs, flash attention is faster,
+           recomputation costs a third more compute, a smaller micro-batch needs more
+           accumulation steps, more GPUs cost money), until it fits. */
+        llm_plan_result t;
+        q = *p;
+        if (q.n_gpus > 1 && q.zero_stage < 3) {
+            q.zero_stage = 3;
+            llm__advise(r, &q, LLM_ADVICE_ZERO, 3);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.flash && !q.recompute) {
+            q.flash = 1;
+            llm__advise(r, &q, LLM_ADVICE_FLASH, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && !q.recompute) {
+            q.recompute = 1;
+            llm__advise(r, &q, LLM_ADVICE_RECOMPUTE, 1);
+        }
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS && q.batch > 1) {
+            v = llm__largest_fitting(&q, &q.batch, q.batch, 1);
+            q.batch = v > 0 ? v : 1;
+            llm__advise(r, &q, LLM_ADVICE_BATCH, q.batch);
+        }
+        /* ZeRO-3 over more GPUs: the fewest (powers of two up to 65536) that fit */
+        if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict != LLM_FITS) {
+            q.zero_stage = 3;
+            for (v = 2; v <= 65536; v *= 2) {
+                if (v <= q.n_gpus) continue;
+                q.n_gpus = (int)v;
+                if (llm__plan_lines(&q, &t, NULL) == LLM_OK && t.verdict == LLM_FITS) {
+                    llm__advise(r, &q, LLM_ADVICE_DATA_PARALLEL, v);
+                    break;
+                }
+            }
+        }
+        for (v = 0; v < r->n_advice; v++) r->advice[v].cumulative = 1;
+    }
+    return LLM_OK;
+}
+#undef LLM__REJECT
 
 /* ======================================================================================
    >>kernels implementation
@@ -1371,21 +2403,2872 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
     return LLM_OK;
 }
 
+/* --------------------------------------------------------------------------------------
+   >>rowops  norms, activations, residual add, softmax, argmax
+   --------------------------------------------------------------------------------------
+   One row of n floats per call. Each kernel has a plain scalar loop (libm through
+   LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
+   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
+   L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
+   twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
+   reads gate and up once and writes once. */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__RV 1 /* a row-vector vocabulary exists */
+#if defined(LLM__AVX512)
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s;
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s;
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#else /* LLM__NEON */
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+#endif
+
+/* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
+   |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
+   Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
+   6e-8 half-ulp), evaluated by Horner with FMAs. ln2 is split in a part exact in float
+   and a small rest so r keeps its low bits (Cody-Waite). Max relative error over
+   [-87, 88], measured by tests/test_rowops.c on 2M points against double exp: 7.7e-8
+   (AVX-512 and AVX2), i.e. about 1.3 ulp; the tests hold it to LLM__EXP_RELERR.
+   Inputs below -87.33 (where exp leaves float's normal range) give exactly 0, which is
+   what softmax wants for -inf; inputs above 88 saturate at exp(88) = 1.65e38. */
+#define LLM__EXP_RELERR 1.5e-7
+static inline llm__rv llm__rv_exp(llm__rv x) {
+    const llm__rv lo = llm__rv_set1(-87.33654475f); /* ln(2^-126) */
+    llm__rv xc = llm__rv_min(llm__rv_max(x, lo), llm__rv_set1(88.0f)); /* also maps -inf to lo */
+    llm__rv n = llm__rv_round(llm__rv_mul(xc, llm__rv_set1(1.44269504088896341f)));
+    llm__rv r = llm__rv_fma(n, llm__rv_set1(-0.693145751953125f), xc);  /* ln2 high part, 16 bits */
+    llm__rv p;
+    r = llm__rv_fma(n, llm__rv_set1(-1.42860682030941723212e-6f), r);    /* ln2 - high part */
+    p = llm__rv_set1(1.0f / 5040);
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 720));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 120));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 24));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f / 6));
+    p = llm__rv_fma(p, r, llm__rv_set1(0.5f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_fma(p, r, llm__rv_set1(1.0f));
+    p = llm__rv_mul(p, llm__rv_pow2i(n));
+    return llm__rv_ge_or(x, llm__rv_set1(-87.3f), p, llm__rv_set1(0.0f)); /* underflow -> 0 */
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x), computed from e = exp(-|x|) <= 1 so nothing overflows and
+   large negative x keeps its relative accuracy: x >= 0 ? 1/(1+e) : e/(1+e). */
+static inline llm__rv llm__rv_sigmoid(llm__rv x) {
+    const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+    llm__rv e = llm__rv_exp(llm__rv_sub(zero, llm__rv_abs(x)));
+    llm__rv s = llm__rv_div(one, llm__rv_add(one, e));
+    return llm__rv_ge_or(x, zero, s, llm__rv_mul(e, s));
+}
+
+/* The elementwise activations, one vector at a time. */
+static inline llm__rv llm__rv_silu(llm__rv x) { return llm__rv_mul(x, llm__rv_sigmoid(x)); }
+/* GELU, tanh form: 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline llm__rv llm__rv_gelu(llm__rv x) {
+    llm__rv x2 = llm__rv_mul(x, x);
+    llm__rv u2 = llm__rv_mul(llm__rv_mul(x, llm__rv_set1(2.0f * 0.7978845608028654f)),
+                             llm__rv_fma(x2, llm__rv_set1(0.044715f), llm__rv_set1(1.0f)));
+    return llm__rv_mul(x, llm__rv_sigmoid(u2));
+}
+#endif /* SIMD vocabulary */
+
+/* Elementwise map over a row: full vectors, then the tail (fewer than LLM__RVN values)
+   through a zero-padded vector, so every element goes through the same arithmetic wherever
+   it sits in the row. */
+#ifdef LLM__RV
+#define LLM__RV_MAP(out, x, n, vexpr)                                         \
+    do {                                                                      \
+        int i_ = 0;                                                           \
+        for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
+            llm__rv v = llm__rv_load((x) + i_);                               \
+            llm__rv_store((out) + i_, vexpr);                                 \
+        }                                                                     \
+        if (i_ < (n)) {                                                       \
+            float t_[LLM__RVN] = {0};                                         \
+            llm__rv v;                                                        \
+            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
+            v = llm__rv_load(t_);                                             \
+            llm__rv_store(t_, vexpr);                                         \
+            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* RMSNorm (Zhang & Sennrich 2019): out = x / sqrt(mean(x^2) + eps) * w. w = NULL means
+   no gain (all ones). */
+LLMDEF llm_status llm_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    float ss = 0.0f, scale;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {   /* four accumulators hide the add latency */
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        for (; i + 4 * LLM__RVN <= n; i += 4 * LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i), v1 = llm__rv_load(x + i + LLM__RVN);
+            llm__rv v2 = llm__rv_load(x + i + 2 * LLM__RVN), v3 = llm__rv_load(x + i + 3 * LLM__RVN);
+            a0 = llm__rv_fma(v0, v0, a0);
+            a1 = llm__rv_fma(v1, v1, a1);
+            a2 = llm__rv_fma(v2, v2, a2);
+            a3 = llm__rv_fma(v3, v3, a3);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v0 = llm__rv_load(x + i);
+            a0 = llm__rv_fma(v0, v0, a0);
+        }
+        ss = llm__rv_hsum(llm__rv_add(llm__rv_add(a0, a1), llm__rv_add(a2, a3)));
+    }
+#endif
+    for (; i < n; i++) ss += x[i] * x[i];
+    scale = 1.0f / LLM_SQRTF(ss / (float)n + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(scale);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_load(x + i), s);
+            llm__rv_store(out + i, w ? llm__rv_mul(v, llm__rv_load(w + i)) : v);
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = x[i] * scale * (w ? w[i] : 1.0f);
+    return LLM_OK;
+}
+
+/* LayerNorm (Ba et al. 2016): out = (x - mean) / sqrt(var + eps) * w + b, the variance
+   biased (divided by n) as in PyTorch. w = NULL means gain 1, b = NULL bias 0.
+   Not E[x^2] - E[x]^2 in one pass, which cancels catastrophically when |mean| >> std:
+   pass 1 sums x for a first mean m; pass 2 sums d = x - m and d^2, which corrects both
+   (the "corrected two-pass" algorithm of Chan, Golub & LeVeque 1983): the true mean is
+   m + sum(d)/n and var = (sum(d^2) - sum(d)^2/n) / n. Pass 3 writes. */
+LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, const float *b, int n, float eps) {
+    float mean = 0.0f, sd = 0.0f, sd2 = 0.0f, var, rstd;
+    int i = 0;
+    if (!out || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+#ifdef LLM__RV
+    {
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            a0 = llm__rv_add(a0, llm__rv_load(x + i));
+            a1 = llm__rv_add(a1, llm__rv_load(x + i + LLM__RVN));
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) a0 = llm__rv_add(a0, llm__rv_load(x + i));
+        mean = llm__rv_hsum(llm__rv_add(a0, a1));
+    }
+#endif
+    for (; i < n; i++) mean += x[i];
+    mean /= (float)n;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s0 = llm__rv_set1(0.0f), s1 = s0, q0 = s0, q1 = s0;
+        for (; i + 2 * LLM__RVN <= n; i += 2 * LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m), d1 = llm__rv_sub(llm__rv_load(x + i + LLM__RVN), m);
+            s0 = llm__rv_add(s0, d0);
+            s1 = llm__rv_add(s1, d1);
+            q0 = llm__rv_fma(d0, d0, q0);
+            q1 = llm__rv_fma(d1, d1, q1);
+        }
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv d0 = llm__rv_sub(llm__rv_load(x + i), m);
+            s0 = llm__rv_add(s0, d0);
+            q0 = llm__rv_fma(d0, d0, q0);
+        }
+        sd = llm__rv_hsum(llm__rv_add(s0, s1));
+        sd2 = llm__rv_hsum(llm__rv_add(q0, q1));
+    }
+#endif
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sd += d;
+        sd2 += d * d;
+    }
+    var = (sd2 - sd * sd / (float)n) / (float)n;
+    mean += sd / (float)n;
+    rstd = 1.0f / LLM_SQRTF((var > 0.0f ? var : 0.0f) + eps);
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mean), s = llm__rv_set1(rstd), one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv v = llm__rv_mul(llm__rv_sub(llm__rv_load(x + i), m), s);
+            llm__rv_store(out + i, llm__rv_fma(v, w ? llm__rv_load(w + i) : one, b ? llm__rv_load(b + i) : zero));
+        }
+    }
+#endif
+    for (; i < n; i++) out[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    return LLM_OK;
+}
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
+#endif
+    return LLM_OK;
+}
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    (void)i;
+#else
+    for (i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    }
+#endif
+    return LLM_OK;
+}
+
+/* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
+   d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
+   negative x (where 1 + erf cancels) costs more code than it saves time. */
+LLMDEF llm_status llm_gelu_erf(float *out, const float *x, int n) {
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f));
+    return LLM_OK;
+}
+
+/* SwiGLU's gating (Shazeer 2020): out = silu(gate) * up, fused so the FFN hidden vector
+   is read once and written once. out may equal gate or up. */
+LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int n) {
+    int i = 0;
+    if (!out || !gate || !up || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN)
+        llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
+    if (i < n) {
+        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
+        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
+        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
+        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
+        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
+    }
+#else
+    for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
+#endif
+    return LLM_OK;
+}
+
+/* Residual add: out = a + b. out may equal a or b. */
+LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n) {
+    int i = 0;
+    if (!out || !a || !b || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_add(llm__rv_load(a + i), llm__rv_load(b + i)));
+#endif
+    for (; i < n; i++) out[i] = a[i] + b[i];
+    return LLM_OK;
+}
+
+/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
+   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
+   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
+   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
+     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
+       NaN row would poison whatever sums it);
+     some entries +inf: they share the mass equally, everything else 0 (the limit again).
+   NaN in x gives an unspecified row. */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
+    float mx = -INFINITY, sum = 0.0f, inv;
+    int i = 0;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+#ifdef LLM__RV
+    if (n >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(-INFINITY);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(x + i));
+        mx = llm__rv_hmax(m);
+    }
+#endif
+    for (; i < n; i++)
+        if (x[i] > mx) mx = x[i];
+    if (mx == -INFINITY || mx == INFINITY) {
+        int hits = 0;
+        for (i = 0; i < n; i++) hits += x[i] == mx;
+        for (i = 0; i < n; i++) out[i] = x[i] == mx ? 1.0f / (float)hits : 0.0f;
+        return LLM_OK;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(mx), s = llm__rv_set1(0.0f);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
+            llm__rv e = llm__rv_exp(llm__rv_sub(llm__rv_load(x + i), m));
+            llm__rv_store(out + i, e);
+            s = llm__rv_add(s, e);
+        }
+        if (i < n) { /* tail padded with -inf, whose exp is exactly 0 */
+            float t[LLM__RVN];
+            llm__rv e;
+            int j;
+            for (j = 0; j < LLM__RVN; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
+            e = llm__rv_exp(llm__rv_sub(llm__rv_load(t), m));
+            llm__rv_store(t, e);
+            memcpy(out + i, t, sizeof(float) * (size_t)(n - i));
+            s = llm__rv_add(s, e);
+            i = n;
+        }
+        sum = llm__rv_hsum(s);
+    }
+#endif
+    for (; i < n; i++) {
+        out[i] = LLM_EXPF(x[i] - mx);
+        sum += out[i];
+    }
+    inv = 1.0f / sum;
+    i = 0;
+#ifdef LLM__RV
+    {
+        llm__rv s = llm__rv_set1(inv);
+        for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(out + i, llm__rv_mul(llm__rv_load(out + i), s));
+    }
+#endif
+    for (; i < n; i++) out[i] *= inv;
+    return LLM_OK;
+}
+
+/* Greedy decoding's pick: the index of the first maximum (NaN entries are skipped; an
+   all-NaN row gives 0). */
+LLMDEF int llm_argmax(const float *x, int n) {
+    int i, best = 0;
+    if (!x || n <= 0) return -1;
+    for (i = 0; i < n && x[i] != x[i]; i++) {
+    }
+    if (i == n) return 0;
+    best = i;
+    for (; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+/* --------------------------------------------------------------------------------------
+   >>weights  fp16 / bf16 / int8 weight formats: quantization and llm_linear_w
+   --------------------------------------------------------------------------------------
+   Decoding one token reads every weight once and does two flops per weight, so its speed
+   is bytes per token divided by memory bandwidth: fp16 and bf16 halve the bytes, int8
+   quarters them. The formats, all row-major [out][in]:
+     LLM_F16, LLM_BF16  converted to fp32 on the fly, in registers (never written back);
+     LLM_INT8           int8 values q in groups of group_size consecutive values of a row,
+                        one fp32 scale s per group: w = q * s, s = max|w| / 127 (llama2.c's
+                        version-2 export): 1 + 4 / group_size bytes per weight.
+   For LLM_INT8 the activations are quantized the same way (per group, once per call), so
+   the inner loop is an integer dot product per group,
+       y[r] = sum_g  sx[g] * sw[r][g] * sum_{i in g} qx[i] * qw[r][i],
+   exact in int32, scaled once per group in fp32.
+
+   Loop order. Rows are split across threads (llm_threads_run; contiguous ranges of whole
+   row blocks, so a row's arithmetic never depends on the thread count). Each thread
+   walks its rows LLM__WR at a time: the x chunk is loaded once for the LLM__WR rows, and
+   LLM__WR independent accumulator chains keep the loads in flight. For several tokens
+   (prefill) the tokens are taken in panels that fit in L2, and each block of rows does
+   every token of the panel while its weights are still in L1, so the weights are
+   streamed from memory once per panel, not once per token. */
+
+#ifndef LLM_ROUNDF
+#define LLM_ROUNDF(x) roundf(x)
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__WINLINE static inline __attribute__((always_inline))
+#else
+#define LLM__WINLINE static inline
+#endif
+
+#define LLM__WR 4 /* weight rows per block */
+/* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
+   values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
+   of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
+#define LLM__Q8_XMAX 32768
+#define LLM__Q8_GMAX 4096
+
+/* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
+   q = round(x / s) rounded half away from zero. An all-zero group gets s = 0, q = 0.
+   Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a product with
+   it is NaN, as it would be in fp32). */
+static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
+    float amax = 0.0f, scale;
+    int i;
+    for (i = 0; i < gs; i++) {
+        float a = fabsf(x[i]);
+        if (!(a <= FLT_MAX)) { /* inf or NaN */
+            for (i = 0; i < gs; i++) q[i] = 0;
+            *s = NAN;
+            return 1;
+        }
+        if (a > amax) amax = a;
+    }
+    scale = amax / 127.0f;
+    *s = scale;
+    for (i = 0; i < gs; i++) {
+        float v = scale > 0.0f ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
+    }
+    return 0;
+}
+
+LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) /* refuse inf / NaN before writing anything */
+        if (!(fabsf(x[i]) <= FLT_MAX)) return LLM_EINVAL;
+    for (i = 0; i < n; i += group_size) llm__q8_group(q + i, scale + i / group_size, x + i, group_size);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) x[i] = (float)q[i] * scale[i / group_size];
+    return LLM_OK;
+}
+
+/* ---- fp16 / bf16 rows ----------------------------------------------------------------
+   Loading LLM__RVN half-precision weights as one fp32 vector: AVX-512 and F16C have an
+   instruction for fp16; without F16C (plain -mavx2) the bits are moved into place and
+   rescaled by 2^112 (which also gets subnormals right); bf16 is the top half of an fp32,
+   so a widen and a 16-bit shift. */
+#ifdef LLM__RV
+#if defined(LLM__AVX512)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+}
+#elif defined(LLM__AVX2)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+#ifdef __F16C__
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+#else
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
+    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
+    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
+    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
+    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
+#endif
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+#else /* LLM__NEON */
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+#endif
+#endif
+
+/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16. */
+LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
+                             const int bf) {
+    float s[LLM__WR];
+    int r, k = 0;
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv = llm__rv_load(x + k);
+        for (r = 0; r < nr; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++) /* the tail; every element in scalar builds */
+        for (r = 0; r < nr; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            s[r] += (bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h)) * x[k];
+        }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+
+/* ---- int8 rows -----------------------------------------------------------------------
+   out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
+   groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
+   -128 * sum(qx[g]), used by the VNNI path. The scalar version is the oracle and takes
+   any group size; the vector versions need the group size they are written for and
+   fall back to it otherwise. */
+static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                               const float *sx, int n, int gs, int nr) {
+    int r, g, i, ng = n / gs;
+    for (r = 0; r < nr; r++) {
+        const int8_t *wr = w + (size_t)r * ld;
+        float s = 0.0f;
+        for (g = 0; g < ng; g++) {
+            int32_t d = 0;
+            for (i = g * gs; i < (g + 1) * gs; i++) d += (int32_t)wr[i] * (int32_t)xq[i];
+            s += (float)d * (sw[(size_t)r * lds + g] * sx[g]);
+        }
+        out[r] = s;
+    }
+}
+
+#if defined(LLM__AVX512) && defined(__AVX512VNNI__)
+/* AVX-512 VNNI: vpdpbusd multiplies 64 unsigned bytes by 64 signed bytes and adds each
+   four adjacent products into one of 16 int32 lanes. The weights are made unsigned by
+   flipping their top bit (w + 128, exact for every int8 including -128), which adds
+   128 * sum(qx) per group: the accumulator starts at xc[g] = -128 * sum(qx[g]) to cancel
+   it, so the result is the exact signed dot product. Group sizes: multiples of 64 (one
+   group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
+   scaled by a vector of two scales). */
+#define LLM__Q8_VNNI 1
+LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) acc[r] = _mm512_setzero_ps();
+    if (gs == 32) {
+        /* lane -> group of its vector: 0 for lanes 0-7, 1 for lanes 8-15 */
+        const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        for (g = 0; g < ng; g += 2) {
+            /* an odd last group fills only the low half; the high half is zero */
+            int pair = g + 1 < ng;
+            __mmask16 m2 = pair ? 0x3 : 0x1;
+            const int8_t *xg = xq + (size_t)g * 32;
+            __m512i xv = pair ? _mm512_loadu_si512((const void *)xg)
+                              : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)xg), 0);
+            __m512i c = _mm512_mask_set1_epi32(_mm512_maskz_set1_epi32(0x0001, xc[g]), 0x0100, pair ? xc[g + 1] : 0);
+            __m512 xs2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sx + g));
+            for (r = 0; r < nr; r++) {
+                const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
+                __m512i wv = pair ? _mm512_loadu_si512((const void *)p)
+                                  : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
+                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
+                acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
+            }
+        }
+    } else { /* gs % 64 == 0 */
+        for (g = 0; g < ng; g++) {
+            __m512i a[LLM__WR];
+            const int8_t *xg = xq + (size_t)g * gs;
+            for (r = 0; r < nr; r++) a[r] = _mm512_maskz_set1_epi32(0x0001, xc[g]);
+            for (j = 0; j < gs; j += 64) {
+                __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
+                for (r = 0; r < nr; r++) {
+                    const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
+                    a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
+                }
+            }
+            for (r = 0; r < nr; r++)
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[r]), _mm512_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
+}
+#elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
+/* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
+   int16; vpmaddwd with ones widens pairs of those into int32. The unsigned operand is
+   |qw| (<= 128) and qx takes qw's sign (vpsignb), so a pair is at most 2 * 128 * 127 =
+   32512 and never saturates. Group sizes: multiples of 32. */
+#define LLM__Q8_AVX2 1
+LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    float s[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = _mm256_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m256i a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = _mm256_setzero_si256();
+        for (j = 0; j < gs; j += 32) {
+            __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(xg + j));
+            for (r = 0; r < nr; r++) {
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)r * ld + (size_t)g * gs + j));
+                __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+                a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
+            }
+        }
+        for (r = 0; r < nr; r++)
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+    }
+    for (r = 0; r < nr; r++) {
+        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
+        s[r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#elif defined(LLM__NEON)
+/* NEON: 16 bytes at a time. With the dot-product extension (-march=...+dotprod) sdot
+   adds four adjacent int8 products per int32 lane; without it, widening multiplies to
+   int16 (|product| <= 16384) and pairwise widening adds to int32. Group sizes:
+   multiples of 16; each group's int32 lanes are summed and scaled in fp32. */
+#define LLM__Q8_NEON 1
+LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    float s[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+    for (g = 0; g < ng; g++) {
+        int32x4_t a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = vdupq_n_s32(0);
+        for (j = 0; j < gs; j += 16) {
+            int8x16_t xv = vld1q_s8(xg + j);
+            for (r = 0; r < nr; r++) {
+                int8x16_t wv = vld1q_s8(w + (size_t)r * ld + (size_t)g * gs + j);
+#ifdef __ARM_FEATURE_DOTPROD
+                a[r] = vdotq_s32(a[r], wv, xv);
+#else
+                a[r] = vpadalq_s16(a[r], vmull_s8(vget_low_s8(wv), vget_low_s8(xv)));
+                a[r] = vpadalq_s16(a[r], vmull_high_s8(wv, xv));
+#endif
+            }
+        }
+        for (r = 0; r < nr; r++) s[r] += (float)vaddvq_s32(a[r]) * (sw[(size_t)r * lds + g] * sx[g]);
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#endif
+
+/* One block of nr rows against one quantized token, through the best kernel for gs. */
+LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                              const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    (void)xc;
+#if defined(LLM__Q8_VNNI)
+    if (gs % 64 == 0 || gs == 32) {
+        llm__dot_q8_vnni(out, w, ld, sw, lds, xq, sx, xc, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_AVX2)
+    if (gs % 32 == 0) {
+        llm__dot_q8_avx2(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_NEON)
+    if (gs % 16 == 0) {
+        llm__dot_q8_neon(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#endif
+    llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+}
+
+/* ---- llm_linear_w ------------------------------------------------------------------ */
+
+/* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
+   columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
+   sums, so it writes y and adds the bias; later panels add). */
+typedef struct llm__lw {
+    llm_dtype type;
+    float *y;
+    const float *x, *b;
+    const void *w;
+    const float *ws;
+    int d_in, d_out, gs;
+    int t0, nt, k0, kn, first;
+    const int8_t *xq;
+    const float *xs;
+    const int32_t *xc;
+} llm__lw;
+
+/* Rows [r0, r1) of thread ith: whole blocks of LLM__WR rows, split as evenly as possible. */
+static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
+    int64_t nb = (d_out + LLM__WR - 1) / LLM__WR;
+    int64_t b0 = nb * ith / nth, b1 = nb * (ith + 1) / nth;
+    *r0 = (int)(b0 * LLM__WR);
+    *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
+}
+
+static void llm__lw_half_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const uint16_t *W = (const uint16_t *)c->w;
+    size_t ld = (size_t)c->d_in;
+    int r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
+        const uint16_t *wr = W + (size_t)r * ld;
+        for (t = c->t0; t < c->t0 + c->nt; t++) {
+            const float *xt = c->x + (size_t)t * ld;
+            float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
+            if (c->type == LLM_BF16) {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
+            } else {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0);
+            }
+            for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+        }
+        r += nr;
+    }
+}
+
+static void llm__lw_q8_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const int8_t *W = (const int8_t *)c->w;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / c->gs);
+    int ng = c->kn / c->gs, r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
+        const int8_t *wr = W + (size_t)r * ld + c->k0;
+        const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
+        for (t = 0; t < c->nt; t++) {
+            float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+            const int8_t *xq = c->xq + (size_t)t * c->kn;
+            if (nr == LLM__WR)
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, LLM__WR);
+            else
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
+            for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+        }
+        r += nr;
+    }
+}
+
+LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                               int d_out, llm_threads *th) {
+    llm__lw c;
+    if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    memset(&c, 0, sizeof c);
+    c.type = W->type;
+    c.y = y;
+    c.x = x;
+    c.b = b;
+    c.w = W->data;
+    c.d_in = d_in;
+    c.d_out = d_out;
+    switch (W->type) {
+    case LLM_F32:
+        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
+    case LLM_F16:
+    case LLM_BF16: {
+        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
+        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+            llm_threads_run(th, llm__lw_half_task, &c);
+        }
+        return LLM_OK;
+    }
+    case LLM_INT8: {
+        int8_t xq[LLM__Q8_XMAX];
+        float xs[LLM__Q8_GMAX];
+        int32_t xc[LLM__Q8_GMAX];
+        int gs = W->group_size, kp, tp, t, g, i;
+        if (!W->scale || gs <= 0 || d_in % gs != 0) return LLM_EINVAL;
+        if (gs > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
+        /* columns per panel: all of d_in if it fits, else as many whole groups as fit */
+        kp = d_in;
+        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / gs * gs;
+        if (kp / gs > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * gs;
+        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / gs) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / gs);
+        c.ws = W->scale;
+        c.gs = gs;
+        c.xq = xq;
+        c.xs = xs;
+        c.xc = xc;
+        for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
+            c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
+            c.first = c.k0 == 0;
+            for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+                int ng = c.kn / gs;
+                c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+                /* quantize this panel of x once; every row block reuses it */
+                for (t = 0; t < c.nt; t++)
+                    for (g = 0; g < ng; g++) {
+                        int8_t *q = xq + (size_t)t * c.kn + (size_t)g * gs;
+                        int32_t sum = 0;
+                        llm__q8_group(q, xs + t * ng + g, x + (size_t)(c.t0 + t) * d_in + c.k0 + (size_t)g * gs, gs);
+                        for (i = 0; i < gs; i++) sum += q[i];
+                        xc[t * ng + g] = -128 * sum;
+                    }
+                llm_threads_run(th, llm__lw_q8_task, &c);
+            }
+        }
+        return LLM_OK;
+    }
+    default:
+        return LLM_EUNSUPPORTED;
+    }
+}
+
 /* ======================================================================================
    >>rope implementation
    ====================================================================================== */
+
+LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos) {
+    if (head_dim <= 0 || (head_dim & 1) || max_pos <= 0) return 0;
+    /* cos and sin: 2 * max_pos * head_dim/2 floats */
+    if ((size_t)max_pos > ((size_t)-1) / ((size_t)head_dim * sizeof(float))) return 0;
+    return (size_t)max_pos * (size_t)head_dim * sizeof(float);
+}
+
+/* Fill the tables. scale > 0 applies Llama 3.1's frequency scaling (Meta's
+   apply_scaling): wavelengths shorter than orig_ctx / high are kept, longer than
+   orig_ctx / low are divided by scale, and the band between is interpolated smoothly. */
+static llm_status llm__rope_fill(llm_rope *r, void *mem, int head_dim, int rotary_dim, int max_pos,
+                                 double theta, llm_rope_layout layout, double scale, double low,
+                                 double high, double orig_ctx) {
+    int half, i, p;
+    if (!r || !mem) return LLM_EINVAL;
+    if (llm_rope_bytes(head_dim, max_pos) == 0) return LLM_EINVAL;
+    if (rotary_dim <= 0 || (rotary_dim & 1) || rotary_dim > head_dim) return LLM_EINVAL;
+    if (layout != LLM_ROPE_INTERLEAVED && layout != LLM_ROPE_HALVES) return LLM_EINVAL;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    if (!(theta > 0)) theta = 10000.0;
+    if (scale > 0 && !(high > low && low > 0 && orig_ctx > 0)) return LLM_EINVAL;
+    half = rotary_dim / 2;
+    r->head_dim = head_dim;
+    r->rotary_dim = rotary_dim;
+    r->max_pos = max_pos;
+    r->layout = layout;
+    r->cos = (float *)mem;
+    r->sin = r->cos + (size_t)max_pos * (size_t)half;
+    r->owned = NULL;
+    for (i = 0; i < half; i++) {
+        /* theta_i = base^(-2i/d): pair 0 turns by 1 radian per token, the last pair slowest */
+        double freq = LLM_POW(theta, -2.0 * i / rotary_dim);
+        if (scale > 0) {
+            double wavelen = 2.0 * 3.14159265358979323846 / freq;
+            if (wavelen > orig_ctx / low) {
+                freq /= scale;
+            } else if (wavelen >= orig_ctx / high) {
+                double smooth = (orig_ctx / wavelen - low) / (high - low);
+                freq = (1.0 - smooth) * freq / scale + smooth * freq;
+            }
+        }
+        for (p = 0; p < max_pos; p++) {
+            double a = (double)p * freq; /* in double: p * freq reaches 1e5 radians and more */
+            r->cos[(size_t)p * half + i] = (float)LLM_COS(a);
+            r->sin[(size_t)p * half + i] = (float)LLM_SIN(a);
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
+                                llm_rope_layout layout) {
+    return llm__rope_fill(r, mem, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
+}
+
+/* head_dim of a config: explicit, or d_model / n_heads (which must divide). 0 if invalid. */
+static int llm__att_head_dim(const llm_config *c) {
+    if (!c || c->n_heads <= 0) return 0;
+    if (c->head_dim > 0) return c->head_dim;
+    if (c->head_dim < 0 || c->d_model <= 0 || c->d_model % c->n_heads) return 0;
+    return c->d_model / c->n_heads;
+}
+
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos) {
+    int hd = llm__att_head_dim(c);
+    if (!c || hd <= 0 || c->rotary_dim < 0) return LLM_EINVAL;
+    return llm__rope_fill(r, mem, hd, c->rotary_dim ? c->rotary_dim : hd, max_pos, c->rope_theta,
+                          c->rope_layout, c->rope_scale,
+                          c->rope_low_freq_factor > 0 ? c->rope_low_freq_factor : 1.0,
+                          c->rope_high_freq_factor > 0 ? c->rope_high_freq_factor : 4.0,
+                          c->rope_orig_ctx > 0 ? c->rope_orig_ctx : 8192.0);
+}
+
+LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos) {
+    size_t bytes;
+    void *mem;
+    llm_status st;
+    if (!r) return LLM_EINVAL;
+    memset(r, 0, sizeof *r);
+    bytes = llm_rope_bytes(llm__att_head_dim(c), max_pos);
+    if (!bytes) return LLM_EINVAL;
+    mem = LLM_MALLOC(bytes);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_rope_init_config(r, mem, c, max_pos);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(r, 0, sizeof *r);
+        return st;
+    }
+    r->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_rope_free(llm_rope *r) {
+    if (!r) return;
+    if (r->owned) LLM_FREE(r->owned);
+    memset(r, 0, sizeof *r);
+}
+
+/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+    int t, h, i, half, hd;
+    if (!r || !x || !r->cos || n_tokens <= 0 || n_heads <= 0) return LLM_EINVAL;
+    if (pos < 0 || pos > r->max_pos - n_tokens) return LLM_ERANGE; /* past the table */
+    half = r->rotary_dim / 2;
+    hd = r->head_dim;
+    for (t = 0; t < n_tokens; t++) {
+        const float *cs = r->cos + (size_t)(pos + t) * half, *sn = r->sin + (size_t)(pos + t) * half;
+        for (h = 0; h < n_heads; h++) {
+            float *xh = x + ((size_t)t * n_heads + h) * hd;
+            /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
+            if (r->layout == LLM_ROPE_INTERLEAVED) {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[2 * i], xb = xh[2 * i + 1];
+                    xh[2 * i] = xa * cs[i] - xb * sn[i];
+                    xh[2 * i + 1] = xa * sn[i] + xb * cs[i];
+                }
+            } else {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[i], xb = xh[i + half];
+                    xh[i] = xa * cs[i] - xb * sn[i];
+                    xh[i + half] = xa * sn[i] + xb * cs[i];
+                }
+            }
+        }
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos) {
+    return llm_rope_apply_tokens(r, x, 1, n_heads, pos);
+}
 
 /* ======================================================================================
    >>attention implementation
    ====================================================================================== */
 
+/* gcc 12 as C++ warns inside its own AVX-512 headers (_mm512_undefined_ps "may be used
+   uninitialized", GCC bug 105593); the warning is false, so it is silenced here only. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* ---- the KV cache ------------------------------------------------------------------- */
+
+/* Layers, KV heads and head_dim of a config, minimally validated. */
+static llm_status llm__kv_dims(const llm_config *c, int *L, int *hkv, int *hd) {
+    int nkv;
+    if (!c || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads < 0) return LLM_EINVAL;
+    nkv = c->n_kv_heads ? c->n_kv_heads : c->n_heads;
+    if (c->n_heads % nkv) return LLM_EINVAL;
+    *hd = llm__att_head_dim(c);
+    if (*hd <= 0) return LLM_EINVAL;
+    *L = c->n_layers;
+    *hkv = nkv;
+    return LLM_OK;
+}
+
+LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t rows, elems, half_bits, bytes, scales = 0;
+    double bits = llm_dtype_bits(dtype);
+    if (llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK || seq_len <= 0 || batch <= 0 || bits <= 0) return 0;
+    /* rows of head_dim values: K and V, per layer, per KV head, per position, per sequence */
+    rows = 2u * (uint64_t)L * (uint64_t)hkv; /* < 2^63 */
+    if ((uint64_t)seq_len > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)seq_len;
+    if ((uint64_t)batch > UINT64_MAX / rows) return 0;
+    rows *= (uint64_t)batch;
+    if (rows > UINT64_MAX / (uint64_t)hd) return 0;
+    elems = rows * (uint64_t)hd;
+    half_bits = (uint64_t)(bits * 2 + 0.5); /* 64, 32, 32, 16, 8, 17, 9: integers */
+    /* ceil(elems * half_bits / 16) without forming elems * half_bits, which can wrap
+       (fp32: 64 half-bits) even when the byte count fits */
+    if (elems / 16 > (UINT64_MAX - 64) / half_bits) return 0;
+    bytes = elems / 16 * half_bits + (elems % 16 * half_bits + 15) / 16;
+    if (dtype == LLM_INT8 || dtype == LLM_INT4) { /* one fp32 scale per row */
+        if (rows > UINT64_MAX / 4) return 0;
+        scales = rows * 4;
+        if (bytes > UINT64_MAX - scales) return 0;
+    }
+    return bytes + scales;
+}
+
+static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+
+/* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype) {
+    int L, hkv, hd;
+    uint64_t bytes;
+    size_t rows;
+    char *p = (char *)mem;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (!mem || capacity <= 0 || llm__kv_dims(c, &L, &hkv, &hd) != LLM_OK) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0 || bytes > (uint64_t)((size_t)-1)) return LLM_ENOMEM; /* too big for this address space */
+    rows = (size_t)L * (size_t)hkv * (size_t)capacity; /* per K (or V) */
+    kv->n_layers = L;
+    kv->n_kv_heads = hkv;
+    kv->head_dim = hd;
+    kv->capacity = capacity;
+    kv->dtype = dtype;
+    kv->len = 0;
+    if (dtype == LLM_INT8) {
+        kv->k_scale = (float *)(void *)p;
+        kv->v_scale = kv->k_scale + rows;
+        p += 2 * rows * sizeof(float);
+    }
+    kv->k = p;
+    kv->v = p + rows * (size_t)hd * llm__kv_esize(dtype);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype) {
+    uint64_t bytes;
+    char *raw;
+    llm_status st;
+    if (!kv) return LLM_EINVAL;
+    memset(kv, 0, sizeof *kv);
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    if (bytes == 0) return LLM_EINVAL;
+    if (bytes > (uint64_t)((size_t)-1) - 64) return LLM_ENOMEM;
+    raw = (char *)LLM_MALLOC((size_t)bytes + 64);
+    if (!raw) return LLM_ENOMEM;
+    /* start on a cache line, so the rows attention streams do too */
+    st = llm_kv_cache_init(kv, raw + (64 - ((uintptr_t)raw & 63)) % 64, c, capacity, dtype);
+    if (st != LLM_OK) {
+        LLM_FREE(raw);
+        memset(kv, 0, sizeof *kv);
+        return st;
+    }
+    kv->owned = raw;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
+    if (!kv) return;
+    if (kv->owned) LLM_FREE(kv->owned);
+    memset(kv, 0, sizeof *kv);
+}
+
+/* Store one row of head_dim values as row number `row` of a K or V array. LLM_INT8:
+   symmetric, scale = max|x| / 127, values rounded to nearest (error <= scale / 2). */
+static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
+    int d;
+    if (t == LLM_F32) {
+        memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
+    } else if (t == LLM_F16) {
+        uint16_t *dst = (uint16_t *)base + row * hd;
+        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+    } else {
+        int8_t *dst = (int8_t *)base + row * hd;
+        float amax = 0, inv;
+        for (d = 0; d < hd; d++)
+            if (fabsf(x[d]) > amax) amax = fabsf(x[d]);
+        scales[row] = amax / 127.0f;
+        inv = amax > 0 ? 127.0f / amax : 0.0f;
+        for (d = 0; d < hd; d++) {
+            float v = x[d] * inv;
+            if (v != v) v = 0; /* NaN (or inf * 0): never cast NaN to an integer */
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
+            dst[d] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(-v + 0.5f));
+        }
+    }
+}
+
+LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
+                                     int n_tokens) {
+    int t, h, hkv;
+    if (!kv || !kv->k || !kv->v || !k || !v || layer < 0 || layer >= kv->n_layers || n_tokens <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len) return LLM_ERANGE;              /* would leave a hole */
+    if (n_tokens > kv->capacity - pos) return LLM_EFULL;          /* checked before writing anything */
+    hkv = kv->n_kv_heads;
+    for (t = 0; t < n_tokens; t++)
+        for (h = 0; h < hkv; h++) {
+            /* [n_tokens][n_kv_heads][hd] in, [layer][kv head][position][hd] out */
+            size_t row = ((size_t)layer * hkv + h) * (size_t)kv->capacity + (size_t)(pos + t);
+            size_t src = ((size_t)t * hkv + h) * (size_t)kv->head_dim;
+            llm__kv_put(kv->k, kv->k_scale, kv->dtype, row, kv->head_dim, k + src);
+            llm__kv_put(kv->v, kv->v_scale, kv->dtype, row, kv->head_dim, v + src);
+        }
+    if (pos + n_tokens > kv->len) kv->len = pos + n_tokens;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len) {
+    if (!kv) return LLM_EINVAL;
+    if (len < 0 || len > kv->len) return LLM_ERANGE;
+    kv->len = len;
+    return LLM_OK;
+}
+
+LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
+    if (kv) kv->len = 0;
+}
+
+/* ---- causal attention ----------------------------------------------------------------
+
+   softmax(q K^T / sqrt(d)) V for every query, without the T x T score matrix
+   (FlashAttention, Dao et al. 2022, done on a CPU). Keys are visited in tiles of
+   LLM_ATTN_TILE; each query keeps a running maximum m, a running sum l and an unnormalised
+   output o. For a new tile with scores s_j:
+       m' = max(m, max_j s_j),   a = exp(m - m'),
+       l' = a l + sum_j exp(s_j - m'),   o' = a o + sum_j exp(s_j - m') v_j
+   and at the end out = o / l: exactly softmax, in one pass, in O(tile + head_dim) memory.
+   Causality is a loop bound: query at position p reads keys 0..p (window: p-w+1..p), so
+   tiles above the diagonal are never visited and the mask is never stored.
+
+   Work is split into units: one KV head, up to LLM__ATT_QB "lanes" (query token, query
+   head) that read it. Grouping the heads of a GQA group into one unit means each K/V tile
+   is fetched once for all of them (what makes GQA decode cheap). Threads take units
+   round-robin; consecutive units are different heads of the same query block, so causal
+   cost is shared evenly.
+
+   Two kernels run a unit:
+   - rows (the scalar oracle, and SIMD when a unit has few lanes, e.g. decode): for each
+     lane, dot products along head_dim, then o += p_j v_j;
+   - lanes (SIMD prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
+     a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
+     the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
+
+#if defined(LLM__AVX512)
+typedef __m512 llm__att_v;
+#define LLM__ATT_W 16
+#define llm__att_load(p) _mm512_loadu_ps(p)
+#define llm__att_store(p, x) _mm512_storeu_ps(p, x)
+#define llm__att_set1(x) _mm512_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm512_fmadd_ps(a, b, c) /* a * b + c */
+#define llm__att_mul(a, b) _mm512_mul_ps(a, b)
+#define llm__att_add(a, b) _mm512_add_ps(a, b)
+#define llm__att_max(a, b) _mm512_max_ps(a, b)
+#define llm__att_hsum(x) _mm512_reduce_add_ps(x)
+#define llm__att_hmax(x) _mm512_reduce_max_ps(x)
+/* exp(x) to ~2 ulp: 2^n e^r, n = round(x / ln 2), |r| <= ln2 / 2, Cephes' polynomial;
+   below -87.3 (e.g. -inf from a mask) the result is 0 */
+static inline __m512 llm__att_exp(__m512 x) {
+    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m512 n, r, p;
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+#elif defined(LLM__AVX2)
+typedef __m256 llm__att_v;
+#define LLM__ATT_W 8
+#define llm__att_load(p) _mm256_loadu_ps(p)
+#define llm__att_store(p, x) _mm256_storeu_ps(p, x)
+#define llm__att_set1(x) _mm256_set1_ps(x)
+#define llm__att_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define llm__att_mul(a, b) _mm256_mul_ps(a, b)
+#define llm__att_add(a, b) _mm256_add_ps(a, b)
+#define llm__att_max(a, b) _mm256_max_ps(a, b)
+static inline float llm__att_hsum(__m256 x) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline __m256 llm__att_exp(__m256 x) {
+    __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+    __m256 n, r, p;
+    __m256i e;
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    /* 2^n by building the exponent bits: n is in [-126, 127] after the clamp */
+    e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
+}
+#elif defined(LLM__NEON)
+typedef float32x4_t llm__att_v;
+#define LLM__ATT_W 4
+#define llm__att_load(p) vld1q_f32(p)
+#define llm__att_store(p, x) vst1q_f32(p, x)
+#define llm__att_set1(x) vdupq_n_f32(x)
+#define llm__att_fma(a, b, c) vfmaq_f32(c, a, b)
+#define llm__att_mul(a, b) vmulq_f32(a, b)
+#define llm__att_add(a, b) vaddq_f32(a, b)
+#define llm__att_max(a, b) vmaxq_f32(a, b)
+#define llm__att_hsum(x) vaddvq_f32(x)
+static inline float32x4_t llm__att_exp(float32x4_t x) {
+    uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
+    float32x4_t n, r, p;
+    int32x4_t e;
+    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
+    n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
+    r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+    p = vdupq_n_f32(1.9875691500e-4f);
+    p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
+    e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+    p = vmulq_f32(p, vreinterpretq_f32_s32(e));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
+}
+#endif
+
+#ifdef LLM__ATT_W
+#define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
+typedef llm__att_v llm__att_blk;      /* buffers of vectors are aligned for them */
+#else
+#define LLM__ATT_QB 8
+#define LLM__ATT_W 1
+typedef float llm__att_blk;
+#endif
+/* K/V rows of an f16 or int8 cache are converted to fp32 a tile at a time into a buffer
+   of this many floats (64 keys of 128 dims; the tile shrinks for larger heads). */
+#define LLM__ATT_CONV (64 * 128)
+
+/* One thread's working memory: lives on its stack, the same size for any T. */
+typedef struct llm__att_work {
+    llm__att_blk kbuf[LLM__ATT_CONV / LLM__ATT_W], vbuf[LLM__ATT_CONV / LLM__ATT_W];
+    union {
+        struct { /* rows kernel: o[lane][hd] */
+            llm__att_blk o[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
+            float s[LLM_ATTN_TILE];
+        } rows;
+        struct { /* lanes kernel: Q^T, O^T [hd][lanes], S^T [tile][lanes] */
+            llm__att_blk qt[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk ot[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
+            llm__att_blk st[LLM_ATTN_TILE * LLM__ATT_QB / LLM__ATT_W];
+        } lanes;
+    } u;
+} llm__att_work;
+
+LLMDEF size_t llm_attention_stack_bytes(void) { return sizeof(llm__att_work); }
+
+typedef struct llm__att_job {
+    float *out;
+    const float *q, *ks, *vs;
+    const void *k, *v;
+    llm_dtype dtype;
+    int n_q, n_kv, kv_stride, n_heads, n_kv_heads, hd, window, tile;
+    int group;           /* query heads per KV head */
+    int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
+    int units_h, units_t, n_units;
+    int next_unit;       /* the next unit a thread takes */
+    float scale;         /* 1 / sqrt(head_dim) */
+} llm__att_job;
+
+/* Keys j0..j0+nk-1 of KV head h as fp32 rows: the cache itself when it is fp32, else
+   converted into buf. */
+static const float *llm__att_fetch(const llm__att_job *J, const void *base, const float *scales, int h, int j0,
+                                   int nk, float *buf) {
+    size_t row0 = (size_t)h * (size_t)J->kv_stride + (size_t)j0, n = (size_t)nk * (size_t)J->hd, i;
+    int j, d;
+    if (J->dtype == LLM_F32) return (const float *)base + row0 * J->hd;
+    if (J->dtype == LLM_F16) {
+        const uint16_t *src = (const uint16_t *)base + row0 * J->hd;
+        i = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+#endif
+        for (; i < n; i++) buf[i] = llm_f16_to_f32(src[i]);
+    } else {
+        const int8_t *src = (const int8_t *)base + row0 * J->hd;
+        for (j = 0; j < nk; j++) {
+            float s = scales[row0 + j];
+            for (d = 0; d < J->hd; d++) buf[(size_t)j * J->hd + d] = (float)src[(size_t)j * J->hd + d] * s;
+        }
+    }
+    return buf;
+}
+
+/* ---- rows kernel: one query at a time, vectors along head_dim ---- */
+
+static float llm__att_dot(const float *a, const float *b, int n) {
+    int i = 0;
+    float s = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    /* four accumulators hide the FMA latency */
+    llm__att_v s0 = llm__att_set1(0), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
+        s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+        s1 = llm__att_fma(llm__att_load(a + i + LLM__ATT_W), llm__att_load(b + i + LLM__ATT_W), s1);
+        s2 = llm__att_fma(llm__att_load(a + i + 2 * LLM__ATT_W), llm__att_load(b + i + 2 * LLM__ATT_W), s2);
+        s3 = llm__att_fma(llm__att_load(a + i + 3 * LLM__ATT_W), llm__att_load(b + i + 3 * LLM__ATT_W), s3);
+    }
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
+    s = llm__att_hsum(llm__att_add(llm__att_add(s0, s1), llm__att_add(s2, s3)));
+#endif
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
+   at a time, two accumulators each, so eight FMA chains share each load of q. */
+static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx) {
+    int j = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
+    if (hd % (2 * W) == 0)
+        for (; j + 4 <= nk; j += 4) {
+            const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            int d, r;
+            for (d = 0; d < hd; d += 2 * W) {
+                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
+                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
+                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
+                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
+                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
+                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
+                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
+                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
+                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+            }
+            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
+            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
+            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
+            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            for (r = 0; r < 4; r++)
+                if (s[j + r] > mx) mx = s[j + r];
+        }
+#endif
+    for (; j < nk; j++) {
+        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
+        if (s[j] > mx) mx = s[j];
+    }
+    return mx;
+}
+
+/* s[i] = exp(s[i] - m); returns the sum */
+static float llm__att_exp_sub(float *s, int n, float m) {
+    int i = 0;
+    float sum = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    llm__att_v vm = llm__att_set1(m), acc = llm__att_set1(0);
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
+        llm__att_v e = llm__att_exp(llm__att_add(llm__att_load(s + i), llm__att_mul(vm, llm__att_set1(-1.0f))));
+        llm__att_store(s + i, e);
+        acc = llm__att_add(acc, e);
+    }
+    sum = llm__att_hsum(acc);
+#endif
+    for (; i < n; i++) {
+        s[i] = LLM_EXPF(s[i] - m);
+        sum += s[i];
+    }
+    return sum;
+}
+
+/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: a chunk of 4 vectors of o is held in
+   registers over the rows, with separate accumulators for even and odd rows so that eight
+   FMA chains run at once (one chain would wait on the FMA latency every row). */
+static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
+    int d = 0, j;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
+    llm__att_v va = llm__att_set1(a), zero = llm__att_set1(0);
+    for (; d + 4 * W <= hd; d += 4 * W) {
+        const float *v0 = V + d;
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va), e1 = llm__att_mul(llm__att_load(o + d + W), va);
+        llm__att_v e2 = llm__att_mul(llm__att_load(o + d + 2 * W), va), e3 = llm__att_mul(llm__att_load(o + d + 3 * W), va);
+        llm__att_v f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
+            llm__att_v pe = llm__att_set1(p[j]), pf = llm__att_set1(p[j + 1]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+            f0 = llm__att_fma(pf, llm__att_load(v0 + hd), f0);
+            f1 = llm__att_fma(pf, llm__att_load(v0 + hd + W), f1);
+            f2 = llm__att_fma(pf, llm__att_load(v0 + hd + 2 * W), f2);
+            f3 = llm__att_fma(pf, llm__att_load(v0 + hd + 3 * W), f3);
+        }
+        if (j < nk) {
+            llm__att_v pe = llm__att_set1(p[j]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+        }
+        llm__att_store(o + d, llm__att_add(e0, f0));
+        llm__att_store(o + d + W, llm__att_add(e1, f1));
+        llm__att_store(o + d + 2 * W, llm__att_add(e2, f2));
+        llm__att_store(o + d + 3 * W, llm__att_add(e3, f3));
+    }
+    for (; d + W <= hd; d += W) {
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va);
+        for (j = 0; j < nk; j++) e0 = llm__att_fma(llm__att_set1(p[j]), llm__att_load(V + (size_t)j * hd + d), e0);
+        llm__att_store(o + d, e0);
+    }
+#endif
+    for (; d < hd; d++) {
+        float acc = o[d] * a;
+        for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
+        o[d] = acc;
+    }
+}
+
+/* The readable version: n lanes with query pointers qp, output pointers op, positions pos. */
+static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                          const int *pos, llm__att_work *w) {
+    float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
+    float m[LLM__ATT_QB], l[LLM__ATT_QB];
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    for (i = 0; i < n; i++) {
+        m[i] = -INFINITY; /* running max */
+        l[i] = 0;         /* running sum of exp(s - m) */
+        memset(o + (size_t)i * hd, 0, (size_t)hd * sizeof(float));
+    }
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        for (i = 0; i < n; i++) {
+            /* this lane sees keys js..je-1 of the tile: causal and window bounds */
+            int js = J->window > 0 && pos[i] - J->window + 1 > j0 ? pos[i] - J->window + 1 : j0;
+            int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
+            float mx = m[i], a;
+            if (js >= je) continue;
+            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx);
+            a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
+            l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
+            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
+            m[i] = mx;
+        }
+    }
+    for (i = 0; i < n; i++)
+        for (d = 0; d < hd; d++) op[i][d] = o[(size_t)i * hd + d] / l[i];
+}
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+/* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
+   Both products are register blocks of RB rows x 2 lane vectors, written out with macros
+   so the accumulators stay in registers:
+     S^T = K Q^T:  RB keys at a time; per step d, 2 vector loads of Q^T[d] and RB
+                   broadcasts of k_j[d] feed 2 * RB FMAs;
+     O^T += V^T P^T: RB dims at a time; per key j, 2 loads of P^T[j] and RB broadcasts of
+                   v_j[d] feed 2 * RB FMAs, the O^T block held over the whole tile.
+   RB = 8 (16 accumulators) with 32 vector registers (AVX-512, NEON), 4 with AVX2's 16. */
+#if defined(LLM__AVX2)
+#define LLM__ATT_RB 4
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#define LLM__ATT_RB 8
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#endif
+#define LLM__ATT_DECL(r) llm__att_v c##r##a = zero, c##r##b = zero;
+#define LLM__ATT_QK(r)                                           \
+    {                                                            \
+        llm__att_v kb = llm__att_set1(kr[(r) * hd + d]);         \
+        c##r##a = llm__att_fma(kb, qa, c##r##a);                 \
+        c##r##b = llm__att_fma(kb, qb, c##r##b);                 \
+    }
+#define LLM__ATT_ST(r)                                           \
+    llm__att_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__att_store(st + (j + (r)) * QB + W, c##r##b);
+#define LLM__ATT_OLOAD(r)                                                  \
+    llm__att_v c##r##a = llm__att_mul(llm__att_load(ot + (d + (r)) * QB), a0); \
+    llm__att_v c##r##b = llm__att_mul(llm__att_load(ot + (d + (r)) * QB + W), a1);
+#define LLM__ATT_PV(r)                                           \
+    {                                                            \
+        llm__att_v vb = llm__att_set1(vr[r]);                    \
+        c##r##a = llm__att_fma(vb, pa, c##r##a);                 \
+        c##r##b = llm__att_fma(vb, pb, c##r##b);                 \
+    }
+#define LLM__ATT_OSTORE(r)                                       \
+    llm__att_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__att_store(ot + (d + (r)) * QB + W, c##r##b);
+
+static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
+                           const int *pos, llm__att_work *w) {
+    enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
+    float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
+    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    int tile = J->tile;
+    const llm__att_v zero = llm__att_set1(0), minus1 = llm__att_set1(-1.0f);
+    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
+    float lv[QB];
+    /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
+    for (d = 0; d < hd; d++)
+        for (i = 0; i < QB; i++) qt[d * QB + i] = i < n ? qp[i][d] * J->scale : 0.0f;
+    memset(ot, 0, (size_t)hd * QB * sizeof(float));
+    for (j0 = kstart; j0 <= hi; j0 += tile) {
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
+        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
+        /* S^T = K Q^T */
+        for (j = 0; j + RB <= nk; j += RB) {
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_ROWS(LLM__ATT_DECL)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_ROWS(LLM__ATT_QK)
+            }
+            LLM__ATT_ROWS(LLM__ATT_ST)
+        }
+        for (; j < nk; j++) { /* leftover keys, one at a time */
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_DECL(0)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_QK(0)
+            }
+            llm__att_store(st + j * QB, c0a);
+            llm__att_store(st + j * QB + W, c0b);
+        }
+        /* the mask, only on tiles that cross the diagonal or the window's edge */
+        if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
+            for (j = 0; j < nk; j++)
+                for (i = 0; i < n; i++)
+                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
+                        st[j * QB + i] = -INFINITY;
+        /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
+        for (j = 0; j < nk; j++) {
+            mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
+            mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
+        }
+        /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
+        mu0 = llm__att_mul(llm__att_max(mx0, llm__att_set1(-FLT_MAX)), minus1);
+        mu1 = llm__att_mul(llm__att_max(mx1, llm__att_set1(-FLT_MAX)), minus1);
+        a0 = llm__att_exp(llm__att_add(m0, mu0));
+        a1 = llm__att_exp(llm__att_add(m1, mu1));
+        l0 = llm__att_mul(l0, a0);
+        l1 = llm__att_mul(l1, a1);
+        for (j = 0; j < nk; j++) {
+            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), mu0));
+            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), mu1));
+            llm__att_store(st + j * QB, p0);
+            llm__att_store(st + j * QB + W, p1);
+            l0 = llm__att_add(l0, p0);
+            l1 = llm__att_add(l1, p1);
+        }
+        m0 = mx0;
+        m1 = mx1;
+        /* O^T = a O^T + V^T P^T */
+        for (d = 0; d + RB <= hd; d += RB) {
+            LLM__ATT_ROWS(LLM__ATT_OLOAD)
+            for (j = 0; j < nk; j++) {
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_ROWS(LLM__ATT_PV)
+            }
+            LLM__ATT_ROWS(LLM__ATT_OSTORE)
+        }
+        for (; d < hd; d++) { /* leftover dims */
+            llm__att_v c0a = llm__att_mul(llm__att_load(ot + d * QB), a0);
+            llm__att_v c0b = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+            for (j = 0; j < nk; j++) {
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_PV(0)
+            }
+            llm__att_store(ot + d * QB, c0a);
+            llm__att_store(ot + d * QB + W, c0b);
+        }
+    }
+    llm__att_store(lv, l0);
+    llm__att_store(lv + W, l1);
+    for (i = 0; i < n; i++) {
+        float inv = 1.0f / lv[i];
+        for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
+    }
+}
+#endif
+
+/* Run unit u: find its KV head and lanes, then the kernel that suits the lane count. */
+static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
+    const float *qp[LLM__ATT_QB];
+    float *op[LLM__ATT_QB];
+    int pos[LLM__ATT_QB];
+    /* head-major, and within a head the last (costliest) query block first: threads
+       working at the same time share one head's K/V in the cache, and the cheap blocks
+       come last, where they even out the threads' finishing times */
+    int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
+    int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
+    if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
+    if (t1 > J->n_q) t1 = J->n_q;
+    /* lanes in order of position, so pos[0] and pos[n-1] bound the keys to visit */
+    for (t = t0; t < t1; t++)
+        for (h = h0; h < h1; h++) {
+            size_t off = ((size_t)t * J->n_heads + h) * J->hd;
+            qp[n] = J->q + off;
+            op[n] = J->out + off;
+            pos[n] = J->n_kv - J->n_q + t;
+            n++;
+        }
+    if (n == 0) return;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    if (n >= LLM__ATT_W) {
+        llm__att_lanes(J, kvh, n, qp, op, pos, w);
+        return;
+    }
+#endif
+    llm__att_rows(J, kvh, n, qp, op, pos, w);
+}
+
+/* Each thread takes the next unit from a shared counter (gcc/clang atomics), so a thread
+   that is slowed down, e.g. by another process, simply takes fewer units; otherwise
+   round-robin. Either way each unit's result doesn't depend on the thread. */
+static void llm__att_task(void *ctx, int ith, int nth) {
+    llm__att_job *J = (llm__att_job *)ctx;
+    llm__att_work w; /* this thread's tiles */
+    int u;
+#if defined(LLM_PTHREADS) && (defined(__GNUC__) || defined(__clang__))
+    (void)ith, (void)nth;
+    while ((u = __atomic_fetch_add(&J->next_unit, 1, __ATOMIC_RELAXED)) < J->n_units) llm__att_unit(J, u, &w);
+#else
+    for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+#endif
+}
+
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
+                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
+                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
+                                   int head_dim, int window, int tile, llm_threads *th) {
+    llm__att_job J;
+    if (!out || !q || !k || !v) return LLM_EINVAL;
+    if (n_q <= 0 || n_kv < n_q || kv_stride < n_kv || n_heads <= 0 || n_kv_heads <= 0 || head_dim <= 0)
+        return LLM_EINVAL;
+    if (n_heads % n_kv_heads || window < 0 || tile < 0 || tile > LLM_ATTN_TILE) return LLM_EINVAL;
+    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (dtype == LLM_INT8 && (!k_scale || !v_scale)) return LLM_EINVAL;
+    if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
+    memset(&J, 0, sizeof J);
+    J.out = out;
+    J.q = q;
+    J.k = k;
+    J.v = v;
+    J.ks = k_scale;
+    J.vs = v_scale;
+    J.dtype = dtype;
+    J.n_q = n_q;
+    J.n_kv = n_kv;
+    J.kv_stride = kv_stride;
+    J.n_heads = n_heads;
+    J.n_kv_heads = n_kv_heads;
+    J.hd = head_dim;
+    J.window = window;
+    J.tile = tile ? tile : LLM_ATTN_TILE;
+    if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
+    J.group = n_heads / n_kv_heads;
+    J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
+    J.nt = LLM__ATT_QB / J.nh;
+    J.units_h = (J.group + J.nh - 1) / J.nh;
+    J.units_t = (n_q + J.nt - 1) / J.nt;
+    if ((int64_t)J.units_h * n_kv_heads * J.units_t > INT_MAX) return LLM_EINVAL;
+    J.n_units = J.units_h * n_kv_heads * J.units_t;
+    J.scale = 1.0f / LLM_SQRTF((float)head_dim);
+    llm_threads_run(th, llm__att_task, &J);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
+                                int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                llm_threads *th) {
+    return llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, kv_stride, n_heads, n_kv_heads,
+                            head_dim, 0, 0, th);
+}
+
+LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                      int pos, int n_heads, int window, llm_threads *th) {
+    size_t off, esize;
+    if (!kv || !kv->k || !kv->v || layer < 0 || layer >= kv->n_layers || n_q <= 0 || n_heads <= 0)
+        return LLM_EINVAL;
+    if (pos < 0 || pos > kv->len - n_q) return LLM_ERANGE; /* keys must be written first */
+    esize = llm__kv_esize(kv->dtype);
+    off = (size_t)layer * (size_t)kv->n_kv_heads * (size_t)kv->capacity; /* rows before this layer */
+    return llm_attention_ex(out, q, (const char *)kv->k + off * kv->head_dim * esize,
+                            (const char *)kv->v + off * kv->head_dim * esize,
+                            kv->k_scale ? kv->k_scale + off : NULL, kv->v_scale ? kv->v_scale + off : NULL,
+                            kv->dtype, n_q, pos + n_q, kv->capacity, n_heads, kv->n_kv_heads, kv->head_dim,
+                            window, 0, th);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
+
 /* ======================================================================================
    >>model implementation
    ====================================================================================== */
 
+static int llm__model_hd(const llm_config *c) {
+    return c->head_dim > 0 ? c->head_dim : (c->n_heads > 0 ? c->d_model / c->n_heads : 0);
+}
+static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->norm_eps : 1e-5f; }
+
+/* The shapes a forward pass needs, checked once; an unusable config is LLM_EINVAL. The
+   caps keep every product of two or three of them inside 64 bits. */
+static llm_status llm__model_check(const llm_config *c) {
+    int hd;
+    if (!c) return LLM_EINVAL;
+    hd = llm__model_hd(c);
+    if (c->d_model <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 || c->d_ff <= 0 ||
+        c->vocab <= 0 || hd <= 0)
+        return LLM_EINVAL;
+    if (c->n_heads % c->n_kv_heads != 0) return LLM_EINVAL;
+    if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
+        (int64_t)c->n_heads * hd > (1 << 22))
+        return LLM_EINVAL;
+    return LLM_OK;
+}
+
+/* Rounded up to a 64-byte boundary (one cache line, one AVX-512 vector). */
+#define LLM__MALIGN(n) ((((uint64_t)(n)) + 63u) & ~(uint64_t)63u)
+static void *llm__model_align(void *p) {
+    uintptr_t u = (uintptr_t)p;
+    return (void *)((u + 63u) & ~(uintptr_t)63u);
+}
+
+/* Multiplies below this many multiply-adds run on the caller's thread: waking the pool
+   costs a few microseconds, more than a small GEMV (all of stories260K) takes. */
+#define LLM__MODEL_PAR_MIN (1 << 16)
+static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >= LLM__MODEL_PAR_MIN ? th : NULL; }
+
+static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
+                           int d_out, llm_threads *th) {
+    return llm_linear_w(y, x, W, b, n, d_in, d_out, llm__model_th(th, (int64_t)n * d_in * d_out));
+}
+
+/* out[i] = Norm(x[i]) for n rows of d: RMSNorm or LayerNorm as the config says. */
+static llm_status llm__model_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b,
+                                 int n, int d) {
+    int i;
+    llm_status st = LLM_OK;
+    if (!w) return LLM_EINVAL;
+    for (i = 0; i < n && st == LLM_OK; i++) {
+        if (c->norm == LLM_NORM_LAYER)
+            st = llm_layernorm(out + (size_t)i * d, x + (size_t)i * d, w, b, d, llm__model_eps(c));
+        else
+            st = llm_rmsnorm(out + (size_t)i * d, x + (size_t)i * d, w, d, llm__model_eps(c));
+    }
+    return st;
+}
+
+/* Scratch layout of one block over n tokens, in floats, each buffer 64-byte aligned:
+   xb [n][d] normed input / projection output, q [n][q_dim], k and v [n][kv_dim],
+   att [n][q_dim] attention output, hb and hb2 [n][d_ff] FFN hidden. */
+typedef struct llm__model_buf {
+    float *xb, *q, *k, *v, *att, *hb, *hb2;
+} llm__model_buf;
+
+static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
+    uint64_t hd = (uint64_t)llm__model_hd(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
+    uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
+    uint64_t sizes[7], off = 0;
+    float **dst[7];
+    int i;
+    sizes[0] = nn * d, sizes[1] = nn * qd, sizes[2] = nn * kvd, sizes[3] = nn * kvd;
+    sizes[4] = nn * qd, sizes[5] = nn * ff, sizes[6] = nn * ff;
+    if (b) {
+        dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
+        dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
+    }
+    for (i = 0; i < 7; i++) {
+        if (mem && b) *dst[i] = (float *)(void *)((char *)mem + off);
+        off += LLM__MALIGN(sizes[i] * sizeof(float));
+    }
+    return off + 64; /* room to align the start */
+}
+
+LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens) {
+    uint64_t bytes;
+    if (llm__model_check(c) != LLM_OK || n_tokens <= 0 || n_tokens > (1 << 20)) return 0;
+    bytes = llm__model_block_layout(c, n_tokens, NULL, NULL);
+    return bytes > (uint64_t)SIZE_MAX ? 0 : (size_t)bytes;
+}
+
+/* Row-wise y[i] += a[i], so n * d never has to fit an int. */
+static llm_status llm__model_add(float *y, const float *a, int n, int d) {
+    int i;
+    llm_status st = LLM_OK;
+    for (i = 0; i < n && st == LLM_OK; i++) st = llm_add(y + (size_t)i * d, y + (size_t)i * d, a + (size_t)i * d, d);
+    return st;
+}
+
+#define LLM__MTRY(expr)                                                                                \
+    do {                                                                                             \
+        llm_status llm__st = (expr);                                                                 \
+        if (llm__st != LLM_OK) return llm__st;                                                       \
+    } while (0)
+
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                   llm_threads *th) {
+    llm__model_buf b;
+    const float *in;
+    int d, hd, qd, kvd, ff, i;
+    int64_t work;
+    LLM__MTRY(llm__model_check(c));
+    if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
+    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
+    if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
+    if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
+    if (pos > kv->len) return LLM_ERANGE;
+    llm__model_block_layout(c, n, llm__model_align(scratch), &b);
+
+    /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
+    /* h = Norm(x) before the sub-layer (pre-norm), or x itself (post-norm) */
+    if (c->post_norm) {
+        in = x;
+    } else {
+        LLM__MTRY(llm__model_norm(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d));
+        in = b.xb;
+    }
+    /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    /* rotate q and k by their absolute positions: q.k then depends only on the offset */
+    if (c->pos == LLM_POS_ROPE) {
+        LLM__MTRY(llm_rope_apply_tokens(rope, b.q, n, c->n_heads, pos));
+        LLM__MTRY(llm_rope_apply_tokens(rope, b.k, n, c->n_kv_heads, pos));
+    }
+    /* keys and values of these positions join the cache; queries attend over 0..pos+i */
+    LLM__MTRY(llm_kv_cache_write(kv, layer, pos, b.k, b.v, n));
+    work = (int64_t)n * qd * (pos + n);
+    LLM__MTRY(llm_attention_cache(b.att, b.q, kv, layer, n, pos, c->n_heads, c->sliding_window,
+                                 llm__model_th(th, work)));
+    /* project the heads back to d and add to the residual stream */
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    LLM__MTRY(llm__model_add(x, b.xb, n, d));
+    if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
+
+    /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
+    if (c->post_norm) {
+        in = x;
+    } else {
+        LLM__MTRY(llm__model_norm(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d));
+        in = b.xb;
+    }
+    /* hb: [n][d_ff] gate (or the only hidden projection for GELU) */
+    LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
+    if (c->ffn == LLM_FFN_GELU) {
+        for (i = 0; i < n; i++) LLM__MTRY(llm_gelu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
+    } else {
+        /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
+        LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
+        for (i = 0; i < n; i++) {
+            float *g = b.hb + (size_t)i * ff, *u = b.hb2 + (size_t)i * ff;
+            if (c->ffn == LLM_FFN_SWIGLU) {
+                LLM__MTRY(llm_swiglu(g, g, u, ff));
+            } else {
+                int j;
+                LLM__MTRY(llm_gelu(g, g, ff));
+                for (j = 0; j < ff; j++) g[j] *= u[j];
+            }
+        }
+    }
+    /* down-projection back to d and the second residual add */
+    LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    LLM__MTRY(llm__model_add(x, b.xb, n, d));
+    if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
+    return LLM_OK;
+}
+
+/* ---- state: everything the forward pass writes ------------------------------------- */
+
+static uint64_t llm__model_state_layout(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype,
+                                  uint64_t *rope_off, uint64_t *kv_off, uint64_t *x_off, uint64_t *scr_off) {
+    uint64_t off = 0, kvb;
+    *rope_off = off;
+    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm__model_hd(c), capacity));
+    *kv_off = off;
+    kvb = llm_kv_cache_bytes(c, capacity, 1, kv_dtype);
+    if (kvb == 0) return 0;
+    off += LLM__MALIGN(kvb);
+    *x_off = off;
+    off += LLM__MALIGN((uint64_t)max_tokens * (uint64_t)c->d_model * sizeof(float));
+    *scr_off = off;
+    off += LLM__MALIGN(llm__model_block_layout(c, max_tokens, NULL, NULL));
+    return off + 64;
+}
+
+LLMDEF size_t llm_state_bytes(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype) {
+    uint64_t a, b, d, e, bytes;
+    if (llm__model_check(c) != LLM_OK || capacity <= 0 || max_tokens <= 0 || max_tokens > (1 << 20)) return 0;
+    bytes = llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &a, &b, &d, &e);
+    return bytes > (uint64_t)SIZE_MAX ? 0 : (size_t)bytes;
+}
+
+LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, const llm_config *c, int capacity,
+                                 int max_tokens, llm_dtype kv_dtype) {
+    uint64_t ro, ko, xo, so;
+    size_t need;
+    char *base;
+    if (!s || !mem) return LLM_EINVAL;
+    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
+    if (need == 0 || mem_bytes < need) return LLM_EINVAL;
+    llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &ro, &ko, &xo, &so);
+    base = (char *)llm__model_align(mem);
+    memset(s, 0, sizeof *s);
+    s->config = *c;
+    s->capacity = capacity;
+    s->max_tokens = max_tokens;
+    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, c, capacity));
+    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype));
+    s->x = (float *)(void *)(base + xo);
+    s->scratch = base + so;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
+                                   llm_dtype kv_dtype) {
+    size_t need;
+    void *mem;
+    llm_status st;
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
+    if (need == 0) return LLM_EINVAL;
+    mem = LLM_MALLOC(need);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(s, 0, sizeof *s);
+        return st;
+    }
+    s->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_state_free(llm_state *s) {
+    if (!s) return;
+    if (s->owned) LLM_FREE(s->owned);
+    memset(s, 0, sizeof *s);
+}
+
+/* One row of a weight matrix as fp32 (the embedding lookup). */
+static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
+    int64_t off = (int64_t)row * n;
+    int j;
+    if (!w->data) return LLM_EINVAL;
+    switch (w->type) {
+    case LLM_F32: memcpy(out, (const float *)w->data + off, (size_t)n * sizeof(float)); return LLM_OK;
+    case LLM_F16:
+        for (j = 0; j < n; j++) out[j] = llm_f16_to_f32(((const uint16_t *)w->data)[off + j]);
+        return LLM_OK;
+    case LLM_BF16:
+        for (j = 0; j < n; j++) out[j] = llm_bf16_to_f32(((const uint16_t *)w->data)[off + j]);
+        return LLM_OK;
+    case LLM_INT8:
+        if (w->group_size <= 0 || n % w->group_size != 0 || !w->scale) return LLM_EINVAL;
+        return llm_dequantize_int8(out, (const int8_t *)w->data + off, w->scale + off / w->group_size, n,
+                                   w->group_size);
+    default: return LLM_EUNSUPPORTED;
+    }
+}
+
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c;
+    int d, V, start, l, i;
+    float *xb;
+    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
+    c = &s->config;
+    d = c->d_model, V = c->vocab;
+    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
+    if (pos > s->kv.len) return LLM_ERANGE;
+    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
+    for (i = 0; i < n_tokens; i++)
+        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+    /* the block's first scratch buffer holds the final norm's output */
+    xb = (float *)llm__model_align(s->scratch);
+
+    /* prompts longer than the state's max_tokens run in chunks; the cache carries over */
+    for (start = 0; start < n_tokens; start += s->max_tokens) {
+        int m = n_tokens - start < s->max_tokens ? n_tokens - start : s->max_tokens;
+        int p0 = pos + start, last = start + m == n_tokens;
+        /* embedding: x[t] = E[token] (+ P[position] for learned positions) */
+        for (i = 0; i < m; i++) {
+            float *xi = s->x + (size_t)i * d;
+            LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], d));
+            if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)(p0 + i) * d, d));
+        }
+        /* the decoder blocks, in place on the residual stream */
+        for (l = 0; l < c->n_layers; l++)
+            LLM__MTRY(llm_block_forward(c, &w->layers[l], &s->rope, &s->kv, l, s->x, m, p0, s->scratch, th));
+        /* final norm and LM head: every row, or only the very last one */
+        if (all_logits || last) {
+            int r0 = all_logits ? 0 : m - 1, nr = all_logits ? m : 1;
+            float *dst = all_logits ? logits + (size_t)start * V : logits;
+            const float *h = s->x + (size_t)r0 * d;
+            if (w->out_norm) {
+                LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
+                h = xb;
+            }
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+        }
+    }
+    return LLM_OK;
+}
+
+static double llm__model_wbytes(const llm_weight *w, double n) {
+    switch (w->type) {
+    case LLM_F32: return 4 * n;
+    case LLM_F16: case LLM_BF16: return 2 * n;
+    case LLM_INT8: return n + (w->group_size > 0 ? 4 * n / w->group_size : 0);
+    default: return n * llm_dtype_bytes(w->type);
+    }
+}
+
+LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
+    double d, hd, qd, kvd, ff, total, kv_row;
+    int l, nb;
+    if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
+    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    nb = c->norm_bias ? 2 : 1;
+    total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
+    if (w->out_norm) total += 4 * d * nb;
+    if (c->pos == LLM_POS_LEARNED) total += 4 * d;
+    for (l = 0; l < c->n_layers; l++) {
+        const llm_layer_weights *L = &w->layers[l];
+        total += 4 * 2 * d * nb;
+        total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
+                 llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
+        total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
+        if (c->ffn != LLM_FFN_GELU) total += llm__model_wbytes(&L->w3, ff * d);
+    }
+    /* attention reads K and V of positions 0..pos in every layer */
+    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
+    total += 2.0 * c->n_layers * kv_row * (pos + 1);
+    return total;
+}
+
+LLMDEF void llm_model_free(llm_model *m) {
+    if (!m) return;
+    if (m->owned) LLM_FREE(m->owned);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- sampling, as llama2.c's run.c ------------------------------------------------- */
+
+/* xorshift* (Marsaglia 2003; Vigna's multiplier), run.c's random_u32 */
+LLMDEF uint32_t llm_xorshift_u32(uint64_t *state) {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return (uint32_t)((*state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+LLMDEF float llm_xorshift_f32(uint64_t *state) { return (float)(llm_xorshift_u32(state) >> 8) / 16777216.0f; }
+
+typedef struct llm__sampler_pi {
+    float prob;
+    int index;
+} llm__sampler_pi;
+
+LLMDEF size_t llm_sampler_bytes(int vocab) {
+    if (vocab <= 0 || (uint64_t)vocab > (uint64_t)SIZE_MAX / (2 * sizeof(llm__sampler_pi))) return 0;
+    return (size_t)vocab * 2 * sizeof(llm__sampler_pi);
+}
+
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
+                                   uint64_t seed) {
+    if (!s || !mem || vocab <= 0 || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
+    if (((uintptr_t)mem & 3u) != 0) return LLM_EINVAL;
+    s->vocab = vocab;
+    s->temperature = temperature;
+    s->topp = topp;
+    s->rng = seed;
+    s->scratch = mem;
+    s->owned = NULL;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed) {
+    size_t need = llm_sampler_bytes(vocab);
+    void *mem;
+    llm_status st;
+    if (!s || need == 0) return LLM_EINVAL;
+    mem = LLM_MALLOC(need);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_sampler_init(s, mem, vocab, temperature, topp, seed);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    s->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_sampler_free(llm_sampler *s) {
+    if (!s) return;
+    if (s->owned) LLM_FREE(s->owned);
+    s->owned = NULL;
+    s->scratch = NULL;
+}
+
+/* Stable merge sort by descending probability. run.c calls qsort, which glibc implements
+   as a merge sort for small elements, so ties keep index order there too. */
+static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
+    int width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            int lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
+            int p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) tmp[k++] = a[q].prob > a[p].prob ? a[q++] : a[p++];
+            while (p < mid) tmp[k++] = a[p++];
+            while (q < hi) tmp[k++] = a[q++];
+        }
+        memcpy(a, tmp, (size_t)n * sizeof *a);
+    }
+}
+
+LLMDEF int llm_sample(llm_sampler *s, float *logits) {
+    int n, i;
+    float maxv, sum, coin;
+    if (!s || !logits || s->vocab <= 0) return -1;
+    n = s->vocab;
+    /* temperature 0: greedy, the first maximum */
+    if (s->temperature == 0.0f) {
+        int best = 0;
+        for (i = 1; i < n; i++)
+            if (logits[i] > logits[best]) best = i;
+        return best;
+    }
+    /* probabilities = softmax(logits / T), in run.c's order of float operations */
+    for (i = 0; i < n; i++) logits[i] /= s->temperature;
+    maxv = logits[0];
+    for (i = 1; i < n; i++)
+        if (logits[i] > maxv) maxv = logits[i];
+    sum = 0.0f;
+    for (i = 0; i < n; i++) {
+        logits[i] = LLM_EXPF(logits[i] - maxv);
+        sum += logits[i];
+    }
+    for (i = 0; i < n; i++) logits[i] /= sum;
+    coin = llm_xorshift_f32(&s->rng);
+    if (s->topp <= 0 || s->topp >= 1) {
+        /* multinomial: the first index whose running total passes the coin */
+        float cdf = 0.0f;
+        for (i = 0; i < n; i++) {
+            cdf += logits[i];
+            if (coin < cdf) return i;
+        }
+        return n - 1; /* rounding */
+    } else {
+        /* top-p (Holtzman et al. 2019): sample among the fewest most likely tokens whose
+           mass exceeds topp. Tokens below (1 - topp) / (n - 1) can never be in that set,
+           so they are dropped before sorting (run.c's shortcut). */
+        llm__sampler_pi *pi = (llm__sampler_pi *)s->scratch, *tmp = pi + n;
+        float cutoff = (1.0f - s->topp) / (float)(n - 1 > 0 ? n - 1 : 1), cum = 0.0f, r, cdf = 0.0f;
+        int n0 = 0, last;
+        for (i = 0; i < n; i++)
+            if (logits[i] >= cutoff) {
+                pi[n0].index = i;
+                pi[n0].prob = logits[i];
+                n0++;
+            }
+        if (n0 == 0) return n - 1;
+        llm__sampler_sort(pi, tmp, n0);
+        last = n0 - 1;
+        for (i = 0; i < n0; i++) {
+            cum += pi[i].prob;
+            if (cum > s->topp) {
+                last = i;
+                break;
+            }
+        }
+        r = coin * cum;
+        for (i = 0; i <= last; i++) {
+            cdf += pi[i].prob;
+            if (r < cdf) return pi[i].index;
+        }
+        return pi[last].index;
+    }
+}
+
 /* ======================================================================================
    >>files implementation
    ====================================================================================== */
+
+/* Little-endian integers decoded byte by byte, so the header reads the same on any host. */
+static uint32_t llm__le32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static int32_t llm__le32s(const unsigned char *p) {
+    uint32_t u = llm__le32(p);
+    return u < 0x80000000u ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+static float llm__le32f(const unsigned char *p) {
+    uint32_t u = llm__le32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/* The weights are used in place, as the host's floats: only a little-endian host can. */
+static int llm__little_endian(void) {
+    uint32_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+#define LLM__FFAIL(why_ptr, text, code)                                                                \
+    do {                                                                                             \
+        if (why_ptr) *(why_ptr) = (text);                                                            \
+        return (code);                                                                               \
+    } while (0)
+
+#define LLM__LLAMA2C_MAGIC 0x616b3432u /* "ak42" */
+
+/* The header: which version, the config, the v2 group size, where the tensors start. */
+static llm_status llm__llama2c_header(llm_config *c, int *version, int *group_size, uint64_t *data_off,
+                                      const unsigned char *p, size_t len, const char **why) {
+    int32_t h[7];
+    int i, shared, ver;
+    uint64_t off;
+    if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
+    if (len >= 8 && llm__le32(p) == LLM__LLAMA2C_MAGIC) {
+        if (len < 256) LLM__FFAIL(why, "file shorter than the 256-byte header", LLM_EFORMAT);
+        ver = llm__le32s(p + 4);
+        if (ver != 1 && ver != 2) LLM__FFAIL(why, "unknown llama2.c version (only 1 and 2 exist)", LLM_EFORMAT);
+        for (i = 0; i < 7; i++) h[i] = llm__le32s(p + 8 + 4 * i);
+        if (p[36] > 1) LLM__FFAIL(why, "shared_classifier flag is not 0 or 1", LLM_EFORMAT);
+        shared = p[36];
+        *group_size = ver == 2 ? (int)llm__le32s(p + 37) : 0;
+        if (h[5] <= 0) LLM__FFAIL(why, "vocab_size must be positive in version 1 and 2", LLM_EFORMAT);
+        off = 256;
+    } else {
+        if (len < 28) LLM__FFAIL(why, "file shorter than the 28-byte legacy header", LLM_EFORMAT);
+        ver = 0;
+        for (i = 0; i < 7; i++) h[i] = llm__le32s(p + 4 * i);
+        shared = h[5] > 0;
+        if (h[5] == INT32_MIN) LLM__FFAIL(why, "vocab_size out of range", LLM_EFORMAT);
+        if (h[5] < 0) h[5] = -h[5];
+        *group_size = 0;
+        off = 28;
+    }
+    if (h[0] <= 0 || h[1] <= 0 || h[2] <= 0 || h[3] <= 0 || h[4] <= 0 || h[5] <= 0 || h[6] <= 0)
+        LLM__FFAIL(why, "a header dimension is zero or negative", LLM_EFORMAT);
+    if (h[0] > (1 << 20) || h[1] > (1 << 22) || h[2] > 4096 || h[3] > 65536 || h[5] > (1 << 24) || h[6] > (1 << 24))
+        LLM__FFAIL(why, "a header dimension is implausibly large", LLM_EFORMAT);
+    if (h[0] % h[3] != 0) LLM__FFAIL(why, "n_heads does not divide dim", LLM_EFORMAT);
+    if (h[4] > h[3] || h[3] % h[4] != 0) LLM__FFAIL(why, "n_kv_heads does not divide n_heads", LLM_EFORMAT);
+    if ((h[0] / h[3]) % 2 != 0) LLM__FFAIL(why, "head size is odd: RoPE rotates pairs", LLM_EFORMAT);
+    if (ver == 2 && (*group_size <= 0 || h[0] % *group_size != 0 || h[1] % *group_size != 0))
+        LLM__FFAIL(why, "group_size must be positive and divide dim and hidden_dim", LLM_EFORMAT);
+    memset(c, 0, sizeof *c);
+    c->name = "llama2.c";
+    c->d_model = h[0], c->d_ff = h[1], c->n_layers = h[2], c->n_heads = h[3], c->n_kv_heads = h[4];
+    c->vocab = h[5], c->max_seq_len = h[6];
+    c->head_dim = h[0] / h[3];
+    c->norm = LLM_NORM_RMS, c->norm_eps = 1e-5f, c->ffn = LLM_FFN_SWIGLU, c->pos = LLM_POS_ROPE;
+    c->rope_theta = 10000.0f, c->rope_layout = LLM_ROPE_INTERLEAVED; /* llama2.c rotates (2i, 2i+1) */
+    c->tied_embeddings = shared, c->bias = LLM_BIAS_NONE;
+    *version = ver;
+    *data_off = off;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
+                                          const char **why) {
+    int v, gs;
+    uint64_t off;
+    llm_config tmp;
+    if (why) *why = "";
+    if (!c) LLM__FFAIL(why, "no config to fill", LLM_EINVAL);
+    LLM__MTRY(llm__llama2c_header(&tmp, &v, &gs, &off, (const unsigned char *)buf, len, why));
+    *c = tmp;
+    if (version) *version = v;
+    return LLM_OK;
+}
+
+/* Walks the tensors in file order. Each take() first checks that the tensor fits in what
+   is left of the buffer, then hands out a pointer; nothing is dereferenced here. */
+typedef struct llm__reader {
+    const unsigned char *base;
+    uint64_t off, len;
+    int gs;        /* v2 group size */
+    int bad;       /* 1 once anything did not fit */
+    int misaligned;
+} llm__reader;
+
+static const float *llm__take_f32(llm__reader *r, uint64_t n) {
+    const unsigned char *p;
+    if (r->bad || n > (r->len - r->off) / 4) {
+        r->bad = 1;
+        return NULL;
+    }
+    p = r->base + r->off;
+    if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    r->off += n * 4;
+    return (const float *)(const void *)p;
+}
+static void llm__skip(llm__reader *r, uint64_t bytes) {
+    if (r->bad || bytes > r->len - r->off) r->bad = 1;
+    else r->off += bytes;
+}
+/* A matrix of n values: fp32, or (v2) int8 values then fp32 scales, one per group. */
+static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
+    llm_weight w;
+    memset(&w, 0, sizeof w);
+    if (!int8) {
+        w.type = LLM_F32;
+        w.data = llm__take_f32(r, n);
+        return w;
+    }
+    w.type = LLM_INT8;
+    w.group_size = r->gs;
+    if (r->bad || n > r->len - r->off) {
+        r->bad = 1;
+        return w;
+    }
+    w.data = r->base + r->off;
+    r->off += n;
+    w.scale = llm__take_f32(r, n / (uint64_t)r->gs);
+    return w;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    llm_config c;
+    int ver, gs, L, l, q8;
+    uint64_t off, d, hd, kvd, ff, V;
+    llm__reader r;
+    llm_weights w;
+    const float *an, *fn;
+    if (why) *why = "";
+    if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
+    LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
+    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
+    if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
+    L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
+    kvd = (uint64_t)c.n_kv_heads * hd;
+    q8 = ver == 2;
+    r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    memset(&w, 0, sizeof w);
+    memset(layers, 0, (size_t)L * sizeof *layers);
+    /* layer l's slice of an [L][rows][cols] tensor */
+#define LLM__SLICE_F(ptr, l, n) ((ptr) ? (ptr) + (uint64_t)(l) * (n) : NULL)
+    if (ver == 0) {
+        const float *wq, *wk, *wv, *wo, *w1, *w2, *w3;
+        w.tok_embed = llm__take_w(&r, V * d, 0);
+        an = llm__take_f32(&r, (uint64_t)L * d);
+        wq = llm__take_f32(&r, (uint64_t)L * d * d);
+        wk = llm__take_f32(&r, (uint64_t)L * kvd * d);
+        wv = llm__take_f32(&r, (uint64_t)L * kvd * d);
+        wo = llm__take_f32(&r, (uint64_t)L * d * d);
+        fn = llm__take_f32(&r, (uint64_t)L * d);
+        w1 = llm__take_f32(&r, (uint64_t)L * ff * d);
+        w2 = llm__take_f32(&r, (uint64_t)L * d * ff);
+        w3 = llm__take_f32(&r, (uint64_t)L * ff * d);
+        w.out_norm = llm__take_f32(&r, d);
+        llm__skip(&r, 2 * (uint64_t)c.max_seq_len * (hd / 2) * 4); /* unused RoPE tables */
+        for (l = 0; l < L; l++) {
+            llm_layer_weights *y = &layers[l];
+            y->wq.type = y->wk.type = y->wv.type = y->wo.type = LLM_F32;
+            y->w1.type = y->w2.type = y->w3.type = LLM_F32;
+            y->wq.data = LLM__SLICE_F(wq, l, d * d), y->wk.data = LLM__SLICE_F(wk, l, kvd * d);
+            y->wv.data = LLM__SLICE_F(wv, l, kvd * d), y->wo.data = LLM__SLICE_F(wo, l, d * d);
+            y->w1.data = LLM__SLICE_F(w1, l, ff * d), y->w2.data = LLM__SLICE_F(w2, l, d * ff);
+            y->w3.data = LLM__SLICE_F(w3, l, ff * d);
+        }
+    } else {
+        an = llm__take_f32(&r, (uint64_t)L * d);
+        fn = llm__take_f32(&r, (uint64_t)L * d);
+        w.out_norm = llm__take_f32(&r, d);
+        w.tok_embed = llm__take_w(&r, V * d, q8);
+        /* v1: each tensor for all layers; v2: per layer, values then scales (runq.c) */
+#define LLM__TAKE_ALL(field, n)                                                                        \
+    do {                                                                                             \
+        if (q8) {                                                                                    \
+            for (l = 0; l < L; l++) layers[l].field = llm__take_w(&r, (n), 1);                       \
+        } else {                                                                                     \
+            const float *all_ = llm__take_f32(&r, (uint64_t)L * (n));                                \
+            for (l = 0; l < L; l++) {                                                                \
+                layers[l].field.type = LLM_F32;                                                      \
+                layers[l].field.data = LLM__SLICE_F(all_, l, (n));                                   \
+            }                                                                                        \
+        }                                                                                            \
+    } while (0)
+        LLM__TAKE_ALL(wq, d * d);
+        LLM__TAKE_ALL(wk, kvd * d);
+        LLM__TAKE_ALL(wv, kvd * d);
+        LLM__TAKE_ALL(wo, d * d);
+        LLM__TAKE_ALL(w1, ff * d);
+        LLM__TAKE_ALL(w2, d * ff);
+        LLM__TAKE_ALL(w3, ff * d);
+#undef LLM__TAKE_ALL
+    }
+    w.lm_head = c.tied_embeddings ? w.tok_embed : llm__take_w(&r, V * d, q8);
+    if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
+    if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
+    if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    for (l = 0; l < L; l++) {
+        layers[l].attn_norm = an + (uint64_t)l * d;
+        layers[l].ffn_norm = fn + (uint64_t)l * d;
+    }
+#undef LLM__SLICE_F
+    w.layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = c;
+    m->weights = w;
+    m->file_version = ver;
+    return LLM_OK;
+}
+
+/* ---- the llama2.c tokenizer --------------------------------------------------------- */
+
+/* Compare piece `id` with the byte string a (la bytes) followed by b (lb bytes), as
+   strcmp would compare the concatenation: lets the merge loop look up a pair without
+   building it in a buffer. */
+static int llm__piece_cmp(const llm_tokenizer *t, int id, const char *a, int la, const char *b, int lb) {
+    const unsigned char *s = (const unsigned char *)t->bytes + t->offset[id];
+    int ls = (int)(t->offset[id + 1] - t->offset[id]) - 1, i;
+    for (i = 0; i < ls && i < la + lb; i++) {
+        unsigned char k = (unsigned char)(i < la ? a[i] : b[i - la]);
+        if (s[i] != k) return s[i] < k ? -1 : 1;
+    }
+    return ls < la + lb ? -1 : (ls > la + lb ? 1 : 0);
+}
+
+/* The lowest id whose piece equals a ++ b, or -1 (binary search over t->sorted). */
+static int llm__lookup2(const llm_tokenizer *t, const char *a, int la, const char *b, int lb) {
+    int lo = 0, hi = t->vocab; /* first sorted index whose piece >= key */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (llm__piece_cmp(t, t->sorted[mid], a, la, b, lb) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < t->vocab && llm__piece_cmp(t, t->sorted[lo], a, la, b, lb) == 0) return t->sorted[lo];
+    return -1;
+}
+
+/* Sort order of two ids: by piece bytes, then by id (so duplicates find the lowest). */
+static int llm__id_less(const llm_tokenizer *t, int x, int y) {
+    const char *px = t->bytes + t->offset[x];
+    int c = llm__piece_cmp(t, y, px, (int)(t->offset[x + 1] - t->offset[x]) - 1, "", 0);
+    return c > 0 || (c == 0 && x < y);
+}
+
+/* Heapsort: in place, O(V log V), no allocation. */
+static void llm__tok_sift(const llm_tokenizer *t, int32_t *a, int root, int n) {
+    int child;
+    for (; (child = 2 * root + 1) < n; root = child) {
+        int32_t tmp;
+        if (child + 1 < n && llm__id_less(t, a[child], a[child + 1])) child++;
+        if (!llm__id_less(t, a[root], a[child])) return;
+        tmp = a[root], a[root] = a[child], a[child] = tmp;
+    }
+}
+static void llm__sort_ids(const llm_tokenizer *t, int32_t *a, int n) {
+    int i;
+    for (i = n / 2 - 1; i >= 0; i--) llm__tok_sift(t, a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        int32_t tmp = a[0];
+        a[0] = a[i], a[i] = tmp;
+        llm__tok_sift(t, a, 0, i);
+    }
+}
+
+static uint64_t llm__tok_layout(int vocab, size_t len, uint64_t *off_sc, uint64_t *off_of, uint64_t *off_so,
+                                uint64_t *off_by) {
+    uint64_t V = (uint64_t)vocab, o = 0;
+    *off_sc = o, o += LLM__MALIGN(V * 4);
+    *off_of = o, o += LLM__MALIGN((V + 1) * 4);
+    *off_so = o, o += LLM__MALIGN(V * 4);
+    *off_by = o, o += LLM__MALIGN((uint64_t)len + V + 1); /* every piece's bytes + a NUL each */
+    return o + 64;
+}
+
+LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len) {
+    uint64_t a, b, c, d, n;
+    if (vocab <= 0 || vocab > (1 << 24)) return 0;
+    n = llm__tok_layout(vocab, len, &a, &b, &c, &d);
+    return n > (uint64_t)SIZE_MAX ? 0 : (size_t)n;
+}
+
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t osc, oof, oso, oby, off = 4, pos = 0;
+    size_t need;
+    char *base;
+    int i;
+    if (why) *why = "";
+    if (!t || !mem || !buf) LLM__FFAIL(why, "no tokenizer, memory or buffer", LLM_EINVAL);
+    need = llm_tokenizer_bytes(vocab, len);
+    if (need == 0 || mem_bytes < need) LLM__FFAIL(why, "vocab out of range or memory too small", LLM_EINVAL);
+    if (vocab < 3) LLM__FFAIL(why, "vocabulary needs at least <unk>, <s>, </s>", LLM_EINVAL);
+    if (len < 4) LLM__FFAIL(why, "tokenizer file shorter than its 4-byte header", LLM_EFORMAT);
+    llm__tok_layout(vocab, len, &osc, &oof, &oso, &oby);
+    base = (char *)llm__model_align(mem);
+    memset(t, 0, sizeof *t);
+    t->vocab = vocab;
+    t->max_token_length = llm__le32s(p);
+    if (t->max_token_length < 0) LLM__FFAIL(why, "negative max_token_length", LLM_EFORMAT);
+    t->scores = (float *)(void *)(base + osc);
+    t->offset = (uint32_t *)(void *)(base + oof);
+    t->sorted = (int32_t *)(void *)(base + oso);
+    t->bytes = base + oby;
+    /* per token: float score, int32 length, the bytes; every field checked before reading */
+    for (i = 0; i < vocab; i++) {
+        int32_t n;
+        if (len - off < 8) LLM__FFAIL(why, "tokenizer file ends inside a token's score or length", LLM_EFORMAT);
+        t->scores[i] = llm__le32f(p + off);
+        n = llm__le32s(p + off + 4);
+        off += 8;
+        if (n < 0 || (uint64_t)n > len - off) LLM__FFAIL(why, "token length negative or past the end", LLM_EFORMAT);
+        t->offset[i] = (uint32_t)pos;
+        memcpy(t->bytes + pos, p + off, (size_t)n);
+        t->bytes[pos + (uint64_t)n] = '\0';
+        pos += (uint64_t)n + 1;
+        off += (uint64_t)n;
+    }
+    t->offset[vocab] = (uint32_t)pos;
+    if (off != len) LLM__FFAIL(why, "tokenizer file longer than vocab tokens (wrong vocab size?)", LLM_EFORMAT);
+    for (i = 0; i < vocab; i++) t->sorted[i] = i;
+    llm__sort_ids(t, t->sorted, vocab);
+    /* byte fallback: where <0x00>..<0xFF> are, and what they decode to */
+    for (i = 0; i < 256; i++) {
+        static const char hex[] = "0123456789ABCDEF";
+        char name[6];
+        name[0] = '<', name[1] = '0', name[2] = 'x', name[3] = hex[i >> 4], name[4] = hex[i & 15], name[5] = '>';
+        t->byte_id[i] = llm__lookup2(t, name, 6, "", 0);
+        t->raw[i] = (unsigned char)i;
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why) {
+    size_t need = llm_tokenizer_bytes(vocab, len);
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!t || need == 0) LLM__FFAIL(why, "no tokenizer or vocab out of range", LLM_EINVAL);
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_tokenizer_init(t, mem, need, buf, len, vocab, why);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(t, 0, sizeof *t);
+        return st;
+    }
+    t->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_tokenizer_free(llm_tokenizer *t) {
+    if (!t) return;
+    if (t->owned) LLM_FREE(t->owned);
+    memset(t, 0, sizeof *t);
+}
+
+static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
+    *len = (int)(t->offset[id + 1] - t->offset[id]) - 1;
+    return t->bytes + t->offset[id];
+}
+
+LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
+                               int *n_ids) {
+    const char *c;
+    int n = 0, i;
+    if (n_ids) *n_ids = 0;
+    if (!t || !t->bytes || !text || !ids || !n_ids || cap < 0) return LLM_EINVAL;
+#define LLM__PUSH(id)                                                                                   \
+    do {                                                                                               \
+        if (n >= cap) return LLM_ERANGE;                                                               \
+        ids[n++] = (id);                                                                               \
+    } while (0)
+    if (bos) LLM__PUSH(1);
+    /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
+    if (text[0] != '\0') {
+        int sp = llm__lookup2(t, " ", 1, "", 0);
+        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+    }
+    /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
+       a code point with no piece falls back to one <0xNN> token per byte */
+    for (c = text; *c;) {
+        int k = 1, id;
+        while (k < 4 && ((unsigned char)c[k] & 0xC0) == 0x80) k++;
+        id = llm__lookup2(t, c, k, "", 0);
+        if (id >= 0) {
+            LLM__PUSH(id);
+        } else {
+            for (i = 0; i < k; i++) {
+                int b = (unsigned char)c[i];
+                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
+            }
+        }
+        c += k;
+    }
+    /* greedy BPE merge: join the adjacent pair whose concatenation scores best, until
+       no pair is a piece (ties: the leftmost pair) */
+    for (;;) {
+        float best = -1e10f;
+        int best_id = -1, best_i = -1;
+        for (i = 0; i + 1 < n; i++) {
+            int la, lb, id;
+            const char *a = llm__piece(t, ids[i], &la), *b = llm__piece(t, ids[i + 1], &lb);
+            id = llm__lookup2(t, a, la, b, lb);
+            if (id >= 0 && t->scores[id] > best) {
+                best = t->scores[id];
+                best_id = id;
+                best_i = i;
+            }
+        }
+        if (best_i < 0) break;
+        ids[best_i] = best_id;
+        memmove(ids + best_i + 1, ids + best_i + 2, (size_t)(n - best_i - 2) * sizeof *ids);
+        n--;
+    }
+    if (eos) LLM__PUSH(2);
+#undef LLM__PUSH
+    *n_ids = n;
+    return LLM_OK;
+}
+
+static int llm__hexval(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    return -1;
+}
+
+LLMDEF const char *llm_token_piece(const llm_tokenizer *t, int prev, int token, int *len) {
+    const char *s;
+    int n, h0, h1;
+    if (len) *len = 0;
+    if (!t || !t->bytes || !len || token < 0 || token >= t->vocab) return NULL;
+    s = llm__piece(t, token, &n);
+    /* after BOS, the dummy-prefix space is not part of the text */
+    if (prev == 1 && n > 0 && s[0] == ' ') s++, n--;
+    /* <0xNN>: a raw byte (run.c reads it with sscanf "<0x%02hhX>": one or two hex digits) */
+    if (n >= 4 && s[0] == '<' && s[1] == '0' && s[2] == 'x' && (h0 = llm__hexval(s[3])) >= 0) {
+        h1 = n > 4 ? llm__hexval(s[4]) : -1;
+        *len = 1;
+        return (const char *)t->raw + (h1 >= 0 ? h0 * 16 + h1 : h0);
+    }
+    *len = n;
+    return s;
+}
+
+LLMDEF int llm_piece_printable(const char *piece, int len) {
+    unsigned char b;
+    if (!piece || len <= 0 || piece[0] == '\0') return 0;
+    if (len > 1) return 1;
+    b = (unsigned char)piece[0];
+    return (b >= 0x20 && b <= 0x7e) || (b >= 0x09 && b <= 0x0d); /* isprint || isspace, C locale */
+}
+
+LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *ids, int n, char *out, size_t cap,
+                                 size_t *out_len) {
+    size_t used = 0;
+    int i, len;
+    if (out_len) *out_len = 0;
+    if (!t || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        const char *s;
+        if (ids[i] != 1 && ids[i] != 2) {
+            s = llm_token_piece(t, prev, ids[i], &len);
+            if (!s) return LLM_EINVAL;
+            if ((size_t)len >= cap - used) return LLM_ERANGE;
+            memcpy(out + used, s, (size_t)len);
+            used += (size_t)len;
+        }
+        prev = ids[i];
+    }
+    out[used] = '\0';
+    if (out_len) *out_len = used;
+    return LLM_OK;
+}
+
+#ifndef LLM_NO_STDIO
+/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
+   aligned) for whatever the caller keeps with it. */
+static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
+                                 const char **why) {
+    FILE *f;
+    long n;
+    *mem = NULL;
+    if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
+    f = fopen(path, "rb");
+    if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    }
+    if ((unsigned long)n > (unsigned long)(SIZE_MAX - extra - 128)) {
+        fclose(f);
+        LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    }
+    *mem = LLM_MALLOC(extra + (size_t)n + 128);
+    if (!*mem) {
+        fclose(f);
+        LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    }
+    *data = (unsigned char *)llm__model_align((char *)*mem + LLM__MALIGN(extra));
+    if (n > 0 && fread(*data, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        LLM_FREE(*mem);
+        *mem = NULL;
+        LLM__FFAIL(why, "short read", LLM_EIO);
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why) {
+    unsigned char head[256], *data;
+    void *mem;
+    size_t len, got;
+    llm_config c;
+    int ver, gs;
+    uint64_t off;
+    llm_status st;
+    FILE *f;
+    long n;
+    if (why) *why = "";
+    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
+    memset(m, 0, sizeof *m);
+    /* the header first: it says how many layers the table needs */
+    if (!path || !(f = fopen(path, "rb"))) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    memset(head, 0, sizeof head);
+    got = fread(head, 1, sizeof head, f);
+    n = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
+    fclose(f);
+    if (n < 0) LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    (void)got; /* a short file leaves zeros, which the length checks reject */
+    LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
+    LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
+    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    m->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why) {
+    void *mem;
+    unsigned char *data;
+    size_t len;
+    llm_status st;
+    if (why) *why = "";
+    if (!t) LLM__FFAIL(why, "no tokenizer", LLM_EINVAL);
+    memset(t, 0, sizeof *t);
+    LLM__MTRY(llm__l2c_read_file(path, 0, &mem, &data, &len, why));
+    st = llm_tokenizer_create(t, data, len, vocab, why);
+    LLM_FREE(mem);
+    return st;
+}
+#endif /* LLM_NO_STDIO */
 
 #endif /* LLM_IMPLEMENTATION */
 

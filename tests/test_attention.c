@@ -1,0 +1,453 @@
+/* >>attention: tiled causal attention against a naive double-precision reference that
+   builds the masked T x T matrix, its properties (causality, GQA = repeated MHA, decode
+   through the cache = prefill, tiles that don't divide T, sliding window), and the KV
+   cache (sizes, f16 / int8 error, EFULL / ERANGE leave it untouched, truncate, reset). */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "test.h"
+
+/* Tolerances (outputs are averages of values in [-1, 1]):
+   fp32 vs the double reference         2e-5 absolute
+   fp16 cache vs fp32 K/V               1e-3  (fp16 keeps 11 significant bits)
+   int8 cache (per-row scale) vs fp32   1e-2  (each value within max|row| / 254)
+   int8 / fp16 vs the reference on the dequantized K/V: 2e-5 (the kernel is exact) */
+#define TOL_F32 2e-5
+#define TOL_F16 1e-3
+#define TOL_I8 1e-2
+
+/* The textbook version: for every head, the n_q x n_kv score matrix with the causal mask
+   added (0 where visible, -inf above the diagonal or outside the window), softmax of each
+   row, times V. q, out: [n_q][H][hd]; k, v: [Hkv][stride][hd]. */
+static void ref_attention(double *out, const float *q, const float *k, const float *v, int n_q, int n_kv,
+                          int stride, int H, int Hkv, int hd, int window) {
+    double *S = (double *)malloc(sizeof(double) * (size_t)n_q * n_kv);
+    int h, t, j, d;
+    for (h = 0; h < H; h++) {
+        int kh = h / (H / Hkv);
+        const float *K = k + (size_t)kh * stride * hd, *V = v + (size_t)kh * stride * hd;
+        for (t = 0; t < n_q; t++) {
+            int p = n_kv - n_q + t;
+            double mx = -INFINITY, sum = 0;
+            for (j = 0; j < n_kv; j++) {
+                double s = 0, mask = (j > p || (window > 0 && j <= p - window)) ? -INFINITY : 0.0;
+                for (d = 0; d < hd; d++) s += (double)q[((size_t)t * H + h) * hd + d] * K[(size_t)j * hd + d];
+                S[(size_t)t * n_kv + j] = s / sqrt((double)hd) + mask;
+                if (S[(size_t)t * n_kv + j] > mx) mx = S[(size_t)t * n_kv + j];
+            }
+            for (j = 0; j < n_kv; j++) sum += (S[(size_t)t * n_kv + j] = exp(S[(size_t)t * n_kv + j] - mx));
+            for (d = 0; d < hd; d++) {
+                double o = 0;
+                for (j = 0; j < n_kv; j++) o += S[(size_t)t * n_kv + j] * V[(size_t)j * hd + d];
+                out[((size_t)t * H + h) * hd + d] = o / sum;
+            }
+        }
+    }
+    free(S);
+}
+
+static double max_diff(const float *a, const double *b, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - b[i]);
+        if (!(e <= m)) m = e; /* NaN wins */
+    }
+    return m;
+}
+static double max_diff_f(const float *a, const float *b, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - b[i]);
+        if (!(e <= m)) m = e;
+    }
+    return m;
+}
+
+/* one comparison against the reference; returns the max error */
+static double check_case(int n_q, int n_kv, int H, int Hkv, int hd, int window, int tile, llm_threads *th) {
+    int stride = n_kv + 3; /* the cache's capacity is usually more than what is filled */
+    size_t nq = (size_t)n_q * H * hd, nkv = (size_t)Hkv * stride * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4), *v = (float *)malloc(nkv * 4);
+    float *out = (float *)malloc(nq * 4);
+    double *ref = (double *)malloc(nq * 8), err;
+    test_fill(q, nq, 1.0f);
+    test_fill(k, nkv, 1.0f);
+    test_fill(v, nkv, 1.0f);
+    CHECK_OK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, stride, H, Hkv, hd, window, tile, th));
+    ref_attention(ref, q, k, v, n_q, n_kv, stride, H, Hkv, hd, window);
+    err = max_diff(out, ref, nq);
+    CHECK_MSG(err <= TOL_F32, "n_q %d n_kv %d heads %d/%d hd %d window %d tile %d: max error %.3g", n_q, n_kv, H, Hkv,
+              hd, window, tile, err);
+    free(q), free(k), free(v), free(out), free(ref);
+    return err;
+}
+
+static llm_config small_config(int L, int H, int Hkv, int hd) {
+    llm_config c;
+    memset(&c, 0, sizeof c);
+    c.name = "test";
+    c.n_layers = L;
+    c.n_heads = H;
+    c.n_kv_heads = Hkv;
+    c.d_model = H * hd;
+    return c;
+}
+
+/* [n][Hkv][hd] (what llm_kv_cache_write takes) -> [Hkv][stride][hd] (what attention reads) */
+static void to_head_major(float *dst, const float *src, int n, int Hkv, int hd, int stride) {
+    int t, h;
+    for (t = 0; t < n; t++)
+        for (h = 0; h < Hkv; h++)
+            memcpy(dst + ((size_t)h * stride + t) * hd, src + ((size_t)t * Hkv + h) * hd, (size_t)hd * 4);
+}
+
+static void test_reference(llm_threads *th2) {
+    static const int Ts[] = {1, 5, 33, 130};
+    static const int heads[][2] = {{4, 4}, {8, 2}, {4, 1}}; /* MHA, GQA, MQA */
+    static const int hds[] = {16, 64, 128};
+    int a, b, c;
+    double worst = 0, e;
+    for (a = 0; a < 4; a++)
+        for (b = 0; b < 3; b++)
+            for (c = 0; c < 3; c++) {
+                e = check_case(Ts[a], Ts[a], heads[b][0], heads[b][1], hds[c], 0, 0, NULL);
+                if (e > worst) worst = e;
+            }
+    /* T = 1000, kept cheap: few heads */
+    e = check_case(1000, 1000, 2, 2, 16, 0, 0, th2);
+    if (e > worst) worst = e;
+    e = check_case(1000, 1000, 4, 2, 64, 0, 0, th2);
+    if (e > worst) worst = e;
+    e = check_case(1000, 1000, 2, 1, 128, 0, 0, th2);
+    if (e > worst) worst = e;
+    /* queries that are the last n_q of more positions (a prompt continued), odd head_dim */
+    check_case(7, 130, 8, 2, 64, 0, 0, NULL);
+    check_case(40, 77, 4, 4, 24, 0, 0, NULL);
+    check_case(19, 19, 6, 3, 12, 0, 0, NULL);
+    check_case(3, 70, 32, 1, 16, 0, 0, NULL);  /* MQA: a unit full of heads */
+    check_case(5, 50, 40, 1, 16, 0, 0, NULL);  /* more heads per KV head than a unit holds */
+    check_case(37, 37, 40, 2, 8, 0, 0, th2);
+    check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
+    /* tile sizes that don't divide T */
+    check_case(130, 130, 4, 2, 64, 0, 1, NULL);
+    check_case(130, 130, 4, 2, 64, 0, 7, NULL);
+    check_case(130, 130, 4, 2, 64, 0, 13, NULL);
+    check_case(33, 33, 4, 4, 128, 0, 31, NULL);
+    /* sliding window */
+    check_case(130, 130, 4, 2, 64, 1, 0, NULL);
+    check_case(130, 130, 4, 2, 64, 5, 0, NULL);
+    check_case(130, 130, 8, 8, 16, 64, 13, NULL);
+    check_case(20, 200, 4, 1, 32, 50, 0, th2);
+    check_case(300, 300, 2, 2, 16, 100, 0, th2);
+    printf("attention vs double reference: max error %.3g (tolerance %.0e)\n", worst, TOL_F32);
+}
+
+/* Changing token c or later never changes the outputs of tokens before c. */
+static void test_causality(void) {
+    int T = 100, H = 4, Hkv = 2, hd = 32, c = 57, t;
+    size_t nq = (size_t)T * H * hd, nkv = (size_t)Hkv * T * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4), *v = (float *)malloc(nkv * 4);
+    float *o1 = (float *)malloc(nq * 4), *o2 = (float *)malloc(nq * 4);
+    test_fill(q, nq, 1.0f);
+    test_fill(k, nkv, 1.0f);
+    test_fill(v, nkv, 1.0f);
+    CHECK_OK(llm_attention(o1, q, k, v, T, T, T, H, Hkv, hd, NULL));
+    for (t = c; t < T; t++) {
+        int h;
+        for (h = 0; h < Hkv; h++) {
+            k[((size_t)h * T + t) * hd] += 5.0f;
+            v[((size_t)h * T + t) * hd + 1] -= 3.0f;
+        }
+        q[(size_t)t * H * hd] = 9.0f;
+    }
+    CHECK_OK(llm_attention(o2, q, k, v, T, T, T, H, Hkv, hd, NULL));
+    CHECK(memcmp(o1, o2, (size_t)c * H * hd * 4) == 0);                  /* earlier: identical */
+    CHECK(memcmp(o1 + (size_t)c * H * hd, o2 + (size_t)c * H * hd, 4 * (nq - (size_t)c * H * hd)) != 0);
+    free(q), free(k), free(v), free(o1), free(o2);
+}
+
+/* GQA equals MHA whose K/V heads are the GQA heads repeated group times. */
+static void test_gqa_is_repeated_mha(void) {
+    int T = 70, H = 8, Hkv = 2, hd = 64, g = H / Hkv, h;
+    size_t nq = (size_t)T * H * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc((size_t)Hkv * T * hd * 4);
+    float *v = (float *)malloc((size_t)Hkv * T * hd * 4), *kr = (float *)malloc(nq * 4), *vr = (float *)malloc(nq * 4);
+    float *o1 = (float *)malloc(nq * 4), *o2 = (float *)malloc(nq * 4);
+    test_fill(q, nq, 1.0f);
+    test_fill(k, (size_t)Hkv * T * hd, 1.0f);
+    test_fill(v, (size_t)Hkv * T * hd, 1.0f);
+    for (h = 0; h < H; h++) {
+        memcpy(kr + (size_t)h * T * hd, k + (size_t)(h / g) * T * hd, (size_t)T * hd * 4);
+        memcpy(vr + (size_t)h * T * hd, v + (size_t)(h / g) * T * hd, (size_t)T * hd * 4);
+    }
+    CHECK_OK(llm_attention(o1, q, k, v, T, T, T, H, Hkv, hd, NULL));
+    CHECK_OK(llm_attention(o2, q, kr, vr, T, T, T, H, H, hd, NULL));
+    CHECK_NEAR(max_diff_f(o1, o2, nq), 0, 1e-6);
+    /* and decode (one query) */
+    CHECK_OK(llm_attention(o1, q, k, v, 1, T, T, H, Hkv, hd, NULL));
+    CHECK_OK(llm_attention(o2, q, kr, vr, 1, T, T, H, H, hd, NULL));
+    CHECK_NEAR(max_diff_f(o1, o2, (size_t)H * hd), 0, 1e-6);
+    free(q), free(k), free(v), free(kr), free(vr), free(o1), free(o2);
+}
+
+/* Decoding token by token through the cache gives what one prefill gives, in each dtype,
+   with and without a window; and the cache's error against fp32 K/V is within bounds. */
+static void test_decode_equals_prefill(llm_dtype dt, int window, int hd, llm_threads *th) {
+    int T = 90, L = 2, H = 8, Hkv = 4, t, layer = 1;
+    llm_config c = small_config(L, H, Hkv, hd);
+    llm_kv_cache kv;
+    size_t nq = (size_t)T * H * hd, nk = (size_t)T * Hkv * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nk * 4), *v = (float *)malloc(nk * 4);
+    float *pre = (float *)malloc(nq * 4), *dec = (float *)malloc(nq * 4);
+    float *khm = (float *)malloc(nk * 4), *vhm = (float *)malloc(nk * 4);
+    double *ref = (double *)malloc(nq * 8), err;
+    test_fill(q, nq, 1.0f);
+    test_fill(k, nk, 1.0f);
+    test_fill(v, nk, 1.0f);
+    CHECK_OK(llm_kv_cache_create(&kv, &c, T + 10, dt));
+    /* prefill: all T tokens at once */
+    CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, T)); /* layer 0 too, as a model would */
+    CHECK_OK(llm_kv_cache_write(&kv, layer, 0, k, v, T));
+    CHECK_OK(llm_attention_cache(pre, q, &kv, layer, T, 0, H, window, th));
+    /* decode: one token at a time, after a reset */
+    llm_kv_cache_reset(&kv);
+    for (t = 0; t < T; t++) {
+        CHECK_OK(llm_kv_cache_write(&kv, layer, t, k + (size_t)t * Hkv * hd, v + (size_t)t * Hkv * hd, 1));
+        CHECK_OK(llm_attention_cache(dec + (size_t)t * H * hd, q + (size_t)t * H * hd, &kv, layer, 1, t, H, window, th));
+    }
+    CHECK(kv.len == T);
+    err = max_diff_f(pre, dec, nq);
+    CHECK_MSG(err <= 1e-5, "dtype %s window %d: decode vs prefill %.3g", llm_dtype_name(dt), window, err);
+    /* against fp32 K/V: the cache format's error */
+    to_head_major(khm, k, T, Hkv, hd, T);
+    to_head_major(vhm, v, T, Hkv, hd, T);
+    ref_attention(ref, q, khm, vhm, T, T, T, H, Hkv, hd, window);
+    err = max_diff(pre, ref, nq);
+    CHECK_MSG(err <= (dt == LLM_F32 ? TOL_F32 : dt == LLM_F16 ? TOL_F16 : TOL_I8), "dtype %s: error %.3g vs fp32",
+              llm_dtype_name(dt), err);
+    printf("KV cache %-4s hd %3d window %3d: max error vs fp32 K/V %.3g (tolerance %.0e)\n", llm_dtype_name(dt), hd,
+           window, err,
+           dt == LLM_F32 ? TOL_F32 : dt == LLM_F16 ? TOL_F16 : TOL_I8);
+    /* against the dequantized values: the kernel itself is as exact as fp32 */
+    if (dt != LLM_F32) {
+        int h;
+        for (h = 0; h < Hkv; h++)
+            for (t = 0; t < T; t++) {
+                size_t row = ((size_t)layer * Hkv + h) * kv.capacity + t, d;
+                for (d = 0; d < (size_t)hd; d++) {
+                    size_t i = ((size_t)h * T + t) * hd + d;
+                    if (dt == LLM_F16) {
+                        khm[i] = llm_f16_to_f32(((const uint16_t *)kv.k)[row * hd + d]);
+                        vhm[i] = llm_f16_to_f32(((const uint16_t *)kv.v)[row * hd + d]);
+                    } else {
+                        khm[i] = ((const int8_t *)kv.k)[row * hd + d] * kv.k_scale[row];
+                        vhm[i] = ((const int8_t *)kv.v)[row * hd + d] * kv.v_scale[row];
+                    }
+                }
+            }
+        ref_attention(ref, q, khm, vhm, T, T, T, H, Hkv, hd, window);
+        err = max_diff(pre, ref, nq);
+        CHECK_MSG(err <= TOL_F32, "dtype %s: error %.3g vs dequantized", llm_dtype_name(dt), err);
+    }
+    llm_kv_cache_free(&kv);
+    CHECK(kv.k == NULL && kv.owned == NULL);
+    free(q), free(k), free(v), free(pre), free(dec), free(khm), free(vhm), free(ref);
+}
+
+/* Sizes: the estimator's formula exactly; invalid configs give 0. */
+static void test_cache_bytes(void) {
+    llm_config c = small_config(32, 32, 32, 128); /* Llama 2 7B's attention */
+    llm_config bad;
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 524288u);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 4096, 1, LLM_F16), 2147483648u); /* 2 GiB at 4k context */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F32), 1048576u);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_INT8), 262144u + 2u * 32 * 32 * 4);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1000, 3, LLM_F16), 524288ull * 3000);
+    c.n_kv_heads = 8; /* Llama 3 8B */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 131072u);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 8192, 1, LLM_F16), 131072ull * 8192);
+    c.n_kv_heads = 0; /* 0 = n_heads */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 524288u);
+    c.head_dim = 64; /* explicit head_dim wins over d_model / n_heads */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 262144u);
+    c.head_dim = 0;
+    CHECK_EQ_U64(llm_kv_cache_bytes(NULL, 1, 1, LLM_F16), 0);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 0, 1, LLM_F16), 0);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 0, LLM_F16), 0);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, -5, 1, LLM_F16), 0);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, (llm_dtype)99), 0);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, INT64_MAX, INT64_MAX, LLM_F32), 0); /* overflow */
+    {   /* near the top of uint64_t: exact where it fits, 0 where it doesn't */
+        llm_config one = small_config(1, 1, 1, 1);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 58, 1, LLM_F32), (uint64_t)1 << 61);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F32), (uint64_t)1 << 63);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 61, 1, LLM_F32), 0);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F16), (uint64_t)1 << 62);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_Q4_32), ((uint64_t)9 << 57));
+    }
+    bad = c;
+    bad.n_kv_heads = 5; /* 32 % 5 != 0 */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
+    bad = c;
+    bad.d_model = 4001; /* 4001 % 32 != 0 and no head_dim */
+    CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
+    bad = c;
+    bad.n_layers = 0;
+    CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
+    bad = c;
+    bad.n_heads = -1;
+    CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
+}
+
+/* Appending past capacity and writing past len (a hole) fail and change nothing;
+   truncate and reset rewind. */
+static void test_cache_errors(void) {
+    llm_config c = small_config(2, 4, 2, 8);
+    static const llm_dtype dts[] = {LLM_F32, LLM_F16, LLM_INT8};
+    int i;
+    for (i = 0; i < 3; i++) {
+        llm_kv_cache kv;
+        size_t bytes = (size_t)llm_kv_cache_bytes(&c, 8, 1, dts[i]);
+        float *mem = (float *)malloc(bytes), *snap = (float *)malloc(bytes);
+        float k[9 * 2 * 8], v[9 * 2 * 8], out[4 * 8], q[4 * 8];
+        test_fill(k, 9 * 2 * 8, 1.0f);
+        test_fill(v, 9 * 2 * 8, 1.0f);
+        test_fill(q, 4 * 8, 1.0f);
+        memset(mem, 0, bytes);
+        CHECK_OK(llm_kv_cache_init(&kv, mem, &c, 8, dts[i]));
+        CHECK(kv.capacity == 8 && kv.len == 0 && kv.n_kv_heads == 2 && kv.head_dim == 8 && kv.n_layers == 2);
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 6));
+        CHECK(kv.len == 6);
+        memcpy(snap, mem, bytes);
+        CHECK(llm_kv_cache_write(&kv, 0, 6, k, v, 3) == LLM_EFULL); /* 9 > 8 */
+        CHECK(llm_kv_cache_write(&kv, 1, 0, k, v, 9) == LLM_EFULL);
+        CHECK(llm_kv_cache_write(&kv, 0, 7, k, v, 1) == LLM_ERANGE); /* hole at 6 */
+        CHECK(llm_kv_cache_write(&kv, 0, -1, k, v, 1) == LLM_ERANGE);
+        CHECK(llm_kv_cache_write(&kv, 2, 0, k, v, 1) == LLM_EINVAL); /* no layer 2 */
+        CHECK(llm_kv_cache_write(&kv, 0, 0, NULL, v, 1) == LLM_EINVAL);
+        CHECK(llm_kv_cache_write(&kv, 0, 0, k, v, 0) == LLM_EINVAL);
+        CHECK(llm_kv_cache_write(NULL, 0, 0, k, v, 1) == LLM_EINVAL);
+        CHECK(memcmp(snap, mem, bytes) == 0 && kv.len == 6); /* nothing written */
+        /* attention may only read written positions */
+        CHECK(llm_attention_cache(out, q, &kv, 0, 1, 6, 4, 0, NULL) == LLM_ERANGE);
+        CHECK(llm_attention_cache(out, q, &kv, 0, 2, 5, 4, 0, NULL) == LLM_ERANGE);
+        CHECK_OK(llm_attention_cache(out, q, &kv, 0, 1, 5, 4, 0, NULL));
+        CHECK(llm_attention_cache(out, q, &kv, 2, 1, 0, 4, 0, NULL) == LLM_EINVAL);
+        CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, 3, 0, NULL) == LLM_EINVAL); /* 3 % 2 */
+        CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, 4, -1, NULL) == LLM_EINVAL);
+        CHECK(llm_attention_cache(out, q, NULL, 0, 1, 0, 4, 0, NULL) == LLM_EINVAL);
+        /* filling exactly to capacity is fine; one more is full */
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 6, k, v, 2));
+        CHECK(kv.len == 8);
+        CHECK(llm_kv_cache_write(&kv, 0, 8, k, v, 1) == LLM_EFULL);
+        /* rewriting an earlier position (another layer) keeps len */
+        CHECK_OK(llm_kv_cache_write(&kv, 1, 0, k, v, 3));
+        CHECK(kv.len == 8);
+        /* truncate rewinds; beyond len is out of range */
+        CHECK_OK(llm_kv_cache_truncate(&kv, 4));
+        CHECK(kv.len == 4);
+        CHECK(llm_kv_cache_truncate(&kv, 5) == LLM_ERANGE);
+        CHECK(llm_kv_cache_truncate(&kv, -1) == LLM_ERANGE);
+        CHECK(llm_kv_cache_truncate(NULL, 0) == LLM_EINVAL);
+        CHECK(llm_kv_cache_write(&kv, 0, 5, k, v, 1) == LLM_ERANGE);
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 4, k, v, 1));
+        CHECK(kv.len == 5);
+        llm_kv_cache_reset(&kv);
+        CHECK(kv.len == 0);
+        llm_kv_cache_reset(NULL);
+        CHECK(llm_kv_cache_write(&kv, 0, 1, k, v, 1) == LLM_ERANGE);
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 1));
+        free(mem), free(snap);
+    }
+    /* bad init arguments */
+    {
+        llm_kv_cache kv;
+        float mem[64];
+        llm_config bad = c;
+        CHECK(llm_kv_cache_init(&kv, mem, &c, 1, LLM_BF16) == LLM_EUNSUPPORTED);
+        CHECK(llm_kv_cache_init(&kv, mem, &c, 0, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, NULL, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, mem, NULL, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(NULL, mem, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, (char *)mem + 1, &c, 1, LLM_F32) == LLM_EINVAL); /* misaligned */
+        bad.n_kv_heads = 3;
+        CHECK(llm_kv_cache_init(&kv, mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_create(&kv, &bad, 1, LLM_F32) == LLM_EINVAL && kv.owned == NULL);
+        CHECK(llm_kv_cache_create(&kv, &c, -1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_create(&kv, &c, 4, LLM_Q4_32) == LLM_EUNSUPPORTED);
+        CHECK(llm_kv_cache_create(NULL, &c, 4, LLM_F32) == LLM_EINVAL);
+        llm_kv_cache_free(NULL);
+    }
+}
+
+static void test_bad_args(void) {
+    float q[64], k[64], v[64], out[64];
+    test_fill(q, 64, 1), test_fill(k, 64, 1), test_fill(v, 64, 1);
+    CHECK_OK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 8, NULL));
+    CHECK(llm_attention(NULL, q, k, v, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, NULL, k, v, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, NULL, v, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, NULL, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 0, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 5, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);  /* n_q > n_kv */
+    CHECK(llm_attention(out, q, k, v, 2, 4, 3, 2, 1, 8, NULL) == LLM_EINVAL);  /* stride < n_kv */
+    CHECK(llm_attention(out, q, k, v, 2, 4, 4, 3, 2, 8, NULL) == LLM_EINVAL);  /* 3 % 2 */
+    CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 0, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 2, 4, 4, 0, 1, 8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 0, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, -8, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 1, 1, 1, 1, 1, LLM_ATTN_MAX_HEAD_DIM + 1, NULL) == LLM_EUNSUPPORTED);
+    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, -1, 0, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, -1, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, LLM_ATTN_TILE + 1, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_BF16, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EUNSUPPORTED);
+    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_INT8, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EINVAL); /* no scales */
+    /* out may equal q */
+    {
+        int T = 40, H = 4, hd = 16;
+        float *qq = (float *)malloc((size_t)T * H * hd * 4), *kk = (float *)malloc((size_t)T * H * hd * 4);
+        float *vv = (float *)malloc((size_t)T * H * hd * 4), *o = (float *)malloc((size_t)T * H * hd * 4);
+        test_fill(qq, (size_t)T * H * hd, 1), test_fill(kk, (size_t)T * H * hd, 1), test_fill(vv, (size_t)T * H * hd, 1);
+        CHECK_OK(llm_attention(o, qq, kk, vv, T, T, T, H, H, hd, NULL));
+        CHECK_OK(llm_attention(qq, qq, kk, vv, T, T, T, H, H, hd, NULL));
+        CHECK(memcmp(o, qq, (size_t)T * H * hd * 4) == 0);
+        free(qq), free(kk), free(vv), free(o);
+    }
+    CHECK(llm_attention_stack_bytes() > 0 && llm_attention_stack_bytes() < 512 * 1024);
+}
+
+/* Two threads give the same bits as one. */
+static void test_threads(llm_threads *th2) {
+    int T = 200, H = 8, Hkv = 2, hd = 64;
+    size_t nq = (size_t)T * H * hd, nkv = (size_t)Hkv * T * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4), *v = (float *)malloc(nkv * 4);
+    float *o1 = (float *)malloc(nq * 4), *o2 = (float *)malloc(nq * 4);
+    test_fill(q, nq, 1.0f), test_fill(k, nkv, 1.0f), test_fill(v, nkv, 1.0f);
+    CHECK_OK(llm_attention(o1, q, k, v, T, T, T, H, Hkv, hd, NULL));
+    CHECK_OK(llm_attention(o2, q, k, v, T, T, T, H, Hkv, hd, th2));
+    CHECK(memcmp(o1, o2, nq * 4) == 0);
+    free(q), free(k), free(v), free(o1), free(o2);
+}
+
+int main(void) {
+    llm_threads *th2 = NULL;
+    /* two threads when the build has them (LLM_PTHREADS), else the caller's thread */
+    if (llm_threads_create(&th2, 2) != LLM_OK) th2 = NULL;
+    test_reference(th2);
+    test_causality();
+    test_gqa_is_repeated_mha();
+    test_decode_equals_prefill(LLM_F32, 0, 64, NULL);
+    test_decode_equals_prefill(LLM_F32, 17, 64, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 64, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 256, NULL); /* f16/int8 tiles shrink for big heads */
+    test_decode_equals_prefill(LLM_INT8, 0, 64, NULL);
+    test_decode_equals_prefill(LLM_INT8, 30, 64, th2);
+    test_decode_equals_prefill(LLM_INT8, 0, 200, th2);
+    test_cache_bytes();
+    test_cache_errors();
+    test_bad_args();
+    test_threads(th2);
+    llm_threads_free(th2);
+    return test_done();
+}
