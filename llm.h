@@ -2651,6 +2651,11 @@ static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const flo
    group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
    scaled by a vector of two scales). */
 #define LLM__Q8_VNNI 1
+static inline __m512 llm__bcast2(const float *p) { /* p[0], p[1] repeated: one 8-byte broadcast */
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+}
 LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
@@ -2675,7 +2680,8 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
                 LLM__PREFETCH(p + pf);
                 wv = pair ? _mm512_loadu_si512((const void *)p)
                                   : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
-                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 ws2 = _mm512_permutexvar_ps(two, pair ? llm__bcast2(sw + (size_t)r * lds + g)
+                                                              : _mm512_maskz_loadu_ps(0x1, sw + (size_t)r * lds + g));
                 __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
                 acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
             }
