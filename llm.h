@@ -2867,15 +2867,11 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #endif
 
 #define LLM__WR 4 /* weight rows per block */
-/* Software prefetch of the next row block. A block's rows are short streams (an int8 row
-   of 4096 is one 4 KiB page), and the hardware prefetchers stop at page boundaries and
-   take a while to pick up each new stream; asking for the same column of the next block
-   (pf bytes ahead, 0 at the end of a thread's rows) keeps the memory busy. */
-#if defined(__GNUC__) || defined(__clang__)
-#define LLM__PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 3)
-#else
-#define LLM__PREFETCH(p) ((void)(p))
-#endif
+/* Software prefetch of the next row block (LLM__PREFETCH is >>matmul's). A block's rows
+   are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
+   prefetchers stop at page boundaries and take a while to pick up each new stream;
+   asking for the same column of the next block (pf bytes ahead, 0 at the end of a
+   thread's rows) keeps the memory busy. */
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
