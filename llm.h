@@ -2433,6 +2433,7 @@ static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
 static inline llm__rv llm__rv_round(llm__rv a) {
     return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
 }
@@ -2471,6 +2472,7 @@ static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a
 static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
@@ -2504,6 +2506,7 @@ static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b)
 static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
     return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
 }
@@ -2873,6 +2876,11 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #endif
 
 #define LLM__WR 4 /* weight rows per block */
+/* Software prefetch of the next row block (LLM__PREFETCH is >>matmul's). A block's rows
+   are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
+   prefetchers stop at page boundaries and take a while to pick up each new stream;
+   asking for the same column of the next block (pf bytes ahead, 0 at the end of a
+   thread's rows) keeps the memory busy. */
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
@@ -2880,25 +2888,60 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #define LLM__Q8_GMAX 4096
 
 /* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
-   q = round(x / s) rounded half away from zero. An all-zero group gets s = 0, q = 0.
-   Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a product with
-   it is NaN, as it would be in fp32). */
+   q = round(x / s) rounded half away from zero (C's round). An all-zero group gets
+   s = 0, q = 0. Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a
+   product with it is NaN, as it would be in fp32). The vector path gives the same bits as
+   the scalar one: the division is IEEE in both, and round-half-away is done exactly as
+   t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs on every
+   activation group of every int8 matmul, so it is worth the vectors. */
 static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
-    float amax = 0.0f, scale;
-    int i;
-    for (i = 0; i < gs; i++) {
-        float a = fabsf(x[i]);
-        if (!(a <= FLT_MAX)) { /* inf or NaN */
-            for (i = 0; i < gs; i++) q[i] = 0;
-            *s = NAN;
-            return 1;
+    float amax = 0.0f, bad = 0.0f, scale;
+    int i = 0;
+#ifdef LLM__RV
+    if (gs >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(0.0f), nan = m, zero = m;
+        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+            llm__rv v = llm__rv_load(x + i);
+            m = llm__rv_max(m, llm__rv_abs(v));
+            nan = llm__rv_fma(v, zero, nan); /* x * 0 is NaN for inf and NaN: sticky */
         }
+        amax = llm__rv_hmax(m);
+        bad = llm__rv_hsum(nan);
+    }
+#endif
+    for (; i < gs; i++) {
+        float a = fabsf(x[i]);
+        bad += x[i] * 0.0f;
         if (a > amax) amax = a;
+    }
+    if (bad != 0.0f || !(amax <= FLT_MAX)) { /* inf or NaN somewhere */
+        for (i = 0; i < gs; i++) q[i] = 0;
+        *s = NAN;
+        return 1;
     }
     scale = amax / 127.0f;
     *s = scale;
-    for (i = 0; i < gs; i++) {
-        float v = scale > 0.0f ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+    if (scale == 0.0f) {
+        for (i = 0; i < gs; i++) q[i] = 0;
+        return 0;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        const llm__rv sv = llm__rv_set1(scale), half = llm__rv_set1(0.5f), zero = llm__rv_set1(0.0f);
+        const llm__rv one = llm__rv_set1(1.0f), mone = llm__rv_set1(-1.0f);
+        float t[LLM__RVN];
+        int j;
+        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+            llm__rv v = llm__rv_div(llm__rv_load(x + i), sv), tr = llm__rv_trunc(v);
+            llm__rv up = llm__rv_add(tr, llm__rv_ge_or(v, zero, one, mone));
+            llm__rv_store(t, llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr));
+            for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j]; /* |t| <= 127 */
+        }
+    }
+#endif
+    for (; i < gs; i++) {
+        float v = LLM_ROUNDF(x[i] / scale);
         q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
     }
     return 0;
@@ -2958,14 +3001,25 @@ static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpret
 #endif
 #endif
 
-/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16. */
+/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16.
+   Two vectors per row per step: 2 nr independent FMA chains. */
 LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
-                             const int bf) {
+                             const int bf, size_t pf) {
     float s[LLM__WR];
     int r, k = 0;
 #ifdef LLM__RV
-    llm__rv acc[LLM__WR];
-    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
+    llm__rv acc[LLM__WR], acc2[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = acc2[r] = llm__rv_set1(0.0f);
+    for (; k + 2 * LLM__RVN <= n; k += 2 * LLM__RVN) {
+        llm__rv xv = llm__rv_load(x + k), xw = llm__rv_load(x + k + LLM__RVN);
+        for (r = 0; r < nr; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            LLM__PREFETCH((const char *)p + pf);
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
+            acc2[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p + LLM__RVN) : llm__rv_load_f16(p + LLM__RVN), xw, acc2[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_add(acc[r], acc2[r]);
     for (; k + LLM__RVN <= n; k += LLM__RVN) {
         llm__rv xv = llm__rv_load(x + k);
         for (r = 0; r < nr; r++) {
@@ -2975,6 +3029,7 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     }
     for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
 #else
+    (void)pf;
     for (r = 0; r < nr; r++) s[r] = 0.0f;
 #endif
     for (; k < n; k++) /* the tail; every element in scalar builds */
@@ -3015,7 +3070,12 @@ static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const flo
    group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
    scaled by a vector of two scales). */
 #define LLM__Q8_VNNI 1
-LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+static inline __m512 llm__bcast2(const float *p) { /* p[0], p[1] repeated: one 8-byte broadcast */
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+}
+LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512 acc[LLM__WR];
@@ -3035,11 +3095,27 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
             __m512 xs2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sx + g));
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
-                __m512i wv = pair ? _mm512_loadu_si512((const void *)p)
+                __m512i wv;
+                LLM__PREFETCH(p + pf);
+                wv = pair ? _mm512_loadu_si512((const void *)p)
                                   : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
-                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 ws2 = _mm512_permutexvar_ps(two, pair ? llm__bcast2(sw + (size_t)r * lds + g)
+                                                              : _mm512_maskz_loadu_ps(0x1, sw + (size_t)r * lds + g));
                 __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
                 acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
+            }
+        }
+    } else if (gs == 64) { /* one vector per group: no inner loop */
+        for (g = 0; g < ng; g++) {
+            __m512i xv = _mm512_loadu_si512((const void *)(xq + (size_t)g * 64));
+            __m512i c = _mm512_maskz_set1_epi32(0x0001, xc[g]);
+            __m512 xs = _mm512_set1_ps(sx[g]);
+            for (r = 0; r < nr; r++) {
+                const int8_t *p = w + (size_t)r * ld + (size_t)g * 64;
+                __m512i d;
+                LLM__PREFETCH(p + pf);
+                d = _mm512_dpbusd_epi32(c, _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
+                acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs), _mm512_set1_ps(sw[(size_t)r * lds + g]), acc[r]);
             }
         }
     } else { /* gs % 64 == 0 */
@@ -3051,6 +3127,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
                 __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
                 for (r = 0; r < nr; r++) {
                     const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
+                    LLM__PREFETCH(p + pf);
                     a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 }
             }
@@ -3066,7 +3143,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
    |qw| (<= 128) and qx takes qw's sign (vpsignb), so a pair is at most 2 * 128 * 127 =
    32512 and never saturates. Group sizes: multiples of 32. */
 #define LLM__Q8_AVX2 1
-LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, int n, int gs, const int nr) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[LLM__WR];
@@ -3080,8 +3157,10 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const
         for (j = 0; j < gs; j += 32) {
             __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(xg + j));
             for (r = 0; r < nr; r++) {
-                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)r * ld + (size_t)g * gs + j));
-                __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+                const int8_t *pw = w + (size_t)r * ld + (size_t)g * gs + j;
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)pw), p;
+                if (!(j & 32)) LLM__PREFETCH(pw + pf); /* once per 64-byte line */
+                p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
                 a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
             }
         }
@@ -3101,7 +3180,7 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const
    int16 (|product| <= 16384) and pairwise widening adds to int32. Group sizes:
    multiples of 16; each group's int32 lanes are summed and scaled in fp32. */
 #define LLM__Q8_NEON 1
-LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, int n, int gs, const int nr) {
     float s[LLM__WR];
     int r, g, j, ng = n / gs;
@@ -3114,6 +3193,7 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const
             int8x16_t xv = vld1q_s8(xg + j);
             for (r = 0; r < nr; r++) {
                 int8x16_t wv = vld1q_s8(w + (size_t)r * ld + (size_t)g * gs + j);
+                if (!(j & 48)) LLM__PREFETCH(w + (size_t)r * ld + (size_t)g * gs + j + pf);
 #ifdef __ARM_FEATURE_DOTPROD
                 a[r] = vdotq_s32(a[r], wv, xv);
 #else
@@ -3129,22 +3209,23 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const
 #endif
 
 /* One block of nr rows against one quantized token, through the best kernel for gs. */
-LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds, const int8_t *xq,
                               const float *sx, const int32_t *xc, int n, int gs, const int nr) {
     (void)xc;
+    (void)pf;
 #if defined(LLM__Q8_VNNI)
     if (gs % 64 == 0 || gs == 32) {
-        llm__dot_q8_vnni(out, w, ld, sw, lds, xq, sx, xc, n, gs, nr);
+        llm__dot_q8_vnni(out, w, ld, pf, sw, lds, xq, sx, xc, n, gs, nr);
         return;
     }
 #elif defined(LLM__Q8_AVX2)
     if (gs % 32 == 0) {
-        llm__dot_q8_avx2(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        llm__dot_q8_avx2(out, w, ld, pf, sw, lds, xq, sx, n, gs, nr);
         return;
     }
 #elif defined(LLM__Q8_NEON)
     if (gs % 16 == 0) {
-        llm__dot_q8_neon(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        llm__dot_q8_neon(out, w, ld, pf, sw, lds, xq, sx, n, gs, nr);
         return;
     }
 #endif
@@ -3187,15 +3268,16 @@ static void llm__lw_half_task(void *ctx, int ith, int nth) {
     for (r = r0; r < r1;) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
         const uint16_t *wr = W + (size_t)r * ld;
+        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
         for (t = c->t0; t < c->t0 + c->nt; t++) {
             const float *xt = c->x + (size_t)t * ld;
             float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
             if (c->type == LLM_BF16) {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1, t == c->t0 ? pf : 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1, 0);
             } else {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0);
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0, t == c->t0 ? pf : 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0, 0);
             }
             for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
         }
@@ -3214,13 +3296,15 @@ static void llm__lw_q8_task(void *ctx, int ith, int nth) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
         const int8_t *wr = W + (size_t)r * ld + c->k0;
         const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
+        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
         for (t = 0; t < c->nt; t++) {
             float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
             const int8_t *xq = c->xq + (size_t)t * c->kn;
             if (nr == LLM__WR)
-                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, LLM__WR);
+                llm__dot_q8(o, wr, ld, t == 0 ? pf : 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn,
+                            c->gs, LLM__WR);
             else
-                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
+                llm__dot_q8(o, wr, ld, 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
             for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
         }
         r += nr;
