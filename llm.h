@@ -3080,7 +3080,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    /* several lanes (a GQA group) re-read each tile: 32 keys of K and V stay in L1 */
+    int hd = J->hd, tile = n > 1 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
