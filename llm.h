@@ -511,7 +511,8 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
+   threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
    Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
    polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
    inputs (tests/test_attention.c). Results don't depend on the number of threads. */
@@ -3189,10 +3190,12 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
-            for (j = 0; j < nk; j++)
+            for (j = 0; j < nk; j++) {
+                int kp = j0 + j;
+                if (kp <= lo && (J->window == 0 || kp >= hi - J->window + 1)) continue; /* all lanes see it */
                 for (i = 0; i < n; i++)
-                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
-                        st[j * QB + i] = -INFINITY;
+                    if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
+            }
         /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
         for (j = 0; j < nk; j++) {
             mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
