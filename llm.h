@@ -552,14 +552,18 @@ LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
 /* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
    pos..pos+n_tokens-1; len becomes max(len, pos + n_tokens). Appending is pos = len.
-   LLM_EFULL past capacity and LLM_ERANGE for pos > len (a hole): nothing written. */
+   LLM_EFULL past capacity and LLM_ERANGE for pos < 0 or pos > len (a hole): nothing
+   written; LLM_EINVAL for NULLs, a bad layer, n_tokens <= 0. In the layout a model
+   writes layer 0 at pos = len, then layers 1.. at the same pos (pos < len by then). */
 LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
                                      int n_tokens);
-LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind, e.g. for a new prompt */
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind (0 <= len <= kv->len, else LLM_ERANGE) */
 LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 */
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
-   to the last `window` positions (Mistral's sliding window). */
+   to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
+   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
