@@ -2716,7 +2716,13 @@ static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int 
         memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
     } else if (t == LLM_F16) {
         uint16_t *dst = (uint16_t *)base + row * hd;
-        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+        d = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        /* the F16C instruction rounds to nearest even too: the same bits, 8 at a time */
+        for (; d + 8 <= hd; d += 8)
+            _mm_storeu_si128((__m128i *)(void *)(dst + d), _mm256_cvtps_ph(_mm256_loadu_ps(x + d), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
     } else {
         int8_t *dst = (int8_t *)base + row * hd;
         float amax = 0, inv;
