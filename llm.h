@@ -4168,6 +4168,12 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
     if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
     J.group = n_heads / n_kv_heads;
     J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
+    /* decode with fewer KV heads than threads (MQA): split each group's heads over more
+       units, as long as a unit still fills a vector; every lane then computes exactly
+       what it did in the bigger unit, so results still don't depend on the threads */
+    while (n_q == 1 && J.nh % 2 == 0 && J.nh / 2 >= LLM__ATT_W && J.nh / 2 > 1 &&
+           (int64_t)n_kv_heads * ((J.group + J.nh - 1) / J.nh) < llm_threads_count(th))
+        J.nh /= 2;
     J.nt = LLM__ATT_QB / J.nh;
     J.units_h = (J.group + J.nh - 1) / J.nh;
     J.units_t = (n_q + J.nt - 1) / J.nt;
