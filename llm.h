@@ -513,7 +513,10 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is. */
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
+   polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
+   inputs (tests/test_attention.c). Results don't depend on the number of threads. */
 #ifndef LLM_ATTN_MAX_HEAD_DIM
 #define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
 #endif
@@ -3183,12 +3186,18 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
         for (h = 0; h < n_heads; h++) {
             float *xh = x + ((size_t)t * n_heads + h) * hd;
             /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
-            float *a = xh, *b = xh + (r->layout == LLM_ROPE_INTERLEAVED ? 1 : half);
-            int step = r->layout == LLM_ROPE_INTERLEAVED ? 2 : 1;
-            for (i = 0; i < half; i++) {
-                float xa = a[i * step], xb = b[i * step];
-                a[i * step] = xa * cs[i] - xb * sn[i];
-                b[i * step] = xa * sn[i] + xb * cs[i];
+            if (r->layout == LLM_ROPE_INTERLEAVED) {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[2 * i], xb = xh[2 * i + 1];
+                    xh[2 * i] = xa * cs[i] - xb * sn[i];
+                    xh[2 * i + 1] = xa * sn[i] + xb * cs[i];
+                }
+            } else {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[i], xb = xh[i + half];
+                    xh[i] = xa * cs[i] - xb * sn[i];
+                    xh[i + half] = xa * sn[i] + xb * cs[i];
+                }
             }
         }
     }
@@ -3236,10 +3245,13 @@ LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t
     rows *= (uint64_t)seq_len;
     if ((uint64_t)batch > UINT64_MAX / rows) return 0;
     rows *= (uint64_t)batch;
-    if (rows > UINT64_MAX / 17 / (uint64_t)hd) return 0;
+    if (rows > UINT64_MAX / (uint64_t)hd) return 0;
     elems = rows * (uint64_t)hd;
     half_bits = (uint64_t)(bits * 2 + 0.5); /* 64, 32, 32, 16, 8, 17, 9: integers */
-    bytes = (elems * half_bits + 15) / 16;
+    /* ceil(elems * half_bits / 16) without forming elems * half_bits, which can wrap
+       (fp32: 64 half-bits) even when the byte count fits */
+    if (elems / 16 > (UINT64_MAX - 64) / half_bits) return 0;
+    bytes = elems / 16 * half_bits + (elems % 16 * half_bits + 15) / 16;
     if (dtype == LLM_INT8 || dtype == LLM_INT4) { /* one fp32 scale per row */
         if (rows > UINT64_MAX / 4) return 0;
         scales = rows * 4;
@@ -3526,6 +3538,7 @@ typedef struct llm__att_job {
     int group;           /* query heads per KV head */
     int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
     int units_h, units_t, n_units;
+    int next_unit;       /* the next unit a thread takes */
     float scale;         /* 1 / sqrt(head_dim) */
 } llm__att_job;
 
@@ -3574,6 +3587,43 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     return s;
 }
 
+/* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
+   at a time, two accumulators each, so eight FMA chains share each load of q. */
+static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx) {
+    int j = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
+    if (hd % (2 * W) == 0)
+        for (; j + 4 <= nk; j += 4) {
+            const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            int d, r;
+            for (d = 0; d < hd; d += 2 * W) {
+                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
+                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
+                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
+                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
+                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
+                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
+                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
+                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
+                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+            }
+            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
+            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
+            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
+            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            for (r = 0; r < 4; r++)
+                if (s[j + r] > mx) mx = s[j + r];
+        }
+#endif
+    for (; j < nk; j++) {
+        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
+        if (s[j] > mx) mx = s[j];
+    }
+    return mx;
+}
+
 /* s[i] = exp(s[i] - m); returns the sum */
 static float llm__att_exp_sub(float *s, int n, float m) {
     int i = 0;
@@ -3594,20 +3644,46 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     return sum;
 }
 
-/* o[hd] = a * o + sum_j p[j] V[j][:], keeping a chunk of o in registers over the rows */
+/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: a chunk of 4 vectors of o is held in
+   registers over the rows, with separate accumulators for even and odd rows so that eight
+   FMA chains run at once (one chain would wait on the FMA latency every row). */
 static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    llm__att_v va = llm__att_set1(a);
-    for (; d + 2 * LLM__ATT_W <= hd; d += 2 * LLM__ATT_W) {
-        llm__att_v o0 = llm__att_mul(llm__att_load(o + d), va), o1 = llm__att_mul(llm__att_load(o + d + LLM__ATT_W), va);
-        for (j = 0; j < nk; j++) {
-            llm__att_v pj = llm__att_set1(p[j]);
-            o0 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d), o0);
-            o1 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d + LLM__ATT_W), o1);
+    enum { W = LLM__ATT_W };
+    llm__att_v va = llm__att_set1(a), zero = llm__att_set1(0);
+    for (; d + 4 * W <= hd; d += 4 * W) {
+        const float *v0 = V + d;
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va), e1 = llm__att_mul(llm__att_load(o + d + W), va);
+        llm__att_v e2 = llm__att_mul(llm__att_load(o + d + 2 * W), va), e3 = llm__att_mul(llm__att_load(o + d + 3 * W), va);
+        llm__att_v f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
+            llm__att_v pe = llm__att_set1(p[j]), pf = llm__att_set1(p[j + 1]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+            f0 = llm__att_fma(pf, llm__att_load(v0 + hd), f0);
+            f1 = llm__att_fma(pf, llm__att_load(v0 + hd + W), f1);
+            f2 = llm__att_fma(pf, llm__att_load(v0 + hd + 2 * W), f2);
+            f3 = llm__att_fma(pf, llm__att_load(v0 + hd + 3 * W), f3);
         }
-        llm__att_store(o + d, o0);
-        llm__att_store(o + d + LLM__ATT_W, o1);
+        if (j < nk) {
+            llm__att_v pe = llm__att_set1(p[j]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+        }
+        llm__att_store(o + d, llm__att_add(e0, f0));
+        llm__att_store(o + d + W, llm__att_add(e1, f1));
+        llm__att_store(o + d + 2 * W, llm__att_add(e2, f2));
+        llm__att_store(o + d + 3 * W, llm__att_add(e3, f3));
+    }
+    for (; d + W <= hd; d += W) {
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va);
+        for (j = 0; j < nk; j++) e0 = llm__att_fma(llm__att_set1(p[j]), llm__att_load(V + (size_t)j * hd + d), e0);
+        llm__att_store(o + d, e0);
     }
 #endif
     for (; d < hd; d++) {
@@ -3622,7 +3698,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -3639,10 +3715,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             float mx = m[i], a;
             if (js >= je) continue;
-            for (j = js; j < je; j++) {
-                s[j - js] = llm__att_dot(qp[i], K + (size_t)(j - j0) * hd, hd) * J->scale;
-                if (s[j - js] > mx) mx = s[j - js];
-            }
+            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx);
             a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
             l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
             llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
@@ -3655,23 +3728,52 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
 /* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
-   Register blocks: QK^T computes 8 keys x 2 lane vectors at once (16 accumulators, each
-   step 2 vector loads of Q^T and 8 broadcasts of k_j[d]); PV computes 8 dims x 2 lane
-   vectors (16 accumulators, each step 2 loads of P^T and 8 broadcasts of v_j[d]). AVX2
-   has 16 registers, so it uses 4-wide blocks. */
-#if defined(LLM__AVX512)
-#define LLM__ATT_RB 8
-#else
+   Both products are register blocks of RB rows x 2 lane vectors, written out with macros
+   so the accumulators stay in registers:
+     S^T = K Q^T:  RB keys at a time; per step d, 2 vector loads of Q^T[d] and RB
+                   broadcasts of k_j[d] feed 2 * RB FMAs;
+     O^T += V^T P^T: RB dims at a time; per key j, 2 loads of P^T[j] and RB broadcasts of
+                   v_j[d] feed 2 * RB FMAs, the O^T block held over the whole tile.
+   RB = 8 (16 accumulators) with 32 vector registers (AVX-512, NEON), 4 with AVX2's 16. */
+#if defined(LLM__AVX2)
 #define LLM__ATT_RB 4
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#define LLM__ATT_RB 8
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #endif
+#define LLM__ATT_DECL(r) llm__att_v c##r##a = zero, c##r##b = zero;
+#define LLM__ATT_QK(r)                                           \
+    {                                                            \
+        llm__att_v kb = llm__att_set1(kr[(r) * hd + d]);         \
+        c##r##a = llm__att_fma(kb, qa, c##r##a);                 \
+        c##r##b = llm__att_fma(kb, qb, c##r##b);                 \
+    }
+#define LLM__ATT_ST(r)                                           \
+    llm__att_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__att_store(st + (j + (r)) * QB + W, c##r##b);
+#define LLM__ATT_OLOAD(r)                                                  \
+    llm__att_v c##r##a = llm__att_mul(llm__att_load(ot + (d + (r)) * QB), a0); \
+    llm__att_v c##r##b = llm__att_mul(llm__att_load(ot + (d + (r)) * QB + W), a1);
+#define LLM__ATT_PV(r)                                           \
+    {                                                            \
+        llm__att_v vb = llm__att_set1(vr[r]);                    \
+        c##r##a = llm__att_fma(vb, pa, c##r##a);                 \
+        c##r##b = llm__att_fma(vb, pb, c##r##b);                 \
+    }
+#define LLM__ATT_OSTORE(r)                                       \
+    llm__att_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__att_store(ot + (d + (r)) * QB + W, c##r##b);
+
 static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                            const int *pos, llm__att_work *w) {
     enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
     float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
-    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d, r;
+    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
-    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = llm__att_set1(0), l1 = l0;
+    const llm__att_v zero = llm__att_set1(0), minus1 = llm__att_set1(-1.0f);
+    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
     float lv[QB];
     /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
     for (d = 0; d < hd; d++)
@@ -3681,35 +3783,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1, zero = llm__att_set1(0);
-        /* S^T = K Q^T: RB keys at a time */
-        for (j = 0; j < nk; j += RB) {
-            int nb = nk - j < RB ? nk - j : RB;
-            llm__att_v acc[RB][2];
-            for (r = 0; r < RB; r++) acc[r][0] = acc[r][1] = zero;
-            if (nb == RB) {
-                for (d = 0; d < hd; d++) {
-                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
-                    for (r = 0; r < RB; r++) {
-                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
-                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
-                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
-                    }
-                }
-            } else {
-                for (d = 0; d < hd; d++) {
-                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
-                    for (r = 0; r < nb; r++) {
-                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
-                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
-                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
-                    }
-                }
+        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
+        /* S^T = K Q^T */
+        for (j = 0; j + RB <= nk; j += RB) {
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_ROWS(LLM__ATT_DECL)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_ROWS(LLM__ATT_QK)
             }
-            for (r = 0; r < nb; r++) {
-                llm__att_store(st + (j + r) * QB, acc[r][0]);
-                llm__att_store(st + (j + r) * QB + W, acc[r][1]);
+            LLM__ATT_ROWS(LLM__ATT_ST)
+        }
+        for (; j < nk; j++) { /* leftover keys, one at a time */
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_DECL(0)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_QK(0)
             }
+            llm__att_store(st + j * QB, c0a);
+            llm__att_store(st + j * QB + W, c0b);
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
@@ -3722,16 +3815,16 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
             mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
         }
-        /* a lane that has seen only masked keys keeps max -inf: subtract 0 instead */
-        mu0 = llm__att_max(mx0, llm__att_set1(-FLT_MAX));
-        mu1 = llm__att_max(mx1, llm__att_set1(-FLT_MAX));
-        a0 = llm__att_exp(llm__att_add(m0, llm__att_mul(mu0, llm__att_set1(-1.0f))));
-        a1 = llm__att_exp(llm__att_add(m1, llm__att_mul(mu1, llm__att_set1(-1.0f))));
+        /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
+        mu0 = llm__att_mul(llm__att_max(mx0, llm__att_set1(-FLT_MAX)), minus1);
+        mu1 = llm__att_mul(llm__att_max(mx1, llm__att_set1(-FLT_MAX)), minus1);
+        a0 = llm__att_exp(llm__att_add(m0, mu0));
+        a1 = llm__att_exp(llm__att_add(m1, mu1));
         l0 = llm__att_mul(l0, a0);
         l1 = llm__att_mul(l1, a1);
         for (j = 0; j < nk; j++) {
-            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), llm__att_mul(mu0, llm__att_set1(-1.0f))));
-            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), llm__att_mul(mu1, llm__att_set1(-1.0f))));
+            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), mu0));
+            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), mu1));
             llm__att_store(st + j * QB, p0);
             llm__att_store(st + j * QB + W, p1);
             l0 = llm__att_add(l0, p0);
@@ -3739,36 +3832,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         }
         m0 = mx0;
         m1 = mx1;
-        /* O^T = a O^T + V^T P^T: RB dims at a time, held in registers over the tile */
+        /* O^T = a O^T + V^T P^T */
         for (d = 0; d + RB <= hd; d += RB) {
-            llm__att_v acc[RB][2];
-            for (r = 0; r < RB; r++) {
-                acc[r][0] = llm__att_mul(llm__att_load(ot + (d + r) * QB), a0);
-                acc[r][1] = llm__att_mul(llm__att_load(ot + (d + r) * QB + W), a1);
-            }
+            LLM__ATT_ROWS(LLM__ATT_OLOAD)
             for (j = 0; j < nk; j++) {
                 llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
-                for (r = 0; r < RB; r++) {
-                    llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d + r]);
-                    acc[r][0] = llm__att_fma(vb, pa, acc[r][0]);
-                    acc[r][1] = llm__att_fma(vb, pb, acc[r][1]);
-                }
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_ROWS(LLM__ATT_PV)
             }
-            for (r = 0; r < RB; r++) {
-                llm__att_store(ot + (d + r) * QB, acc[r][0]);
-                llm__att_store(ot + (d + r) * QB + W, acc[r][1]);
-            }
+            LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
-        for (; d < hd; d++) {
-            llm__att_v o0 = llm__att_mul(llm__att_load(ot + d * QB), a0);
-            llm__att_v o1 = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+        for (; d < hd; d++) { /* leftover dims */
+            llm__att_v c0a = llm__att_mul(llm__att_load(ot + d * QB), a0);
+            llm__att_v c0b = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
             for (j = 0; j < nk; j++) {
-                llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d]);
-                o0 = llm__att_fma(vb, llm__att_load(st + j * QB), o0);
-                o1 = llm__att_fma(vb, llm__att_load(st + j * QB + W), o1);
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_PV(0)
             }
-            llm__att_store(ot + d * QB, o0);
-            llm__att_store(ot + d * QB + W, o1);
+            llm__att_store(ot + d * QB, c0a);
+            llm__att_store(ot + d * QB + W, c0b);
         }
     }
     llm__att_store(lv, l0);
@@ -3785,7 +3868,10 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     const float *qp[LLM__ATT_QB];
     float *op[LLM__ATT_QB];
     int pos[LLM__ATT_QB];
-    int hb = u % J->units_h, kvh = (u / J->units_h) % J->n_kv_heads, tb = u / (J->units_h * J->n_kv_heads);
+    /* head-major, and within a head the last (costliest) query block first: threads
+       working at the same time share one head's K/V in the cache, and the cheap blocks
+       come last, where they even out the threads' finishing times */
+    int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
     int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
     if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
     if (t1 > J->n_q) t1 = J->n_q;
@@ -3808,11 +3894,19 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     llm__att_rows(J, kvh, n, qp, op, pos, w);
 }
 
+/* Each thread takes the next unit from a shared counter (gcc/clang atomics), so a thread
+   that is slowed down, e.g. by another process, simply takes fewer units; otherwise
+   round-robin. Either way each unit's result doesn't depend on the thread. */
 static void llm__att_task(void *ctx, int ith, int nth) {
-    const llm__att_job *J = (const llm__att_job *)ctx;
+    llm__att_job *J = (llm__att_job *)ctx;
     llm__att_work w; /* this thread's tiles */
     int u;
+#if defined(LLM_PTHREADS) && (defined(__GNUC__) || defined(__clang__))
+    (void)ith, (void)nth;
+    while ((u = __atomic_fetch_add(&J->next_unit, 1, __ATOMIC_RELAXED)) < J->n_units) llm__att_unit(J, u, &w);
+#else
     for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+#endif
 }
 
 LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
