@@ -116,10 +116,24 @@ sanitize: $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS))
 
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_OPT = -O3
-$(B)/bench/%: bench/%.c llm.h | $(B)/bench
-	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS)
-bench: $(addprefix $(B)/bench/,$(BENCHES))
-	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
+# bench_kernels compares with OpenBLAS when its header is installed; only that benchmark
+# links it (llm.h never depends on it). BENCH_LIBS_<name> are per-benchmark extras.
+CBLAS_H := $(firstword $(wildcard /usr/include/cblas.h /usr/include/*/cblas.h /usr/local/include/cblas.h))
+ifneq ($(CBLAS_H),)
+BENCH_LIBS_bench_kernels = -DBENCH_OPENBLAS -lopenblas
+endif
+$(B)/bench/%: bench/%.c llm.h bench/roofs.h | $(B)/bench
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS) $(BENCH_LIBS_$*)
+# the AVX2+FMA path of the same benchmark (x86-64), against OpenBLAS's Haswell kernel
+BENCH_EXTRA =
+ifeq ($(UNAME_M),x86_64)
+BENCH_EXTRA = bench_kernels_avx2
+$(B)/bench/bench_kernels_avx2: bench/bench_kernels.c llm.h bench/roofs.h | $(B)/bench
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) -mavx2 -mfma -mno-avx512f $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< \
+	  -o $@ $(LDLIBS) $(BENCH_LIBS_bench_kernels)
+endif
+bench: $(addprefix $(B)/bench/,$(BENCHES) $(BENCH_EXTRA))
+	@for b in $(BENCHES) $(BENCH_EXTRA); do ./$(B)/bench/$$b || exit 1; done
 
 # ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
 # (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;

@@ -1744,6 +1744,14 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    is memory bandwidth and the GEMV streams W rows through dot products instead; a few
    tokens (2..LLM__SMALL_N) share one pass over W the same way. */
 
+/* g++ 12's AVX-512 intrinsics start many results from an "undefined" register, which
+   -Wuninitialized reports inside them in C++; the code here never reads such a value. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
 #if defined(LLM__AVX512)
 #define LLM__VF 16
@@ -1807,16 +1815,53 @@ typedef float llm__vf;
 #define LLM__MR 4
 #define LLM__NR 8
 #endif
+#ifndef LLM__KC /* (overridable only to tune) */
 #define LLM__KC 256
+#endif
+#ifndef LLM__MC
 #define LLM__MC (LLM__MR * (128 / LLM__MR))
-#define LLM__NC (LLM__NR * (192 / LLM__NR))
-#define LLM__SMALL_N 4 /* n_tokens up to this use the streaming dot-product path */
+#endif
+#ifndef LLM__NC
+#define LLM__NC (LLM__NR * (48 / LLM__NR))
+#endif
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#elif defined(__GNUC__) || defined(__clang__)
+#define LLM__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define LLM__PREFETCH(p) ((void)(p))
+#endif
+#ifndef LLM__GEMV_PF
+#define LLM__GEMV_PF 512
+#endif
+#ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
+#define LLM__SMALL_N 8
+#endif
+
+/* While the micro-kernels work on one packed block, they fetch the next block of B from
+   memory, one cache line every `every` k-steps, so that packing it finds it in cache:
+   `rows` runs of `len` floats, `ld` apart, from p (NULL: nothing to fetch). */
+typedef struct llm__pf {
+    const float *p;
+    ptrdiff_t ld;
+    int len, rows, every, off, tick;
+} llm__pf;
+#define LLM__PF_STEP(f)                            \
+    if ((f).p && --(f).tick <= 0) {                \
+        (f).tick = (f).every;                      \
+        LLM__PREFETCH((f).p + (f).off);            \
+        if (((f).off += 16) >= (f).len) {          \
+            (f).off = 0;                           \
+            (f).p += (f).ld;                       \
+            if (--(f).rows == 0) (f).p = NULL;     \
+        }                                          \
+    }
 
 /* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
    a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
 #if defined(LLM__AVX512)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     __m512 b0, b1, b2, s0, s1, s2, t;
@@ -1824,6 +1869,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
     for (k = 0; k < kc; k++, a += 8, b += 48) {
+        LLM__PF_STEP(pf);
         b0 = _mm512_load_ps(b);
         b1 = _mm512_load_ps(b + 16);
         b2 = _mm512_load_ps(b + 32);
@@ -1853,11 +1899,12 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__AVX2)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
     int k;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
     for (k = 0; k < kc; k++, a += 6, b += 16) {
+        LLM__PF_STEP(pf);
         b0 = _mm256_load_ps(b);
         b1 = _mm256_load_ps(b + 8);
 #define LLM__ROW(i)                            \
@@ -1883,7 +1930,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__NEON)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
@@ -1891,6 +1938,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
     for (k = 0; k < kc; k++, a += 8, b += 12) {
+        LLM__PF_STEP(pf);
         b0 = vld1q_f32(b);
         b1 = vld1q_f32(b + 4);
         b2 = vld1q_f32(b + 8);
@@ -1923,13 +1971,15 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 #else
 /* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
     int i, j, k;
     memset(t, 0, sizeof t);
-    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) { /* one rank-1 update per k */
+        LLM__PF_STEP(pf);
         for (i = 0; i < LLM__MR; i++)
             for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    }
     for (i = 0; i < LLM__MR; i++)
         for (j = 0; j < LLM__NR; j++)
             c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
@@ -1953,26 +2003,107 @@ static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc
     }
 }
 
-/* B -> bp[strip][k][NR] for k in [0, kc), n in [0, nc), columns past nc zero.
-   trans = 0: B[k][n] = b[k * ldb + n] (llm_matmul); trans = 1: B[k][n] = b[n * ldb + k]
-   (a linear layer's W[out][in]). */
-static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int trans, int kc, int nc) {
+/* Transposing pack of a linear layer's W: rows [0, nc) x k [0, kc) of w (row stride ldw)
+   -> bp[strip][k][NR] (bp[k][j] = w[j][k]), rows past nc zero. This is the one pass over
+   every weight per MC tokens, so it moves whole vectors: 16 x 16 (AVX-512) or 8 x 8
+   (AVX2) blocks are loaded as rows and transposed in registers. */
+#if defined(LLM__AVX512)
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
+    int j0, g, k0, i, c;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
+        for (g = 0; g < LLM__NR; g += 16)
+            for (k0 = 0; k0 < kc; k0 += 16) {
+                int kk = kc - k0 < 16 ? kc - k0 : 16;
+                __mmask16 m = (__mmask16)((1u << kk) - 1u);
+                __m512 r[16], t[16];
+                for (i = 0; i < 16; i++) { /* row i of the block: 16 consecutive k */
+                    const float *src = w + (ptrdiff_t)(j0 + g + i) * ldw + k0;
+                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, src) : _mm512_setzero_ps();
+                }
+                /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
+                   (one per 128-bit lane) of rows 4q..4q+3 */
+                for (i = 0; i < 16; i += 2) {
+                    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+                }
+                for (i = 0; i < 16; i += 4) {
+                    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+                    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+                    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+                    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+                }
+                /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
+                for (c = 0; c < 4; c++) {
+                    __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+                    __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+                    float *d = bp + (ptrdiff_t)(k0 + c) * LLM__NR + g;
+                    if (c < kk) _mm512_store_ps(d, _mm512_shuffle_f32x4(v0, w0, 0x88));
+                    if (c + 4 < kk) _mm512_store_ps(d + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
+                    if (c + 8 < kk) _mm512_store_ps(d + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
+                    if (c + 12 < kk) _mm512_store_ps(d + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+                }
+            }
+}
+#elif defined(LLM__AVX2)
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
+    int j0, g, k0, i, c;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
+        for (g = 0; g < LLM__NR; g += 8)
+            for (k0 = 0; k0 < kc; k0 += 8) {
+                int kk = kc - k0 < 8 ? kc - k0 : 8, rows = nc - j0 - g < 8 ? nc - j0 - g : 8;
+                __m256 r[8], t[8];
+                if (kk < 8 || rows < 8) { /* edge block: element by element */
+                    for (i = 0; i < kk; i++)
+                        for (c = 0; c < 8; c++)
+                            bp[(ptrdiff_t)(k0 + i) * LLM__NR + g + c] = c < rows ? w[(ptrdiff_t)(j0 + g + c) * ldw + k0 + i] : 0.0f;
+                    continue;
+                }
+                for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(j0 + g + i) * ldw + k0);
+                for (i = 0; i < 8; i += 2) {
+                    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+                    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+                }
+                for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
+                    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+                    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+                    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+                    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+                }
+                for (c = 0; c < 4; c++) {
+                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c + 4) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+                }
+            }
+}
+#else
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
     int j0, j, k;
     for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
         int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
-        if (trans) {
-            for (j = 0; j < nr; j++) {
-                const float *src = b + (ptrdiff_t)(j0 + j) * ldb;
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
-            }
-        } else {
-            for (k = 0; k < kc; k++) {
-                const float *src = b + (ptrdiff_t)k * ldb + j0;
-                for (j = 0; j < nr; j++) bp[k * LLM__NR + j] = src[j];
+        for (j = 0; j < LLM__NR; j++) {
+            const float *src = w + (ptrdiff_t)(j0 + j) * ldw;
+            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = j < nr ? src[k] : 0.0f;
+        }
+    }
+}
+#endif
+
+/* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
+   -> bp[strip][k][NR], columns past nc zero. Plain copies, NR floats at a time. */
+static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int kc, int nc) {
+    int j0, j, k;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
+        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+        for (k = 0; k < kc; k++) {
+            const float *src = b + (ptrdiff_t)k * ldb + j0;
+            float *dst = bp + (ptrdiff_t)k * LLM__NR;
+            if (nr == LLM__NR) {
+                memcpy(dst, src, LLM__NR * sizeof(float));
+            } else {
+                for (j = 0; j < nr; j++) dst[j] = src[j];
+                for (; j < LLM__NR; j++) dst[j] = 0.0f;
             }
         }
-        for (j = nr; j < LLM__NR; j++)
-            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
     }
 }
 
@@ -1998,19 +2129,46 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
             for (jc = n0; jc < n1; jc += LLM__NC) {
                 int nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
                 const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
-                llm__pack_b(bp, bsrc, g->ldb, g->b_trans, kc, nc);
+                if (g->b_trans)
+                    llm__pack_w(bp, bsrc, g->ldb, kc, nc);
+                else
+                    llm__pack_b(bp, bsrc, g->ldb, kc, nc);
+                /* the next block: next columns, else the next rows or k */
+                int npc = pc, njc = jc + LLM__NC, nkc, nnc, q = 0;
+                int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
+                const float *nb;
+                if (njc >= n1) {
+                    njc = n0;
+                    if (ic + LLM__MC >= m1) npc = pc + LLM__KC;
+                }
+                nkc = g->k - npc < LLM__KC ? g->k - npc : LLM__KC;
+                nnc = n1 - njc < LLM__NC ? n1 - njc : LLM__NC;
+                nb = npc >= g->k ? NULL
+                     : g->b_trans ? g->b + (ptrdiff_t)njc * g->ldb + npc
+                                  : g->b + (ptrdiff_t)npc * g->ldb + njc;
                 for (ir = 0; ir < mc; ir += LLM__MR) {
                     int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
                     const float *as = ap + (ptrdiff_t)ir * kc;
-                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                    for (jr = 0; jr < nc; jr += LLM__NR, q++) {
                         int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        llm__pf pf; /* this call's share of the next block: runs [r0, r1) */
+                        int runs = g->b_trans ? nnc : nkc, len = g->b_trans ? nkc : nnc;
+                        int r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
+                        int lines = (r1 - r0) * ((len + 15) / 16);
+                        pf.p = nb && r1 > r0 ? nb + (ptrdiff_t)r0 * g->ldb : NULL;
+                        pf.ld = g->ldb;
+                        pf.len = len;
+                        pf.rows = r1 - r0;
+                        pf.every = lines > 0 && kc / lines > 1 ? kc / lines : 1;
+                        pf.off = 0;
+                        pf.tick = 1;
                         float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + jc + jr : NULL;
                         if (mr == LLM__MR && nr == LLM__NR) {
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc, pf);
                         } else { /* edge tile: compute a full tile aside, keep the valid part */
                             float t[LLM__MR * LLM__NR];
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0, pf);
                             for (i = 0; i < mr; i++)
                                 for (j = 0; j < nr; j++) {
                                     float *ci = c + (ptrdiff_t)i * g->ldc + j;
@@ -2078,6 +2236,12 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         float s0, s1, s2, s3;
         for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
             llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            if ((i & 15) == 0) {
+                LLM__PREFETCH(w0 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w1 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w2 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w3 + i + LLM__GEMV_PF);
+            }
             a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
             a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
             a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
@@ -2112,17 +2276,67 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
 
+/* Rows r..r+3 of W against tokens t0..t0+nt-1 (nt <= 4) in one pass over the rows:
+   4 x 4 accumulators, so each W vector loaded feeds 4 FMAs and each x vector 4 more.
+   A group of fewer than 4 tokens repeats its first token and stores only the real ones. */
+static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
+    const int k = g->k;
+    const float *w0 = g->w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+    const float *x0 = g->x + (ptrdiff_t)t0 * k, *x1 = nt > 1 ? x0 + k : x0;
+    const float *x2 = nt > 2 ? x0 + 2 * (ptrdiff_t)k : x0, *x3 = nt > 3 ? x0 + 3 * (ptrdiff_t)k : x0;
+    llm__vf a00 = llm__vzero(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+    llm__vf a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+    float s[4][4];
+    int i, rr, tt;
+    for (i = 0; i + LLM__VF <= k; i += LLM__VF) {
+        llm__vf xa = llm__vload(x0 + i), xb = llm__vload(x1 + i), xc = llm__vload(x2 + i), xd = llm__vload(x3 + i), v;
+#define LLM__ROW4(r)                 \
+    v = llm__vload(w##r + i);        \
+    a##r##0 = llm__vfma(v, xa, a##r##0); \
+    a##r##1 = llm__vfma(v, xb, a##r##1); \
+    a##r##2 = llm__vfma(v, xc, a##r##2); \
+    a##r##3 = llm__vfma(v, xd, a##r##3);
+        LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
+#undef LLM__ROW4
+    }
+    s[0][0] = llm__vsum(a00), s[0][1] = llm__vsum(a01), s[0][2] = llm__vsum(a02), s[0][3] = llm__vsum(a03);
+    s[1][0] = llm__vsum(a10), s[1][1] = llm__vsum(a11), s[1][2] = llm__vsum(a12), s[1][3] = llm__vsum(a13);
+    s[2][0] = llm__vsum(a20), s[2][1] = llm__vsum(a21), s[2][2] = llm__vsum(a22), s[2][3] = llm__vsum(a23);
+    s[3][0] = llm__vsum(a30), s[3][1] = llm__vsum(a31), s[3][2] = llm__vsum(a32), s[3][3] = llm__vsum(a33);
+    for (; i < k; i++) { /* the k % LLM__VF tail */
+        const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
+        for (rr = 0; rr < 4; rr++)
+            for (tt = 0; tt < 4; tt++) s[rr][tt] += ws[rr] * xs[tt];
+    }
+    for (tt = 0; tt < nt; tt++)
+        for (rr = 0; rr < 4; rr++)
+            g->y[(ptrdiff_t)(t0 + tt) * g->n + r + rr] = (g->bias ? g->bias[r + rr] : 0.0f) + s[rr][tt];
+}
+
 static void llm__gemv_task(void *ctx, int ith, int nth) {
     const llm__gemv *g = (const llm__gemv *)ctx;
     /* rows in multiples of 16 so each thread's 4-row groups stay whole */
-    int groups = (g->n + 15) / 16, r0, r1, t;
+    int groups = (g->n + 15) / 16, r0, r1, r, t;
     r0 = (int)((int64_t)groups * ith / nth) * 16;
     r1 = (int)((int64_t)groups * (ith + 1) / nth) * 16;
     if (r1 > g->n) r1 = g->n;
     if (r0 >= r1) return;
-    for (t = 0; t < g->n_tokens; t++)
-        llm__gemv_1(g->y + (ptrdiff_t)t * g->n, g->x + (ptrdiff_t)t * g->k, g->w, g->bias, g->k, r0, r1);
+    if (g->n_tokens == 1) {
+        llm__gemv_1(g->y, g->x, g->w, g->bias, g->k, r0, r1);
+        return;
+    }
+    /* a few tokens: 4 rows at a time, all tokens while those rows are in cache */
+    for (r = r0; r + 4 <= r1; r += 4)
+        for (t = 0; t < g->n_tokens; t += 4) llm__gemv_4x4(g, r, t, g->n_tokens - t < 4 ? g->n_tokens - t : 4);
+    for (; r < r1; r++)
+        for (t = 0; t < g->n_tokens; t++)
+            g->y[(ptrdiff_t)t * g->n + r] =
+                (g->bias ? g->bias[r] : 0.0f) + llm__dot(g->w + (ptrdiff_t)r * g->k, g->x + (ptrdiff_t)t * g->k, g->k);
 }
+
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
