@@ -684,7 +684,8 @@ LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1)
    The weights point INTO buf (nothing is copied), so buf must outlive the model and be
    4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
    is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
-   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+   NULL) names the problem. On a big-endian host llm_llama2c_load (weights used in place)
+   is LLM_EUNSUPPORTED; llm_llama2c_load_file byte-swaps the floats of its own copy. */
 LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
                                           const char **why);
 /* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
@@ -4786,6 +4787,7 @@ typedef struct llm__reader {
     int gs;        /* v2 group size */
     int bad;       /* 1 once anything did not fit */
     int misaligned;
+    unsigned char *swap; /* big-endian host, own copy: byte-swap every float taken, in place */
 } llm__reader;
 
 static const float *llm__take_f32(llm__reader *r, uint64_t n) {
@@ -4796,6 +4798,11 @@ static const float *llm__take_f32(llm__reader *r, uint64_t n) {
     }
     p = r->base + r->off;
     if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    if (r->swap) {
+        unsigned char *q = r->swap + r->off, t;
+        uint64_t i;
+        for (i = 0; i < n; i++, q += 4) t = q[0], q[0] = q[3], q[3] = t, t = q[1], q[1] = q[2], q[2] = t;
+    }
     r->off += n * 4;
     return (const float *)(const void *)p;
 }
@@ -4824,8 +4831,10 @@ static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
     return w;
 }
 
-LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
-                                   int n_layers_cap, const char **why) {
+/* Walks the file once to validate every size; then, on a big-endian host and only for a
+   buffer we own (own != NULL), walks it again byte-swapping the floats in place. */
+static llm_status llm__llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                    int n_layers_cap, const char **why, unsigned char *own) {
     llm_config c;
     int ver, gs, L, l, q8;
     uint64_t off, d, hd, kvd, ff, V;
@@ -4835,12 +4844,13 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (why) *why = "";
     if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
-    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
     kvd = (uint64_t)c.n_kv_heads * hd;
     q8 = ver == 2;
     r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    r.swap = NULL;
+again:
     memset(&w, 0, sizeof w);
     memset(layers, 0, (size_t)L * sizeof *layers);
     /* layer l's slice of an [L][rows][cols] tensor */
@@ -4899,6 +4909,12 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
     if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
     if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    if (!llm__little_endian() && !r.swap) {
+        if (!own) LLM__FFAIL(why, "big-endian host: the weights are little-endian (llm_llama2c_load_file converts)",
+                             LLM_EUNSUPPORTED);
+        r.off = off, r.swap = own; /* every size checked: now convert, same walk */
+        goto again;
+    }
     for (l = 0; l < L; l++) {
         layers[l].attn_norm = an + (uint64_t)l * d;
         layers[l].ffn_norm = fn + (uint64_t)l * d;
@@ -4910,6 +4926,11 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     m->weights = w;
     m->file_version = ver;
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    return llm__llama2c_load(m, buf, len, layers, n_layers_cap, why, NULL);
 }
 
 /* ---- the llama2.c tokenizer --------------------------------------------------------- */
@@ -5237,7 +5258,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why, data);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;
