@@ -568,6 +568,22 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model
    ====================================================================================== */
 
+/* Running a model (examples/08_generate.c is the commented version):
+
+       llm_model m;  llm_tokenizer tok;  llm_state s;  llm_sampler smp;  const char *why;
+       llm_llama2c_load_file(&m, "stories15M.bin", &why);            weights point into the file
+       llm_tokenizer_load_file(&tok, "tokenizer.bin", m.config.vocab, &why);
+       llm_state_create(&s, &m.config, 256, 64, LLM_F32);             KV cache + activations, once
+       llm_sampler_create(&smp, m.config.vocab, 0.8f, 0.9f, seed);
+       llm_tokenize(&tok, "Once upon a time", 1, 0, ids, cap, &n);    BOS + BPE
+       llm_forward(&s, &m.weights, ids, n, 0, logits, 0, th);         prefill: logits of the last
+       for (pos = n; pos < 256; pos++) {                              decode, one token at a time
+           next = llm_sample(&smp, logits);
+           llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
+       }
+
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
+
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
    Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
