@@ -3,7 +3,8 @@
 #   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in three builds:
 #                  native SIMD, AVX2+FMA (on x86-64) and scalar (-DLLM_NO_SIMD), the header
 #                  compiled as C++11, and the link checks; ends with "N passed, N failed"
-#   make sanitize  the tests under ASan + UBSan
+#   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
+#   make matrix / valgrind / fuzz: see the hardening block below
 #   make bench     throughput beside this machine's own roofs
 #   make neon      the kernel tests built for aarch64 (NEON) and run under qemu-aarch64
 #   make clean
@@ -22,7 +23,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h $(wildcard examples/*.h)
+DEPS = llm.h tests/test.h tests/ckpt_writer.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -110,9 +111,16 @@ $(B)/san/%: tests/%.c $(DEPS) | $(B)/san
 	$(CC) $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 $(B)/san-scalar/%: tests/%.c $(DEPS) | $(B)/san-scalar
 	$(CC) $(CSTD) $(WARN) $(SAN) -DLLM_NO_SIMD $(THREADS) -I. $< -o $@ $(LDLIBS)
-sanitize: $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS))
+# clang too when its sanitizer runtime links (issue 6); SAN_CLANG= to skip it.
+SAN_CLANG ?= $(shell echo 'int main(void){return 0;}' | clang -x c -fsanitize=address,undefined - -o /dev/null 2>/dev/null && echo clang)
+SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)) \
+           $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
+$(B)/san-clang/%: tests/%.c $(DEPS)
+	@mkdir -p $(@D)
+	clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+sanitize: $(SAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  sh tests/run.sh $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS))
+	  sh tests/run.sh $(SAN_BINS)
 
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_OPT = -O3
@@ -134,6 +142,46 @@ $(B)/bench/bench_kernels_avx2: bench/bench_kernels.c llm.h bench/roofs.h | $(B)/
 endif
 bench: $(addprefix $(B)/bench/,$(BENCHES) $(BENCH_EXTRA))
 	@for b in $(BENCHES) $(BENCH_EXTRA); do ./$(B)/bench/$$b || exit 1; done
+
+# ---- hardening (issue 6): portability matrix, valgrind, fuzzing ---------------------
+#   make matrix    gcc/clang C99/C11, C++11/17, tcc, NO_SIMD/NO_STDIO/STATIC/PTHREADS,
+#                  -m32, AArch64 NEON and big-endian s390x under qemu; a PASS/FAIL/SKIP table
+#                  (MATRIX_INSTALL=1 lets it apt-get missing tools; see tests/matrix.sh)
+#   make analyze   cppcheck + clang-tidy (bugprone, cert, clang-analyzer) over the implementation
+#   make valgrind  the scalar tests under valgrind memcheck (valgrind has no AVX-512)
+#   make fuzz      each libFuzzer target in tests/fuzz for FUZZ_SECONDS (default 60)
+#   make fuzz-replay  every seed and regression input once, no fuzzing (deterministic)
+.PHONY: matrix valgrind fuzz fuzz-build fuzz-replay analyze
+matrix:
+	@bash tests/matrix.sh
+analyze:
+	@sh tests/analyze.sh
+
+VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+$(B)/vg/%: tests/%.c $(DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -O1 -g -DLLM_NO_SIMD $(THREADS) -I. $< -o $@ $(LDLIBS)
+	@printf '#!/bin/sh\nexec $(VALGRIND) %s "$$@"\n' $@ > $@.sh && chmod +x $@.sh
+valgrind: $(addprefix $(B)/vg/,$(TESTS))
+	@sh tests/run.sh $(addsuffix .sh,$(addprefix $(B)/vg/,$(TESTS)))
+
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. -Itests
+FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# the estimators must not wrap a uint64_t either: unsigned overflow is a finding there
+FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
+$(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -O1 -g -I. -Itests $< -o $@ $(LDLIBS)
+fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZERS)) $(B)/fuzz/seeds
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZERS)
+fuzz-replay: fuzz-build
+	@FUZZ_REPLAY=1 sh tests/fuzz/run.sh $(FUZZERS)
 
 # ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
 # (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
