@@ -513,7 +513,8 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
+   threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
    Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
    polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
    inputs (tests/test_attention.c). Results don't depend on the number of threads. */
@@ -553,14 +554,18 @@ LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
 /* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
    pos..pos+n_tokens-1; len becomes max(len, pos + n_tokens). Appending is pos = len.
-   LLM_EFULL past capacity and LLM_ERANGE for pos > len (a hole): nothing written. */
+   LLM_EFULL past capacity and LLM_ERANGE for pos < 0 or pos > len (a hole): nothing
+   written; LLM_EINVAL for NULLs, a bad layer, n_tokens <= 0. In the layout a model
+   writes layer 0 at pos = len, then layers 1.. at the same pos (pos < len by then). */
 LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
                                      int n_tokens);
-LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind, e.g. for a new prompt */
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind (0 <= len <= kv->len, else LLM_ERANGE) */
 LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 */
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
-   to the last `window` positions (Mistral's sliding window). */
+   to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
+   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
@@ -3560,7 +3565,13 @@ static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int 
         memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
     } else if (t == LLM_F16) {
         uint16_t *dst = (uint16_t *)base + row * hd;
-        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+        d = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        /* the F16C instruction rounds to nearest even too: the same bits, 8 at a time */
+        for (; d + 8 <= hd; d += 8)
+            _mm_storeu_si128((__m128i *)(void *)(dst + d), _mm256_cvtps_ph(_mm256_loadu_ps(x + d), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
     } else {
         int8_t *dst = (int8_t *)base + row * hd;
         float amax = 0, inv;
@@ -3929,7 +3940,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    /* several lanes (a GQA group) re-read each tile: 32 keys of K and V stay in L1 */
+    int hd = J->hd, tile = n > 1 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -4037,10 +4049,12 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
-            for (j = 0; j < nk; j++)
+            for (j = 0; j < nk; j++) {
+                int kp = j0 + j;
+                if (kp <= lo && (J->window == 0 || kp >= hi - J->window + 1)) continue; /* all lanes see it */
                 for (i = 0; i < n; i++)
-                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
-                        st[j * QB + i] = -INFINITY;
+                    if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
+            }
         /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
         for (j = 0; j < nk; j++) {
             mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
