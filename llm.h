@@ -5115,6 +5115,13 @@ static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
     return t->bytes + t->offset[id];
 }
 
+/* The token of a raw byte: its <0xNN> piece; else id byte + 3 as run.c assumes; and
+   <unk> (0) in a vocabulary too small for that, so every id stays in range. */
+static int llm__byte_token(const llm_tokenizer *t, int b) {
+    if (t->byte_id[b] >= 0) return t->byte_id[b];
+    return b + 3 < t->vocab ? b + 3 : 0;
+}
+
 LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
                                int *n_ids) {
     const char *c;
@@ -5130,7 +5137,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
     /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
     if (text[0] != '\0') {
         int sp = llm__lookup2(t, " ", 1, "", 0);
-        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+        LLM__PUSH(sp >= 0 ? sp : llm__byte_token(t, ' '));
     }
     /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
        a code point with no piece falls back to one <0xNN> token per byte */
@@ -5141,10 +5148,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
         if (id >= 0) {
             LLM__PUSH(id);
         } else {
-            for (i = 0; i < k; i++) {
-                int b = (unsigned char)c[i];
-                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
-            }
+            for (i = 0; i < k; i++) LLM__PUSH(llm__byte_token(t, (unsigned char)c[i]));
         }
         c += k;
     }
