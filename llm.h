@@ -573,6 +573,22 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model
    ====================================================================================== */
 
+/* Running a model (examples/08_generate.c is the commented version):
+
+       llm_model m;  llm_tokenizer tok;  llm_state s;  llm_sampler smp;  const char *why;
+       llm_llama2c_load_file(&m, "stories15M.bin", &why);            weights point into the file
+       llm_tokenizer_load_file(&tok, "tokenizer.bin", m.config.vocab, &why);
+       llm_state_create(&s, &m.config, 256, 64, LLM_F32);             KV cache + activations, once
+       llm_sampler_create(&smp, m.config.vocab, 0.8f, 0.9f, seed);
+       llm_tokenize(&tok, "Once upon a time", 1, 0, ids, cap, &n);    BOS + BPE
+       llm_forward(&s, &m.weights, ids, n, 0, logits, 0, th);         prefill: logits of the last
+       for (pos = n; pos < 256; pos++) {                              decode, one token at a time
+           next = llm_sample(&smp, logits);
+           llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
+       }
+
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
+
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
    Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
@@ -689,7 +705,8 @@ LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1)
    The weights point INTO buf (nothing is copied), so buf must outlive the model and be
    4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
    is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
-   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+   NULL) names the problem. On a big-endian host llm_llama2c_load (weights used in place)
+   is LLM_EUNSUPPORTED; llm_llama2c_load_file byte-swaps the floats of its own copy. */
 LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
                                           const char **why);
 /* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
@@ -4899,6 +4916,7 @@ typedef struct llm__reader {
     int gs;        /* v2 group size */
     int bad;       /* 1 once anything did not fit */
     int misaligned;
+    unsigned char *swap; /* big-endian host, own copy: byte-swap every float taken, in place */
 } llm__reader;
 
 static const float *llm__take_f32(llm__reader *r, uint64_t n) {
@@ -4909,6 +4927,11 @@ static const float *llm__take_f32(llm__reader *r, uint64_t n) {
     }
     p = r->base + r->off;
     if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    if (r->swap) {
+        unsigned char *q = r->swap + r->off, t;
+        uint64_t i;
+        for (i = 0; i < n; i++, q += 4) t = q[0], q[0] = q[3], q[3] = t, t = q[1], q[1] = q[2], q[2] = t;
+    }
     r->off += n * 4;
     return (const float *)(const void *)p;
 }
@@ -4937,8 +4960,10 @@ static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
     return w;
 }
 
-LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
-                                   int n_layers_cap, const char **why) {
+/* Walks the file once to validate every size; then, on a big-endian host and only for a
+   buffer we own (own != NULL), walks it again byte-swapping the floats in place. */
+static llm_status llm__llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                    int n_layers_cap, const char **why, unsigned char *own) {
     llm_config c;
     int ver, gs, L, l, q8;
     uint64_t off, d, hd, kvd, ff, V;
@@ -4948,12 +4973,13 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (why) *why = "";
     if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
-    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
     kvd = (uint64_t)c.n_kv_heads * hd;
     q8 = ver == 2;
     r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    r.swap = NULL;
+again:
     memset(&w, 0, sizeof w);
     memset(layers, 0, (size_t)L * sizeof *layers);
     /* layer l's slice of an [L][rows][cols] tensor */
@@ -5012,6 +5038,12 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
     if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
     if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    if (!llm__little_endian() && !r.swap) {
+        if (!own) LLM__FFAIL(why, "big-endian host: the weights are little-endian (llm_llama2c_load_file converts)",
+                             LLM_EUNSUPPORTED);
+        r.off = off, r.swap = own; /* every size checked: now convert, same walk */
+        goto again;
+    }
     for (l = 0; l < L; l++) {
         layers[l].attn_norm = an + (uint64_t)l * d;
         layers[l].ffn_norm = fn + (uint64_t)l * d;
@@ -5023,6 +5055,11 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     m->weights = w;
     m->file_version = ver;
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    return llm__llama2c_load(m, buf, len, layers, n_layers_cap, why, NULL);
 }
 
 /* ---- the llama2.c tokenizer --------------------------------------------------------- */
@@ -5177,6 +5214,13 @@ static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
     return t->bytes + t->offset[id];
 }
 
+/* The token of a raw byte: its <0xNN> piece; else id byte + 3 as run.c assumes; and
+   <unk> (0) in a vocabulary too small for that, so every id stays in range. */
+static int llm__byte_token(const llm_tokenizer *t, int b) {
+    if (t->byte_id[b] >= 0) return t->byte_id[b];
+    return b + 3 < t->vocab ? b + 3 : 0;
+}
+
 LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
                                int *n_ids) {
     const char *c;
@@ -5192,7 +5236,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
     /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
     if (text[0] != '\0') {
         int sp = llm__lookup2(t, " ", 1, "", 0);
-        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+        LLM__PUSH(sp >= 0 ? sp : llm__byte_token(t, ' '));
     }
     /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
        a code point with no piece falls back to one <0xNN> token per byte */
@@ -5203,10 +5247,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
         if (id >= 0) {
             LLM__PUSH(id);
         } else {
-            for (i = 0; i < k; i++) {
-                int b = (unsigned char)c[i];
-                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
-            }
+            for (i = 0; i < k; i++) LLM__PUSH(llm__byte_token(t, (unsigned char)c[i]));
         }
         c += k;
     }
@@ -5350,7 +5391,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why, data);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;
