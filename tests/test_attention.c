@@ -420,7 +420,11 @@ static void test_threads(llm_threads *th2) {
 
 int main(void) {
     llm_threads *th2 = NULL;
+#ifdef LLM_PTHREADS
     CHECK_OK(llm_threads_create(&th2, 2));
+#else
+    printf("no LLM_PTHREADS: the threaded runs use the caller's thread only\n");
+#endif
     test_reference(th2);
     test_causality();
     test_gqa_is_repeated_mha();
