@@ -34,7 +34,8 @@ FLAGS_scalar = $(ARCH) -DLLM_NO_SIMD
 FLAGS_avx2   = -mavx2 -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
-LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check
+LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
+            $(B)/test/link/readme_check
 
 .PHONY: all demo test sanitize bench clean
 .SECONDARY:
@@ -52,6 +53,27 @@ demo: all
 	  echo; echo "==== $$e: $$(sed -n '1s@^/\* *[^:]*: *@@; 1s@ *\*/ *$$@@p' examples/$$e.c)"; \
 	  ./$(B)/examples/$$e || exit 1; \
 	done
+	@$(MAKE) --no-print-directory demo-run
+
+# ---- >>model: build/llm-run in `make demo` (owned by the model section) --------------
+# stories260K + synth512 from ../shared/models when present, else the random checkpoint
+# 08_generate writes; shows the token ids, then the text, speed and bytes per token.
+DEMO_MODEL = ../shared/models/stories260K.bin
+DEMO_TOK = ../shared/models/synth512.bin
+demo-run: $(B)/llm-run $(B)/examples/08_generate
+	@echo; echo "==== llm-run: a llama2.c checkpoint with run.c's command line (build/llm-run)"
+	@if [ -f $(DEMO_MODEL) ] && [ -f $(DEMO_TOK) ]; then m=$(DEMO_MODEL); t=$(DEMO_TOK); \
+	  note="synth512 is not the vocabulary stories260K was trained with: gibberish text, but run.c's token ids"; \
+	else m=$(B)/08_random.bin; t=$(B)/08_random_tok.bin; \
+	  [ -f $$m ] || ./$(B)/examples/08_generate >/dev/null; \
+	  note="../shared/models absent: random weights written by 08_generate, meaningless text"; fi; \
+	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 24 -i 'Once upon a time' --ids"; \
+	./$(B)/llm-run $$m -z $$t -t 0 -n 24 -i "Once upon a time" --ids 2>/dev/null | tr '\n' ' '; echo; \
+	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 256 -i 'Once upon a time'"; \
+	./$(B)/llm-run $$m -z $$t -t 0 -n 256 -i "Once upon a time" 2>&1; \
+	echo "($$note. For real stories: llama2.c's stories15M.bin and tokenizer.bin run as is:"; \
+	echo " build/llm-run stories15M.bin -z tokenizer.bin -i 'Once upon a time')"
+.PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------
 define TEST_RULE
@@ -72,6 +94,13 @@ $(B)/test/link/static_check: tests/link_static.c llm.h | $(B)/test/link
 	  $(B)/test/link/static_a.o $(B)/test/link/static_b.o -o $@ $(LDLIBS)
 $(B)/test/link/cxx_check: tests/cxx_check.cpp llm.h | $(B)/test/link
 	$(CXX) -std=c++11 $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+
+# The README's embedding example is a test too (tests/readme_check.sh says how).
+$(B)/test/link/readme_example: tests/readme_example.c llm.h | $(B)/test/link
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $< -o $@ $(LDLIBS)
+$(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example README.md
+	printf '#!/bin/sh\nexec sh tests/readme_check.sh $(B)/test/link/readme_example\n' > $@
+	chmod +x $@
 
 test: $(TEST_BINS) $(LINK_BINS)
 	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS)
@@ -95,10 +124,24 @@ sanitize: $(SAN_BINS)
 
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_OPT = -O3
-$(B)/bench/%: bench/%.c llm.h | $(B)/bench
-	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS)
-bench: $(addprefix $(B)/bench/,$(BENCHES))
-	@for b in $(BENCHES); do ./$(B)/bench/$$b || exit 1; done
+# bench_kernels compares with OpenBLAS when its header is installed; only that benchmark
+# links it (llm.h never depends on it). BENCH_LIBS_<name> are per-benchmark extras.
+CBLAS_H := $(firstword $(wildcard /usr/include/cblas.h /usr/include/*/cblas.h /usr/local/include/cblas.h))
+ifneq ($(CBLAS_H),)
+BENCH_LIBS_bench_kernels = -DBENCH_OPENBLAS -lopenblas
+endif
+$(B)/bench/%: bench/%.c llm.h bench/roofs.h | $(B)/bench
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) $(ARCH) $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< -o $@ $(LDLIBS) $(BENCH_LIBS_$*)
+# the AVX2+FMA path of the same benchmark (x86-64), against OpenBLAS's Haswell kernel
+BENCH_EXTRA =
+ifeq ($(UNAME_M),x86_64)
+BENCH_EXTRA = bench_kernels_avx2
+$(B)/bench/bench_kernels_avx2: bench/bench_kernels.c llm.h bench/roofs.h | $(B)/bench
+	$(CC) $(CSTD) $(WARN) $(BENCH_OPT) -mavx2 -mfma -mno-avx512f $(THREADS) -D_POSIX_C_SOURCE=200809L -I. -Ibench $< \
+	  -o $@ $(LDLIBS) $(BENCH_LIBS_bench_kernels)
+endif
+bench: $(addprefix $(B)/bench/,$(BENCHES) $(BENCH_EXTRA))
+	@for b in $(BENCHES) $(BENCH_EXTRA); do ./$(B)/bench/$$b || exit 1; done
 
 # ---- hardening (issue 6): portability matrix, valgrind, fuzzing ---------------------
 #   make matrix    gcc/clang C99/C11, C++11/17, tcc, NO_SIMD/NO_STDIO/STATIC/PTHREADS,

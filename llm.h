@@ -264,7 +264,8 @@ typedef struct llm_flops {
     double lm_head;    /* 2 V d: the logits (Kaplan's 2N leaves it out) */
     double attention;  /* 4 L T (n_heads head_dim): QK^T and AV over T = context positions;
                           halved if `causal`: a causal kernel skipping masked tiles does
-                          on average half the T x T work of a T-token sequence */
+                          on average half the T x T work of a T-token sequence; a sliding
+                          window W caps the keys per token at W */
     double forward;    /* matmul + lm_head + attention */
     double train;      /* 3 forward: the backward pass costs twice the forward */
     double train_6n;   /* 6 N (Kaplan et al. 2020; Chinchilla's C = 6ND) */
@@ -334,12 +335,14 @@ LLMDEF const llm_gpu *llm_gpu_preset_at(int i);         /* NULL past the end */
 /* ---- the planner -------------------------------------------------------------------- */
 
 /* What to run where. Start from llm_plan_default() (fp16 weights and KV, batch 1, the
-   model's context, one GPU, the 2 GB overhead allowance) and set what you need. */
+   model's context, one GPU, the 2 GB overhead allowance) and set what you need. A
+   zeroed llm_plan is valid too, but means fp32 weights and KV and no overhead. */
 typedef struct llm_plan {
     const llm_config *model;
     const llm_gpu *gpu;
-    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO) */
-    int64_t batch;       /* sequences in flight (training: micro-batch per GPU) */
+    int n_gpus;          /* inference: tensor parallel degree; training: data parallel (ZeRO);
+                            0 = 1 */
+    int64_t batch;       /* sequences in flight (training: micro-batch per GPU); 0 = 1 */
     int64_t seq_len;     /* tokens per sequence; 0 = model->max_seq_len */
     llm_dtype weights;   /* inference weight dtype (training is always 2+2+12 B/param) */
     llm_dtype kv;        /* KV cache dtype (LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8) */
@@ -348,9 +351,11 @@ typedef struct llm_plan {
     int recompute;       /* training: full activation recomputation */
     int flash;           /* training: flash attention (no T x T activations) */
     double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
-    double tight;        /* "tight" above this fraction of memory; default 0.9 */
+    double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
 } llm_plan;
 
+/* fits: total <= tight x capacity; tight: up to the capacity (no room for fragmentation,
+   a longer prompt, a bigger batch); does not fit: beyond it. */
 typedef enum llm_verdict { LLM_FITS = 0, LLM_TIGHT, LLM_DOES_NOT_FIT } llm_verdict;
 LLMDEF const char *llm_verdict_str(llm_verdict v); /* "fits", "tight", "does not fit" */
 
@@ -376,6 +381,8 @@ typedef struct llm_plan_line {
     const char *name; /* "weights", "KV cache", ... */
     double bytes;     /* per GPU */
 } llm_plan_line;
+/* Inference lines: weights, KV cache, overhead. Training lines: 16-bit weights,
+   16-bit gradients, Adam state (fp32 master, m, v), activations, overhead. */
 typedef struct llm_plan_result {
     llm_params params;
     int64_t seq_len;          /* resolved */
@@ -387,9 +394,11 @@ typedef struct llm_plan_result {
     double used;              /* total / capacity */
     llm_verdict verdict;
     double decode_seconds;    /* per decode step, lower bound: bytes read / bandwidth */
-    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak */
+    double prefill_seconds;   /* batch x seq_len prompt tokens, lower bound: FLOPs / peak
+                                 (training: one micro-batch's forward pass) */
     double prefill_flops;
-    double step_flops;        /* training: FLOPs of one step on one GPU (6N + attention) */
+    double step_flops;        /* training: one micro-batch on one GPU, 3 forward passes
+                                 (4 with recomputation) of batch x seq_len tokens */
     int n_advice;             /* filled unless the plan fits: for inference each change on
                                  its own, for training a cumulative ladder that ends when it fits */
     llm_advice advice[LLM_PLAN_MAX_ADVICE];
@@ -416,7 +425,9 @@ typedef struct llm_weight {
    GEMV. y must not overlap x. */
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
                              int n_tokens, int d_in, int d_out, llm_threads *th);
-/* The same with W in any llm_weight format (converted or dequantized on the fly). */
+/* The same with W in any llm_weight format (converted or dequantized on the fly).
+   LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
+   int8 -> int32; group_size at most 16384. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major. */
@@ -502,7 +513,10 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is. */
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
+   polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
+   inputs (tests/test_attention.c). Results don't depend on the number of threads. */
 #ifndef LLM_ATTN_MAX_HEAD_DIM
 #define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
 #endif
@@ -554,9 +568,171 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model
    ====================================================================================== */
 
+/* One decoder block's weights. Every pointer points into memory the caller owns (a file
+   read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
+   Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
+   w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU. */
+typedef struct llm_layer_weights {
+    const float *attn_norm, *attn_norm_b; /* [d]: before attention (after it when post_norm) */
+    llm_weight wq, wk, wv, wo;
+    const float *bq, *bk, *bv, *bo;
+    const float *ffn_norm, *ffn_norm_b;   /* [d]: before the FFN (after it when post_norm) */
+    llm_weight w1, w2, w3;
+    const float *b1, *b2, *b3;
+} llm_layer_weights;
+
+/* A whole model's weights, again only pointers into caller memory. */
+typedef struct llm_weights {
+    llm_weight tok_embed;             /* [vocab][d] */
+    const float *pos_embed;           /* [max_seq_len][d], LLM_POS_LEARNED only */
+    const llm_layer_weights *layers;  /* [n_layers] */
+    const float *out_norm, *out_norm_b; /* final norm [d]; NULL = none */
+    llm_weight lm_head;               /* [vocab][d]; tied embeddings: same as tok_embed */
+} llm_weights;
+
+/* A model = its architecture + its weights. llm_llama2c_load fills one from a buffer;
+   owned is set only by the functions that allocate (llm_llama2c_load_file). */
+typedef struct llm_model {
+    llm_config config;
+    llm_weights weights;
+    int file_version; /* llama2.c: 0 legacy, 1 fp32, 2 int8 */
+    void *owned;
+} llm_model;
+LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
+
+/* One decoder block over n_tokens tokens at positions pos.., in place on x[n_tokens][d]:
+     pre-norm  (Llama, GPT-2):       x += Attn(Norm(x));  x += FFN(Norm(x))
+     post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
+   writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
+   c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
+   alignment of 4. */
+LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens);
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n_tokens, int pos,
+                                   void *scratch, llm_threads *th);
+
+/* Everything a forward pass writes, sized once: RoPE table, KV cache for `capacity`
+   positions, the residual stream and block scratch for up to max_tokens tokens per pass
+   (longer prompts run in chunks). Then no call allocates. */
+typedef struct llm_state {
+    llm_config config;
+    int capacity, max_tokens;
+    llm_rope rope;
+    llm_kv_cache kv;
+    float *x;      /* [max_tokens][d_model] residual stream */
+    void *scratch; /* llm_block_scratch_bytes(config, max_tokens) */
+    void *owned;   /* set by llm_state_create */
+} llm_state;
+
+LLMDEF size_t llm_state_bytes(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype);
+LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, const llm_config *c, int capacity,
+                                 int max_tokens, llm_dtype kv_dtype);
+LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
+                                   llm_dtype kv_dtype);
+LLMDEF void llm_state_free(llm_state *s);
+
+/* The whole model on tokens[n_tokens] at positions pos..pos+n_tokens-1:
+   embedding (+ learned positions) -> n_layers blocks -> final norm -> LM head.
+   n_tokens = 1 is one decode step; more is a prefill. logits receives [vocab] floats for
+   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length
+   (pos < length rewinds: later positions are overwritten). */
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th);
+
+/* Bytes one decode step at position pos reads from memory: every weight it multiplies
+   (each matrix once, one embedding row) plus the KV cache rows 0..pos. Decoding is bound
+   by this: tok/s <= read bandwidth / bytes. */
+LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos);
+
+/* Sampling exactly as llama2.c's run.c does it, so a seed reproduces its stories:
+   temperature 0 is argmax (the lowest id on ties); otherwise softmax(logits / temperature)
+   and then top-p (nucleus) sampling when 0 < topp < 1, else plain multinomial, with
+   run.c's xorshift generator (llm_xorshift_u32). The sampler's scratch (the top-p sort)
+   lives in caller memory: llm_sampler_bytes(vocab). */
+typedef struct llm_sampler {
+    int vocab;
+    float temperature, topp;
+    uint64_t rng;  /* xorshift state; the seed as is (0 stays 0: pass a nonzero seed) */
+    void *scratch; /* 2 * vocab (index, probability) pairs */
+    void *owned;
+} llm_sampler;
+
+LLMDEF size_t llm_sampler_bytes(int vocab);
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
+                                   uint64_t seed);
+LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
+LLMDEF void llm_sampler_free(llm_sampler *s);
+/* The next token; logits[vocab] is overwritten (scaled, then probabilities). -1 on bad
+   arguments. */
+LLMDEF int llm_sample(llm_sampler *s, float *logits);
+LLMDEF uint32_t llm_xorshift_u32(uint64_t *state); /* run.c's random_u32 */
+LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1) */
+
 /* ======================================================================================
    >>files
    ====================================================================================== */
+
+/* llama2.c checkpoints (Karpathy's run.c / runq.c), little-endian:
+     version 0 (legacy): 7 int32 header dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+       vocab (negative: separate classifier), seq_len; then fp32 tensors, each for all
+       layers: embedding, attention norms, wq, wk, wv, wo, FFN norms, w1, w2, w3, final
+       norm, two unused RoPE tables, [classifier].
+     version 1: 256-byte header (magic "ak42", version, the 7 ints, shared-classifier
+       byte); norms first, then embedding, wq .. w3, [classifier]; fp32.
+     version 2: as version 1 plus int32 group_size; norms fp32; every matrix per layer as
+       int8 values followed by one fp32 scale per group_size values.
+   The weights point INTO buf (nothing is copied), so buf must outlive the model and be
+   4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
+   is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
+   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
+                                          const char **why);
+/* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why);
+
+/* The llama2.c tokenizer (tokenizer.bin: int32 max_token_length, then per token: fp32
+   score, int32 length, the bytes). The vocabulary size is not in the file: it is the
+   model's. Ids 1 and 2 are BOS <s> and EOS </s>; byte-fallback pieces <0x00>..<0xFF>. */
+typedef struct llm_tokenizer {
+    int vocab, max_token_length;
+    float *scores;     /* [vocab] merge priority: higher merges first */
+    uint32_t *offset;  /* [vocab + 1]: piece i is bytes[offset[i] .. offset[i+1]-2], NUL-terminated */
+    char *bytes;
+    int32_t *sorted;   /* ids ordered by piece, for binary search */
+    int byte_id[256];  /* id of <0xNN>, or -1 */
+    unsigned char raw[256]; /* raw[b] = b: what a <0xNN> piece decodes to */
+    void *owned;
+} llm_tokenizer;
+
+LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len);
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why);
+LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why);
+LLMDEF void llm_tokenizer_free(llm_tokenizer *t);
+/* Encode as run.c does: [BOS] [dummy-prefix " " if text is not empty] one token per UTF-8
+   code point (or its bytes as <0xNN>), then repeatedly merge the adjacent pair whose
+   concatenation is the best-scoring piece; [EOS]. cap >= strlen(text) + 3 always
+   suffices; a smaller cap that overflows is LLM_ERANGE. */
+LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
+                               int *n_ids);
+/* The text of `token` following `prev`: the leading space is dropped after BOS, and a
+   <0xNN> piece is the raw byte. NULL for an id out of range. */
+LLMDEF const char *llm_token_piece(const llm_tokenizer *t, int prev, int token, int *len);
+/* run.c's safe_printf rule: 0 for an empty piece or a single byte that is neither
+   printable ASCII nor white space (a lone UTF-8 fragment or control byte). */
+LLMDEF int llm_piece_printable(const char *piece, int len);
+/* All pieces of ids[0..n-1] (the first follows prev; BOS and EOS print nothing), raw
+   bytes included, NUL-terminated; LLM_ERANGE if cap is too small. */
+LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *ids, int n, char *out, size_t cap,
+                                 size_t *out_len);
+
+#ifndef LLM_NO_STDIO
+/* The same from files; they allocate (the model: the file's bytes and the layer table),
+   freed by llm_model_free / llm_tokenizer_free. */
+LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why);
+LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1122,7 +1298,13 @@ LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causa
     f.lm_head = 2.0 * (double)c->vocab * c->d_model;
     /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
        (2 T qdim) */
-    f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    if (c->sliding_window > 0 && T > c->sliding_window) {
+        /* each token sees at most W keys; causal: the first W tokens see 1..W */
+        double W = c->sliding_window;
+        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
+    } else {
+        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+    }
     f.forward = f.matmul + f.lm_head + f.attention;
     f.train = 3.0 * f.forward;
     f.train_6n = 6.0 * N;
@@ -1281,37 +1463,52 @@ LLMDEF const char *llm_advice_str(llm_advice_kind k) {
 #define LLM__PLAN_MAX 2147483647LL
 
 /* KV cache bytes: K and V, 2 L n_kv_heads head_dim seq batch elements, plus one fp32
-   scale per (layer, head, position) row of K and of V for LLM_INT8. The same formula as
-   llm_kv_cache_bytes in >>attention, which sizes the real cache (tests check they agree
-   once both are built); kept here so the estimators stand on their own. */
+   scale per (layer, head, position) row of K and of V for LLM_INT8. This is
+   llm_kv_cache_bytes (>>attention), the function that sizes the real cache, so the plan
+   and llm_kv_cache_init always agree; it returns 0 past 2^64 bytes, where the same
+   formula in double takes over (2^31 sequences of 2^31 tokens of a 405B model). */
 static double llm__kv_bytes(const llm_config *c, int64_t seq, int64_t batch, llm_dtype t) {
     double rows = 2.0 * c->n_layers * c->n_kv_heads * (double)seq * (double)batch;
+    uint64_t exact = llm_kv_cache_bytes(c, seq, batch, t);
+    if (exact) return (double)exact;
     return rows * llm_config_head_dim(c) * llm_dtype_bytes(t) + (t == LLM_INT8 ? rows * 4.0 : 0.0);
 }
 
+/* Fill in the fields where zero means a default. */
+static void llm__plan_resolve(llm_plan *p) {
+    if (p->n_gpus == 0) p->n_gpus = 1;
+    if (p->batch == 0) p->batch = 1;
+    if (p->seq_len == 0 && p->model && p->model->max_seq_len > 0) p->seq_len = p->model->max_seq_len;
+    if (p->tight == 0) p->tight = 0.9;
+}
+
 /* The memory lines and times of one plan, without advice. */
-static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const char **reason) {
+static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, const char **reason) {
     const llm_config *c;
     double n_gpus, overhead;
     int64_t seq;
+    llm_plan resolved;
+    const llm_plan *p = &resolved;
     if (reason) *reason = "ok";
     memset(r, 0, sizeof *r);
-    if (!p) LLM__REJECT("plan is NULL");
+    if (!plan) LLM__REJECT("plan is NULL");
+    resolved = *plan;
+    llm__plan_resolve(&resolved);
     if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
     if (!p->gpu) LLM__REJECT("no GPU");
     if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
         LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
     if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
     if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
-    if (p->seq_len < 0 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 0..2^31-1");
+    if (p->seq_len < 1 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 1..2^31-1");
     if (p->zero_stage < 0 || p->zero_stage > 3) LLM__REJECT("ZeRO stage must be 0, 1, 2 or 3");
     if (!(llm_dtype_bits(p->weights) > 0)) LLM__REJECT("unknown weight dtype");
     if (p->kv != LLM_F32 && p->kv != LLM_F16 && p->kv != LLM_BF16 && p->kv != LLM_INT8)
         LLM__REJECT("KV cache dtype must be f32, f16, bf16 or int8");
     if (!(p->overhead_bytes >= 0) || p->overhead_bytes > 1e18) LLM__REJECT("overhead must be in 0..1e18 bytes");
-    if (!(p->tight >= 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
+    if (!(p->tight > 0) || p->tight > 1) LLM__REJECT("tight threshold must be in 0..1");
     c = p->model;
-    seq = p->seq_len ? p->seq_len : c->max_seq_len;
+    seq = p->seq_len;
     n_gpus = (double)p->n_gpus;
     overhead = p->overhead_bytes;
     r->params = llm_count_params(c);
@@ -1321,9 +1518,10 @@ static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const c
     if (!p->train) {
         /* Inference. Tensor parallelism splits every matrix and the KV heads over the
            GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
-           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm__kv_bytes). */
+           KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm_kv_cache_bytes). */
         double w = llm_weight_bytes(c, p->weights) / n_gpus;
-        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / n_gpus;
+        /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
+        double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);
         double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
         llm_flops f = llm_count_flops(c, seq, 1);
         r->line[0].name = "weights";
@@ -1369,7 +1567,7 @@ static llm_status llm__plan_lines(const llm_plan *p, llm_plan_result *r, const c
     }
     r->headroom_bytes = r->capacity_bytes - r->total_bytes;
     r->used = r->total_bytes / r->capacity_bytes;
-    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > (p->tight > 0 ? p->tight : 0.9) ? LLM_TIGHT : LLM_FITS;
+    r->verdict = r->used > 1.0 ? LLM_DOES_NOT_FIT : r->used > p->tight ? LLM_TIGHT : LLM_FITS;
     return LLM_OK;
 }
 
@@ -1406,10 +1604,14 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
     llm_config gqa;
     llm_status st;
     llm_plan_result dummy;
+    llm_plan resolved;
     int64_t v;
     if (!r) r = &dummy;
     st = llm__plan_lines(p, r, reason);
     if (st != LLM_OK || r->verdict == LLM_FITS) return st;
+    resolved = *p; /* the advice below reads batch, seq_len and n_gpus with defaults filled */
+    llm__plan_resolve(&resolved);
+    p = &resolved;
 
     /* It is tight or does not fit: try each concrete change on its own. */
     if (!p->train) {
@@ -1542,6 +1744,14 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    is memory bandwidth and the GEMV streams W rows through dot products instead; a few
    tokens (2..LLM__SMALL_N) share one pass over W the same way. */
 
+/* g++ 12's AVX-512 intrinsics start many results from an "undefined" register, which
+   -Wuninitialized reports inside them in C++; the code here never reads such a value. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
 #if defined(LLM__AVX512)
 #define LLM__VF 16
@@ -1605,16 +1815,53 @@ typedef float llm__vf;
 #define LLM__MR 4
 #define LLM__NR 8
 #endif
+#ifndef LLM__KC /* (overridable only to tune) */
 #define LLM__KC 256
+#endif
+#ifndef LLM__MC
 #define LLM__MC (LLM__MR * (128 / LLM__MR))
-#define LLM__NC (LLM__NR * (192 / LLM__NR))
-#define LLM__SMALL_N 4 /* n_tokens up to this use the streaming dot-product path */
+#endif
+#ifndef LLM__NC
+#define LLM__NC (LLM__NR * (48 / LLM__NR))
+#endif
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#elif defined(__GNUC__) || defined(__clang__)
+#define LLM__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define LLM__PREFETCH(p) ((void)(p))
+#endif
+#ifndef LLM__GEMV_PF
+#define LLM__GEMV_PF 512
+#endif
+#ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
+#define LLM__SMALL_N 8
+#endif
+
+/* While the micro-kernels work on one packed block, they fetch the next block of B from
+   memory, one cache line every `every` k-steps, so that packing it finds it in cache:
+   `rows` runs of `len` floats, `ld` apart, from p (NULL: nothing to fetch). */
+typedef struct llm__pf {
+    const float *p;
+    ptrdiff_t ld;
+    int len, rows, every, off, tick;
+} llm__pf;
+#define LLM__PF_STEP(f)                            \
+    if ((f).p && --(f).tick <= 0) {                \
+        (f).tick = (f).every;                      \
+        LLM__PREFETCH((f).p + (f).off);            \
+        if (((f).off += 16) >= (f).len) {          \
+            (f).off = 0;                           \
+            (f).p += (f).ld;                       \
+            if (--(f).rows == 0) (f).p = NULL;     \
+        }                                          \
+    }
 
 /* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
    a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
 #if defined(LLM__AVX512)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     __m512 b0, b1, b2, s0, s1, s2, t;
@@ -1622,6 +1869,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
     for (k = 0; k < kc; k++, a += 8, b += 48) {
+        LLM__PF_STEP(pf);
         b0 = _mm512_load_ps(b);
         b1 = _mm512_load_ps(b + 16);
         b2 = _mm512_load_ps(b + 32);
@@ -1651,11 +1899,12 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__AVX2)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
     int k;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
     for (k = 0; k < kc; k++, a += 6, b += 16) {
+        LLM__PF_STEP(pf);
         b0 = _mm256_load_ps(b);
         b1 = _mm256_load_ps(b + 8);
 #define LLM__ROW(i)                            \
@@ -1681,7 +1930,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #elif defined(LLM__NEON)
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
     float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
     float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
@@ -1689,6 +1938,7 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
     c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
     for (k = 0; k < kc; k++, a += 8, b += 12) {
+        LLM__PF_STEP(pf);
         b0 = vld1q_f32(b);
         b1 = vld1q_f32(b + 4);
         b2 = vld1q_f32(b + 8);
@@ -1721,13 +1971,15 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 #else
 /* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc) {
+                        int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
     int i, j, k;
     memset(t, 0, sizeof t);
-    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) /* one rank-1 update per k */
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) { /* one rank-1 update per k */
+        LLM__PF_STEP(pf);
         for (i = 0; i < LLM__MR; i++)
             for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+    }
     for (i = 0; i < LLM__MR; i++)
         for (j = 0; j < LLM__NR; j++)
             c[i * ldc + j] = (acc ? c[i * ldc + j] : bias ? bias[j] : 0.0f) + t[i][j];
@@ -1751,26 +2003,107 @@ static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc
     }
 }
 
-/* B -> bp[strip][k][NR] for k in [0, kc), n in [0, nc), columns past nc zero.
-   trans = 0: B[k][n] = b[k * ldb + n] (llm_matmul); trans = 1: B[k][n] = b[n * ldb + k]
-   (a linear layer's W[out][in]). */
-static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int trans, int kc, int nc) {
+/* Transposing pack of a linear layer's W: rows [0, nc) x k [0, kc) of w (row stride ldw)
+   -> bp[strip][k][NR] (bp[k][j] = w[j][k]), rows past nc zero. This is the one pass over
+   every weight per MC tokens, so it moves whole vectors: 16 x 16 (AVX-512) or 8 x 8
+   (AVX2) blocks are loaded as rows and transposed in registers. */
+#if defined(LLM__AVX512)
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
+    int j0, g, k0, i, c;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
+        for (g = 0; g < LLM__NR; g += 16)
+            for (k0 = 0; k0 < kc; k0 += 16) {
+                int kk = kc - k0 < 16 ? kc - k0 : 16;
+                __mmask16 m = (__mmask16)((1u << kk) - 1u);
+                __m512 r[16], t[16];
+                for (i = 0; i < 16; i++) { /* row i of the block: 16 consecutive k */
+                    const float *src = w + (ptrdiff_t)(j0 + g + i) * ldw + k0;
+                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, src) : _mm512_setzero_ps();
+                }
+                /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
+                   (one per 128-bit lane) of rows 4q..4q+3 */
+                for (i = 0; i < 16; i += 2) {
+                    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+                }
+                for (i = 0; i < 16; i += 4) {
+                    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+                    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+                    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+                    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+                }
+                /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
+                for (c = 0; c < 4; c++) {
+                    __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+                    __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+                    float *d = bp + (ptrdiff_t)(k0 + c) * LLM__NR + g;
+                    if (c < kk) _mm512_store_ps(d, _mm512_shuffle_f32x4(v0, w0, 0x88));
+                    if (c + 4 < kk) _mm512_store_ps(d + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
+                    if (c + 8 < kk) _mm512_store_ps(d + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
+                    if (c + 12 < kk) _mm512_store_ps(d + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+                }
+            }
+}
+#elif defined(LLM__AVX2)
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
+    int j0, g, k0, i, c;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
+        for (g = 0; g < LLM__NR; g += 8)
+            for (k0 = 0; k0 < kc; k0 += 8) {
+                int kk = kc - k0 < 8 ? kc - k0 : 8, rows = nc - j0 - g < 8 ? nc - j0 - g : 8;
+                __m256 r[8], t[8];
+                if (kk < 8 || rows < 8) { /* edge block: element by element */
+                    for (i = 0; i < kk; i++)
+                        for (c = 0; c < 8; c++)
+                            bp[(ptrdiff_t)(k0 + i) * LLM__NR + g + c] = c < rows ? w[(ptrdiff_t)(j0 + g + c) * ldw + k0 + i] : 0.0f;
+                    continue;
+                }
+                for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(j0 + g + i) * ldw + k0);
+                for (i = 0; i < 8; i += 2) {
+                    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+                    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+                }
+                for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
+                    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+                    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+                    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+                    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+                }
+                for (c = 0; c < 4; c++) {
+                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c + 4) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+                }
+            }
+}
+#else
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
     int j0, j, k;
     for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
         int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
-        if (trans) {
-            for (j = 0; j < nr; j++) {
-                const float *src = b + (ptrdiff_t)(j0 + j) * ldb;
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
-            }
-        } else {
-            for (k = 0; k < kc; k++) {
-                const float *src = b + (ptrdiff_t)k * ldb + j0;
-                for (j = 0; j < nr; j++) bp[k * LLM__NR + j] = src[j];
+        for (j = 0; j < LLM__NR; j++) {
+            const float *src = w + (ptrdiff_t)(j0 + j) * ldw;
+            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = j < nr ? src[k] : 0.0f;
+        }
+    }
+}
+#endif
+
+/* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
+   -> bp[strip][k][NR], columns past nc zero. Plain copies, NR floats at a time. */
+static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int kc, int nc) {
+    int j0, j, k;
+    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
+        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+        for (k = 0; k < kc; k++) {
+            const float *src = b + (ptrdiff_t)k * ldb + j0;
+            float *dst = bp + (ptrdiff_t)k * LLM__NR;
+            if (nr == LLM__NR) {
+                memcpy(dst, src, LLM__NR * sizeof(float));
+            } else {
+                for (j = 0; j < nr; j++) dst[j] = src[j];
+                for (; j < LLM__NR; j++) dst[j] = 0.0f;
             }
         }
-        for (j = nr; j < LLM__NR; j++)
-            for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
     }
 }
 
@@ -1796,19 +2129,46 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
             for (jc = n0; jc < n1; jc += LLM__NC) {
                 int nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
                 const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
-                llm__pack_b(bp, bsrc, g->ldb, g->b_trans, kc, nc);
+                if (g->b_trans)
+                    llm__pack_w(bp, bsrc, g->ldb, kc, nc);
+                else
+                    llm__pack_b(bp, bsrc, g->ldb, kc, nc);
+                /* the next block: next columns, else the next rows or k */
+                int npc = pc, njc = jc + LLM__NC, nkc, nnc, q = 0;
+                int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
+                const float *nb;
+                if (njc >= n1) {
+                    njc = n0;
+                    if (ic + LLM__MC >= m1) npc = pc + LLM__KC;
+                }
+                nkc = g->k - npc < LLM__KC ? g->k - npc : LLM__KC;
+                nnc = n1 - njc < LLM__NC ? n1 - njc : LLM__NC;
+                nb = npc >= g->k ? NULL
+                     : g->b_trans ? g->b + (ptrdiff_t)njc * g->ldb + npc
+                                  : g->b + (ptrdiff_t)npc * g->ldb + njc;
                 for (ir = 0; ir < mc; ir += LLM__MR) {
                     int mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
                     const float *as = ap + (ptrdiff_t)ir * kc;
-                    for (jr = 0; jr < nc; jr += LLM__NR) {
+                    for (jr = 0; jr < nc; jr += LLM__NR, q++) {
                         int nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
+                        llm__pf pf; /* this call's share of the next block: runs [r0, r1) */
+                        int runs = g->b_trans ? nnc : nkc, len = g->b_trans ? nkc : nnc;
+                        int r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
+                        int lines = (r1 - r0) * ((len + 15) / 16);
+                        pf.p = nb && r1 > r0 ? nb + (ptrdiff_t)r0 * g->ldb : NULL;
+                        pf.ld = g->ldb;
+                        pf.len = len;
+                        pf.rows = r1 - r0;
+                        pf.every = lines > 0 && kc / lines > 1 ? kc / lines : 1;
+                        pf.off = 0;
+                        pf.tick = 1;
                         float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + jc + jr : NULL;
                         if (mr == LLM__MR && nr == LLM__NR) {
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc, pf);
                         } else { /* edge tile: compute a full tile aside, keep the valid part */
                             float t[LLM__MR * LLM__NR];
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0);
+                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0, pf);
                             for (i = 0; i < mr; i++)
                                 for (j = 0; j < nr; j++) {
                                     float *ci = c + (ptrdiff_t)i * g->ldc + j;
@@ -1876,6 +2236,12 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         float s0, s1, s2, s3;
         for (i = 0; i + 2 * LLM__VF <= k; i += 2 * LLM__VF) {
             llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
+            if ((i & 15) == 0) {
+                LLM__PREFETCH(w0 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w1 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w2 + i + LLM__GEMV_PF);
+                LLM__PREFETCH(w3 + i + LLM__GEMV_PF);
+            }
             a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
             a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
             a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
@@ -1910,17 +2276,67 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
 
+/* Rows r..r+3 of W against tokens t0..t0+nt-1 (nt <= 4) in one pass over the rows:
+   4 x 4 accumulators, so each W vector loaded feeds 4 FMAs and each x vector 4 more.
+   A group of fewer than 4 tokens repeats its first token and stores only the real ones. */
+static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
+    const int k = g->k;
+    const float *w0 = g->w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+    const float *x0 = g->x + (ptrdiff_t)t0 * k, *x1 = nt > 1 ? x0 + k : x0;
+    const float *x2 = nt > 2 ? x0 + 2 * (ptrdiff_t)k : x0, *x3 = nt > 3 ? x0 + 3 * (ptrdiff_t)k : x0;
+    llm__vf a00 = llm__vzero(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+    llm__vf a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+    float s[4][4];
+    int i, rr, tt;
+    for (i = 0; i + LLM__VF <= k; i += LLM__VF) {
+        llm__vf xa = llm__vload(x0 + i), xb = llm__vload(x1 + i), xc = llm__vload(x2 + i), xd = llm__vload(x3 + i), v;
+#define LLM__ROW4(r)                 \
+    v = llm__vload(w##r + i);        \
+    a##r##0 = llm__vfma(v, xa, a##r##0); \
+    a##r##1 = llm__vfma(v, xb, a##r##1); \
+    a##r##2 = llm__vfma(v, xc, a##r##2); \
+    a##r##3 = llm__vfma(v, xd, a##r##3);
+        LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
+#undef LLM__ROW4
+    }
+    s[0][0] = llm__vsum(a00), s[0][1] = llm__vsum(a01), s[0][2] = llm__vsum(a02), s[0][3] = llm__vsum(a03);
+    s[1][0] = llm__vsum(a10), s[1][1] = llm__vsum(a11), s[1][2] = llm__vsum(a12), s[1][3] = llm__vsum(a13);
+    s[2][0] = llm__vsum(a20), s[2][1] = llm__vsum(a21), s[2][2] = llm__vsum(a22), s[2][3] = llm__vsum(a23);
+    s[3][0] = llm__vsum(a30), s[3][1] = llm__vsum(a31), s[3][2] = llm__vsum(a32), s[3][3] = llm__vsum(a33);
+    for (; i < k; i++) { /* the k % LLM__VF tail */
+        const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
+        for (rr = 0; rr < 4; rr++)
+            for (tt = 0; tt < 4; tt++) s[rr][tt] += ws[rr] * xs[tt];
+    }
+    for (tt = 0; tt < nt; tt++)
+        for (rr = 0; rr < 4; rr++)
+            g->y[(ptrdiff_t)(t0 + tt) * g->n + r + rr] = (g->bias ? g->bias[r + rr] : 0.0f) + s[rr][tt];
+}
+
 static void llm__gemv_task(void *ctx, int ith, int nth) {
     const llm__gemv *g = (const llm__gemv *)ctx;
     /* rows in multiples of 16 so each thread's 4-row groups stay whole */
-    int groups = (g->n + 15) / 16, r0, r1, t;
+    int groups = (g->n + 15) / 16, r0, r1, r, t;
     r0 = (int)((int64_t)groups * ith / nth) * 16;
     r1 = (int)((int64_t)groups * (ith + 1) / nth) * 16;
     if (r1 > g->n) r1 = g->n;
     if (r0 >= r1) return;
-    for (t = 0; t < g->n_tokens; t++)
-        llm__gemv_1(g->y + (ptrdiff_t)t * g->n, g->x + (ptrdiff_t)t * g->k, g->w, g->bias, g->k, r0, r1);
+    if (g->n_tokens == 1) {
+        llm__gemv_1(g->y, g->x, g->w, g->bias, g->k, r0, r1);
+        return;
+    }
+    /* a few tokens: 4 rows at a time, all tokens while those rows are in cache */
+    for (r = r0; r + 4 <= r1; r += 4)
+        for (t = 0; t < g->n_tokens; t += 4) llm__gemv_4x4(g, r, t, g->n_tokens - t < 4 ? g->n_tokens - t : 4);
+    for (; r < r1; r++)
+        for (t = 0; t < g->n_tokens; t++)
+            g->y[(ptrdiff_t)t * g->n + r] =
+                (g->bias ? g->bias[r] : 0.0f) + llm__dot(g->w + (ptrdiff_t)r * g->k, g->x + (ptrdiff_t)t * g->k, g->k);
 }
+
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
@@ -2415,6 +2831,460 @@ LLMDEF int llm_argmax(const float *x, int n) {
     return best;
 }
 
+/* --------------------------------------------------------------------------------------
+   >>weights  fp16 / bf16 / int8 weight formats: quantization and llm_linear_w
+   --------------------------------------------------------------------------------------
+   Decoding one token reads every weight once and does two flops per weight, so its speed
+   is bytes per token divided by memory bandwidth: fp16 and bf16 halve the bytes, int8
+   quarters them. The formats, all row-major [out][in]:
+     LLM_F16, LLM_BF16  converted to fp32 on the fly, in registers (never written back);
+     LLM_INT8           int8 values q in groups of group_size consecutive values of a row,
+                        one fp32 scale s per group: w = q * s, s = max|w| / 127 (llama2.c's
+                        version-2 export): 1 + 4 / group_size bytes per weight.
+   For LLM_INT8 the activations are quantized the same way (per group, once per call), so
+   the inner loop is an integer dot product per group,
+       y[r] = sum_g  sx[g] * sw[r][g] * sum_{i in g} qx[i] * qw[r][i],
+   exact in int32, scaled once per group in fp32.
+
+   Loop order. Rows are split across threads (llm_threads_run; contiguous ranges of whole
+   row blocks, so a row's arithmetic never depends on the thread count). Each thread
+   walks its rows LLM__WR at a time: the x chunk is loaded once for the LLM__WR rows, and
+   LLM__WR independent accumulator chains keep the loads in flight. For several tokens
+   (prefill) the tokens are taken in panels that fit in L2, and each block of rows does
+   every token of the panel while its weights are still in L1, so the weights are
+   streamed from memory once per panel, not once per token. */
+
+#ifndef LLM_ROUNDF
+#define LLM_ROUNDF(x) roundf(x)
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__WINLINE static inline __attribute__((always_inline))
+#else
+#define LLM__WINLINE static inline
+#endif
+
+#define LLM__WR 4 /* weight rows per block */
+/* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
+   values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
+   of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
+#define LLM__Q8_XMAX 32768
+#define LLM__Q8_GMAX 4096
+
+/* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
+   q = round(x / s) rounded half away from zero. An all-zero group gets s = 0, q = 0.
+   Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a product with
+   it is NaN, as it would be in fp32). */
+static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
+    float amax = 0.0f, scale;
+    int i;
+    for (i = 0; i < gs; i++) {
+        float a = fabsf(x[i]);
+        if (!(a <= FLT_MAX)) { /* inf or NaN */
+            for (i = 0; i < gs; i++) q[i] = 0;
+            *s = NAN;
+            return 1;
+        }
+        if (a > amax) amax = a;
+    }
+    scale = amax / 127.0f;
+    *s = scale;
+    for (i = 0; i < gs; i++) {
+        float v = scale > 0.0f ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
+    }
+    return 0;
+}
+
+LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) /* refuse inf / NaN before writing anything */
+        if (!(fabsf(x[i]) <= FLT_MAX)) return LLM_EINVAL;
+    for (i = 0; i < n; i += group_size) llm__q8_group(q + i, scale + i / group_size, x + i, group_size);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *scale, int64_t n, int group_size) {
+    int64_t i;
+    if (!q || !scale || !x || n <= 0 || group_size <= 0 || n % group_size != 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) x[i] = (float)q[i] * scale[i / group_size];
+    return LLM_OK;
+}
+
+/* ---- fp16 / bf16 rows ----------------------------------------------------------------
+   Loading LLM__RVN half-precision weights as one fp32 vector: AVX-512 and F16C have an
+   instruction for fp16; without F16C (plain -mavx2) the bits are moved into place and
+   rescaled by 2^112 (which also gets subnormals right); bf16 is the top half of an fp32,
+   so a widen and a 16-bit shift. */
+#ifdef LLM__RV
+#if defined(LLM__AVX512)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+}
+#elif defined(LLM__AVX2)
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+#ifdef __F16C__
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+#else
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
+    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
+    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
+    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
+    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
+#endif
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+#else /* LLM__NEON */
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+#endif
+#endif
+
+/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16. */
+LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
+                             const int bf) {
+    float s[LLM__WR];
+    int r, k = 0;
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv = llm__rv_load(x + k);
+        for (r = 0; r < nr; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++) /* the tail; every element in scalar builds */
+        for (r = 0; r < nr; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            s[r] += (bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h)) * x[k];
+        }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+
+/* ---- int8 rows -----------------------------------------------------------------------
+   out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
+   groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
+   -128 * sum(qx[g]), used by the VNNI path. The scalar version is the oracle and takes
+   any group size; the vector versions need the group size they are written for and
+   fall back to it otherwise. */
+static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                               const float *sx, int n, int gs, int nr) {
+    int r, g, i, ng = n / gs;
+    for (r = 0; r < nr; r++) {
+        const int8_t *wr = w + (size_t)r * ld;
+        float s = 0.0f;
+        for (g = 0; g < ng; g++) {
+            int32_t d = 0;
+            for (i = g * gs; i < (g + 1) * gs; i++) d += (int32_t)wr[i] * (int32_t)xq[i];
+            s += (float)d * (sw[(size_t)r * lds + g] * sx[g]);
+        }
+        out[r] = s;
+    }
+}
+
+#if defined(LLM__AVX512) && defined(__AVX512VNNI__)
+/* AVX-512 VNNI: vpdpbusd multiplies 64 unsigned bytes by 64 signed bytes and adds each
+   four adjacent products into one of 16 int32 lanes. The weights are made unsigned by
+   flipping their top bit (w + 128, exact for every int8 including -128), which adds
+   128 * sum(qx) per group: the accumulator starts at xc[g] = -128 * sum(qx[g]) to cancel
+   it, so the result is the exact signed dot product. Group sizes: multiples of 64 (one
+   group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
+   scaled by a vector of two scales). */
+#define LLM__Q8_VNNI 1
+LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) acc[r] = _mm512_setzero_ps();
+    if (gs == 32) {
+        /* lane -> group of its vector: 0 for lanes 0-7, 1 for lanes 8-15 */
+        const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        for (g = 0; g < ng; g += 2) {
+            /* an odd last group fills only the low half; the high half is zero */
+            int pair = g + 1 < ng;
+            __mmask16 m2 = pair ? 0x3 : 0x1;
+            const int8_t *xg = xq + (size_t)g * 32;
+            __m512i xv = pair ? _mm512_loadu_si512((const void *)xg)
+                              : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)xg), 0);
+            __m512i c = _mm512_mask_set1_epi32(_mm512_maskz_set1_epi32(0x0001, xc[g]), 0x0100, pair ? xc[g + 1] : 0);
+            __m512 xs2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sx + g));
+            for (r = 0; r < nr; r++) {
+                const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
+                __m512i wv = pair ? _mm512_loadu_si512((const void *)p)
+                                  : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
+                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
+                acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
+            }
+        }
+    } else { /* gs % 64 == 0 */
+        for (g = 0; g < ng; g++) {
+            __m512i a[LLM__WR];
+            const int8_t *xg = xq + (size_t)g * gs;
+            for (r = 0; r < nr; r++) a[r] = _mm512_maskz_set1_epi32(0x0001, xc[g]);
+            for (j = 0; j < gs; j += 64) {
+                __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
+                for (r = 0; r < nr; r++) {
+                    const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
+                    a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
+                }
+            }
+            for (r = 0; r < nr; r++)
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[r]), _mm512_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
+}
+#elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
+/* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
+   int16; vpmaddwd with ones widens pairs of those into int32. The unsigned operand is
+   |qw| (<= 128) and qx takes qw's sign (vpsignb), so a pair is at most 2 * 128 * 127 =
+   32512 and never saturates. Group sizes: multiples of 32. */
+#define LLM__Q8_AVX2 1
+LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc[LLM__WR];
+    int r, g, j, ng = n / gs;
+    float s[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = _mm256_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m256i a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = _mm256_setzero_si256();
+        for (j = 0; j < gs; j += 32) {
+            __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(xg + j));
+            for (r = 0; r < nr; r++) {
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)r * ld + (size_t)g * gs + j));
+                __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+                a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
+            }
+        }
+        for (r = 0; r < nr; r++)
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
+    }
+    for (r = 0; r < nr; r++) {
+        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
+        s[r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#elif defined(LLM__NEON)
+/* NEON: 16 bytes at a time. With the dot-product extension (-march=...+dotprod) sdot
+   adds four adjacent int8 products per int32 lane; without it, widening multiplies to
+   int16 (|product| <= 16384) and pairwise widening adds to int32. Group sizes:
+   multiples of 16; each group's int32 lanes are summed and scaled in fp32. */
+#define LLM__Q8_NEON 1
+LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                   const int8_t *xq, const float *sx, int n, int gs, const int nr) {
+    float s[LLM__WR];
+    int r, g, j, ng = n / gs;
+    for (r = 0; r < nr; r++) s[r] = 0.0f;
+    for (g = 0; g < ng; g++) {
+        int32x4_t a[LLM__WR];
+        const int8_t *xg = xq + (size_t)g * gs;
+        for (r = 0; r < nr; r++) a[r] = vdupq_n_s32(0);
+        for (j = 0; j < gs; j += 16) {
+            int8x16_t xv = vld1q_s8(xg + j);
+            for (r = 0; r < nr; r++) {
+                int8x16_t wv = vld1q_s8(w + (size_t)r * ld + (size_t)g * gs + j);
+#ifdef __ARM_FEATURE_DOTPROD
+                a[r] = vdotq_s32(a[r], wv, xv);
+#else
+                a[r] = vpadalq_s16(a[r], vmull_s8(vget_low_s8(wv), vget_low_s8(xv)));
+                a[r] = vpadalq_s16(a[r], vmull_high_s8(wv, xv));
+#endif
+            }
+        }
+        for (r = 0; r < nr; r++) s[r] += (float)vaddvq_s32(a[r]) * (sw[(size_t)r * lds + g] * sx[g]);
+    }
+    for (r = 0; r < nr; r++) out[r] = s[r];
+}
+#endif
+
+/* One block of nr rows against one quantized token, through the best kernel for gs. */
+LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+                              const float *sx, const int32_t *xc, int n, int gs, const int nr) {
+    (void)xc;
+#if defined(LLM__Q8_VNNI)
+    if (gs % 64 == 0 || gs == 32) {
+        llm__dot_q8_vnni(out, w, ld, sw, lds, xq, sx, xc, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_AVX2)
+    if (gs % 32 == 0) {
+        llm__dot_q8_avx2(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#elif defined(LLM__Q8_NEON)
+    if (gs % 16 == 0) {
+        llm__dot_q8_neon(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        return;
+    }
+#endif
+    llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+}
+
+/* ---- llm_linear_w ------------------------------------------------------------------ */
+
+/* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
+   columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
+   sums, so it writes y and adds the bias; later panels add). */
+typedef struct llm__lw {
+    llm_dtype type;
+    float *y;
+    const float *x, *b;
+    const void *w;
+    const float *ws;
+    int d_in, d_out, gs;
+    int t0, nt, k0, kn, first;
+    const int8_t *xq;
+    const float *xs;
+    const int32_t *xc;
+} llm__lw;
+
+/* Rows [r0, r1) of thread ith: whole blocks of LLM__WR rows, split as evenly as possible. */
+static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
+    int64_t nb = (d_out + LLM__WR - 1) / LLM__WR;
+    int64_t b0 = nb * ith / nth, b1 = nb * (ith + 1) / nth;
+    *r0 = (int)(b0 * LLM__WR);
+    *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
+}
+
+static void llm__lw_half_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const uint16_t *W = (const uint16_t *)c->w;
+    size_t ld = (size_t)c->d_in;
+    int r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
+        const uint16_t *wr = W + (size_t)r * ld;
+        for (t = c->t0; t < c->t0 + c->nt; t++) {
+            const float *xt = c->x + (size_t)t * ld;
+            float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
+            if (c->type == LLM_BF16) {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
+            } else {
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0);
+            }
+            for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+        }
+        r += nr;
+    }
+}
+
+static void llm__lw_q8_task(void *ctx, int ith, int nth) {
+    const llm__lw *c = (const llm__lw *)ctx;
+    const int8_t *W = (const int8_t *)c->w;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / c->gs);
+    int ng = c->kn / c->gs, r0, r1, r, t, i;
+    float o[LLM__WR];
+    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
+    for (r = r0; r < r1;) {
+        int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
+        const int8_t *wr = W + (size_t)r * ld + c->k0;
+        const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
+        for (t = 0; t < c->nt; t++) {
+            float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+            const int8_t *xq = c->xq + (size_t)t * c->kn;
+            if (nr == LLM__WR)
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, LLM__WR);
+            else
+                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
+            for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+        }
+        r += nr;
+    }
+}
+
+LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                               int d_out, llm_threads *th) {
+    llm__lw c;
+    if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    memset(&c, 0, sizeof c);
+    c.type = W->type;
+    c.y = y;
+    c.x = x;
+    c.b = b;
+    c.w = W->data;
+    c.d_in = d_in;
+    c.d_out = d_out;
+    switch (W->type) {
+    case LLM_F32:
+        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
+    case LLM_F16:
+    case LLM_BF16: {
+        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
+        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+            llm_threads_run(th, llm__lw_half_task, &c);
+        }
+        return LLM_OK;
+    }
+    case LLM_INT8: {
+        int8_t xq[LLM__Q8_XMAX];
+        float xs[LLM__Q8_GMAX];
+        int32_t xc[LLM__Q8_GMAX];
+        int gs = W->group_size, kp, tp, t, g, i;
+        if (!W->scale || gs <= 0 || d_in % gs != 0) return LLM_EINVAL;
+        if (gs > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
+        /* columns per panel: all of d_in if it fits, else as many whole groups as fit */
+        kp = d_in;
+        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / gs * gs;
+        if (kp / gs > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * gs;
+        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / gs) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / gs);
+        c.ws = W->scale;
+        c.gs = gs;
+        c.xq = xq;
+        c.xs = xs;
+        c.xc = xc;
+        for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
+            c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
+            c.first = c.k0 == 0;
+            for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+                int ng = c.kn / gs;
+                c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+                /* quantize this panel of x once; every row block reuses it */
+                for (t = 0; t < c.nt; t++)
+                    for (g = 0; g < ng; g++) {
+                        int8_t *q = xq + (size_t)t * c.kn + (size_t)g * gs;
+                        int32_t sum = 0;
+                        llm__q8_group(q, xs + t * ng + g, x + (size_t)(c.t0 + t) * d_in + c.k0 + (size_t)g * gs, gs);
+                        for (i = 0; i < gs; i++) sum += q[i];
+                        xc[t * ng + g] = -128 * sum;
+                    }
+                llm_threads_run(th, llm__lw_q8_task, &c);
+            }
+        }
+        return LLM_OK;
+    }
+    default:
+        return LLM_EUNSUPPORTED;
+    }
+}
+
 /* ======================================================================================
    >>rope implementation
    ====================================================================================== */
@@ -2530,12 +3400,18 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
         for (h = 0; h < n_heads; h++) {
             float *xh = x + ((size_t)t * n_heads + h) * hd;
             /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
-            float *a = xh, *b = xh + (r->layout == LLM_ROPE_INTERLEAVED ? 1 : half);
-            int step = r->layout == LLM_ROPE_INTERLEAVED ? 2 : 1;
-            for (i = 0; i < half; i++) {
-                float xa = a[i * step], xb = b[i * step];
-                a[i * step] = xa * cs[i] - xb * sn[i];
-                b[i * step] = xa * sn[i] + xb * cs[i];
+            if (r->layout == LLM_ROPE_INTERLEAVED) {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[2 * i], xb = xh[2 * i + 1];
+                    xh[2 * i] = xa * cs[i] - xb * sn[i];
+                    xh[2 * i + 1] = xa * sn[i] + xb * cs[i];
+                }
+            } else {
+                for (i = 0; i < half; i++) {
+                    float xa = xh[i], xb = xh[i + half];
+                    xh[i] = xa * cs[i] - xb * sn[i];
+                    xh[i + half] = xa * sn[i] + xb * cs[i];
+                }
             }
         }
     }
@@ -2876,6 +3752,7 @@ typedef struct llm__att_job {
     int group;           /* query heads per KV head */
     int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
     int units_h, units_t, n_units;
+    int next_unit;       /* the next unit a thread takes */
     float scale;         /* 1 / sqrt(head_dim) */
 } llm__att_job;
 
@@ -2924,6 +3801,43 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     return s;
 }
 
+/* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
+   at a time, two accumulators each, so eight FMA chains share each load of q. */
+static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx) {
+    int j = 0;
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
+    if (hd % (2 * W) == 0)
+        for (; j + 4 <= nk; j += 4) {
+            const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            int d, r;
+            for (d = 0; d < hd; d += 2 * W) {
+                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
+                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
+                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
+                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
+                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
+                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
+                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
+                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
+                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+            }
+            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
+            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
+            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
+            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            for (r = 0; r < 4; r++)
+                if (s[j + r] > mx) mx = s[j + r];
+        }
+#endif
+    for (; j < nk; j++) {
+        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
+        if (s[j] > mx) mx = s[j];
+    }
+    return mx;
+}
+
 /* s[i] = exp(s[i] - m); returns the sum */
 static float llm__att_exp_sub(float *s, int n, float m) {
     int i = 0;
@@ -2944,20 +3858,46 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     return sum;
 }
 
-/* o[hd] = a * o + sum_j p[j] V[j][:], keeping a chunk of o in registers over the rows */
+/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: a chunk of 4 vectors of o is held in
+   registers over the rows, with separate accumulators for even and odd rows so that eight
+   FMA chains run at once (one chain would wait on the FMA latency every row). */
 static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    llm__att_v va = llm__att_set1(a);
-    for (; d + 2 * LLM__ATT_W <= hd; d += 2 * LLM__ATT_W) {
-        llm__att_v o0 = llm__att_mul(llm__att_load(o + d), va), o1 = llm__att_mul(llm__att_load(o + d + LLM__ATT_W), va);
-        for (j = 0; j < nk; j++) {
-            llm__att_v pj = llm__att_set1(p[j]);
-            o0 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d), o0);
-            o1 = llm__att_fma(pj, llm__att_load(V + (size_t)j * hd + d + LLM__ATT_W), o1);
+    enum { W = LLM__ATT_W };
+    llm__att_v va = llm__att_set1(a), zero = llm__att_set1(0);
+    for (; d + 4 * W <= hd; d += 4 * W) {
+        const float *v0 = V + d;
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va), e1 = llm__att_mul(llm__att_load(o + d + W), va);
+        llm__att_v e2 = llm__att_mul(llm__att_load(o + d + 2 * W), va), e3 = llm__att_mul(llm__att_load(o + d + 3 * W), va);
+        llm__att_v f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
+            llm__att_v pe = llm__att_set1(p[j]), pf = llm__att_set1(p[j + 1]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+            f0 = llm__att_fma(pf, llm__att_load(v0 + hd), f0);
+            f1 = llm__att_fma(pf, llm__att_load(v0 + hd + W), f1);
+            f2 = llm__att_fma(pf, llm__att_load(v0 + hd + 2 * W), f2);
+            f3 = llm__att_fma(pf, llm__att_load(v0 + hd + 3 * W), f3);
         }
-        llm__att_store(o + d, o0);
-        llm__att_store(o + d + LLM__ATT_W, o1);
+        if (j < nk) {
+            llm__att_v pe = llm__att_set1(p[j]);
+            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
+            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
+            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
+            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+        }
+        llm__att_store(o + d, llm__att_add(e0, f0));
+        llm__att_store(o + d + W, llm__att_add(e1, f1));
+        llm__att_store(o + d + 2 * W, llm__att_add(e2, f2));
+        llm__att_store(o + d + 3 * W, llm__att_add(e3, f3));
+    }
+    for (; d + W <= hd; d += W) {
+        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va);
+        for (j = 0; j < nk; j++) e0 = llm__att_fma(llm__att_set1(p[j]), llm__att_load(V + (size_t)j * hd + d), e0);
+        llm__att_store(o + d, e0);
     }
 #endif
     for (; d < hd; d++) {
@@ -2972,7 +3912,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
+    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -2989,10 +3929,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             float mx = m[i], a;
             if (js >= je) continue;
-            for (j = js; j < je; j++) {
-                s[j - js] = llm__att_dot(qp[i], K + (size_t)(j - j0) * hd, hd) * J->scale;
-                if (s[j - js] > mx) mx = s[j - js];
-            }
+            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx);
             a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
             l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
             llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
@@ -3005,23 +3942,52 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
 /* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
-   Register blocks: QK^T computes 8 keys x 2 lane vectors at once (16 accumulators, each
-   step 2 vector loads of Q^T and 8 broadcasts of k_j[d]); PV computes 8 dims x 2 lane
-   vectors (16 accumulators, each step 2 loads of P^T and 8 broadcasts of v_j[d]). AVX2
-   has 16 registers, so it uses 4-wide blocks. */
-#if defined(LLM__AVX512)
-#define LLM__ATT_RB 8
-#else
+   Both products are register blocks of RB rows x 2 lane vectors, written out with macros
+   so the accumulators stay in registers:
+     S^T = K Q^T:  RB keys at a time; per step d, 2 vector loads of Q^T[d] and RB
+                   broadcasts of k_j[d] feed 2 * RB FMAs;
+     O^T += V^T P^T: RB dims at a time; per key j, 2 loads of P^T[j] and RB broadcasts of
+                   v_j[d] feed 2 * RB FMAs, the O^T block held over the whole tile.
+   RB = 8 (16 accumulators) with 32 vector registers (AVX-512, NEON), 4 with AVX2's 16. */
+#if defined(LLM__AVX2)
 #define LLM__ATT_RB 4
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#define LLM__ATT_RB 8
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #endif
+#define LLM__ATT_DECL(r) llm__att_v c##r##a = zero, c##r##b = zero;
+#define LLM__ATT_QK(r)                                           \
+    {                                                            \
+        llm__att_v kb = llm__att_set1(kr[(r) * hd + d]);         \
+        c##r##a = llm__att_fma(kb, qa, c##r##a);                 \
+        c##r##b = llm__att_fma(kb, qb, c##r##b);                 \
+    }
+#define LLM__ATT_ST(r)                                           \
+    llm__att_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__att_store(st + (j + (r)) * QB + W, c##r##b);
+#define LLM__ATT_OLOAD(r)                                                  \
+    llm__att_v c##r##a = llm__att_mul(llm__att_load(ot + (d + (r)) * QB), a0); \
+    llm__att_v c##r##b = llm__att_mul(llm__att_load(ot + (d + (r)) * QB + W), a1);
+#define LLM__ATT_PV(r)                                           \
+    {                                                            \
+        llm__att_v vb = llm__att_set1(vr[r]);                    \
+        c##r##a = llm__att_fma(vb, pa, c##r##a);                 \
+        c##r##b = llm__att_fma(vb, pb, c##r##b);                 \
+    }
+#define LLM__ATT_OSTORE(r)                                       \
+    llm__att_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__att_store(ot + (d + (r)) * QB + W, c##r##b);
+
 static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                            const int *pos, llm__att_work *w) {
     enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
     float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
-    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d, r;
+    int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
-    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = llm__att_set1(0), l1 = l0;
+    const llm__att_v zero = llm__att_set1(0), minus1 = llm__att_set1(-1.0f);
+    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
     float lv[QB];
     /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
     for (d = 0; d < hd; d++)
@@ -3031,35 +3997,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1, zero = llm__att_set1(0);
-        /* S^T = K Q^T: RB keys at a time */
-        for (j = 0; j < nk; j += RB) {
-            int nb = nk - j < RB ? nk - j : RB;
-            llm__att_v acc[RB][2];
-            for (r = 0; r < RB; r++) acc[r][0] = acc[r][1] = zero;
-            if (nb == RB) {
-                for (d = 0; d < hd; d++) {
-                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
-                    for (r = 0; r < RB; r++) {
-                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
-                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
-                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
-                    }
-                }
-            } else {
-                for (d = 0; d < hd; d++) {
-                    llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
-                    for (r = 0; r < nb; r++) {
-                        llm__att_v kb = llm__att_set1(K[(size_t)(j + r) * hd + d]);
-                        acc[r][0] = llm__att_fma(kb, qa, acc[r][0]);
-                        acc[r][1] = llm__att_fma(kb, qb, acc[r][1]);
-                    }
-                }
+        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
+        /* S^T = K Q^T */
+        for (j = 0; j + RB <= nk; j += RB) {
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_ROWS(LLM__ATT_DECL)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_ROWS(LLM__ATT_QK)
             }
-            for (r = 0; r < nb; r++) {
-                llm__att_store(st + (j + r) * QB, acc[r][0]);
-                llm__att_store(st + (j + r) * QB + W, acc[r][1]);
+            LLM__ATT_ROWS(LLM__ATT_ST)
+        }
+        for (; j < nk; j++) { /* leftover keys, one at a time */
+            const float *kr = K + (size_t)j * hd;
+            LLM__ATT_DECL(0)
+            for (d = 0; d < hd; d++) {
+                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                LLM__ATT_QK(0)
             }
+            llm__att_store(st + j * QB, c0a);
+            llm__att_store(st + j * QB + W, c0b);
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
@@ -3072,16 +4029,16 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
             mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
         }
-        /* a lane that has seen only masked keys keeps max -inf: subtract 0 instead */
-        mu0 = llm__att_max(mx0, llm__att_set1(-FLT_MAX));
-        mu1 = llm__att_max(mx1, llm__att_set1(-FLT_MAX));
-        a0 = llm__att_exp(llm__att_add(m0, llm__att_mul(mu0, llm__att_set1(-1.0f))));
-        a1 = llm__att_exp(llm__att_add(m1, llm__att_mul(mu1, llm__att_set1(-1.0f))));
+        /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
+        mu0 = llm__att_mul(llm__att_max(mx0, llm__att_set1(-FLT_MAX)), minus1);
+        mu1 = llm__att_mul(llm__att_max(mx1, llm__att_set1(-FLT_MAX)), minus1);
+        a0 = llm__att_exp(llm__att_add(m0, mu0));
+        a1 = llm__att_exp(llm__att_add(m1, mu1));
         l0 = llm__att_mul(l0, a0);
         l1 = llm__att_mul(l1, a1);
         for (j = 0; j < nk; j++) {
-            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), llm__att_mul(mu0, llm__att_set1(-1.0f))));
-            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), llm__att_mul(mu1, llm__att_set1(-1.0f))));
+            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), mu0));
+            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), mu1));
             llm__att_store(st + j * QB, p0);
             llm__att_store(st + j * QB + W, p1);
             l0 = llm__att_add(l0, p0);
@@ -3089,36 +4046,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         }
         m0 = mx0;
         m1 = mx1;
-        /* O^T = a O^T + V^T P^T: RB dims at a time, held in registers over the tile */
+        /* O^T = a O^T + V^T P^T */
         for (d = 0; d + RB <= hd; d += RB) {
-            llm__att_v acc[RB][2];
-            for (r = 0; r < RB; r++) {
-                acc[r][0] = llm__att_mul(llm__att_load(ot + (d + r) * QB), a0);
-                acc[r][1] = llm__att_mul(llm__att_load(ot + (d + r) * QB + W), a1);
-            }
+            LLM__ATT_ROWS(LLM__ATT_OLOAD)
             for (j = 0; j < nk; j++) {
                 llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
-                for (r = 0; r < RB; r++) {
-                    llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d + r]);
-                    acc[r][0] = llm__att_fma(vb, pa, acc[r][0]);
-                    acc[r][1] = llm__att_fma(vb, pb, acc[r][1]);
-                }
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_ROWS(LLM__ATT_PV)
             }
-            for (r = 0; r < RB; r++) {
-                llm__att_store(ot + (d + r) * QB, acc[r][0]);
-                llm__att_store(ot + (d + r) * QB + W, acc[r][1]);
-            }
+            LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
-        for (; d < hd; d++) {
-            llm__att_v o0 = llm__att_mul(llm__att_load(ot + d * QB), a0);
-            llm__att_v o1 = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+        for (; d < hd; d++) { /* leftover dims */
+            llm__att_v c0a = llm__att_mul(llm__att_load(ot + d * QB), a0);
+            llm__att_v c0b = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
             for (j = 0; j < nk; j++) {
-                llm__att_v vb = llm__att_set1(V[(size_t)j * hd + d]);
-                o0 = llm__att_fma(vb, llm__att_load(st + j * QB), o0);
-                o1 = llm__att_fma(vb, llm__att_load(st + j * QB + W), o1);
+                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                const float *vr = V + (size_t)j * hd + d;
+                LLM__ATT_PV(0)
             }
-            llm__att_store(ot + d * QB, o0);
-            llm__att_store(ot + d * QB + W, o1);
+            llm__att_store(ot + d * QB, c0a);
+            llm__att_store(ot + d * QB + W, c0b);
         }
     }
     llm__att_store(lv, l0);
@@ -3135,7 +4082,10 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     const float *qp[LLM__ATT_QB];
     float *op[LLM__ATT_QB];
     int pos[LLM__ATT_QB];
-    int hb = u % J->units_h, kvh = (u / J->units_h) % J->n_kv_heads, tb = u / (J->units_h * J->n_kv_heads);
+    /* head-major, and within a head the last (costliest) query block first: threads
+       working at the same time share one head's K/V in the cache, and the cheap blocks
+       come last, where they even out the threads' finishing times */
+    int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
     int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
     if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
     if (t1 > J->n_q) t1 = J->n_q;
@@ -3158,11 +4108,19 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     llm__att_rows(J, kvh, n, qp, op, pos, w);
 }
 
+/* Each thread takes the next unit from a shared counter (gcc/clang atomics), so a thread
+   that is slowed down, e.g. by another process, simply takes fewer units; otherwise
+   round-robin. Either way each unit's result doesn't depend on the thread. */
 static void llm__att_task(void *ctx, int ith, int nth) {
-    const llm__att_job *J = (const llm__att_job *)ctx;
+    llm__att_job *J = (llm__att_job *)ctx;
     llm__att_work w; /* this thread's tiles */
     int u;
+#if defined(LLM_PTHREADS) && (defined(__GNUC__) || defined(__clang__))
+    (void)ith, (void)nth;
+    while ((u = __atomic_fetch_add(&J->next_unit, 1, __ATOMIC_RELAXED)) < J->n_units) llm__att_unit(J, u, &w);
+#else
     for (u = ith; u < J->n_units; u += nth) llm__att_unit(J, u, &w);
+#endif
 }
 
 LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
@@ -3236,9 +4194,1072 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model implementation
    ====================================================================================== */
 
+static int llm__model_hd(const llm_config *c) {
+    return c->head_dim > 0 ? c->head_dim : (c->n_heads > 0 ? c->d_model / c->n_heads : 0);
+}
+static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->norm_eps : 1e-5f; }
+
+/* The shapes a forward pass needs, checked once; an unusable config is LLM_EINVAL. The
+   caps keep every product of two or three of them inside 64 bits. */
+static llm_status llm__model_check(const llm_config *c) {
+    int hd;
+    if (!c) return LLM_EINVAL;
+    hd = llm__model_hd(c);
+    if (c->d_model <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 || c->d_ff <= 0 ||
+        c->vocab <= 0 || hd <= 0)
+        return LLM_EINVAL;
+    if (c->n_heads % c->n_kv_heads != 0) return LLM_EINVAL;
+    if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
+        (int64_t)c->n_heads * hd > (1 << 22))
+        return LLM_EINVAL;
+    return LLM_OK;
+}
+
+/* Rounded up to a 64-byte boundary (one cache line, one AVX-512 vector). */
+#define LLM__MALIGN(n) ((((uint64_t)(n)) + 63u) & ~(uint64_t)63u)
+static void *llm__model_align(void *p) {
+    uintptr_t u = (uintptr_t)p;
+    return (void *)((u + 63u) & ~(uintptr_t)63u);
+}
+
+/* Multiplies below this many multiply-adds run on the caller's thread: waking the pool
+   costs a few microseconds, more than a small GEMV (all of stories260K) takes. */
+#define LLM__MODEL_PAR_MIN (1 << 16)
+static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >= LLM__MODEL_PAR_MIN ? th : NULL; }
+
+static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
+                           int d_out, llm_threads *th) {
+    return llm_linear_w(y, x, W, b, n, d_in, d_out, llm__model_th(th, (int64_t)n * d_in * d_out));
+}
+
+/* out[i] = Norm(x[i]) for n rows of d: RMSNorm or LayerNorm as the config says. */
+static llm_status llm__model_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b,
+                                 int n, int d) {
+    int i;
+    llm_status st = LLM_OK;
+    if (!w) return LLM_EINVAL;
+    for (i = 0; i < n && st == LLM_OK; i++) {
+        if (c->norm == LLM_NORM_LAYER)
+            st = llm_layernorm(out + (size_t)i * d, x + (size_t)i * d, w, b, d, llm__model_eps(c));
+        else
+            st = llm_rmsnorm(out + (size_t)i * d, x + (size_t)i * d, w, d, llm__model_eps(c));
+    }
+    return st;
+}
+
+/* Scratch layout of one block over n tokens, in floats, each buffer 64-byte aligned:
+   xb [n][d] normed input / projection output, q [n][q_dim], k and v [n][kv_dim],
+   att [n][q_dim] attention output, hb and hb2 [n][d_ff] FFN hidden. */
+typedef struct llm__model_buf {
+    float *xb, *q, *k, *v, *att, *hb, *hb2;
+} llm__model_buf;
+
+static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
+    uint64_t hd = (uint64_t)llm__model_hd(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
+    uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
+    uint64_t sizes[7], off = 0;
+    float **dst[7];
+    int i;
+    sizes[0] = nn * d, sizes[1] = nn * qd, sizes[2] = nn * kvd, sizes[3] = nn * kvd;
+    sizes[4] = nn * qd, sizes[5] = nn * ff, sizes[6] = nn * ff;
+    if (b) {
+        dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
+        dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
+    }
+    for (i = 0; i < 7; i++) {
+        if (mem && b) *dst[i] = (float *)(void *)((char *)mem + off);
+        off += LLM__MALIGN(sizes[i] * sizeof(float));
+    }
+    return off + 64; /* room to align the start */
+}
+
+LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens) {
+    uint64_t bytes;
+    if (llm__model_check(c) != LLM_OK || n_tokens <= 0 || n_tokens > (1 << 20)) return 0;
+    bytes = llm__model_block_layout(c, n_tokens, NULL, NULL);
+    return bytes > (uint64_t)SIZE_MAX ? 0 : (size_t)bytes;
+}
+
+/* Row-wise y[i] += a[i], so n * d never has to fit an int. */
+static llm_status llm__model_add(float *y, const float *a, int n, int d) {
+    int i;
+    llm_status st = LLM_OK;
+    for (i = 0; i < n && st == LLM_OK; i++) st = llm_add(y + (size_t)i * d, y + (size_t)i * d, a + (size_t)i * d, d);
+    return st;
+}
+
+#define LLM__MTRY(expr)                                                                                \
+    do {                                                                                             \
+        llm_status llm__st = (expr);                                                                 \
+        if (llm__st != LLM_OK) return llm__st;                                                       \
+    } while (0)
+
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                   llm_threads *th) {
+    llm__model_buf b;
+    const float *in;
+    int d, hd, qd, kvd, ff, i;
+    int64_t work;
+    LLM__MTRY(llm__model_check(c));
+    if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
+    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
+    if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
+    if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
+    if (pos > kv->len) return LLM_ERANGE;
+    llm__model_block_layout(c, n, llm__model_align(scratch), &b);
+
+    /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
+    /* h = Norm(x) before the sub-layer (pre-norm), or x itself (post-norm) */
+    if (c->post_norm) {
+        in = x;
+    } else {
+        LLM__MTRY(llm__model_norm(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d));
+        in = b.xb;
+    }
+    /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    /* rotate q and k by their absolute positions: q.k then depends only on the offset */
+    if (c->pos == LLM_POS_ROPE) {
+        LLM__MTRY(llm_rope_apply_tokens(rope, b.q, n, c->n_heads, pos));
+        LLM__MTRY(llm_rope_apply_tokens(rope, b.k, n, c->n_kv_heads, pos));
+    }
+    /* keys and values of these positions join the cache; queries attend over 0..pos+i */
+    LLM__MTRY(llm_kv_cache_write(kv, layer, pos, b.k, b.v, n));
+    work = (int64_t)n * qd * (pos + n);
+    LLM__MTRY(llm_attention_cache(b.att, b.q, kv, layer, n, pos, c->n_heads, c->sliding_window,
+                                 llm__model_th(th, work)));
+    /* project the heads back to d and add to the residual stream */
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    LLM__MTRY(llm__model_add(x, b.xb, n, d));
+    if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
+
+    /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
+    if (c->post_norm) {
+        in = x;
+    } else {
+        LLM__MTRY(llm__model_norm(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d));
+        in = b.xb;
+    }
+    /* hb: [n][d_ff] gate (or the only hidden projection for GELU) */
+    LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
+    if (c->ffn == LLM_FFN_GELU) {
+        for (i = 0; i < n; i++) LLM__MTRY(llm_gelu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
+    } else {
+        /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
+        LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
+        for (i = 0; i < n; i++) {
+            float *g = b.hb + (size_t)i * ff, *u = b.hb2 + (size_t)i * ff;
+            if (c->ffn == LLM_FFN_SWIGLU) {
+                LLM__MTRY(llm_swiglu(g, g, u, ff));
+            } else {
+                int j;
+                LLM__MTRY(llm_gelu(g, g, ff));
+                for (j = 0; j < ff; j++) g[j] *= u[j];
+            }
+        }
+    }
+    /* down-projection back to d and the second residual add */
+    LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    LLM__MTRY(llm__model_add(x, b.xb, n, d));
+    if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
+    return LLM_OK;
+}
+
+/* ---- state: everything the forward pass writes ------------------------------------- */
+
+static uint64_t llm__model_state_layout(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype,
+                                  uint64_t *rope_off, uint64_t *kv_off, uint64_t *x_off, uint64_t *scr_off) {
+    uint64_t off = 0, kvb;
+    *rope_off = off;
+    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm__model_hd(c), capacity));
+    *kv_off = off;
+    kvb = llm_kv_cache_bytes(c, capacity, 1, kv_dtype);
+    if (kvb == 0) return 0;
+    off += LLM__MALIGN(kvb);
+    *x_off = off;
+    off += LLM__MALIGN((uint64_t)max_tokens * (uint64_t)c->d_model * sizeof(float));
+    *scr_off = off;
+    off += LLM__MALIGN(llm__model_block_layout(c, max_tokens, NULL, NULL));
+    return off + 64;
+}
+
+LLMDEF size_t llm_state_bytes(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype) {
+    uint64_t a, b, d, e, bytes;
+    if (llm__model_check(c) != LLM_OK || capacity <= 0 || max_tokens <= 0 || max_tokens > (1 << 20)) return 0;
+    bytes = llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &a, &b, &d, &e);
+    return bytes > (uint64_t)SIZE_MAX ? 0 : (size_t)bytes;
+}
+
+LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, const llm_config *c, int capacity,
+                                 int max_tokens, llm_dtype kv_dtype) {
+    uint64_t ro, ko, xo, so;
+    size_t need;
+    char *base;
+    if (!s || !mem) return LLM_EINVAL;
+    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
+    if (need == 0 || mem_bytes < need) return LLM_EINVAL;
+    llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &ro, &ko, &xo, &so);
+    base = (char *)llm__model_align(mem);
+    memset(s, 0, sizeof *s);
+    s->config = *c;
+    s->capacity = capacity;
+    s->max_tokens = max_tokens;
+    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, c, capacity));
+    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype));
+    s->x = (float *)(void *)(base + xo);
+    s->scratch = base + so;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
+                                   llm_dtype kv_dtype) {
+    size_t need;
+    void *mem;
+    llm_status st;
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
+    if (need == 0) return LLM_EINVAL;
+    mem = LLM_MALLOC(need);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(s, 0, sizeof *s);
+        return st;
+    }
+    s->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_state_free(llm_state *s) {
+    if (!s) return;
+    if (s->owned) LLM_FREE(s->owned);
+    memset(s, 0, sizeof *s);
+}
+
+/* One row of a weight matrix as fp32 (the embedding lookup). */
+static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
+    int64_t off = (int64_t)row * n;
+    int j;
+    if (!w->data) return LLM_EINVAL;
+    switch (w->type) {
+    case LLM_F32: memcpy(out, (const float *)w->data + off, (size_t)n * sizeof(float)); return LLM_OK;
+    case LLM_F16:
+        for (j = 0; j < n; j++) out[j] = llm_f16_to_f32(((const uint16_t *)w->data)[off + j]);
+        return LLM_OK;
+    case LLM_BF16:
+        for (j = 0; j < n; j++) out[j] = llm_bf16_to_f32(((const uint16_t *)w->data)[off + j]);
+        return LLM_OK;
+    case LLM_INT8:
+        if (w->group_size <= 0 || n % w->group_size != 0 || !w->scale) return LLM_EINVAL;
+        return llm_dequantize_int8(out, (const int8_t *)w->data + off, w->scale + off / w->group_size, n,
+                                   w->group_size);
+    default: return LLM_EUNSUPPORTED;
+    }
+}
+
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c;
+    int d, V, start, l, i;
+    float *xb;
+    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
+    c = &s->config;
+    d = c->d_model, V = c->vocab;
+    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
+    if (pos > s->kv.len) return LLM_ERANGE;
+    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
+    for (i = 0; i < n_tokens; i++)
+        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+    /* the block's first scratch buffer holds the final norm's output */
+    xb = (float *)llm__model_align(s->scratch);
+
+    /* prompts longer than the state's max_tokens run in chunks; the cache carries over */
+    for (start = 0; start < n_tokens; start += s->max_tokens) {
+        int m = n_tokens - start < s->max_tokens ? n_tokens - start : s->max_tokens;
+        int p0 = pos + start, last = start + m == n_tokens;
+        /* embedding: x[t] = E[token] (+ P[position] for learned positions) */
+        for (i = 0; i < m; i++) {
+            float *xi = s->x + (size_t)i * d;
+            LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], d));
+            if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)(p0 + i) * d, d));
+        }
+        /* the decoder blocks, in place on the residual stream */
+        for (l = 0; l < c->n_layers; l++)
+            LLM__MTRY(llm_block_forward(c, &w->layers[l], &s->rope, &s->kv, l, s->x, m, p0, s->scratch, th));
+        /* final norm and LM head: every row, or only the very last one */
+        if (all_logits || last) {
+            int r0 = all_logits ? 0 : m - 1, nr = all_logits ? m : 1;
+            float *dst = all_logits ? logits + (size_t)start * V : logits;
+            const float *h = s->x + (size_t)r0 * d;
+            if (w->out_norm) {
+                LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
+                h = xb;
+            }
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+        }
+    }
+    return LLM_OK;
+}
+
+static double llm__model_wbytes(const llm_weight *w, double n) {
+    switch (w->type) {
+    case LLM_F32: return 4 * n;
+    case LLM_F16: case LLM_BF16: return 2 * n;
+    case LLM_INT8: return n + (w->group_size > 0 ? 4 * n / w->group_size : 0);
+    default: return n * llm_dtype_bytes(w->type);
+    }
+}
+
+LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
+    double d, hd, qd, kvd, ff, total, kv_row;
+    int l, nb;
+    if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
+    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    nb = c->norm_bias ? 2 : 1;
+    total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
+    if (w->out_norm) total += 4 * d * nb;
+    if (c->pos == LLM_POS_LEARNED) total += 4 * d;
+    for (l = 0; l < c->n_layers; l++) {
+        const llm_layer_weights *L = &w->layers[l];
+        total += 4 * 2 * d * nb;
+        total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
+                 llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
+        total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
+        if (c->ffn != LLM_FFN_GELU) total += llm__model_wbytes(&L->w3, ff * d);
+    }
+    /* attention reads K and V of positions 0..pos in every layer */
+    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
+    total += 2.0 * c->n_layers * kv_row * (pos + 1);
+    return total;
+}
+
+LLMDEF void llm_model_free(llm_model *m) {
+    if (!m) return;
+    if (m->owned) LLM_FREE(m->owned);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- sampling, as llama2.c's run.c ------------------------------------------------- */
+
+/* xorshift* (Marsaglia 2003; Vigna's multiplier), run.c's random_u32 */
+LLMDEF uint32_t llm_xorshift_u32(uint64_t *state) {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return (uint32_t)((*state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+LLMDEF float llm_xorshift_f32(uint64_t *state) { return (float)(llm_xorshift_u32(state) >> 8) / 16777216.0f; }
+
+typedef struct llm__sampler_pi {
+    float prob;
+    int index;
+} llm__sampler_pi;
+
+LLMDEF size_t llm_sampler_bytes(int vocab) {
+    if (vocab <= 0 || (uint64_t)vocab > (uint64_t)SIZE_MAX / (2 * sizeof(llm__sampler_pi))) return 0;
+    return (size_t)vocab * 2 * sizeof(llm__sampler_pi);
+}
+
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
+                                   uint64_t seed) {
+    if (!s || !mem || vocab <= 0 || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
+    if (((uintptr_t)mem & 3u) != 0) return LLM_EINVAL;
+    s->vocab = vocab;
+    s->temperature = temperature;
+    s->topp = topp;
+    s->rng = seed;
+    s->scratch = mem;
+    s->owned = NULL;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed) {
+    size_t need = llm_sampler_bytes(vocab);
+    void *mem;
+    llm_status st;
+    if (!s || need == 0) return LLM_EINVAL;
+    mem = LLM_MALLOC(need);
+    if (!mem) return LLM_ENOMEM;
+    st = llm_sampler_init(s, mem, vocab, temperature, topp, seed);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    s->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_sampler_free(llm_sampler *s) {
+    if (!s) return;
+    if (s->owned) LLM_FREE(s->owned);
+    s->owned = NULL;
+    s->scratch = NULL;
+}
+
+/* Stable merge sort by descending probability. run.c calls qsort, which glibc implements
+   as a merge sort for small elements, so ties keep index order there too. */
+static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
+    int width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            int lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
+            int p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) tmp[k++] = a[q].prob > a[p].prob ? a[q++] : a[p++];
+            while (p < mid) tmp[k++] = a[p++];
+            while (q < hi) tmp[k++] = a[q++];
+        }
+        memcpy(a, tmp, (size_t)n * sizeof *a);
+    }
+}
+
+LLMDEF int llm_sample(llm_sampler *s, float *logits) {
+    int n, i;
+    float maxv, sum, coin;
+    if (!s || !logits || s->vocab <= 0) return -1;
+    n = s->vocab;
+    /* temperature 0: greedy, the first maximum */
+    if (s->temperature == 0.0f) {
+        int best = 0;
+        for (i = 1; i < n; i++)
+            if (logits[i] > logits[best]) best = i;
+        return best;
+    }
+    /* probabilities = softmax(logits / T), in run.c's order of float operations */
+    for (i = 0; i < n; i++) logits[i] /= s->temperature;
+    maxv = logits[0];
+    for (i = 1; i < n; i++)
+        if (logits[i] > maxv) maxv = logits[i];
+    sum = 0.0f;
+    for (i = 0; i < n; i++) {
+        logits[i] = LLM_EXPF(logits[i] - maxv);
+        sum += logits[i];
+    }
+    for (i = 0; i < n; i++) logits[i] /= sum;
+    coin = llm_xorshift_f32(&s->rng);
+    if (s->topp <= 0 || s->topp >= 1) {
+        /* multinomial: the first index whose running total passes the coin */
+        float cdf = 0.0f;
+        for (i = 0; i < n; i++) {
+            cdf += logits[i];
+            if (coin < cdf) return i;
+        }
+        return n - 1; /* rounding */
+    } else {
+        /* top-p (Holtzman et al. 2019): sample among the fewest most likely tokens whose
+           mass exceeds topp. Tokens below (1 - topp) / (n - 1) can never be in that set,
+           so they are dropped before sorting (run.c's shortcut). */
+        llm__sampler_pi *pi = (llm__sampler_pi *)s->scratch, *tmp = pi + n;
+        float cutoff = (1.0f - s->topp) / (float)(n - 1 > 0 ? n - 1 : 1), cum = 0.0f, r, cdf = 0.0f;
+        int n0 = 0, last;
+        for (i = 0; i < n; i++)
+            if (logits[i] >= cutoff) {
+                pi[n0].index = i;
+                pi[n0].prob = logits[i];
+                n0++;
+            }
+        if (n0 == 0) return n - 1;
+        llm__sampler_sort(pi, tmp, n0);
+        last = n0 - 1;
+        for (i = 0; i < n0; i++) {
+            cum += pi[i].prob;
+            if (cum > s->topp) {
+                last = i;
+                break;
+            }
+        }
+        r = coin * cum;
+        for (i = 0; i <= last; i++) {
+            cdf += pi[i].prob;
+            if (r < cdf) return pi[i].index;
+        }
+        return pi[last].index;
+    }
+}
+
 /* ======================================================================================
    >>files implementation
    ====================================================================================== */
+
+/* Little-endian integers decoded byte by byte, so the header reads the same on any host. */
+static uint32_t llm__le32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static int32_t llm__le32s(const unsigned char *p) {
+    uint32_t u = llm__le32(p);
+    return u < 0x80000000u ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+static float llm__le32f(const unsigned char *p) {
+    uint32_t u = llm__le32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/* The weights are used in place, as the host's floats: only a little-endian host can. */
+static int llm__little_endian(void) {
+    uint32_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+#define LLM__FFAIL(why_ptr, text, code)                                                                \
+    do {                                                                                             \
+        if (why_ptr) *(why_ptr) = (text);                                                            \
+        return (code);                                                                               \
+    } while (0)
+
+#define LLM__LLAMA2C_MAGIC 0x616b3432u /* "ak42" */
+
+/* The header: which version, the config, the v2 group size, where the tensors start. */
+static llm_status llm__llama2c_header(llm_config *c, int *version, int *group_size, uint64_t *data_off,
+                                      const unsigned char *p, size_t len, const char **why) {
+    int32_t h[7];
+    int i, shared, ver;
+    uint64_t off;
+    if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
+    if (len >= 8 && llm__le32(p) == LLM__LLAMA2C_MAGIC) {
+        if (len < 256) LLM__FFAIL(why, "file shorter than the 256-byte header", LLM_EFORMAT);
+        ver = llm__le32s(p + 4);
+        if (ver != 1 && ver != 2) LLM__FFAIL(why, "unknown llama2.c version (only 1 and 2 exist)", LLM_EFORMAT);
+        for (i = 0; i < 7; i++) h[i] = llm__le32s(p + 8 + 4 * i);
+        if (p[36] > 1) LLM__FFAIL(why, "shared_classifier flag is not 0 or 1", LLM_EFORMAT);
+        shared = p[36];
+        *group_size = ver == 2 ? (int)llm__le32s(p + 37) : 0;
+        if (h[5] <= 0) LLM__FFAIL(why, "vocab_size must be positive in version 1 and 2", LLM_EFORMAT);
+        off = 256;
+    } else {
+        if (len < 28) LLM__FFAIL(why, "file shorter than the 28-byte legacy header", LLM_EFORMAT);
+        ver = 0;
+        for (i = 0; i < 7; i++) h[i] = llm__le32s(p + 4 * i);
+        shared = h[5] > 0;
+        if (h[5] == INT32_MIN) LLM__FFAIL(why, "vocab_size out of range", LLM_EFORMAT);
+        if (h[5] < 0) h[5] = -h[5];
+        *group_size = 0;
+        off = 28;
+    }
+    if (h[0] <= 0 || h[1] <= 0 || h[2] <= 0 || h[3] <= 0 || h[4] <= 0 || h[5] <= 0 || h[6] <= 0)
+        LLM__FFAIL(why, "a header dimension is zero or negative", LLM_EFORMAT);
+    if (h[0] > (1 << 20) || h[1] > (1 << 22) || h[2] > 4096 || h[3] > 65536 || h[5] > (1 << 24) || h[6] > (1 << 24))
+        LLM__FFAIL(why, "a header dimension is implausibly large", LLM_EFORMAT);
+    if (h[0] % h[3] != 0) LLM__FFAIL(why, "n_heads does not divide dim", LLM_EFORMAT);
+    if (h[4] > h[3] || h[3] % h[4] != 0) LLM__FFAIL(why, "n_kv_heads does not divide n_heads", LLM_EFORMAT);
+    if ((h[0] / h[3]) % 2 != 0) LLM__FFAIL(why, "head size is odd: RoPE rotates pairs", LLM_EFORMAT);
+    if (ver == 2 && (*group_size <= 0 || h[0] % *group_size != 0 || h[1] % *group_size != 0))
+        LLM__FFAIL(why, "group_size must be positive and divide dim and hidden_dim", LLM_EFORMAT);
+    memset(c, 0, sizeof *c);
+    c->name = "llama2.c";
+    c->d_model = h[0], c->d_ff = h[1], c->n_layers = h[2], c->n_heads = h[3], c->n_kv_heads = h[4];
+    c->vocab = h[5], c->max_seq_len = h[6];
+    c->head_dim = h[0] / h[3];
+    c->norm = LLM_NORM_RMS, c->norm_eps = 1e-5f, c->ffn = LLM_FFN_SWIGLU, c->pos = LLM_POS_ROPE;
+    c->rope_theta = 10000.0f, c->rope_layout = LLM_ROPE_INTERLEAVED; /* llama2.c rotates (2i, 2i+1) */
+    c->tied_embeddings = shared, c->bias = LLM_BIAS_NONE;
+    *version = ver;
+    *data_off = off;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
+                                          const char **why) {
+    int v, gs;
+    uint64_t off;
+    llm_config tmp;
+    if (why) *why = "";
+    if (!c) LLM__FFAIL(why, "no config to fill", LLM_EINVAL);
+    LLM__MTRY(llm__llama2c_header(&tmp, &v, &gs, &off, (const unsigned char *)buf, len, why));
+    *c = tmp;
+    if (version) *version = v;
+    return LLM_OK;
+}
+
+/* Walks the tensors in file order. Each take() first checks that the tensor fits in what
+   is left of the buffer, then hands out a pointer; nothing is dereferenced here. */
+typedef struct llm__reader {
+    const unsigned char *base;
+    uint64_t off, len;
+    int gs;        /* v2 group size */
+    int bad;       /* 1 once anything did not fit */
+    int misaligned;
+} llm__reader;
+
+static const float *llm__take_f32(llm__reader *r, uint64_t n) {
+    const unsigned char *p;
+    if (r->bad || n > (r->len - r->off) / 4) {
+        r->bad = 1;
+        return NULL;
+    }
+    p = r->base + r->off;
+    if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    r->off += n * 4;
+    return (const float *)(const void *)p;
+}
+static void llm__skip(llm__reader *r, uint64_t bytes) {
+    if (r->bad || bytes > r->len - r->off) r->bad = 1;
+    else r->off += bytes;
+}
+/* A matrix of n values: fp32, or (v2) int8 values then fp32 scales, one per group. */
+static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
+    llm_weight w;
+    memset(&w, 0, sizeof w);
+    if (!int8) {
+        w.type = LLM_F32;
+        w.data = llm__take_f32(r, n);
+        return w;
+    }
+    w.type = LLM_INT8;
+    w.group_size = r->gs;
+    if (r->bad || n > r->len - r->off) {
+        r->bad = 1;
+        return w;
+    }
+    w.data = r->base + r->off;
+    r->off += n;
+    w.scale = llm__take_f32(r, n / (uint64_t)r->gs);
+    return w;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    llm_config c;
+    int ver, gs, L, l, q8;
+    uint64_t off, d, hd, kvd, ff, V;
+    llm__reader r;
+    llm_weights w;
+    const float *an, *fn;
+    if (why) *why = "";
+    if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
+    LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
+    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
+    if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
+    L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
+    kvd = (uint64_t)c.n_kv_heads * hd;
+    q8 = ver == 2;
+    r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    memset(&w, 0, sizeof w);
+    memset(layers, 0, (size_t)L * sizeof *layers);
+    /* layer l's slice of an [L][rows][cols] tensor */
+#define LLM__SLICE_F(ptr, l, n) ((ptr) ? (ptr) + (uint64_t)(l) * (n) : NULL)
+    if (ver == 0) {
+        const float *wq, *wk, *wv, *wo, *w1, *w2, *w3;
+        w.tok_embed = llm__take_w(&r, V * d, 0);
+        an = llm__take_f32(&r, (uint64_t)L * d);
+        wq = llm__take_f32(&r, (uint64_t)L * d * d);
+        wk = llm__take_f32(&r, (uint64_t)L * kvd * d);
+        wv = llm__take_f32(&r, (uint64_t)L * kvd * d);
+        wo = llm__take_f32(&r, (uint64_t)L * d * d);
+        fn = llm__take_f32(&r, (uint64_t)L * d);
+        w1 = llm__take_f32(&r, (uint64_t)L * ff * d);
+        w2 = llm__take_f32(&r, (uint64_t)L * d * ff);
+        w3 = llm__take_f32(&r, (uint64_t)L * ff * d);
+        w.out_norm = llm__take_f32(&r, d);
+        llm__skip(&r, 2 * (uint64_t)c.max_seq_len * (hd / 2) * 4); /* unused RoPE tables */
+        for (l = 0; l < L; l++) {
+            llm_layer_weights *y = &layers[l];
+            y->wq.type = y->wk.type = y->wv.type = y->wo.type = LLM_F32;
+            y->w1.type = y->w2.type = y->w3.type = LLM_F32;
+            y->wq.data = LLM__SLICE_F(wq, l, d * d), y->wk.data = LLM__SLICE_F(wk, l, kvd * d);
+            y->wv.data = LLM__SLICE_F(wv, l, kvd * d), y->wo.data = LLM__SLICE_F(wo, l, d * d);
+            y->w1.data = LLM__SLICE_F(w1, l, ff * d), y->w2.data = LLM__SLICE_F(w2, l, d * ff);
+            y->w3.data = LLM__SLICE_F(w3, l, ff * d);
+        }
+    } else {
+        an = llm__take_f32(&r, (uint64_t)L * d);
+        fn = llm__take_f32(&r, (uint64_t)L * d);
+        w.out_norm = llm__take_f32(&r, d);
+        w.tok_embed = llm__take_w(&r, V * d, q8);
+        /* v1: each tensor for all layers; v2: per layer, values then scales (runq.c) */
+#define LLM__TAKE_ALL(field, n)                                                                        \
+    do {                                                                                             \
+        if (q8) {                                                                                    \
+            for (l = 0; l < L; l++) layers[l].field = llm__take_w(&r, (n), 1);                       \
+        } else {                                                                                     \
+            const float *all_ = llm__take_f32(&r, (uint64_t)L * (n));                                \
+            for (l = 0; l < L; l++) {                                                                \
+                layers[l].field.type = LLM_F32;                                                      \
+                layers[l].field.data = LLM__SLICE_F(all_, l, (n));                                   \
+            }                                                                                        \
+        }                                                                                            \
+    } while (0)
+        LLM__TAKE_ALL(wq, d * d);
+        LLM__TAKE_ALL(wk, kvd * d);
+        LLM__TAKE_ALL(wv, kvd * d);
+        LLM__TAKE_ALL(wo, d * d);
+        LLM__TAKE_ALL(w1, ff * d);
+        LLM__TAKE_ALL(w2, d * ff);
+        LLM__TAKE_ALL(w3, ff * d);
+#undef LLM__TAKE_ALL
+    }
+    w.lm_head = c.tied_embeddings ? w.tok_embed : llm__take_w(&r, V * d, q8);
+    if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
+    if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
+    if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    for (l = 0; l < L; l++) {
+        layers[l].attn_norm = an + (uint64_t)l * d;
+        layers[l].ffn_norm = fn + (uint64_t)l * d;
+    }
+#undef LLM__SLICE_F
+    w.layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = c;
+    m->weights = w;
+    m->file_version = ver;
+    return LLM_OK;
+}
+
+/* ---- the llama2.c tokenizer --------------------------------------------------------- */
+
+/* Compare piece `id` with the byte string a (la bytes) followed by b (lb bytes), as
+   strcmp would compare the concatenation: lets the merge loop look up a pair without
+   building it in a buffer. */
+static int llm__piece_cmp(const llm_tokenizer *t, int id, const char *a, int la, const char *b, int lb) {
+    const unsigned char *s = (const unsigned char *)t->bytes + t->offset[id];
+    int ls = (int)(t->offset[id + 1] - t->offset[id]) - 1, i;
+    for (i = 0; i < ls && i < la + lb; i++) {
+        unsigned char k = (unsigned char)(i < la ? a[i] : b[i - la]);
+        if (s[i] != k) return s[i] < k ? -1 : 1;
+    }
+    return ls < la + lb ? -1 : (ls > la + lb ? 1 : 0);
+}
+
+/* The lowest id whose piece equals a ++ b, or -1 (binary search over t->sorted). */
+static int llm__lookup2(const llm_tokenizer *t, const char *a, int la, const char *b, int lb) {
+    int lo = 0, hi = t->vocab; /* first sorted index whose piece >= key */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (llm__piece_cmp(t, t->sorted[mid], a, la, b, lb) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < t->vocab && llm__piece_cmp(t, t->sorted[lo], a, la, b, lb) == 0) return t->sorted[lo];
+    return -1;
+}
+
+/* Sort order of two ids: by piece bytes, then by id (so duplicates find the lowest). */
+static int llm__id_less(const llm_tokenizer *t, int x, int y) {
+    const char *px = t->bytes + t->offset[x];
+    int c = llm__piece_cmp(t, y, px, (int)(t->offset[x + 1] - t->offset[x]) - 1, "", 0);
+    return c > 0 || (c == 0 && x < y);
+}
+
+/* Heapsort: in place, O(V log V), no allocation. */
+static void llm__tok_sift(const llm_tokenizer *t, int32_t *a, int root, int n) {
+    int child;
+    for (; (child = 2 * root + 1) < n; root = child) {
+        int32_t tmp;
+        if (child + 1 < n && llm__id_less(t, a[child], a[child + 1])) child++;
+        if (!llm__id_less(t, a[root], a[child])) return;
+        tmp = a[root], a[root] = a[child], a[child] = tmp;
+    }
+}
+static void llm__sort_ids(const llm_tokenizer *t, int32_t *a, int n) {
+    int i;
+    for (i = n / 2 - 1; i >= 0; i--) llm__tok_sift(t, a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        int32_t tmp = a[0];
+        a[0] = a[i], a[i] = tmp;
+        llm__tok_sift(t, a, 0, i);
+    }
+}
+
+static uint64_t llm__tok_layout(int vocab, size_t len, uint64_t *off_sc, uint64_t *off_of, uint64_t *off_so,
+                                uint64_t *off_by) {
+    uint64_t V = (uint64_t)vocab, o = 0;
+    *off_sc = o, o += LLM__MALIGN(V * 4);
+    *off_of = o, o += LLM__MALIGN((V + 1) * 4);
+    *off_so = o, o += LLM__MALIGN(V * 4);
+    *off_by = o, o += LLM__MALIGN((uint64_t)len + V + 1); /* every piece's bytes + a NUL each */
+    return o + 64;
+}
+
+LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len) {
+    uint64_t a, b, c, d, n;
+    if (vocab <= 0 || vocab > (1 << 24)) return 0;
+    n = llm__tok_layout(vocab, len, &a, &b, &c, &d);
+    return n > (uint64_t)SIZE_MAX ? 0 : (size_t)n;
+}
+
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t osc, oof, oso, oby, off = 4, pos = 0;
+    size_t need;
+    char *base;
+    int i;
+    if (why) *why = "";
+    if (!t || !mem || !buf) LLM__FFAIL(why, "no tokenizer, memory or buffer", LLM_EINVAL);
+    need = llm_tokenizer_bytes(vocab, len);
+    if (need == 0 || mem_bytes < need) LLM__FFAIL(why, "vocab out of range or memory too small", LLM_EINVAL);
+    if (vocab < 3) LLM__FFAIL(why, "vocabulary needs at least <unk>, <s>, </s>", LLM_EINVAL);
+    if (len < 4) LLM__FFAIL(why, "tokenizer file shorter than its 4-byte header", LLM_EFORMAT);
+    llm__tok_layout(vocab, len, &osc, &oof, &oso, &oby);
+    base = (char *)llm__model_align(mem);
+    memset(t, 0, sizeof *t);
+    t->vocab = vocab;
+    t->max_token_length = llm__le32s(p);
+    if (t->max_token_length < 0) LLM__FFAIL(why, "negative max_token_length", LLM_EFORMAT);
+    t->scores = (float *)(void *)(base + osc);
+    t->offset = (uint32_t *)(void *)(base + oof);
+    t->sorted = (int32_t *)(void *)(base + oso);
+    t->bytes = base + oby;
+    /* per token: float score, int32 length, the bytes; every field checked before reading */
+    for (i = 0; i < vocab; i++) {
+        int32_t n;
+        if (len - off < 8) LLM__FFAIL(why, "tokenizer file ends inside a token's score or length", LLM_EFORMAT);
+        t->scores[i] = llm__le32f(p + off);
+        n = llm__le32s(p + off + 4);
+        off += 8;
+        if (n < 0 || (uint64_t)n > len - off) LLM__FFAIL(why, "token length negative or past the end", LLM_EFORMAT);
+        t->offset[i] = (uint32_t)pos;
+        memcpy(t->bytes + pos, p + off, (size_t)n);
+        t->bytes[pos + (uint64_t)n] = '\0';
+        pos += (uint64_t)n + 1;
+        off += (uint64_t)n;
+    }
+    t->offset[vocab] = (uint32_t)pos;
+    if (off != len) LLM__FFAIL(why, "tokenizer file longer than vocab tokens (wrong vocab size?)", LLM_EFORMAT);
+    for (i = 0; i < vocab; i++) t->sorted[i] = i;
+    llm__sort_ids(t, t->sorted, vocab);
+    /* byte fallback: where <0x00>..<0xFF> are, and what they decode to */
+    for (i = 0; i < 256; i++) {
+        static const char hex[] = "0123456789ABCDEF";
+        char name[6];
+        name[0] = '<', name[1] = '0', name[2] = 'x', name[3] = hex[i >> 4], name[4] = hex[i & 15], name[5] = '>';
+        t->byte_id[i] = llm__lookup2(t, name, 6, "", 0);
+        t->raw[i] = (unsigned char)i;
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why) {
+    size_t need = llm_tokenizer_bytes(vocab, len);
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!t || need == 0) LLM__FFAIL(why, "no tokenizer or vocab out of range", LLM_EINVAL);
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_tokenizer_init(t, mem, need, buf, len, vocab, why);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        memset(t, 0, sizeof *t);
+        return st;
+    }
+    t->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_tokenizer_free(llm_tokenizer *t) {
+    if (!t) return;
+    if (t->owned) LLM_FREE(t->owned);
+    memset(t, 0, sizeof *t);
+}
+
+static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
+    *len = (int)(t->offset[id + 1] - t->offset[id]) - 1;
+    return t->bytes + t->offset[id];
+}
+
+LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
+                               int *n_ids) {
+    const char *c;
+    int n = 0, i;
+    if (n_ids) *n_ids = 0;
+    if (!t || !t->bytes || !text || !ids || !n_ids || cap < 0) return LLM_EINVAL;
+#define LLM__PUSH(id)                                                                                   \
+    do {                                                                                               \
+        if (n >= cap) return LLM_ERANGE;                                                               \
+        ids[n++] = (id);                                                                               \
+    } while (0)
+    if (bos) LLM__PUSH(1);
+    /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
+    if (text[0] != '\0') {
+        int sp = llm__lookup2(t, " ", 1, "", 0);
+        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+    }
+    /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
+       a code point with no piece falls back to one <0xNN> token per byte */
+    for (c = text; *c;) {
+        int k = 1, id;
+        while (k < 4 && ((unsigned char)c[k] & 0xC0) == 0x80) k++;
+        id = llm__lookup2(t, c, k, "", 0);
+        if (id >= 0) {
+            LLM__PUSH(id);
+        } else {
+            for (i = 0; i < k; i++) {
+                int b = (unsigned char)c[i];
+                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
+            }
+        }
+        c += k;
+    }
+    /* greedy BPE merge: join the adjacent pair whose concatenation scores best, until
+       no pair is a piece (ties: the leftmost pair) */
+    for (;;) {
+        float best = -1e10f;
+        int best_id = -1, best_i = -1;
+        for (i = 0; i + 1 < n; i++) {
+            int la, lb, id;
+            const char *a = llm__piece(t, ids[i], &la), *b = llm__piece(t, ids[i + 1], &lb);
+            id = llm__lookup2(t, a, la, b, lb);
+            if (id >= 0 && t->scores[id] > best) {
+                best = t->scores[id];
+                best_id = id;
+                best_i = i;
+            }
+        }
+        if (best_i < 0) break;
+        ids[best_i] = best_id;
+        memmove(ids + best_i + 1, ids + best_i + 2, (size_t)(n - best_i - 2) * sizeof *ids);
+        n--;
+    }
+    if (eos) LLM__PUSH(2);
+#undef LLM__PUSH
+    *n_ids = n;
+    return LLM_OK;
+}
+
+static int llm__hexval(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    return -1;
+}
+
+LLMDEF const char *llm_token_piece(const llm_tokenizer *t, int prev, int token, int *len) {
+    const char *s;
+    int n, h0, h1;
+    if (len) *len = 0;
+    if (!t || !t->bytes || !len || token < 0 || token >= t->vocab) return NULL;
+    s = llm__piece(t, token, &n);
+    /* after BOS, the dummy-prefix space is not part of the text */
+    if (prev == 1 && n > 0 && s[0] == ' ') s++, n--;
+    /* <0xNN>: a raw byte (run.c reads it with sscanf "<0x%02hhX>": one or two hex digits) */
+    if (n >= 4 && s[0] == '<' && s[1] == '0' && s[2] == 'x' && (h0 = llm__hexval(s[3])) >= 0) {
+        h1 = n > 4 ? llm__hexval(s[4]) : -1;
+        *len = 1;
+        return (const char *)t->raw + (h1 >= 0 ? h0 * 16 + h1 : h0);
+    }
+    *len = n;
+    return s;
+}
+
+LLMDEF int llm_piece_printable(const char *piece, int len) {
+    unsigned char b;
+    if (!piece || len <= 0 || piece[0] == '\0') return 0;
+    if (len > 1) return 1;
+    b = (unsigned char)piece[0];
+    return (b >= 0x20 && b <= 0x7e) || (b >= 0x09 && b <= 0x0d); /* isprint || isspace, C locale */
+}
+
+LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *ids, int n, char *out, size_t cap,
+                                 size_t *out_len) {
+    size_t used = 0;
+    int i, len;
+    if (out_len) *out_len = 0;
+    if (!t || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        const char *s;
+        if (ids[i] != 1 && ids[i] != 2) {
+            s = llm_token_piece(t, prev, ids[i], &len);
+            if (!s) return LLM_EINVAL;
+            if ((size_t)len >= cap - used) return LLM_ERANGE;
+            memcpy(out + used, s, (size_t)len);
+            used += (size_t)len;
+        }
+        prev = ids[i];
+    }
+    out[used] = '\0';
+    if (out_len) *out_len = used;
+    return LLM_OK;
+}
+
+#ifndef LLM_NO_STDIO
+/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
+   aligned) for whatever the caller keeps with it. */
+static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
+                                 const char **why) {
+    FILE *f;
+    long n;
+    *mem = NULL;
+    if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
+    f = fopen(path, "rb");
+    if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    }
+    if ((unsigned long)n > (unsigned long)(SIZE_MAX - extra - 128)) {
+        fclose(f);
+        LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    }
+    *mem = LLM_MALLOC(extra + (size_t)n + 128);
+    if (!*mem) {
+        fclose(f);
+        LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    }
+    *data = (unsigned char *)llm__model_align((char *)*mem + LLM__MALIGN(extra));
+    if (n > 0 && fread(*data, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        LLM_FREE(*mem);
+        *mem = NULL;
+        LLM__FFAIL(why, "short read", LLM_EIO);
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why) {
+    unsigned char head[256], *data;
+    void *mem;
+    size_t len, got;
+    llm_config c;
+    int ver, gs;
+    uint64_t off;
+    llm_status st;
+    FILE *f;
+    long n;
+    if (why) *why = "";
+    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
+    memset(m, 0, sizeof *m);
+    /* the header first: it says how many layers the table needs */
+    if (!path || !(f = fopen(path, "rb"))) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    memset(head, 0, sizeof head);
+    got = fread(head, 1, sizeof head, f);
+    n = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
+    fclose(f);
+    if (n < 0) LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    (void)got; /* a short file leaves zeros, which the length checks reject */
+    LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
+    LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
+    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    m->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why) {
+    void *mem;
+    unsigned char *data;
+    size_t len;
+    llm_status st;
+    if (why) *why = "";
+    if (!t) LLM__FFAIL(why, "no tokenizer", LLM_EINVAL);
+    memset(t, 0, sizeof *t);
+    LLM__MTRY(llm__l2c_read_file(path, 0, &mem, &data, &len, why));
+    st = llm_tokenizer_create(t, data, len, vocab, why);
+    LLM_FREE(mem);
+    return st;
+}
+#endif /* LLM_NO_STDIO */
 
 #endif /* LLM_IMPLEMENTATION */
 

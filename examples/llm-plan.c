@@ -182,8 +182,9 @@ int main(int argc, char **argv) {
         printf("  decode step  %9.2f ms  every weight and KV byte read once at %.0f GB/s: <= %.0f tokens/s "
                "across the batch\n",
                r.decode_seconds * 1e3, a.plan.gpu->bandwidth_gbs, (double)a.plan.batch / r.decode_seconds);
-        printf("  prefill      %9.2f s   %.3g FLOP (batch x seq tokens, causal) at %.0f TFLOPS dense bf16 x %d\n",
-               r.prefill_seconds, r.prefill_flops, a.plan.gpu->bf16_tflops, a.plan.n_gpus);
+        printf("  prefill      %9.2f %s  %.3g FLOP (batch x seq tokens, causal) at %.0f TFLOPS dense bf16 x %d\n",
+               r.prefill_seconds < 1 ? 1e3 * r.prefill_seconds : r.prefill_seconds, r.prefill_seconds < 1 ? "ms" : "s ",
+               r.prefill_flops, a.plan.gpu->bf16_tflops, a.plan.n_gpus);
     } else {
         printf("\none step: %.3g FLOP per GPU, >= %.2f s at %.0f TFLOPS dense bf16\n", r.step_flops,
                r.step_flops / (a.plan.gpu->bf16_tflops * 1e12), a.plan.gpu->bf16_tflops);

@@ -125,7 +125,10 @@ static void test_reference(llm_threads *th2) {
     check_case(7, 130, 8, 2, 64, 0, 0, NULL);
     check_case(40, 77, 4, 4, 24, 0, 0, NULL);
     check_case(19, 19, 6, 3, 12, 0, 0, NULL);
-    check_case(3, 70, 32, 1, 16, 0, 0, NULL); /* MQA with more heads than a unit holds */
+    check_case(3, 70, 32, 1, 16, 0, 0, NULL);  /* MQA: a unit full of heads */
+    check_case(5, 50, 40, 1, 16, 0, 0, NULL);  /* more heads per KV head than a unit holds */
+    check_case(37, 37, 40, 2, 8, 0, 0, th2);
+    check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
     /* tile sizes that don't divide T */
     check_case(130, 130, 4, 2, 64, 0, 1, NULL);
     check_case(130, 130, 4, 2, 64, 0, 7, NULL);
@@ -190,8 +193,8 @@ static void test_gqa_is_repeated_mha(void) {
 
 /* Decoding token by token through the cache gives what one prefill gives, in each dtype,
    with and without a window; and the cache's error against fp32 K/V is within bounds. */
-static void test_decode_equals_prefill(llm_dtype dt, int window, llm_threads *th) {
-    int T = 90, L = 2, H = 8, Hkv = 4, hd = 64, t, layer = 1;
+static void test_decode_equals_prefill(llm_dtype dt, int window, int hd, llm_threads *th) {
+    int T = 90, L = 2, H = 8, Hkv = 4, t, layer = 1;
     llm_config c = small_config(L, H, Hkv, hd);
     llm_kv_cache kv;
     size_t nq = (size_t)T * H * hd, nk = (size_t)T * Hkv * hd;
@@ -223,7 +226,8 @@ static void test_decode_equals_prefill(llm_dtype dt, int window, llm_threads *th
     err = max_diff(pre, ref, nq);
     CHECK_MSG(err <= (dt == LLM_F32 ? TOL_F32 : dt == LLM_F16 ? TOL_F16 : TOL_I8), "dtype %s: error %.3g vs fp32",
               llm_dtype_name(dt), err);
-    printf("KV cache %-4s window %3d: max error vs fp32 K/V %.3g (tolerance %.0e)\n", llm_dtype_name(dt), window, err,
+    printf("KV cache %-4s hd %3d window %3d: max error vs fp32 K/V %.3g (tolerance %.0e)\n", llm_dtype_name(dt), hd,
+           window, err,
            dt == LLM_F32 ? TOL_F32 : dt == LLM_F16 ? TOL_F16 : TOL_I8);
     /* against the dequantized values: the kernel itself is as exact as fp32 */
     if (dt != LLM_F32) {
@@ -274,6 +278,14 @@ static void test_cache_bytes(void) {
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, -5, 1, LLM_F16), 0);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, (llm_dtype)99), 0);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, INT64_MAX, INT64_MAX, LLM_F32), 0); /* overflow */
+    {   /* near the top of uint64_t: exact where it fits, 0 where it doesn't */
+        llm_config one = small_config(1, 1, 1, 1);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 58, 1, LLM_F32), (uint64_t)1 << 61);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F32), (uint64_t)1 << 63);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 61, 1, LLM_F32), 0);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_F16), (uint64_t)1 << 62);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&one, (int64_t)1 << 60, 1, LLM_Q4_32), ((uint64_t)9 << 57));
+    }
     bad = c;
     bad.n_kv_heads = 5; /* 32 % 5 != 0 */
     CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
@@ -420,19 +432,18 @@ static void test_threads(llm_threads *th2) {
 
 int main(void) {
     llm_threads *th2 = NULL;
-#ifdef LLM_PTHREADS
-    CHECK_OK(llm_threads_create(&th2, 2));
-#else
-    printf("no LLM_PTHREADS: the threaded runs use the caller's thread only\n");
-#endif
+    /* two threads when the build has them (LLM_PTHREADS), else the caller's thread */
+    if (llm_threads_create(&th2, 2) != LLM_OK) th2 = NULL;
     test_reference(th2);
     test_causality();
     test_gqa_is_repeated_mha();
-    test_decode_equals_prefill(LLM_F32, 0, NULL);
-    test_decode_equals_prefill(LLM_F32, 17, th2);
-    test_decode_equals_prefill(LLM_F16, 0, th2);
-    test_decode_equals_prefill(LLM_INT8, 0, NULL);
-    test_decode_equals_prefill(LLM_INT8, 30, th2);
+    test_decode_equals_prefill(LLM_F32, 0, 64, NULL);
+    test_decode_equals_prefill(LLM_F32, 17, 64, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 64, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 256, NULL); /* f16/int8 tiles shrink for big heads */
+    test_decode_equals_prefill(LLM_INT8, 0, 64, NULL);
+    test_decode_equals_prefill(LLM_INT8, 30, 64, th2);
+    test_decode_equals_prefill(LLM_INT8, 0, 200, th2);
     test_cache_bytes();
     test_cache_errors();
     test_bad_args();

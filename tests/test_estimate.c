@@ -78,6 +78,14 @@ int main(void) {
         CHECK_NEAR(llm_count_flops(llm_preset("mixtral-8x7b"), 0, 1).train_6n,
                    6.0 * (double)llm_count_params(llm_preset("mixtral-8x7b")).active_non_embedding, 0);
         CHECK(llm_count_flops(NULL, 10, 0).forward == 0);
+        /* Mistral's 4096-token sliding window caps the keys per token */
+        {
+            const llm_config *m = llm_preset("mistral-7b");
+            double W = 4096, T = 32768;
+            CHECK_NEAR(llm_count_flops(m, 32768, 0).attention, 4.0 * 32 * 4096 * W, 0);
+            CHECK_NEAR(llm_count_flops(m, 32768, 1).attention, 4.0 * 32 * 4096 * (T * W - W * (W - 1) / 2) / T, 1e-3);
+            CHECK_NEAR(llm_count_flops(m, 4096, 1).attention, 4.0 * 32 * 4096 * 2048, 0);
+        }
     }
     /* Chinchilla: 20 tokens per parameter; C = 6ND = 120 N^2 */
     {
@@ -99,12 +107,27 @@ int main(void) {
     CHECK_NEAR(llm_weight_bytes(l7, LLM_F32), 4.0 * 6738415616.0, 0);
     /* KV cache, 2 L H_kv head_dim bytes per token: Llama 2 7B 524,288 B, 2 GiB at 4096;
        Llama 3 8B (GQA, 8 KV heads) 131,072 B, 1 GiB at 8192 */
-    CHECK_NEAR(llm__kv_bytes(l7, 1, 1, LLM_F16), 524288, 0);
-    CHECK_NEAR(llm__kv_bytes(l7, 4096, 1, LLM_F16), 2 * GIB, 0);
-    CHECK_NEAR(llm__kv_bytes(llm_preset("llama-3-8b"), 1, 1, LLM_F16), 131072, 0);
-    CHECK_NEAR(llm__kv_bytes(llm_preset("llama-3-8b"), 8192, 1, LLM_F16), 1 * GIB, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 1, 1, LLM_F16), 524288, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 4096, 1, LLM_F16), 2 * GIB, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(llm_preset("llama-3-8b"), 1, 1, LLM_F16), 131072, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(llm_preset("llama-3-8b"), 8192, 1, LLM_F16), 1 * GIB, 0);
+    /* the planner's KV line is the real cache's size, for every preset and dtype */
+    for (i = 0; llm_preset_at(i); i++) {
+        const llm_config *c = llm_preset_at(i);
+        double per_token = 2.0 * c->n_layers * c->n_kv_heads * llm_config_head_dim(c);
+        CHECK_NEAR((double)llm_kv_cache_bytes(c, 1000, 3, LLM_F16), per_token * 2 * 3000, 0);
+        CHECK_NEAR((double)llm_kv_cache_bytes(c, 1000, 3, LLM_INT8), per_token * 3000 + per_token / llm_config_head_dim(c) * 4 * 3000, 0);
+        p = llm_plan_default();
+        p.model = c;
+        p.gpu = a100;
+        p.batch = 3;
+        p.seq_len = 1000;
+        p.kv = LLM_INT8;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[1].bytes, (double)llm_kv_cache_bytes(c, 1000, 3, LLM_INT8), 0);
+    }
     /* int8 KV: one byte per element plus an fp32 scale per (layer, head, position) row */
-    CHECK_NEAR(llm__kv_bytes(l7, 1, 1, LLM_INT8), 524288 / 2 + 2 * 32 * 32 * 4, 0);
+    CHECK_NEAR(llm_kv_cache_bytes(l7, 1, 1, LLM_INT8), 524288 / 2 + 2 * 32 * 32 * 4, 0);
     /* training state, the ZeRO paper's 7.5B model on N_d = 64 GPUs: 120 / 31.4 / 16.6 / 1.9 GB */
     CHECK_NEAR(llm_train_state_bytes(7.5e9, 0, 64).total / GB, 120.0, 1e-9);
     CHECK_NEAR(llm_train_state_bytes(7.5e9, 1, 64).total / GB, 31.4, 0.05);
@@ -216,7 +239,13 @@ int main(void) {
         p.n_gpus = 2;
         CHECK_OK(llm_plan_evaluate(&p, &r, &why));
         CHECK_NEAR(r.line[0].bytes, 68976648192.0, 0);
+        CHECK_NEAR(r.line[1].bytes, 2.0 * 80 * 8 * 128 * 2 * 4096 / 2, 0);
         CHECK(r.verdict == LLM_FITS);
+        /* 16 GPUs but only 8 KV heads: each GPU keeps a whole KV head (replicated) */
+        p.n_gpus = 16;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[0].bytes, 137953296384.0 / 16, 0);
+        CHECK_NEAR(r.line[1].bytes, 2.0 * 80 * 8 * 128 * 2 * 4096 / 8, 0);
     }
     /* training Llama 2 7B on 8 A100s: too big without ZeRO; ZeRO-3 + flash fit */
     {
@@ -249,10 +278,10 @@ int main(void) {
             p = plan13b(1);
             switch (bad[i].what) {
             case 0: p.gpu = NULL; break;
-            case 1: p.batch = 0; break;
+            case 1: p.batch = -1; break;
             case 2: p.zero_stage = 4; break;
             case 3: p.kv = LLM_INT4; break;
-            case 4: p.n_gpus = 0; break;
+            case 4: p.n_gpus = -2; break;
             case 5: p.seq_len = -5; break;
             case 6: broken.d_model = 0; p.model = &broken; break;
             default: p.weights = (llm_dtype)99; break;
@@ -262,6 +291,13 @@ int main(void) {
             CHECK_MSG(why && strstr(why, bad[i].want), "case %d: %s", i, why ? why : "(null)");
         }
         CHECK(llm_plan_evaluate(NULL, &r, &why) == LLM_EINVAL);
+        /* a zeroed plan is valid: batch 1, one GPU, the model's context, fp32, no overhead */
+        memset(&p, 0, sizeof p);
+        p.model = l7;
+        p.gpu = a100;
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK(r.seq_len == 4096 && r.n_lines == 3);
+        CHECK_NEAR(r.total_bytes, 4.0 * 6738415616.0 + 2 * 524288.0 * 4096, 0); /* f32 KV: twice f16 */
         p = plan13b(8);
         CHECK_OK(llm_plan_evaluate(&p, NULL, NULL)); /* result and reason are optional */
     }
@@ -270,7 +306,7 @@ int main(void) {
     {
         const llm_config *big = llm_preset("llama-3.1-405b");
         llm_params q = llm_count_params(big);
-        double kv = llm__kv_bytes(big, 1 << 20, 4096, LLM_F32);
+        double kv = llm_kv_cache_bytes(big, 1 << 20, 4096, LLM_F32);
         /* 405B x 16 B: 6.5 TB of training state, split over 16,384 GPUs */
         CHECK_NEAR(llm_train_state_bytes((double)q.total, 0, 16384).total, 16.0 * 405853388800.0, 0);
         CHECK_NEAR(llm_train_state_bytes((double)q.total, 3, 16384).total, 16.0 * 405853388800.0 / 16384, 1e-3);
@@ -291,6 +327,14 @@ int main(void) {
         p.zero_stage = 3;
         CHECK_OK(llm_plan_evaluate(&p, &r, &why));
         CHECK(r.verdict == LLM_DOES_NOT_FIT && r.total_bytes < 1e30);
+        /* past 2^64 bytes of KV cache (2^31 sequences of 2^31 tokens) the planner still
+           counts, in double, where llm_kv_cache_bytes has to give up */
+        p.train = 0;
+        p.n_gpus = 1;
+        p.seq_len = 2147483647LL;
+        CHECK(llm_kv_cache_bytes(big, p.seq_len, p.batch, LLM_F16) == 0);
+        CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+        CHECK_NEAR(r.line[1].bytes / (2.0 * 126 * 8 * 128 * 2 * 2147483647.0 * 2147483647.0), 1.0, 1e-12);
     }
 
     /* ---- llm-plan's argument parser ------------------------------------------------- */
@@ -335,6 +379,38 @@ int main(void) {
             CHECK_MSG(!llm_plan_parse_args(&a, argc, bad[i].argv, err, sizeof err) && strstr(err, bad[i].want),
                       "case %d: got \"%s\", want \"%s\"", i, err, bad[i].want);
             CHECK(strchr(err, '\n') == NULL); /* one line */
+        }
+        /* A small deterministic fuzz: random argv from a pool of options, values and
+           garbage. The parser must either succeed with a plan llm_plan_evaluate accepts,
+           or fail with a one-line message; ASan/UBSan (make sanitize) watch for the rest. */
+        {
+            static char longarg[300];
+            char *pool[] = {"--model", "llama-2-7b", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus", "--batch", "--seq",
+                            "--weights", "--kv", "int8", "q4_32", "--train", "--zero", "--recompute", "--flash", "--json",
+                            "--config", "d_model=64,n_layers=2,n_heads=4,n_kv_heads=2,d_ff=128,vocab=100,max_seq_len=64",
+                            "n_kv_heads=0", "ffn=geglu,", ",", "=", "", "0", "1", "-1", "3", "4096", "2147483647",
+                            "2147483648", "99999999999999999999", "1e400", "nan", "--overhead", "--list", "--batch=",
+                            "--seq=8", "--config=", "a=b,,c=d", "--model=gpt2", longarg, "--help", "-m"};
+            int npool = (int)(sizeof pool / sizeof pool[0]), iter, ok_count = 0;
+            memset(longarg, 'x', sizeof longarg - 1);
+            for (iter = 0; iter < 4000; iter++) {
+                char *argv[9];
+                int argc = 1 + (int)((test_randf() + 1) * 4), k, ok;
+                argv[0] = "llm-plan";
+                for (k = 1; k < argc; k++) argv[k] = pool[(int)((test_randf() + 1) * 0.5 * npool) % npool];
+                if (iter % 2) argv[1] = "--model"; /* reach the deeper paths more often */
+                if (iter % 4 == 1 && argc > 2) argv[2] = "llama-2-13b";
+                err[0] = 0;
+                ok = llm_plan_parse_args(&a, argc, argv, err, sizeof err);
+                if (!ok) {
+                    CHECK(err[0] != 0 && strchr(err, '\n') == NULL);
+                } else if (!a.list && !a.help) {
+                    ok_count++;
+                    CHECK_MSG(llm_plan_evaluate(&a.plan, &r, &why) == LLM_OK, "iteration %d: %s", iter, why);
+                    CHECK(r.total_bytes > 0 && r.total_bytes < 1e30);
+                }
+            }
+            CHECK(ok_count > 50); /* the fuzz reached the planner */
         }
     }
     return test_done();

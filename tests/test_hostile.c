@@ -240,7 +240,7 @@ static void test_bad_args_estimate(void) {
     pl.gpu = llm_gpu_preset("a100-80gb");
     CHECK_OK(llm_plan_evaluate(&pl, NULL, &why)); /* the result is optional */
     CHECK_OK(llm_plan_evaluate(&pl, &r, NULL));
-    { pl.n_gpus = 0; CHECK(llm_plan_evaluate(&pl, &r, &why) == LLM_EINVAL); pl.n_gpus = 1; }
+    { pl.n_gpus = -1; CHECK(llm_plan_evaluate(&pl, &r, &why) == LLM_EINVAL); pl.n_gpus = 1; }
     { pl.batch = -1; CHECK(llm_plan_evaluate(&pl, &r, &why) == LLM_EINVAL); pl.batch = 1; }
     { pl.seq_len = -5; CHECK(llm_plan_evaluate(&pl, &r, &why) == LLM_EINVAL); pl.seq_len = 0; }
     { pl.seq_len = INT64_MAX; CHECK(llm_plan_evaluate(&pl, &r, &why) == LLM_EINVAL); pl.seq_len = 0; }

@@ -1,0 +1,184 @@
+/* bench_decode.c: decode and prefill speed of the whole model beside the machine's read
+   bandwidth. Decoding one token streams every weight once, so its roof is
+   read bandwidth / bytes per token.
+
+   Models: stories260K (../shared/models, when present) and a random model of llama2.c's
+   110M shape (dim 768, hidden 2048, 12 layers, 12 heads, vocab 32000, seq 1024, shared
+   classifier) built here in memory, fp32 and int8 (groups of 64, llama2.c version-2
+   layout), 1 and 2 threads. Peers measured on this machine (issue 5): run.c 71 tok/s fp32
+   110M (104 with 2 threads), runq.c 122 int8 (224), stories260K 23,000; llama.cpp prefill
+   of 128 tokens 760 tok/s. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "roofs.h"
+
+#define BENCH_SEED 0x243F6A8885A308D3ull
+
+static void fill(float *x, size_t n, float scale, uint64_t *s) {
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = scale * ((float)(llm_xorshift_u32(s) >> 8) / 8388608.0f - 1.0f);
+}
+
+/* A random 110M-shape model: fp32 arrays, optionally quantized to int8 groups. */
+typedef struct big_model {
+    llm_config c;
+    llm_layer_weights layers[12];
+    llm_weights w;
+    void *mem[256];
+    int n_mem;
+} big_model;
+
+static void *keep(big_model *m, size_t bytes) {
+    void *p = malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "bench_decode: out of memory\n");
+        exit(1);
+    }
+    m->mem[m->n_mem++] = p;
+    return p;
+}
+static llm_weight mat(big_model *m, int rows, int cols, int int8, uint64_t *s) {
+    llm_weight w;
+    size_t n = (size_t)rows * cols;
+    float *f = int8 ? (float *)malloc(n * sizeof(float)) : (float *)keep(m, n * sizeof(float));
+    memset(&w, 0, sizeof w);
+    if (!f) exit(1);
+    fill(f, n, 1.0f / (float)sqrt((double)cols), s);
+    if (!int8) {
+        w.type = LLM_F32;
+        w.data = f;
+        return w;
+    }
+    /* llama2.c version 2: int8 values, one fp32 scale per 64 */
+    w.type = LLM_INT8;
+    w.group_size = 64;
+    w.data = keep(m, n);
+    w.scale = (float *)keep(m, n / 64 * sizeof(float));
+    if (llm_quantize_int8((int8_t *)w.data, (float *)w.scale, f, (int64_t)n, 64) != LLM_OK) exit(1);
+    free(f);
+    return w;
+}
+
+static void big_make(big_model *m, int int8) {
+    uint64_t s = BENCH_SEED;
+    int l, d = 768, ff = 2048;
+    float *norms;
+    memset(m, 0, sizeof *m);
+    m->c.name = "llama2.c 110M shape";
+    m->c.d_model = d, m->c.d_ff = ff, m->c.n_layers = 12, m->c.n_heads = 12, m->c.n_kv_heads = 12;
+    m->c.vocab = 32000, m->c.max_seq_len = 1024, m->c.tied_embeddings = 1, m->c.rope_theta = 10000.0f;
+    norms = (float *)keep(m, (size_t)(2 * 12 + 1) * d * sizeof(float));
+    for (l = 0; l < (2 * 12 + 1) * d; l++) norms[l] = 1.0f;
+    m->w.tok_embed = mat(m, 32000, d, int8, &s);
+    m->w.lm_head = m->w.tok_embed;
+    m->w.out_norm = norms + 24 * d;
+    m->w.layers = m->layers;
+    for (l = 0; l < 12; l++) {
+        llm_layer_weights *y = &m->layers[l];
+        y->attn_norm = norms + (2 * l) * d, y->ffn_norm = norms + (2 * l + 1) * d;
+        y->wq = mat(m, d, d, int8, &s), y->wk = mat(m, d, d, int8, &s), y->wv = mat(m, d, d, int8, &s);
+        y->wo = mat(m, d, d, int8, &s);
+        y->w1 = mat(m, ff, d, int8, &s), y->w2 = mat(m, d, ff, int8, &s), y->w3 = mat(m, ff, d, int8, &s);
+    }
+}
+static void big_free(big_model *m) {
+    while (m->n_mem > 0) free(m->mem[--m->n_mem]);
+}
+
+/* Decode n tokens at positions p0..p0+n-1 (after a prefill of p0 tokens): tok/s. */
+static double decode_rate(const llm_config *c, const llm_weights *w, int p0, int n, llm_threads *th, int reps) {
+    llm_state s;
+    float *logits = (float *)malloc((size_t)c->vocab * sizeof(float));
+    int *toks = (int *)malloc((size_t)(p0 + n) * sizeof(int)), i, r;
+    double best = 0;
+    for (i = 0; i < p0 + n; i++) toks[i] = (i * 7919 + 1) % c->vocab;
+    if (llm_state_create(&s, c, p0 + n, p0 > 0 ? p0 : 1, LLM_F32) != LLM_OK) exit(1);
+    for (r = 0; r < reps; r++) {
+        double t0;
+        if (p0 > 0) llm_forward(&s, w, toks, p0, 0, logits, 0, th);
+        t0 = roofs_now();
+        for (i = 0; i < n; i++)
+            if (llm_forward(&s, w, &toks[p0 + i], 1, p0 + i, logits, 0, th) != LLM_OK) exit(1);
+        t0 = roofs_now() - t0;
+        if (n / t0 > best) best = n / t0;
+    }
+    llm_state_free(&s);
+    free(logits), free(toks);
+    return best;
+}
+
+static double prefill_rate(const llm_config *c, const llm_weights *w, int n, llm_threads *th, int reps) {
+    llm_state s;
+    float *logits = (float *)malloc((size_t)c->vocab * sizeof(float));
+    int *toks = (int *)malloc((size_t)n * sizeof(int)), i, r;
+    double best = 0;
+    for (i = 0; i < n; i++) toks[i] = (i * 7919 + 1) % c->vocab;
+    if (llm_state_create(&s, c, n, n, LLM_F32) != LLM_OK) exit(1);
+    for (r = 0; r < reps; r++) {
+        double t0 = roofs_now();
+        if (llm_forward(&s, w, toks, n, 0, logits, 0, th) != LLM_OK) exit(1);
+        t0 = roofs_now() - t0;
+        if (n / t0 > best) best = n / t0;
+    }
+    llm_state_free(&s);
+    free(logits), free(toks);
+    return best;
+}
+
+int main(void) {
+    llm_threads *th2 = NULL;
+    double bw[3], base[2] = {0, 0};
+    int nt, q;
+    char path[512];
+    const char *dir = getenv("LLM_MODELS_DIR") ? getenv("LLM_MODELS_DIR") : "../shared/models";
+    llm_model small;
+    const char *why;
+
+    (void)roofs_fma_gflops; /* decoding is bound by memory, not by FMAs */
+    bw[1] = roofs_read_gbs(1);
+    bw[2] = roofs_read_gbs(2);
+    if (llm_threads_create(&th2, 2) != LLM_OK) th2 = NULL;
+    printf("bench_decode (%s): read bandwidth %.1f GB/s (1 thread), %.1f GB/s (2 threads); GB = 1e9 B\n",
+           roofs_isa(), bw[1], bw[2]);
+
+    /* stories260K: small enough to stay in cache, so per-token overhead is what counts */
+    sprintf(path, "%s/stories260K.bin", dir);
+    if (llm_llama2c_load_file(&small, path, &why) == LLM_OK) {
+        for (nt = 1; nt <= 2; nt++) {
+            double r = decode_rate(&small.config, &small.weights, 0, 256, nt == 2 ? th2 : NULL, 20);
+            printf("  stories260K fp32 decode, %d thread%s: %9.0f tok/s (256 tokens from position 0; "
+                   "run.c 23,000, target >= 35,000 = 1.5x run.c)\n",
+                   nt, nt > 1 ? "s" : " ", r);
+        }
+        llm_model_free(&small);
+    } else {
+        printf("  stories260K: %s absent, skipped\n", path);
+    }
+
+    /* the 110M shape, fp32 then int8 */
+    for (q = 0; q < 2; q++) {
+        big_model m;
+        double bytes, r, pf;
+        big_make(&m, q);
+        bytes = llm_decode_bytes(&m.c, &m.w, LLM_F32, 64);
+        for (nt = 1; nt <= 2; nt++) {
+            r = decode_rate(&m.c, &m.w, 32, 64, nt == 2 ? th2 : NULL, 2);
+            if (nt == 1) base[q] = r;
+            printf("  110M %s decode, %d thread%s: %6.1f tok/s, %.1f MB/token -> %5.1f GB/s = %3.0f%% of read "
+                   "bandwidth%s",
+                   q ? "int8" : "fp32", nt, nt > 1 ? "s" : " ", r, bytes / 1e6, r * bytes / 1e9,
+                   100 * r * bytes / 1e9 / bw[nt], nt == 2 ? "" : "\n");
+            if (nt == 2) printf(", %.2fx 1 thread\n", r / base[q]);
+        }
+        for (nt = 1; nt <= 2; nt++) {
+            pf = prefill_rate(&m.c, &m.w, 128, nt == 2 ? th2 : NULL, 2);
+            printf("  110M %s prefill of 128 tokens, %d thread%s: %6.1f tok/s\n", q ? "int8" : "fp32", nt,
+                   nt > 1 ? "s" : " ", pf);
+        }
+        big_free(&m);
+    }
+    printf("  targets (1 thread): fp32 >= 85%% of read bandwidth; int8 >= 244 tok/s (2x runq.c) and > 217 "
+           "(llama.cpp Q8_0);\n  prefill >= 760 tok/s (llama.cpp); 2 threads >= 1.3x (fp32), >= 1.7x (int8)\n");
+    llm_threads_free(th2);
+    return 0;
+}

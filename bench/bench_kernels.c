@@ -1,0 +1,185 @@
+/* bench_kernels.c: llm_linear (fp32) throughput beside this machine's roofs, for 1 and 2
+   threads, and OpenBLAS on the same shapes when it is installed.
+
+   Shapes are n_tokens x d_out x d_in: y[n][d_out] = x[n][d_in] W[d_out][d_in]^T.
+   Compute-bound rows (squares, prefill) are GFLOP/s (2 n d_out d_in flops per call) and
+   % of the peak FMA roof; decode rows (n = 1) are GB/s of weight bytes (4 d_out d_in)
+   and % of the read-bandwidth roof. Every figure is the best of several timed calls.
+
+   OpenBLAS: OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in the environment pin OpenBLAS to an
+   older kernel. So the peer is measured twice: in a child process (this program
+   re-executed with --peer) with both variables unset, which is OpenBLAS's own choice
+   for this CPU, and in this process with the environment as it is. The AVX2 build
+   (bench_kernels_avx2, -mavx2 -mfma -mno-avx512f) is compared with OpenBLAS's Haswell
+   kernel instead: its child runs with OPENBLAS_CORETYPE=Haswell. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "roofs.h"
+#ifdef BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+typedef struct {
+    const char *label;
+    int n, dout, din;
+} shape;
+
+static const shape shapes[] = {
+    {"square", 64, 64, 64},          {"square", 128, 128, 128},      {"square", 256, 256, 256},
+    {"square", 512, 512, 512},       {"square", 1024, 1024, 1024},   {"square", 2048, 2048, 2048},
+    {"prefill", 128, 4096, 4096},    {"prefill", 128, 11008, 4096},  {"prefill", 128, 4096, 11008},
+    {"decode", 1, 4096, 4096},       {"decode", 1, 11008, 4096},
+};
+#define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+static float *make(size_t n) {
+    float *p = NULL;
+    size_t i;
+    if (posix_memalign((void **)&p, 64, n * sizeof(float) + 64) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    for (i = 0; i < n; i++) p[i] = (float)((i * 2654435761u) >> 20 & 1023) / 1024.0f - 0.5f;
+    return p;
+}
+
+enum { OURS, BLAS };
+
+/* Best seconds per call of one implementation on one shape. */
+static double time_shape(const shape *s, int impl, llm_threads *th) {
+    float *x = make((size_t)s->n * s->din), *w = make((size_t)s->dout * s->din), *y = make((size_t)s->n * s->dout);
+    double best = 1e30, spent = 0, flops = 2.0 * s->n * s->dout * s->din;
+    int reps = 0;
+    /* at least 3 calls and about 0.3 s, after one warm-up call */
+    for (reps = -1; reps < 3 || (spent < 0.3 && reps < 2000); reps++) {
+        double t0 = roofs_now(), t;
+        if (impl == OURS) {
+            if (llm_linear(y, x, w, NULL, s->n, s->din, s->dout, th) != LLM_OK) exit(1);
+        }
+#ifdef BENCH_OPENBLAS
+        else if (s->n == 1)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, s->dout, s->din, 1.0f, w, s->din, x, 1, 0.0f, y, 1);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s->n, s->dout, s->din, 1.0f, x, s->din, w, s->din,
+                        0.0f, y, s->dout);
+#endif
+        t = roofs_now() - t0;
+        if (reps >= 0) {
+            spent += t;
+            if (t < best) best = t;
+        }
+    }
+    (void)flops;
+    free(x);
+    free(w);
+    free(y);
+    return best;
+}
+
+/* the figure a row reports: GB/s of weights for decode, GFLOP/s otherwise */
+static double figure(const shape *s, double sec) {
+    if (s->n == 1) return 4.0 * s->dout * s->din / sec * 1e-9;
+    return 2.0 * s->n * s->dout * s->din / sec * 1e-9;
+}
+
+#ifdef BENCH_OPENBLAS
+#ifdef __AVX512F__
+#define PEER_ENV "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
+#define PEER_SAYS "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (OpenBLAS's own kernel choice)"
+#else
+#define PEER_ENV "env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=Haswell"
+#define PEER_SAYS "OPENBLAS_CORETYPE=Haswell, OPENBLAS_L2_SIZE unset (the AVX2 kernel)"
+#endif
+/* --peer: print "peer <threads> <shape> <figure>" lines and the core name, then exit */
+static int run_peer(void) {
+    int t, i;
+    printf("core %s\n", openblas_get_corename());
+    for (t = 1; t <= 2; t++) {
+        openblas_set_num_threads(t);
+        for (i = 0; i < NSHAPES; i++) printf("peer %d %d %.6g\n", t, i, figure(&shapes[i], time_shape(&shapes[i], BLAS, NULL)));
+    }
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv) {
+    double peer[3][NSHAPES], fma[3], bw[3];
+    char peer_core[64] = "?";
+    int t, i, have_peer = 0;
+#ifdef BENCH_OPENBLAS
+    if (argc > 1 && strcmp(argv[1], "--peer") == 0) return run_peer();
+    {   /* OpenBLAS's best kernel, in a child with the pinning variables unset */
+        char cmd[4096], line[256];
+        FILE *f;
+        snprintf(cmd, sizeof cmd, "%s '%s' --peer", PEER_ENV, argv[0]);
+        f = popen(cmd, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            int pt, pi;
+            double v;
+            if (sscanf(line, "peer %d %d %lf", &pt, &pi, &v) == 3 && pt >= 1 && pt <= 2 && pi >= 0 && pi < NSHAPES) {
+                peer[pt][pi] = v;
+                have_peer = 1;
+            } else if (strncmp(line, "core ", 5) == 0) {
+                sscanf(line + 5, "%63s", peer_core);
+            }
+        }
+        if (f) pclose(f);
+    }
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    printf("bench_kernels: llm_linear fp32 (%s build); shapes n_tokens x d_out x d_in; best of >= 3 calls\n",
+           roofs_isa());
+    for (t = 1; t <= 2; t++) {
+        fma[t] = roofs_fma_gflops(t);
+        bw[t] = roofs_read_gbs(t);
+    }
+#ifdef BENCH_OPENBLAS
+    printf("OpenBLAS peer \"best\": %s, core %s\n", PEER_SAYS, have_peer ? peer_core : "(child failed)");
+    printf("OpenBLAS peer \"env\":  environment as it is (OPENBLAS_CORETYPE=%s), core %s\n",
+           getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "unset", openblas_get_corename());
+#else
+    printf("OpenBLAS: not built in (no cblas.h)\n");
+#endif
+    for (t = 1; t <= 2; t++) {
+        llm_threads *th = NULL;
+        if (t > 1 && llm_threads_create(&th, t) != LLM_OK) return 1;
+        printf("\n%d thread%s  roofs: peak FMA %.1f GFLOP/s (%s), read %.1f GB/s (1 GiB buffer)\n", t,
+               t > 1 ? "s" : "", fma[t], roofs_isa(), bw[t]);
+        printf("%-8s %-16s %10s %7s", "", "shape", "llm.h", "% roof");
+#ifdef BENCH_OPENBLAS
+        printf(" %10s %6s %10s %6s", "BLAS best", "ratio", "BLAS env", "ratio");
+        openblas_set_num_threads(t);
+#endif
+        printf("\n");
+        for (i = 0; i < NSHAPES; i++) {
+            const shape *s = &shapes[i];
+            double v = figure(s, time_shape(s, OURS, th));
+            char dims[32];
+            snprintf(dims, sizeof dims, "%dx%dx%d", s->n, s->dout, s->din);
+            printf("%-8s %-16s %10.1f %6.1f%%", s->label, dims, v, 100.0 * v / (s->n == 1 ? bw[t] : fma[t]));
+#ifdef BENCH_OPENBLAS
+            {
+                double e = figure(s, time_shape(s, BLAS, NULL));
+                if (have_peer) printf(" %10.1f %6.2f", peer[t][i], v / peer[t][i]);
+                else printf(" %10s %6s", "-", "-");
+                printf(" %10.1f %6.2f", e, v / e);
+            }
+#endif
+            printf("  %s\n", s->n == 1 ? "GB/s of weights" : "GFLOP/s");
+        }
+        llm_threads_free(th);
+    }
+    /* a few tokens: one call must not lose to one GEMV call per token */
+    printf("\nsmall batches, 1 thread, d = 4096 x 4096: one call vs n GEMV calls (ms per call)\n");
+    for (i = 2; i <= 8; i++) {
+        shape s = {"few", 0, 4096, 4096}, s1 = {"few", 1, 4096, 4096};
+        double a, b;
+        s.n = i;
+        a = time_shape(&s, OURS, NULL);
+        b = i * time_shape(&s1, OURS, NULL);
+        printf("  n=%d  one call %.2f ms, %d x GEMV %.2f ms, speed-up %.2fx\n", i, 1e3 * a, i, 1e3 * b, b / a);
+    }
+    return 0;
+}

@@ -1,0 +1,371 @@
+/* >>files: llama2.c checkpoints the test writes itself (legacy, version 1, version 2; GQA
+   and MHA; shared and separate classifier) load and give the same logits; every truncated
+   or nonsensical variant is rejected with LLM_EFORMAT, never a crash. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "test.h"
+
+enum { D = 32, FF = 64, L = 2, NH = 4, V = 48, SEQ = 16, GS = 16 };
+
+/* A random llama2.c model: every tensor for all layers, as the files store them. */
+typedef struct ref_model {
+    int nkv, shared;
+    float *emb, *an, *wq, *wk, *wv, *wo, *fn, *w1, *w2, *w3, *fin, *cls;
+} ref_model;
+
+static float *rnd(size_t n, float s) {
+    float *p = (float *)malloc(n * sizeof *p);
+    test_fill(p, n, s);
+    return p;
+}
+static void ref_make(ref_model *m, int nkv, int shared) {
+    int kvd = D / NH * nkv;
+    size_t i;
+    m->nkv = nkv, m->shared = shared;
+    m->emb = rnd((size_t)V * D, 1), m->an = rnd((size_t)L * D, 0.2f), m->fn = rnd((size_t)L * D, 0.2f);
+    m->fin = rnd(D, 0.2f);
+    for (i = 0; i < (size_t)L * D; i++) m->an[i] += 1, m->fn[i] += 1;
+    for (i = 0; i < D; i++) m->fin[i] += 1;
+    m->wq = rnd((size_t)L * D * D, 0.3f), m->wk = rnd((size_t)L * kvd * D, 0.3f), m->wv = rnd((size_t)L * kvd * D, 0.3f);
+    m->wo = rnd((size_t)L * D * D, 0.3f);
+    m->w1 = rnd((size_t)L * FF * D, 0.3f), m->w2 = rnd((size_t)L * D * FF, 0.3f), m->w3 = rnd((size_t)L * FF * D, 0.3f);
+    m->cls = shared ? NULL : rnd((size_t)V * D, 0.3f);
+}
+static void ref_free(ref_model *m) {
+    free(m->emb), free(m->an), free(m->fn), free(m->fin), free(m->wq), free(m->wk), free(m->wv), free(m->wo);
+    free(m->w1), free(m->w2), free(m->w3), free(m->cls);
+}
+
+/* ---- a little-endian writer, with the offsets where each section starts -------------- */
+typedef struct wbuf {
+    unsigned char *p;
+    size_t n, cap;
+    size_t marks[64];
+    int n_marks;
+} wbuf;
+static void put(wbuf *b, const void *src, size_t n) {
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = (unsigned char *)realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+static void put_i32(wbuf *b, int32_t v) {
+    unsigned char c[4];
+    uint32_t u = (uint32_t)v;
+    c[0] = (unsigned char)u, c[1] = (unsigned char)(u >> 8), c[2] = (unsigned char)(u >> 16), c[3] = (unsigned char)(u >> 24);
+    put(b, c, 4);
+}
+static void put_f32(wbuf *b, const float *x, size_t n) {
+    size_t i;
+    uint32_t u;
+    for (i = 0; i < n; i++) {
+        memcpy(&u, &x[i], 4);
+        put_i32(b, (int32_t)u);
+    }
+}
+static void mark(wbuf *b) {
+    if (b->n_marks < 64) b->marks[b->n_marks++] = b->n;
+}
+static void sect(wbuf *b, const float *x, size_t n) {
+    put_f32(b, x, n);
+    mark(b);
+}
+/* version 2's tensor: int8 values, then one scale per GS (symmetric, max|x| / 127) */
+static void sect_q8(wbuf *b, const float *x, size_t n) {
+    size_t g, i;
+    float *s = (float *)malloc(n / GS * sizeof *s);
+    for (g = 0; g < n / GS; g++) {
+        float mx = 0;
+        for (i = 0; i < GS; i++) mx = fmaxf(mx, fabsf(x[g * GS + i]));
+        s[g] = mx / 127.0f;
+        for (i = 0; i < GS; i++) {
+            signed char q = (signed char)(s[g] > 0 ? (int)lrintf(x[g * GS + i] / s[g]) : 0);
+            put(b, &q, 1);
+        }
+    }
+    mark(b);
+    put_f32(b, s, n / GS);
+    mark(b);
+    free(s);
+}
+
+static void write_model(wbuf *b, const ref_model *m, int version) {
+    int kvd = D / NH * m->nkv, l;
+    float *junk;
+    memset(b, 0, sizeof *b);
+    if (version == 0) {
+        put_i32(b, D), put_i32(b, FF), put_i32(b, L), put_i32(b, NH), put_i32(b, m->nkv);
+        put_i32(b, m->shared ? V : -V), put_i32(b, SEQ);
+        mark(b);
+        sect(b, m->emb, (size_t)V * D), sect(b, m->an, (size_t)L * D);
+        sect(b, m->wq, (size_t)L * D * D), sect(b, m->wk, (size_t)L * kvd * D), sect(b, m->wv, (size_t)L * kvd * D);
+        sect(b, m->wo, (size_t)L * D * D), sect(b, m->fn, (size_t)L * D);
+        sect(b, m->w1, (size_t)L * FF * D), sect(b, m->w2, (size_t)L * D * FF), sect(b, m->w3, (size_t)L * FF * D);
+        sect(b, m->fin, D);
+        junk = rnd((size_t)SEQ * (D / NH / 2), 1); /* the unused RoPE tables */
+        sect(b, junk, (size_t)SEQ * (D / NH / 2)), sect(b, junk, (size_t)SEQ * (D / NH / 2));
+        free(junk);
+        if (!m->shared) sect(b, m->cls, (size_t)V * D);
+        return;
+    }
+    put_i32(b, 0x616b3432), put_i32(b, version);
+    put_i32(b, D), put_i32(b, FF), put_i32(b, L), put_i32(b, NH), put_i32(b, m->nkv), put_i32(b, V), put_i32(b, SEQ);
+    {
+        unsigned char flag = (unsigned char)m->shared, zero = 0;
+        put(b, &flag, 1);
+        if (version == 2) put_i32(b, GS);
+        while (b->n < 256) put(b, &zero, 1);
+    }
+    mark(b);
+    sect(b, m->an, (size_t)L * D), sect(b, m->fn, (size_t)L * D), sect(b, m->fin, D);
+    if (version == 1) {
+        sect(b, m->emb, (size_t)V * D);
+        sect(b, m->wq, (size_t)L * D * D), sect(b, m->wk, (size_t)L * kvd * D), sect(b, m->wv, (size_t)L * kvd * D);
+        sect(b, m->wo, (size_t)L * D * D);
+        sect(b, m->w1, (size_t)L * FF * D), sect(b, m->w2, (size_t)L * D * FF), sect(b, m->w3, (size_t)L * FF * D);
+        if (!m->shared) sect(b, m->cls, (size_t)V * D);
+        return;
+    }
+    sect_q8(b, m->emb, (size_t)V * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->wq + (size_t)l * D * D, (size_t)D * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->wk + (size_t)l * kvd * D, (size_t)kvd * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->wv + (size_t)l * kvd * D, (size_t)kvd * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->wo + (size_t)l * D * D, (size_t)D * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->w1 + (size_t)l * FF * D, (size_t)FF * D);
+    for (l = 0; l < L; l++) sect_q8(b, m->w2 + (size_t)l * D * FF, (size_t)D * FF);
+    for (l = 0; l < L; l++) sect_q8(b, m->w3 + (size_t)l * FF * D, (size_t)FF * D);
+    if (!m->shared) sect_q8(b, m->cls, (size_t)V * D);
+}
+
+static const int toks[6] = {1, 7, 30, 2, 45, 11};
+
+/* Logits of all 6 tokens of a model loaded from buf (a fresh, exactly sized copy). */
+static llm_status logits_of(const unsigned char *buf, size_t n, float *out, llm_model *m_out) {
+    llm_layer_weights layers[L];
+    llm_model m;
+    llm_state s;
+    llm_status st;
+    const char *why = NULL;
+    void *copy = malloc(n ? n : 1);
+    memcpy(copy, buf, n);
+    st = llm_llama2c_load(&m, copy, n, layers, L, &why);
+    if (st != LLM_OK) {
+        free(copy);
+        return st;
+    }
+    if (m_out) *m_out = m;
+    CHECK(why && *why == '\0');
+    CHECK_OK(llm_state_create(&s, &m.config, SEQ, 6, LLM_F32));
+    CHECK_OK(llm_forward(&s, &m.weights, toks, 6, 0, out, 1, NULL));
+    llm_state_free(&s);
+    free(copy);
+    return LLM_OK;
+}
+
+/* The same model from plain arrays, no file involved. */
+static void logits_direct(const ref_model *r, float *out) {
+    llm_layer_weights layers[L];
+    llm_weights w;
+    llm_config c;
+    llm_state s;
+    int kvd = D / NH * r->nkv, l;
+    memset(&c, 0, sizeof c);
+    memset(&w, 0, sizeof w);
+    memset(layers, 0, sizeof layers);
+    c.d_model = D, c.d_ff = FF, c.n_layers = L, c.n_heads = NH, c.n_kv_heads = r->nkv, c.vocab = V, c.max_seq_len = SEQ;
+    c.tied_embeddings = r->shared;
+    for (l = 0; l < L; l++) {
+        llm_layer_weights *y = &layers[l];
+        y->attn_norm = r->an + l * D, y->ffn_norm = r->fn + l * D;
+        y->wq.data = r->wq + (size_t)l * D * D, y->wk.data = r->wk + (size_t)l * kvd * D;
+        y->wv.data = r->wv + (size_t)l * kvd * D, y->wo.data = r->wo + (size_t)l * D * D;
+        y->w1.data = r->w1 + (size_t)l * FF * D, y->w2.data = r->w2 + (size_t)l * D * FF;
+        y->w3.data = r->w3 + (size_t)l * FF * D;
+    }
+    w.tok_embed.data = r->emb;
+    w.lm_head.data = r->shared ? r->emb : r->cls;
+    w.layers = layers;
+    w.out_norm = r->fin;
+    CHECK_OK(llm_state_create(&s, &c, SEQ, 6, LLM_F32));
+    CHECK_OK(llm_forward(&s, &w, toks, 6, 0, out, 1, NULL));
+    llm_state_free(&s);
+}
+
+static int is_rejected(const unsigned char *buf, size_t n) {
+    llm_layer_weights layers[L + 4];
+    llm_model m;
+    const char *why = NULL;
+    void *copy = malloc(n ? n : 1);
+    llm_status st;
+    memcpy(copy, buf, n);
+    st = llm_llama2c_load(&m, copy, n, layers, L + 4, &why);
+    free(copy);
+    return st == LLM_EFORMAT && why && *why;
+}
+
+/* header field i (int32 at byte offset off) set to v */
+static int rejected_with(const wbuf *b, size_t off, int32_t v) {
+    unsigned char *c = (unsigned char *)malloc(b->n);
+    int r;
+    uint32_t u = (uint32_t)v;
+    memcpy(c, b->p, b->n);
+    c[off] = (unsigned char)u, c[off + 1] = (unsigned char)(u >> 8), c[off + 2] = (unsigned char)(u >> 16);
+    c[off + 3] = (unsigned char)(u >> 24);
+    r = is_rejected(c, b->n);
+    free(c);
+    return r;
+}
+
+static void test_formats(int nkv, int shared) {
+    ref_model r;
+    wbuf b[3];
+    float direct[6 * V], got[3][6 * V];
+    double d1 = 0, d2 = 0, mx = 0;
+    int v, i, k, bad;
+    llm_model m;
+    ref_make(&r, nkv, shared);
+    logits_direct(&r, direct);
+    for (v = 0; v < 3; v++) {
+        write_model(&b[v], &r, v);
+        CHECK_OK(logits_of(b[v].p, b[v].n, got[v], &m));
+        CHECK(m.file_version == v && m.config.n_kv_heads == nkv && m.config.tied_embeddings == shared);
+        CHECK(m.config.vocab == V && m.config.d_model == D && m.config.d_ff == FF && m.config.max_seq_len == SEQ);
+    }
+    for (i = 0; i < 6 * V; i++) {
+        mx = fmax(mx, fabs(direct[i]));
+        d1 = fmax(d1, fmax(fabs(got[0][i] - direct[i]), fabs(got[1][i] - direct[i])));
+        d2 = fmax(d2, fabs(got[2][i] - direct[i]));
+    }
+    /* legacy and v1 hold the very same floats: the same logits */
+    CHECK_MSG(d1 == 0, "nkv %d shared %d: fp32 formats differ from the arrays by %g", nkv, shared, d1);
+    /* v2: 8-bit weights (and maybe activations) move the logits by a few percent at most */
+    CHECK_MSG(d2 < 0.05 * mx && d2 > 0, "nkv %d shared %d: int8 logits off by %g (max |logit| %g)", nkv, shared, d2, mx);
+
+    for (v = 0; v < 3; v++) {
+        /* truncated anywhere: inside the header, at and next to every section boundary */
+        bad = 0;
+        for (i = 0; i < (int)b[v].n; i += (i < 300 ? 1 : 97))
+            if (!is_rejected(b[v].p, (size_t)i)) bad++;
+        for (k = 0; k < b[v].n_marks; k++) {
+            size_t at = b[v].marks[k];
+            if (at < b[v].n && !is_rejected(b[v].p, at)) bad++;
+            if (at > 0 && !is_rejected(b[v].p, at - 1)) bad++;
+            if (at + 1 < b[v].n && !is_rejected(b[v].p, at + 1)) bad++;
+        }
+        CHECK_MSG(bad == 0, "version %d: %d truncated files accepted", v, bad);
+        /* one byte too many */
+        {
+            unsigned char *c = (unsigned char *)malloc(b[v].n + 1);
+            memcpy(c, b[v].p, b[v].n);
+            c[b[v].n] = 0;
+            CHECK(is_rejected(c, b[v].n + 1));
+            free(c);
+        }
+        /* each header int negative, zero, huge, or inconsistent with the file size */
+        {
+            size_t h0 = v == 0 ? 0 : 8;
+            int f;
+            for (f = 0; f < 7; f++) {
+                CHECK_MSG(rejected_with(&b[v], h0 + 4 * f, -1), "v%d field %d = -1", v, f);
+                CHECK_MSG(rejected_with(&b[v], h0 + 4 * f, 0), "v%d field %d = 0", v, f);
+                CHECK_MSG(rejected_with(&b[v], h0 + 4 * f, INT32_MAX), "v%d field %d = INT32_MAX", v, f);
+                CHECK_MSG(rejected_with(&b[v], h0 + 4 * f, INT32_MIN), "v%d field %d = INT32_MIN", v, f);
+                CHECK_MSG(rejected_with(&b[v], h0 + 4 * f, 1 << 30), "v%d field %d = 2^30", v, f);
+            }
+            CHECK(rejected_with(&b[v], h0 + 0, D + 2));  /* dim */
+            CHECK(rejected_with(&b[v], h0 + 0, 2 * D));
+            CHECK(rejected_with(&b[v], h0 + 4, FF + 16)); /* hidden */
+            CHECK(rejected_with(&b[v], h0 + 8, L + 1));  /* layers */
+            CHECK(rejected_with(&b[v], h0 + 8, L - 1));
+            CHECK(rejected_with(&b[v], h0 + 12, 3));     /* heads not dividing dim */
+            CHECK(rejected_with(&b[v], h0 + 12, 2 * NH)); /* head size changes the sizes */
+            CHECK(rejected_with(&b[v], h0 + 16, NH + 4)); /* more KV heads than heads */
+            CHECK(rejected_with(&b[v], h0 + 16, 3));     /* KV heads not dividing heads */
+            CHECK(rejected_with(&b[v], h0 + 20, V + 1));
+            if (v == 0) CHECK(rejected_with(&b[v], 24, SEQ + 1)); /* the RoPE tables' size */
+            if (v > 0) {
+                CHECK(rejected_with(&b[v], 4, 3));  /* unknown version */
+                CHECK(rejected_with(&b[v], 4, -1));
+                b[v].p[36] = 2; /* the shared flag is a bool */
+                CHECK(is_rejected(b[v].p, b[v].n));
+                b[v].p[36] = (unsigned char)!shared; /* classifier present or not: size mismatch */
+                CHECK(is_rejected(b[v].p, b[v].n));
+                b[v].p[36] = (unsigned char)shared;
+            }
+            if (v == 2) {
+                CHECK(rejected_with(&b[v], 37, 0));
+                CHECK(rejected_with(&b[v], 37, -16));
+                CHECK(rejected_with(&b[v], 37, 24));  /* does not divide dim */
+                CHECK(rejected_with(&b[v], 37, 1 << 30));
+                CHECK(rejected_with(&b[v], 37, 32));  /* divides, but sizes change */
+            }
+        }
+        /* the file still loads after all that */
+        CHECK_OK(logits_of(b[v].p, b[v].n, got[v], NULL));
+    }
+    /* a layer table too small, a misaligned buffer: caller errors, not format errors */
+    {
+        llm_layer_weights layers[L];
+        const char *why;
+        unsigned char *c = (unsigned char *)malloc(b[1].n + 4);
+        CHECK(llm_llama2c_load(&m, b[1].p, b[1].n, layers, L - 1, &why) == LLM_EINVAL);
+        memcpy(c + 1, b[1].p, b[1].n);
+        CHECK(llm_llama2c_load(&m, c + 1, b[1].n, layers, L, &why) == LLM_EINVAL);
+        CHECK(llm_llama2c_load(&m, NULL, 100, layers, L, &why) == LLM_EINVAL);
+        free(c);
+    }
+    for (v = 0; v < 3; v++) free(b[v].p);
+    ref_free(&r);
+}
+
+static void test_read_config_and_file(void) {
+    ref_model r;
+    wbuf b;
+    llm_config c;
+    llm_model m;
+    int ver = -1;
+    const char *why;
+    const char *path = "build/test_files.tmp.bin";
+    FILE *f;
+    ref_make(&r, 2, 0);
+    write_model(&b, &r, 0);
+    CHECK_OK(llm_llama2c_read_config(&c, &ver, b.p, b.n, &why));
+    CHECK(ver == 0 && c.d_model == D && c.n_kv_heads == 2 && c.tied_embeddings == 0 && c.vocab == V);
+    CHECK(c.pos == LLM_POS_ROPE && c.rope_layout == LLM_ROPE_INTERLEAVED && c.ffn == LLM_FFN_SWIGLU);
+    CHECK(llm_llama2c_read_config(&c, &ver, b.p, 20, &why) == LLM_EFORMAT);
+    CHECK(llm_llama2c_load_file(&m, "no/such/file.bin", &why) == LLM_EIO);
+    f = fopen(path, "wb");
+    if (f) {
+        float a[6 * V], d[6 * V];
+        llm_state s;
+        fwrite(b.p, 1, b.n, f);
+        fclose(f);
+        CHECK_OK(llm_llama2c_load_file(&m, path, &why));
+        CHECK_OK(llm_state_create(&s, &m.config, SEQ, 6, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.weights, toks, 6, 0, a, 1, NULL));
+        logits_direct(&r, d);
+        CHECK(memcmp(a, d, sizeof a) == 0);
+        llm_state_free(&s);
+        llm_model_free(&m);
+        /* a truncated file on disk */
+        f = fopen(path, "wb");
+        fwrite(b.p, 1, b.n / 2, f);
+        fclose(f);
+        CHECK(llm_llama2c_load_file(&m, path, &why) == LLM_EFORMAT);
+        remove(path);
+    } else {
+        printf("test_files: cannot write %s: skipping the file-loading checks\n", path);
+    }
+    free(b.p);
+    ref_free(&r);
+}
+
+int main(void) {
+    test_formats(2, 1); /* GQA, shared classifier */
+    test_formats(4, 0); /* MHA, separate classifier */
+    test_formats(1, 0); /* MQA */
+    test_read_config_and_file();
+    return test_done();
+}

@@ -1,0 +1,432 @@
+/* >>model: the decoder block against a double-precision reference, decoding through the
+   KV cache against a full prefill, run.c's sampling, and stories260K token for token. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "test.h"
+
+/* ---- a random model in plain fp32 arrays -------------------------------------------- */
+typedef struct rnd_layer {
+    float *an, *anb, *fn, *fnb, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *bq, *bk, *bv, *bo, *b1, *b2, *b3;
+} rnd_layer;
+typedef struct rnd_model {
+    llm_config c;
+    rnd_layer *l;
+    llm_layer_weights *lw;
+    llm_weights w;
+    float *emb, *pemb, *onorm, *onormb, *head;
+} rnd_model;
+
+static float *rnd(size_t n, float scale) {
+    float *p = (float *)malloc(n * sizeof *p);
+    test_fill(p, n, scale);
+    return p;
+}
+static float *rnd_norm(size_t n) { /* norm gains near 1 */
+    float *p = rnd(n, 0.2f);
+    size_t i;
+    for (i = 0; i < n; i++) p[i] += 1.0f;
+    return p;
+}
+static llm_weight f32w(const float *p) {
+    llm_weight w;
+    memset(&w, 0, sizeof w);
+    w.type = LLM_F32;
+    w.data = p;
+    return w;
+}
+static int hdim(const llm_config *c) { return c->head_dim ? c->head_dim : c->d_model / c->n_heads; }
+
+static void rnd_model_make(rnd_model *m, const llm_config *c) {
+    int d = c->d_model, hd = hdim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, i;
+    int qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL;
+    memset(m, 0, sizeof *m);
+    m->c = *c;
+    m->l = (rnd_layer *)calloc((size_t)c->n_layers, sizeof *m->l);
+    m->lw = (llm_layer_weights *)calloc((size_t)c->n_layers, sizeof *m->lw);
+    for (i = 0; i < c->n_layers; i++) {
+        rnd_layer *L = &m->l[i];
+        llm_layer_weights *W = &m->lw[i];
+        L->an = rnd_norm((size_t)d), L->fn = rnd_norm((size_t)d);
+        L->anb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL, L->fnb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL;
+        L->wq = rnd((size_t)qd * d, 0.3f), L->wk = rnd((size_t)kvd * d, 0.3f), L->wv = rnd((size_t)kvd * d, 0.3f);
+        L->wo = rnd((size_t)d * qd, 0.3f);
+        L->w1 = rnd((size_t)ff * d, 0.3f), L->w2 = rnd((size_t)d * ff, 0.3f), L->w3 = rnd((size_t)ff * d, 0.3f);
+        L->bq = qkvb ? rnd((size_t)qd, 0.1f) : NULL, L->bk = qkvb ? rnd((size_t)kvd, 0.1f) : NULL;
+        L->bv = qkvb ? rnd((size_t)kvd, 0.1f) : NULL, L->bo = allb ? rnd((size_t)d, 0.1f) : NULL;
+        L->b1 = allb ? rnd((size_t)ff, 0.1f) : NULL, L->b2 = allb ? rnd((size_t)d, 0.1f) : NULL;
+        L->b3 = allb ? rnd((size_t)ff, 0.1f) : NULL;
+        W->attn_norm = L->an, W->attn_norm_b = L->anb, W->ffn_norm = L->fn, W->ffn_norm_b = L->fnb;
+        W->wq = f32w(L->wq), W->wk = f32w(L->wk), W->wv = f32w(L->wv), W->wo = f32w(L->wo);
+        W->w1 = f32w(L->w1), W->w2 = f32w(L->w2), W->w3 = f32w(L->w3);
+        W->bq = L->bq, W->bk = L->bk, W->bv = L->bv, W->bo = L->bo, W->b1 = L->b1, W->b2 = L->b2, W->b3 = L->b3;
+    }
+    m->emb = rnd((size_t)c->vocab * d, 1.0f);
+    m->pemb = c->pos == LLM_POS_LEARNED ? rnd((size_t)c->max_seq_len * d, 0.5f) : NULL;
+    m->onorm = rnd_norm((size_t)d);
+    m->onormb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL;
+    m->head = c->tied_embeddings ? m->emb : rnd((size_t)c->vocab * d, 0.3f);
+    m->w.tok_embed = f32w(m->emb);
+    m->w.pos_embed = m->pemb;
+    m->w.layers = m->lw;
+    m->w.out_norm = m->onorm;
+    m->w.out_norm_b = m->onormb;
+    m->w.lm_head = f32w(m->head);
+}
+static void rnd_model_free(rnd_model *m) {
+    int i;
+    for (i = 0; i < m->c.n_layers; i++) {
+        float **p = &m->l[i].an;
+        int k;
+        for (k = 0; k < (int)(sizeof(rnd_layer) / sizeof(float *)); k++) free(p[k]);
+    }
+    free(m->l), free(m->lw), free(m->pemb), free(m->onorm), free(m->onormb);
+    if (m->head != m->emb) free(m->head);
+    free(m->emb);
+}
+
+/* ---- the naive double-precision reference of one block over a whole sequence --------- */
+static void ref_norm(const llm_config *c, double *y, const double *x, const float *w, const float *b, int d) {
+    double mean = 0, var = 0, ss = 0;
+    int i;
+    for (i = 0; i < d; i++) mean += x[i], ss += x[i] * x[i];
+    mean /= d;
+    for (i = 0; i < d; i++) var += (x[i] - mean) * (x[i] - mean);
+    var /= d;
+    for (i = 0; i < d; i++) {
+        double eps = c->norm_eps > 0 ? c->norm_eps : 1e-5;
+        if (c->norm == LLM_NORM_RMS) y[i] = x[i] / sqrt(ss / d + eps) * w[i];
+        else y[i] = (x[i] - mean) / sqrt(var + eps) * w[i] + (b ? b[i] : 0);
+    }
+}
+static void ref_lin(double *y, const double *x, const float *W, const float *b, int din, int dout) {
+    int o, i;
+    for (o = 0; o < dout; o++) {
+        double s = b ? b[o] : 0;
+        for (i = 0; i < din; i++) s += (double)W[(size_t)o * din + i] * x[i];
+        y[o] = s;
+    }
+}
+static void ref_rope(double *v, int n_heads, int hd, int pos, double theta) {
+    int h, i;
+    for (h = 0; h < n_heads; h++)
+        for (i = 0; i < hd / 2; i++) { /* interleaved pairs (2i, 2i+1), angle pos * theta^(-2i/hd) */
+            double a = pos * pow(theta, -2.0 * i / hd), *p = v + h * hd + 2 * i, x0 = p[0], x1 = p[1];
+            p[0] = x0 * cos(a) - x1 * sin(a);
+            p[1] = x0 * sin(a) + x1 * cos(a);
+        }
+}
+static double gelu_d(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+/* x: [T][d] in place, positions 0..T-1 */
+static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T) {
+    int d = c->d_model, hd = hdim(c), nh = c->n_heads, nkv = c->n_kv_heads, qd = nh * hd, kvd = nkv * hd;
+    int ff = c->d_ff, t, h, j, i;
+    double *h_in = (double *)malloc(sizeof(double) * (size_t)T * d), *q = (double *)malloc(sizeof(double) * (size_t)T * qd);
+    double *k = (double *)malloc(sizeof(double) * (size_t)T * kvd), *v = (double *)malloc(sizeof(double) * (size_t)T * kvd);
+    double *att = (double *)malloc(sizeof(double) * (size_t)T * qd), *o = (double *)malloc(sizeof(double) * (size_t)d);
+    double *g = (double *)malloc(sizeof(double) * (size_t)ff), *u = (double *)malloc(sizeof(double) * (size_t)ff);
+    double *sc = (double *)malloc(sizeof(double) * (size_t)T);
+    double theta = c->rope_theta > 0 ? c->rope_theta : 10000.0;
+    /* attention */
+    for (t = 0; t < T; t++) {
+        if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
+        else ref_norm(c, h_in + t * d, x + t * d, L->an, L->anb, d);
+        ref_lin(q + t * qd, h_in + t * d, L->wq, L->bq, d, qd);
+        ref_lin(k + t * kvd, h_in + t * d, L->wk, L->bk, d, kvd);
+        ref_lin(v + t * kvd, h_in + t * d, L->wv, L->bv, d, kvd);
+        if (c->pos == LLM_POS_ROPE) ref_rope(q + t * qd, nh, hd, t, theta), ref_rope(k + t * kvd, nkv, hd, t, theta);
+    }
+    for (t = 0; t < T; t++)
+        for (h = 0; h < nh; h++) {
+            int kh = h / (nh / nkv), j0 = c->sliding_window > 0 && t - c->sliding_window + 1 > 0 ? t - c->sliding_window + 1 : 0;
+            double mx = -1e300, sum = 0;
+            for (j = j0; j <= t; j++) {
+                double s = 0;
+                for (i = 0; i < hd; i++) s += q[t * qd + h * hd + i] * k[j * kvd + kh * hd + i];
+                sc[j] = s / sqrt((double)hd);
+                if (sc[j] > mx) mx = sc[j];
+            }
+            for (j = j0; j <= t; j++) sum += (sc[j] = exp(sc[j] - mx));
+            for (i = 0; i < hd; i++) {
+                double s = 0;
+                for (j = j0; j <= t; j++) s += sc[j] / sum * v[j * kvd + kh * hd + i];
+                att[t * qd + h * hd + i] = s;
+            }
+        }
+    for (t = 0; t < T; t++) {
+        ref_lin(o, att + t * qd, L->wo, L->bo, qd, d);
+        for (i = 0; i < d; i++) x[t * d + i] += o[i];
+        if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->an, L->anb, d);
+        /* FFN */
+        if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
+        else ref_norm(c, h_in + t * d, x + t * d, L->fn, L->fnb, d);
+        ref_lin(g, h_in + t * d, L->w1, L->b1, d, ff);
+        ref_lin(u, h_in + t * d, L->w3, L->b3, d, ff);
+        for (i = 0; i < ff; i++) {
+            if (c->ffn == LLM_FFN_SWIGLU) g[i] = g[i] / (1 + exp(-g[i])) * u[i];
+            else if (c->ffn == LLM_FFN_GEGLU) g[i] = gelu_d(g[i]) * u[i];
+            else g[i] = gelu_d(g[i]);
+        }
+        ref_lin(o, g, L->w2, L->b2, ff, d);
+        for (i = 0; i < d; i++) x[t * d + i] += o[i];
+        if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->fn, L->fnb, d);
+    }
+    free(h_in), free(q), free(k), free(v), free(att), free(o), free(g), free(u), free(sc);
+}
+
+static llm_config small_config(void) {
+    llm_config c;
+    memset(&c, 0, sizeof c);
+    c.name = "test";
+    c.d_model = 32, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 48, c.vocab = 40, c.max_seq_len = 16;
+    c.norm = LLM_NORM_RMS, c.ffn = LLM_FFN_SWIGLU, c.pos = LLM_POS_ROPE, c.rope_theta = 10000.0f;
+    return c;
+}
+
+/* One block, run as a prefill of n1 tokens then n2 more through the cache, against the
+   reference over all n1 + n2. */
+static void check_block(const llm_config *c, const char *what) {
+    rnd_model m;
+    llm_rope rope;
+    llm_kv_cache kv;
+    int T = 9, n1 = 5, d = c->d_model, i;
+    float *x = rnd((size_t)T * d, 1.0f);
+    double *xr = (double *)malloc(sizeof(double) * (size_t)T * d), worst = 0;
+    size_t sb = llm_block_scratch_bytes(c, T);
+    void *scratch = malloc(sb), *rmem = malloc(llm_rope_bytes(hdim(c), 16));
+    rnd_model_make(&m, c);
+    for (i = 0; i < T * d; i++) xr[i] = x[i];
+    CHECK(sb > 0);
+    CHECK_OK(llm_rope_init_config(&rope, rmem, c, 16));
+    CHECK_OK(llm_kv_cache_create(&kv, c, 16, LLM_F32));
+    CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x, n1, 0, scratch, NULL));
+    CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x + n1 * d, T - n1, n1, scratch, NULL));
+    ref_block(c, &m.l[1], xr, T);
+    for (i = 0; i < T * d; i++) {
+        double e = fabs(x[i] - xr[i]) / (1 + fabs(xr[i]));
+        if (!(e <= worst)) worst = e;
+    }
+    CHECK_MSG(worst < 2e-4, "%s: block vs double reference, worst relative error %.3g", what, worst);
+    llm_kv_cache_free(&kv);
+    rnd_model_free(&m);
+    free(x), free(xr), free(scratch), free(rmem);
+}
+
+static void test_blocks(void) {
+    llm_config c = small_config();
+    check_block(&c, "pre-norm RMS SwiGLU RoPE GQA");
+    c.norm = LLM_NORM_LAYER, c.norm_bias = 1, c.ffn = LLM_FFN_GELU, c.pos = LLM_POS_NONE, c.bias = LLM_BIAS_ALL;
+    c.n_kv_heads = 4;
+    check_block(&c, "pre-norm LayerNorm GELU biases MHA (GPT-2 style)");
+    c.post_norm = 1;
+    check_block(&c, "post-norm LayerNorm GELU biases");
+    c = small_config();
+    c.post_norm = 1;
+    check_block(&c, "post-norm RMS SwiGLU GQA");
+    c = small_config();
+    c.n_kv_heads = 1, c.head_dim = 16, c.ffn = LLM_FFN_GEGLU, c.bias = LLM_BIAS_QKV;
+    check_block(&c, "MQA, head_dim 16 != d/n_heads, GEGLU, q/k/v biases");
+    c = small_config();
+    c.sliding_window = 3;
+    check_block(&c, "sliding window 3");
+}
+
+/* ---- decoding through the cache equals a prefill ------------------------------------ */
+static void check_decode_vs_prefill(const llm_config *c, const char *what) {
+    rnd_model m;
+    llm_state s, s2;
+    int T = 12, V = c->vocab, toks[12], t, i;
+    float *all = (float *)malloc(sizeof(float) * (size_t)T * V), *one = (float *)malloc(sizeof(float) * (size_t)V);
+    double worst = 0, worst_chunk = 0;
+    rnd_model_make(&m, c);
+    for (t = 0; t < T; t++) toks[t] = (t * 7 + 3) % V;
+    CHECK_OK(llm_state_create(&s, c, 16, T, LLM_F32));
+    CHECK_OK(llm_state_create(&s2, c, 16, 5, LLM_F32)); /* prompts longer than 5 run in chunks */
+    CHECK_OK(llm_forward(&s, &m.w, toks, T, 0, all, 1, NULL));
+    /* the chunked prefill's last logits */
+    CHECK_OK(llm_forward(&s2, &m.w, toks, T, 0, one, 0, NULL));
+    for (i = 0; i < V; i++) worst_chunk = fmax(worst_chunk, fabs(one[i] - all[(size_t)(T - 1) * V + i]));
+    /* token by token from position 0 (rewinding the same state) */
+    for (t = 0; t < T; t++) {
+        CHECK_OK(llm_forward(&s, &m.w, &toks[t], 1, t, one, 0, NULL));
+        for (i = 0; i < V; i++) worst = fmax(worst, fabs(one[i] - all[(size_t)t * V + i]) / (1 + fabs(all[(size_t)t * V + i])));
+    }
+    CHECK_MSG(worst < 1e-4, "%s: decode vs prefill logits, worst relative diff %.3g", what, worst);
+    CHECK_MSG(worst_chunk < 1e-4, "%s: chunked vs one prefill, worst diff %.3g", what, worst_chunk);
+    /* bad arguments are status codes */
+    CHECK(llm_forward(&s, &m.w, toks, 1, 15, one, 0, NULL) == LLM_ERANGE); /* a hole in the cache */
+    CHECK(llm_forward(&s, &m.w, toks, 5, 14, one, 0, NULL) == LLM_EFULL);
+    t = V;
+    CHECK(llm_forward(&s, &m.w, &t, 1, 0, one, 0, NULL) == LLM_EINVAL);
+    t = -1;
+    CHECK(llm_forward(&s, &m.w, &t, 1, 0, one, 0, NULL) == LLM_EINVAL);
+    CHECK(llm_forward(&s, &m.w, toks, 0, 0, one, 0, NULL) == LLM_EINVAL);
+    llm_state_free(&s);
+    llm_state_free(&s2);
+    rnd_model_free(&m);
+    free(all), free(one);
+}
+
+static void test_forward(void) {
+    llm_config c = small_config();
+    llm_threads *th = NULL;
+    check_decode_vs_prefill(&c, "llama-style GQA, tied");
+    c.tied_embeddings = 0, c.n_kv_heads = 4;
+    check_decode_vs_prefill(&c, "MHA, separate head");
+    c.norm = LLM_NORM_LAYER, c.norm_bias = 1, c.ffn = LLM_FFN_GELU, c.pos = LLM_POS_LEARNED, c.bias = LLM_BIAS_ALL;
+    check_decode_vs_prefill(&c, "GPT-2 style: learned positions, LayerNorm, GELU, biases");
+    /* threads give the same answer (where the build has them) */
+    if (llm_threads_create(&th, 2) == LLM_OK) {
+        rnd_model m;
+        llm_state s;
+        int toks[3] = {1, 5, 9}, i;
+        float a[40], b[40];
+        double diff = 0;
+        c = small_config();
+        rnd_model_make(&m, &c);
+        CHECK_OK(llm_state_create(&s, &c, 8, 3, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, a, 0, NULL));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, b, 0, th));
+        for (i = 0; i < 40; i++) diff = fmax(diff, fabs(a[i] - b[i]));
+        CHECK(diff < 1e-4);
+        llm_state_free(&s);
+        rnd_model_free(&m);
+        llm_threads_free(th);
+    }
+    /* a config the forward pass cannot run */
+    c = small_config();
+    c.n_kv_heads = 3;
+    CHECK(llm_state_bytes(&c, 8, 1, LLM_F32) == 0);
+    CHECK(llm_block_scratch_bytes(&c, 1) == 0);
+}
+
+/* ---- sampling ----------------------------------------------------------------------- */
+static void test_sampler(void) {
+    /* run.c's random_u32 from seed 42, computed independently (Python, arbitrary precision) */
+    static const uint32_t want[5] = {1456360119u, 3359763283u, 3393612768u, 4054632243u, 3283045847u};
+    uint64_t st = 42;
+    int i, counts[4] = {0, 0, 0, 0};
+    float logits[4];
+    llm_sampler s;
+    for (i = 0; i < 5; i++) CHECK_EQ_U64(llm_xorshift_u32(&st), want[i]);
+    st = 42;
+    CHECK_NEAR(llm_xorshift_f32(&st), (1456360119u >> 8) / 16777216.0, 0);
+    /* greedy: the first maximum */
+    CHECK_OK(llm_sampler_create(&s, 4, 0.0f, 0.9f, 1));
+    logits[0] = 1, logits[1] = 3, logits[2] = 3, logits[3] = -1;
+    CHECK(llm_sample(&s, logits) == 1);
+    llm_sampler_free(&s);
+    /* multinomial at T = 1 follows the softmax */
+    CHECK_OK(llm_sampler_create(&s, 4, 1.0f, 1.0f, 7));
+    for (i = 0; i < 4000; i++) {
+        int k;
+        logits[0] = 0, logits[1] = (float)log(2.0), logits[2] = (float)log(3.0), logits[3] = -30;
+        k = llm_sample(&s, logits);
+        if (k >= 0 && k < 4) counts[k]++;
+    }
+    CHECK_MSG(abs(counts[0] - 667) < 100 && abs(counts[1] - 1333) < 120 && abs(counts[2] - 2000) < 130 && counts[3] == 0,
+              "counts %d %d %d %d", counts[0], counts[1], counts[2], counts[3]);
+    llm_sampler_free(&s);
+    /* top-p 0.5 keeps only the most likely token when it holds more than half the mass */
+    CHECK_OK(llm_sampler_create(&s, 4, 1.0f, 0.5f, 7));
+    for (i = 0; i < 200; i++) {
+        logits[0] = 0, logits[1] = 0.5f, logits[2] = 3, logits[3] = 0;
+        if (llm_sample(&s, logits) != 2) break;
+    }
+    CHECK(i == 200);
+    llm_sampler_free(&s);
+    /* a hand-worked top-p draw: probabilities .1 .2 .3 .4 at topp .6 keep .4 and .3 (mass .7 > .6);
+       r = coin * .7. Seed 42's coins are 0.339 (r = .24 < .4: token 3), then 0.782 (r = .55: token 2) */
+    CHECK_OK(llm_sampler_create(&s, 4, 1.0f, 0.6f, 42));
+    for (i = 0; i < 2; i++) {
+        logits[0] = (float)log(0.1), logits[1] = (float)log(0.2), logits[2] = (float)log(0.3), logits[3] = (float)log(0.4);
+        CHECK(llm_sample(&s, logits) == (i == 0 ? 3 : 2));
+    }
+    llm_sampler_free(&s);
+    CHECK(llm_sampler_init(&s, NULL, 4, 1, 1, 1) == LLM_EINVAL);
+    CHECK(llm_sample(NULL, logits) == -1);
+}
+
+/* ---- stories260K: llama2.c's run.c, token for token --------------------------------- */
+static void test_stories(void) {
+    char path[512], tpath[512], ipath[512], xpath[512];
+    llm_model m;
+    llm_tokenizer tok;
+    llm_state s;
+    llm_sampler greedy;
+    const char *why;
+    int want[300], n_want = 0, ids[300], n_ids = 0, n_prompt, pos, token, mismatch = -1, i;
+    char *text = (char *)malloc(1 << 16), *expect = (char *)malloc(1 << 16);
+    size_t tl = 0, el;
+    float *logits, *all;
+    FILE *f;
+    sprintf(path, "%s/stories260K.bin", test_models_dir());
+    sprintf(tpath, "%s/synth512.bin", test_models_dir());
+    sprintf(ipath, "%s/stories260K.prompt.ids", test_models_dir());
+    sprintf(xpath, "%s/stories260K.prompt.txt", test_models_dir());
+    if (!(f = fopen(path, "rb")) || (fclose(f), !(f = fopen(tpath, "rb")))) {
+        printf("test_model: %s or synth512.bin absent: skipping the stories260K golden test\n", path);
+        free(text), free(expect);
+        return;
+    }
+    fclose(f);
+    CHECK_OK(llm_llama2c_load_file(&m, path, &why));
+    CHECK_OK(llm_tokenizer_load_file(&tok, tpath, m.config.vocab, &why));
+    f = fopen(ipath, "r");
+    while (f && n_want < 300 && fscanf(f, "%d", &want[n_want]) == 1) n_want++;
+    if (f) fclose(f);
+    f = fopen(xpath, "rb");
+    el = f ? fread(expect, 1, (1 << 16) - 1, f) : 0;
+    if (f) fclose(f);
+    CHECK(n_want == 257);
+    /* run.c: encode with BOS, force the prompt, then argmax; print each piece run.c's way */
+    CHECK_OK(llm_tokenize(&tok, "Once upon a time", 1, 0, ids, 300, &n_prompt));
+    CHECK(n_prompt == 12);
+    CHECK_OK(llm_state_create(&s, &m.config, 256, 256, LLM_F32));
+    CHECK_OK(llm_sampler_create(&greedy, m.config.vocab, 0.0f, 0.9f, 1));
+    logits = (float *)malloc(sizeof(float) * (size_t)m.config.vocab * 256);
+    all = logits;
+    token = ids[0];
+    n_ids = 1;
+    for (pos = 0; pos < 256; pos++) {
+        int next, len;
+        const char *piece;
+        CHECK_OK(llm_forward(&s, &m.weights, &token, 1, pos, logits, 0, NULL));
+        next = pos < n_prompt - 1 ? ids[pos + 1] : llm_sample(&greedy, logits);
+        if (next == 1) break;
+        ids[n_ids++] = next;
+        piece = llm_token_piece(&tok, token, next, &len);
+        if (llm_piece_printable(piece, len) && tl + (size_t)len < (1 << 16)) memcpy(text + tl, piece, (size_t)len), tl += (size_t)len;
+        token = next;
+    }
+    text[tl++] = '\n';
+    for (i = 0; i < n_want; i++)
+        if (i >= n_ids || ids[i] != want[i]) {
+            mismatch = i;
+            break;
+        }
+    CHECK_MSG(n_ids == n_want && mismatch < 0, "stories260K: %d ids, first mismatch at %d", n_ids, mismatch);
+    CHECK_MSG(tl == el && memcmp(text, expect, tl) == 0, "stories260K: printed text differs from run.c's");
+    /* one prefill over all 256 positions: every greedy choice after the prompt agrees */
+    CHECK_OK(llm_forward(&s, &m.weights, want, 256, 0, all, 1, NULL));
+    mismatch = -1;
+    for (i = n_prompt - 1; i < 256; i++)
+        if (llm_argmax(all + (size_t)i * m.config.vocab, m.config.vocab) != want[i + 1]) {
+            mismatch = i;
+            break;
+        }
+    CHECK_MSG(mismatch < 0, "stories260K prefill: argmax differs at position %d", mismatch);
+    llm_state_free(&s);
+    llm_sampler_free(&greedy);
+    llm_tokenizer_free(&tok);
+    llm_model_free(&m);
+    free(logits), free(text), free(expect);
+}
+
+int main(void) {
+    test_blocks();
+    test_forward();
+    test_sampler();
+    test_stories();
+    return test_done();
+}

@@ -1,0 +1,265 @@
+/* >>weights: the int8 group format (quantize / dequantize) and llm_linear_w with fp16,
+   bf16, int8 and fp32 weights, against double-precision references written here.
+   Tolerances, per output y[t][r] (S = sum_k |w[r][k] x[t][k]| in double, the scale of
+   the rounding error of any fp32 dot product):
+     f16 / bf16 / f32: vs the double dot of the converted weights:        |err| <= 1e-5 S + 1e-6
+     int8:       vs the double dot of the SAME quantized integers
+                 (exact int32 per group, then scales):              |err| <= 1e-5 S + 1e-6
+                 vs the double dot of dequantized W with the fp32 x: within the bound the
+                 activation quantization allows, sum_g |w_g| s_x[g] / 2 (plus the above)
+   Threaded results must be bit-identical to unthreaded ones. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "test.h"
+
+
+static void test_quantize(void) {
+    static const int gss[] = {1, 3, 32, 64, 100};
+    float x[600], back[600], s[600];
+    int8_t q[600];
+    int k, i;
+    for (k = 0; k < 5; k++) {
+        int gs = gss[k], n = 600 / gs * gs, bad = 0;
+        test_fill(x, (size_t)n, 4.0f);
+        CHECK_OK(llm_quantize_int8(q, s, x, n, gs));
+        CHECK_OK(llm_dequantize_int8(back, q, s, n, gs));
+        for (i = 0; i < n; i++) {
+            float amax = 0;
+            int j;
+            for (j = i / gs * gs; j < (i / gs + 1) * gs; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+            if (s[i / gs] != amax / 127.0f) bad++;                              /* s = max|x| / 127 */
+            if (!(fabs((double)back[i] - x[i]) <= s[i / gs] * 0.5 * (1 + 1e-6))) bad++; /* error <= s/2 */
+            if (q[i] == -128) bad++; /* symmetric: -128 never appears */
+            if (fabsf(x[i]) == amax && q[i] != (x[i] > 0 ? 127 : -127)) bad++; /* the max maps to +-127 */
+        }
+        CHECK_MSG(bad == 0, "group size %d: %d bad", gs, bad);
+    }
+    /* values on the grid round-trip exactly: q * s for s = 2^-3 and q in -127..127 */
+    for (i = 0; i < 255; i++) x[i] = (float)(i - 127) * 0.125f;
+    CHECK_OK(llm_quantize_int8(q, s, x, 255, 255));
+    CHECK(s[0] == 127 * 0.125f / 127.0f);
+    for (i = 0; i < 255 && q[i] == i - 127; i++) {
+    }
+    CHECK(i == 255);
+    CHECK_OK(llm_dequantize_int8(back, q, s, 255, 255));
+    CHECK(memcmp(back, x, 255 * sizeof(float)) == 0);
+    /* round half away from zero, like C's round (not to even): 0.5 -> 1, 2.5 -> 3, -2.5 -> -3 */
+    x[0] = 127.0f, x[1] = 0.5f, x[2] = 2.5f, x[3] = -2.5f, x[4] = -0.5f, x[5] = 1.5f, x[6] = 0.49999997f, x[7] = 0;
+    CHECK_OK(llm_quantize_int8(q, s, x, 8, 8));
+    CHECK(s[0] == 1.0f && q[1] == 1 && q[2] == 3 && q[3] == -3 && q[4] == -1 && q[5] == 2 && q[6] == 0 && q[7] == 0);
+    /* an all-zero group: scale 0, values 0, dequantizes to 0 (no 0/0) */
+    for (i = 0; i < 64; i++) x[i] = i < 32 ? 0.0f : 1.0f;
+    CHECK_OK(llm_quantize_int8(q, s, x, 64, 32));
+    CHECK(s[0] == 0.0f && q[0] == 0 && q[31] == 0 && q[32] == 127);
+    CHECK_OK(llm_dequantize_int8(back, q, s, 64, 32));
+    CHECK(back[5] == 0.0f && back[40] == 1.0f);
+    /* bad arguments */
+    CHECK(llm_quantize_int8(q, s, x, 64, 0) == LLM_EINVAL);
+    CHECK(llm_quantize_int8(q, s, x, 64, 48) == LLM_EINVAL); /* 48 does not divide 64 */
+    CHECK(llm_quantize_int8(q, s, x, 0, 32) == LLM_EINVAL);
+    CHECK(llm_quantize_int8(q, s, x, -64, 32) == LLM_EINVAL);
+    CHECK(llm_quantize_int8(NULL, s, x, 64, 32) == LLM_EINVAL);
+    CHECK(llm_quantize_int8(q, NULL, x, 64, 32) == LLM_EINVAL);
+    CHECK(llm_quantize_int8(q, s, NULL, 64, 32) == LLM_EINVAL);
+    CHECK(llm_dequantize_int8(back, q, s, 64, 7) == LLM_EINVAL);
+    CHECK(llm_dequantize_int8(NULL, q, s, 64, 32) == LLM_EINVAL);
+    CHECK(llm_dequantize_int8(back, q, NULL, 64, 32) == LLM_EINVAL);
+    x[10] = INFINITY;
+    CHECK(llm_quantize_int8(q, s, x, 64, 32) == LLM_EINVAL);
+    x[10] = NAN;
+    CHECK(llm_quantize_int8(q, s, x, 64, 32) == LLM_EINVAL);
+}
+
+/* One llm_linear_w case: W (fp32 source) converted to `type`, random x and bias,
+   checked against double references; then threaded == unthreaded. */
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static void check_linear(llm_dtype type, int n_tokens, int d_in, int d_out, int gs, int use_bias, int off,
+                         llm_threads *th) {
+    size_t nw = (size_t)d_in * d_out;
+    float *Wf = (float *)xmalloc(nw * sizeof(float));
+    float *Wd = (float *)xmalloc(nw * sizeof(float)); /* the weights as the kernel sees them */
+    float *xbuf = (float *)xmalloc(((size_t)n_tokens * d_in + 1) * sizeof(float));
+    float *ybuf = (float *)xmalloc(((size_t)n_tokens * d_out + 1) * sizeof(float));
+    float *y2 = (float *)xmalloc((size_t)n_tokens * d_out * sizeof(float));
+    float *b = (float *)xmalloc((size_t)d_out * sizeof(float));
+    void *data = xmalloc(nw * 2 + 4);
+    float *ws = NULL, *xs = NULL, *xd = NULL;
+    int8_t *xq = NULL;
+    float *x = xbuf + off, *y = ybuf + off; /* off = 1: not 16-byte aligned */
+    llm_weight W;
+    int t, r, k, bad = 0, bad_act = 0;
+    double worst = 0;
+    size_t i;
+
+    test_fill(Wf, nw, 0.5f);
+    test_fill(x, (size_t)n_tokens * d_in, 2.0f);
+    test_fill(b, (size_t)d_out, 1.0f);
+    W.type = type;
+    W.scale = NULL;
+    W.group_size = 0;
+    if (type == LLM_F32) {
+        float *f = (float *)data; /* nw * 2 + 4 bytes is not enough for floats */
+        free(f);
+        data = xmalloc(nw * sizeof(float) + 4);
+        memcpy((float *)data + off, Wf, nw * sizeof(float));
+        memcpy(Wd, Wf, nw * sizeof(float));
+        W.data = (float *)data + off;
+    } else if (type == LLM_F16 || type == LLM_BF16) {
+        uint16_t *h = (uint16_t *)data + off; /* off = 1: 2 bytes past the allocation */
+        for (i = 0; i < nw; i++) {
+            h[i] = type == LLM_F16 ? llm_f32_to_f16(Wf[i]) : llm_f32_to_bf16(Wf[i]);
+            Wd[i] = type == LLM_F16 ? llm_f16_to_f32(h[i]) : llm_bf16_to_f32(h[i]);
+        }
+        W.data = h;
+    } else {
+        int8_t *q = (int8_t *)data + off;
+        ws = (float *)xmalloc(nw / gs * sizeof(float));
+        CHECK_OK(llm_quantize_int8(q, ws, Wf, (int64_t)nw, gs));
+        CHECK_OK(llm_dequantize_int8(Wd, q, ws, (int64_t)nw, gs));
+        W.data = q;
+        W.scale = ws;
+        W.group_size = gs;
+        /* the activations as the kernel quantizes them */
+        xq = (int8_t *)xmalloc((size_t)n_tokens * d_in);
+        xs = (float *)xmalloc((size_t)n_tokens * d_in / gs * sizeof(float));
+        xd = (float *)xmalloc((size_t)n_tokens * d_in * sizeof(float));
+        CHECK_OK(llm_quantize_int8(xq, xs, x, (int64_t)n_tokens * d_in, gs));
+        CHECK_OK(llm_dequantize_int8(xd, xq, xs, (int64_t)n_tokens * d_in, gs));
+    }
+    CHECK_OK(llm_linear_w(y, x, &W, use_bias ? b : NULL, n_tokens, d_in, d_out, NULL));
+    for (t = 0; t < n_tokens; t++)
+        for (r = 0; r < d_out; r++) {
+            const float *wr = Wd + (size_t)r * d_in;
+            const float *xt = (type == LLM_INT8 ? xd : x) + (size_t)t * d_in;
+            double ref = use_bias ? b[r] : 0, S = 0, e, act = 0, ref_f = ref;
+            for (k = 0; k < d_in; k++) {
+                ref += (double)wr[k] * xt[k];
+                S += fabs((double)wr[k] * xt[k]);
+            }
+            e = fabs(y[(size_t)t * d_out + r] - ref) / (1e-5 * S + 1e-6);
+            if (!(e <= 1)) bad++;
+            if (!(e <= worst)) worst = e;
+            if (type == LLM_INT8) { /* against the unquantized activations */
+                const float *xf = x + (size_t)t * d_in;
+                for (k = 0; k < d_in; k++) {
+                    ref_f += (double)wr[k] * xf[k];
+                    act += fabs((double)wr[k]) * xs[((size_t)t * d_in + k) / gs] * 0.5;
+                }
+                if (!(fabs(y[(size_t)t * d_out + r] - ref_f) <= act + 1e-5 * S + 1e-6)) bad_act++;
+            }
+        }
+    CHECK_MSG(bad == 0, "linear_w %s n=%d in=%d out=%d gs=%d bias=%d off=%d: %d bad, worst %.3g of tolerance",
+              llm_dtype_name(type), n_tokens, d_in, d_out, gs, use_bias, off, bad, worst);
+    CHECK_MSG(bad_act == 0, "linear_w int8 vs fp32 x: n=%d in=%d out=%d gs=%d: %d outside the bound", n_tokens, d_in,
+              d_out, gs, bad_act);
+    if (th) { /* threaded: the same bits */
+        CHECK_OK(llm_linear_w(y2, x, &W, use_bias ? b : NULL, n_tokens, d_in, d_out, th));
+        CHECK_MSG(memcmp(y2, y, (size_t)n_tokens * d_out * sizeof(float)) == 0, "threaded != unthreaded: %s n=%d out=%d",
+                  llm_dtype_name(type), n_tokens, d_out);
+    }
+    free(Wf), free(Wd), free(xbuf), free(ybuf), free(y2), free(b), free(data);
+    free(ws), free(xs), free(xd), free(xq);
+}
+
+static void test_linear_w(llm_threads *th) {
+    /* decode and prefill shapes, including ones that are no multiple of anything */
+    static const int shapes[][3] = {{1, 64, 1},  {1, 64, 5},    {1, 128, 64}, {3, 96, 7},   {1, 4096, 33},
+                                    {17, 256, 9}, {5, 1000, 13}, {2, 2048, 3}, {33, 64, 70}, {1, 32, 1}};
+    static const llm_dtype types[] = {LLM_F16, LLM_BF16, LLM_F32};
+    static const int gss[] = {32, 64, 16, 8, 96};
+    int s, k, g;
+    for (s = 0; s < 10; s++) {
+        int n = shapes[s][0], din = shapes[s][1], dout = shapes[s][2];
+        for (k = 0; k < 3; k++) check_linear(types[k], n, din + (s & 1) * 3, dout, 0, s & 1, s & 1, th);
+        for (g = 0; g < 5; g++)
+            if (din % gss[g] == 0) check_linear(LLM_INT8, n, din, dout, gss[g], s % 3 != 0, s & 1, th);
+    }
+    /* d_in larger than the int8 activation panel (32768): the sums span two K panels */
+    check_linear(LLM_INT8, 2, 40960, 5, 64, 1, 0, th);
+    check_linear(LLM_INT8, 1, 40960, 6, 1024, 0, 1, th);
+    /* many tokens: several token panels */
+    check_linear(LLM_INT8, 70, 1024, 9, 32, 1, 0, th);
+    check_linear(LLM_F16, 40, 1024, 9, 0, 1, 0, th);
+    /* fp32 forwards to llm_linear */
+    {
+        float w[6] = {1, 2, 3, 4, 5, 6}, x[3] = {1, 0, -1}, y[2], b[2] = {10, 20};
+        llm_weight W;
+        W.type = LLM_F32, W.data = w, W.scale = NULL, W.group_size = 0;
+        CHECK_OK(llm_linear_w(y, x, &W, b, 1, 3, 2, th));
+        CHECK(y[0] == 10 - 2 && y[1] == 20 - 2);
+    }
+}
+
+static void test_linear_w_values(void) {
+    /* a hand-checkable int8 case: W rows (1..64) and (-1 x64) quantized exactly */
+    int8_t q[128];
+    float s[2] = {0.5f, 2.0f}, x[64], y[2];
+    llm_weight W;
+    int i;
+    for (i = 0; i < 64; i++) q[i] = (int8_t)(i + 1), q[64 + i] = -1, x[i] = 1.0f;
+    W.type = LLM_INT8, W.data = q, W.scale = s, W.group_size = 64;
+    CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 2, NULL));
+    CHECK_NEAR(y[0], 0.5 * 64 * 65 / 2, 0); /* x quantizes to 127 * (1/127): exact */
+    CHECK_NEAR(y[1], -2.0 * 64, 0);
+    /* -128 is outside the symmetric format but must still multiply right */
+    q[0] = -128;
+    x[0] = -1.0f;
+    CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 2, NULL));
+    CHECK_NEAR(y[0], 0.5 * (64 * 65 / 2 - 1 + 128), 0);
+    /* non-finite activations give NaN, not garbage or a crash */
+    x[3] = INFINITY;
+    CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 2, NULL));
+    CHECK(y[0] != y[0] && y[1] != y[1]);
+}
+
+static void test_bad_args(void) {
+    int8_t q[64] = {0};
+    uint16_t h[64] = {0};
+    float s[2] = {1, 1}, x[64] = {0}, y[4];
+    llm_weight W;
+    W.type = LLM_INT8, W.data = q, W.scale = s, W.group_size = 32;
+    CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL));
+    CHECK(llm_linear_w(NULL, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, NULL, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, x, NULL, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, x, &W, NULL, 0, 64, 1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 0, 1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, -1, NULL) == LLM_EINVAL);
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 48, 1, NULL) == LLM_EINVAL); /* 32 does not divide 48 */
+    W.group_size = 0;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    W.group_size = -32;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    W.group_size = 32, W.scale = NULL;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    W.scale = s, W.data = NULL;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
+    W.data = h, W.type = LLM_F16;
+    CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL));
+    W.type = LLM_Q4_32;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
+    W.type = (llm_dtype)99;
+    CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
+}
+
+int main(void) {
+    llm_threads *th = NULL;
+#ifdef LLM_PTHREADS
+    CHECK_OK(llm_threads_create(&th, 3)); /* 3: uneven splits of the row blocks */
+#endif
+    test_quantize();
+    test_linear_w(NULL);
+    test_linear_w(th);
+    test_linear_w_values();
+    test_bad_args();
+    llm_threads_free(th);
+    return test_done();
+}
