@@ -513,7 +513,8 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
+   threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
    Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
    polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
    inputs (tests/test_attention.c). Results don't depend on the number of threads. */
@@ -553,20 +554,40 @@ LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
 /* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
    pos..pos+n_tokens-1; len becomes max(len, pos + n_tokens). Appending is pos = len.
-   LLM_EFULL past capacity and LLM_ERANGE for pos > len (a hole): nothing written. */
+   LLM_EFULL past capacity and LLM_ERANGE for pos < 0 or pos > len (a hole): nothing
+   written; LLM_EINVAL for NULLs, a bad layer, n_tokens <= 0. In the layout a model
+   writes layer 0 at pos = len, then layers 1.. at the same pos (pos < len by then). */
 LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
                                      int n_tokens);
-LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind, e.g. for a new prompt */
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind (0 <= len <= kv->len, else LLM_ERANGE) */
 LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 */
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
-   to the last `window` positions (Mistral's sliding window). */
+   to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
+   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
 /* ======================================================================================
    >>model
    ====================================================================================== */
+
+/* Running a model (examples/08_generate.c is the commented version):
+
+       llm_model m;  llm_tokenizer tok;  llm_state s;  llm_sampler smp;  const char *why;
+       llm_llama2c_load_file(&m, "stories15M.bin", &why);            weights point into the file
+       llm_tokenizer_load_file(&tok, "tokenizer.bin", m.config.vocab, &why);
+       llm_state_create(&s, &m.config, 256, 64, LLM_F32);             KV cache + activations, once
+       llm_sampler_create(&smp, m.config.vocab, 0.8f, 0.9f, seed);
+       llm_tokenize(&tok, "Once upon a time", 1, 0, ids, cap, &n);    BOS + BPE
+       llm_forward(&s, &m.weights, ids, n, 0, logits, 0, th);         prefill: logits of the last
+       for (pos = n; pos < 256; pos++) {                              decode, one token at a time
+           next = llm_sample(&smp, logits);
+           llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
+       }
+
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
 
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
@@ -684,7 +705,8 @@ LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1)
    The weights point INTO buf (nothing is copied), so buf must outlive the model and be
    4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
    is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
-   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+   NULL) names the problem. On a big-endian host llm_llama2c_load (weights used in place)
+   is LLM_EUNSUPPORTED; llm_llama2c_load_file byte-swaps the floats of its own copy. */
 LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
                                           const char **why);
 /* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
@@ -3543,7 +3565,13 @@ static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int 
         memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
     } else if (t == LLM_F16) {
         uint16_t *dst = (uint16_t *)base + row * hd;
-        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+        d = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        /* the F16C instruction rounds to nearest even too: the same bits, 8 at a time */
+        for (; d + 8 <= hd; d += 8)
+            _mm_storeu_si128((__m128i *)(void *)(dst + d), _mm256_cvtps_ph(_mm256_loadu_ps(x + d), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
     } else {
         int8_t *dst = (int8_t *)base + row * hd;
         float amax = 0, inv;
@@ -3912,7 +3940,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    /* several lanes (a GQA group) re-read each tile: 32 keys of K and V stay in L1 */
+    int hd = J->hd, tile = n > 1 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -4020,10 +4049,12 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
-            for (j = 0; j < nk; j++)
+            for (j = 0; j < nk; j++) {
+                int kp = j0 + j;
+                if (kp <= lo && (J->window == 0 || kp >= hi - J->window + 1)) continue; /* all lanes see it */
                 for (i = 0; i < n; i++)
-                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
-                        st[j * QB + i] = -INFINITY;
+                    if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
+            }
         /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
         for (j = 0; j < nk; j++) {
             mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
@@ -4786,6 +4817,7 @@ typedef struct llm__reader {
     int gs;        /* v2 group size */
     int bad;       /* 1 once anything did not fit */
     int misaligned;
+    unsigned char *swap; /* big-endian host, own copy: byte-swap every float taken, in place */
 } llm__reader;
 
 static const float *llm__take_f32(llm__reader *r, uint64_t n) {
@@ -4796,6 +4828,11 @@ static const float *llm__take_f32(llm__reader *r, uint64_t n) {
     }
     p = r->base + r->off;
     if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    if (r->swap) {
+        unsigned char *q = r->swap + r->off, t;
+        uint64_t i;
+        for (i = 0; i < n; i++, q += 4) t = q[0], q[0] = q[3], q[3] = t, t = q[1], q[1] = q[2], q[2] = t;
+    }
     r->off += n * 4;
     return (const float *)(const void *)p;
 }
@@ -4824,8 +4861,10 @@ static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
     return w;
 }
 
-LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
-                                   int n_layers_cap, const char **why) {
+/* Walks the file once to validate every size; then, on a big-endian host and only for a
+   buffer we own (own != NULL), walks it again byte-swapping the floats in place. */
+static llm_status llm__llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                    int n_layers_cap, const char **why, unsigned char *own) {
     llm_config c;
     int ver, gs, L, l, q8;
     uint64_t off, d, hd, kvd, ff, V;
@@ -4835,12 +4874,13 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (why) *why = "";
     if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
-    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
     kvd = (uint64_t)c.n_kv_heads * hd;
     q8 = ver == 2;
     r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    r.swap = NULL;
+again:
     memset(&w, 0, sizeof w);
     memset(layers, 0, (size_t)L * sizeof *layers);
     /* layer l's slice of an [L][rows][cols] tensor */
@@ -4899,6 +4939,12 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
     if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
     if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    if (!llm__little_endian() && !r.swap) {
+        if (!own) LLM__FFAIL(why, "big-endian host: the weights are little-endian (llm_llama2c_load_file converts)",
+                             LLM_EUNSUPPORTED);
+        r.off = off, r.swap = own; /* every size checked: now convert, same walk */
+        goto again;
+    }
     for (l = 0; l < L; l++) {
         layers[l].attn_norm = an + (uint64_t)l * d;
         layers[l].ffn_norm = fn + (uint64_t)l * d;
@@ -4910,6 +4956,11 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     m->weights = w;
     m->file_version = ver;
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    return llm__llama2c_load(m, buf, len, layers, n_layers_cap, why, NULL);
 }
 
 /* ---- the llama2.c tokenizer --------------------------------------------------------- */
@@ -5064,6 +5115,13 @@ static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
     return t->bytes + t->offset[id];
 }
 
+/* The token of a raw byte: its <0xNN> piece; else id byte + 3 as run.c assumes; and
+   <unk> (0) in a vocabulary too small for that, so every id stays in range. */
+static int llm__byte_token(const llm_tokenizer *t, int b) {
+    if (t->byte_id[b] >= 0) return t->byte_id[b];
+    return b + 3 < t->vocab ? b + 3 : 0;
+}
+
 LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
                                int *n_ids) {
     const char *c;
@@ -5079,7 +5137,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
     /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
     if (text[0] != '\0') {
         int sp = llm__lookup2(t, " ", 1, "", 0);
-        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+        LLM__PUSH(sp >= 0 ? sp : llm__byte_token(t, ' '));
     }
     /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
        a code point with no piece falls back to one <0xNN> token per byte */
@@ -5090,10 +5148,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
         if (id >= 0) {
             LLM__PUSH(id);
         } else {
-            for (i = 0; i < k; i++) {
-                int b = (unsigned char)c[i];
-                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
-            }
+            for (i = 0; i < k; i++) LLM__PUSH(llm__byte_token(t, (unsigned char)c[i]));
         }
         c += k;
     }
@@ -5237,7 +5292,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why, data);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;

@@ -293,6 +293,29 @@ static void test_forward(void) {
         rnd_model_free(&m);
         llm_threads_free(th);
     }
+    /* f16 and int8 KV caches: the same logits within their rounding */
+    {
+        rnd_model m;
+        llm_state s;
+        int toks[8] = {1, 5, 9, 13, 2, 7, 33, 21}, i, k;
+        float a[8 * 40], b[8 * 40];
+        static const llm_dtype kinds[2] = {LLM_F16, LLM_INT8};
+        c = small_config();
+        rnd_model_make(&m, &c);
+        CHECK_OK(llm_state_create(&s, &c, 8, 8, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 8, 0, a, 1, NULL));
+        llm_state_free(&s);
+        for (k = 0; k < 2; k++) {
+            double diff = 0, mx = 0;
+            CHECK_OK(llm_state_create(&s, &c, 8, 8, kinds[k]));
+            for (i = 0; i < 8; i++) CHECK_OK(llm_forward(&s, &m.w, &toks[i], 1, i, b + i * 40, 0, NULL));
+            for (i = 0; i < 8 * 40; i++) diff = fmax(diff, fabs(a[i] - b[i])), mx = fmax(mx, fabs(a[i]));
+            CHECK_MSG(diff < (k == 0 ? 0.01 : 0.05) * mx && diff > 0, "%s KV cache: logits off by %g (max %g)",
+                      llm_dtype_name(kinds[k]), diff, mx);
+            llm_state_free(&s);
+        }
+        rnd_model_free(&m);
+    }
     /* a config the forward pass cannot run */
     c = small_config();
     c.n_kv_heads = 3;
