@@ -46,6 +46,8 @@
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
+       LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
+                           tiles on the stack: the calling thread needs ~256 KiB free too)
 
    llm.h does NOT: run on a GPU, train (yet), download anything, use global state.
 
@@ -993,6 +995,10 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 #define LLM__PAUSE() ((void)0)
 #endif
 
+#ifndef LLM_THREAD_STACK
+#define LLM_THREAD_STACK (1024 * 1024) /* bytes of stack each worker thread gets, at least */
+#endif
+
 typedef struct llm__worker {
     llm_threads *pool;
     int ith;
@@ -1053,7 +1059,8 @@ LLMDEF void llm_threads_free(llm_threads *th) {
 
 LLMDEF llm_status llm_threads_create(llm_threads **out, int n_threads) {
     llm_threads *th;
-    size_t bytes;
+    pthread_attr_t attr;
+    size_t bytes, stack = 0;
     int i;
     if (!out) return LLM_EINVAL;
     *out = NULL;
@@ -1069,15 +1076,22 @@ LLMDEF llm_status llm_threads_create(llm_threads **out, int n_threads) {
     pthread_mutex_init(&th->mu, NULL);
     pthread_cond_init(&th->wake, NULL);
     pthread_cond_init(&th->done, NULL);
+    /* The kernels keep their tiles on the stack (GEMM packing ~176 KiB, attention ~140 KiB):
+       ask for at least LLM_THREAD_STACK, since some libcs (musl: 128 KiB) default lower. */
+    pthread_attr_init(&attr);
+    if (pthread_attr_getstacksize(&attr, &stack) != 0 || stack < (size_t)LLM_THREAD_STACK)
+        pthread_attr_setstacksize(&attr, (size_t)LLM_THREAD_STACK);
     for (i = 1; i < n_threads; i++) {
         th->args[i].pool = th;
         th->args[i].ith = i;
-        if (pthread_create(&th->tid[th->started], NULL, llm__worker_main, &th->args[i]) != 0) {
+        if (pthread_create(&th->tid[th->started], &attr, llm__worker_main, &th->args[i]) != 0) {
+            pthread_attr_destroy(&attr);
             llm_threads_free(th);
             return LLM_ENOMEM;
         }
         th->started++;
     }
+    pthread_attr_destroy(&attr);
     *out = th;
     return LLM_OK;
 }
