@@ -3751,106 +3751,11 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
      a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
      the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
 
-#if defined(LLM__AVX512)
-typedef __m512 llm__att_v;
-#define LLM__ATT_W 16
-#define llm__att_load(p) _mm512_loadu_ps(p)
-#define llm__att_store(p, x) _mm512_storeu_ps(p, x)
-#define llm__att_set1(x) _mm512_set1_ps(x)
-#define llm__att_fma(a, b, c) _mm512_fmadd_ps(a, b, c) /* a * b + c */
-#define llm__att_mul(a, b) _mm512_mul_ps(a, b)
-#define llm__att_add(a, b) _mm512_add_ps(a, b)
-#define llm__att_max(a, b) _mm512_max_ps(a, b)
-#define llm__att_hsum(x) _mm512_reduce_add_ps(x)
-#define llm__att_hmax(x) _mm512_reduce_max_ps(x)
-/* exp(x) to ~2 ulp: 2^n e^r, n = round(x / ln 2), |r| <= ln2 / 2, Cephes' polynomial;
-   below -87.3 (e.g. -inf from a mask) the result is 0 */
-static inline __m512 llm__att_exp(__m512 x) {
-    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
-    __m512 n, r, p;
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
-    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
-}
-#elif defined(LLM__AVX2)
-typedef __m256 llm__att_v;
-#define LLM__ATT_W 8
-#define llm__att_load(p) _mm256_loadu_ps(p)
-#define llm__att_store(p, x) _mm256_storeu_ps(p, x)
-#define llm__att_set1(x) _mm256_set1_ps(x)
-#define llm__att_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define llm__att_mul(a, b) _mm256_mul_ps(a, b)
-#define llm__att_add(a, b) _mm256_add_ps(a, b)
-#define llm__att_max(a, b) _mm256_max_ps(a, b)
-static inline float llm__att_hsum(__m256 x) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static inline __m256 llm__att_exp(__m256 x) {
-    __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
-    __m256 n, r, p;
-    __m256i e;
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    /* 2^n by building the exponent bits: n is in [-126, 127] after the clamp */
-    e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
-}
-#elif defined(LLM__NEON)
-typedef float32x4_t llm__att_v;
-#define LLM__ATT_W 4
-#define llm__att_load(p) vld1q_f32(p)
-#define llm__att_store(p, x) vst1q_f32(p, x)
-#define llm__att_set1(x) vdupq_n_f32(x)
-#define llm__att_fma(a, b, c) vfmaq_f32(c, a, b)
-#define llm__att_mul(a, b) vmulq_f32(a, b)
-#define llm__att_add(a, b) vaddq_f32(a, b)
-#define llm__att_max(a, b) vmaxq_f32(a, b)
-#define llm__att_hsum(x) vaddvq_f32(x)
-static inline float32x4_t llm__att_exp(float32x4_t x) {
-    uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
-    float32x4_t n, r, p;
-    int32x4_t e;
-    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
-    n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
-    r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
-    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
-    p = vdupq_n_f32(1.9875691500e-4f);
-    p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
-    p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
-    e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
-    p = vmulq_f32(p, vreinterpretq_f32_s32(e));
-    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
-}
-#endif
-
-#ifdef LLM__ATT_W
+/* The vectors are >>rowops' vocabulary (llm__rv_*: load, fma, exp, hsum...), one per ISA. */
+#ifdef LLM__RV
+#define LLM__ATT_W LLM__RVN
 #define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
-typedef llm__att_v llm__att_blk;      /* buffers of vectors are aligned for them */
+typedef llm__rv llm__att_blk;         /* buffers of vectors are aligned for them */
 #else
 #define LLM__ATT_QB 8
 #define LLM__ATT_W 1
@@ -3922,15 +3827,15 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     float s = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     /* four accumulators hide the FMA latency */
-    llm__att_v s0 = llm__att_set1(0), s1 = s0, s2 = s0, s3 = s0;
+    llm__rv s0 = llm__rv_set1(0), s1 = s0, s2 = s0, s3 = s0;
     for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
-        s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
-        s1 = llm__att_fma(llm__att_load(a + i + LLM__ATT_W), llm__att_load(b + i + LLM__ATT_W), s1);
-        s2 = llm__att_fma(llm__att_load(a + i + 2 * LLM__ATT_W), llm__att_load(b + i + 2 * LLM__ATT_W), s2);
-        s3 = llm__att_fma(llm__att_load(a + i + 3 * LLM__ATT_W), llm__att_load(b + i + 3 * LLM__ATT_W), s3);
+        s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
+        s1 = llm__rv_fma(llm__rv_load(a + i + LLM__ATT_W), llm__rv_load(b + i + LLM__ATT_W), s1);
+        s2 = llm__rv_fma(llm__rv_load(a + i + 2 * LLM__ATT_W), llm__rv_load(b + i + 2 * LLM__ATT_W), s2);
+        s3 = llm__rv_fma(llm__rv_load(a + i + 3 * LLM__ATT_W), llm__rv_load(b + i + 3 * LLM__ATT_W), s3);
     }
-    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
-    s = llm__att_hsum(llm__att_add(llm__att_add(s0, s1), llm__att_add(s2, s3)));
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
+    s = llm__rv_hsum(llm__rv_add(llm__rv_add(s0, s1), llm__rv_add(s2, s3)));
 #endif
     for (; i < n; i++) s += a[i] * b[i];
     return s;
@@ -3945,23 +3850,23 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
     if (hd % (2 * W) == 0)
         for (; j + 4 <= nk; j += 4) {
             const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
-            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
             int d, r;
             for (d = 0; d < hd; d += 2 * W) {
-                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
-                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
-                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
-                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
-                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
-                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
-                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
-                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
-                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+                llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
+                a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
+                a1 = llm__rv_fma(qa, llm__rv_load(k1 + d), a1);
+                a2 = llm__rv_fma(qa, llm__rv_load(k2 + d), a2);
+                a3 = llm__rv_fma(qa, llm__rv_load(k3 + d), a3);
+                b0 = llm__rv_fma(qb, llm__rv_load(k0 + d + W), b0);
+                b1 = llm__rv_fma(qb, llm__rv_load(k1 + d + W), b1);
+                b2 = llm__rv_fma(qb, llm__rv_load(k2 + d + W), b2);
+                b3 = llm__rv_fma(qb, llm__rv_load(k3 + d + W), b3);
             }
-            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
-            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
-            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
-            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            s[j] = llm__rv_hsum(llm__rv_add(a0, b0)) * scale;
+            s[j + 1] = llm__rv_hsum(llm__rv_add(a1, b1)) * scale;
+            s[j + 2] = llm__rv_hsum(llm__rv_add(a2, b2)) * scale;
+            s[j + 3] = llm__rv_hsum(llm__rv_add(a3, b3)) * scale;
             for (r = 0; r < 4; r++)
                 if (s[j + r] > mx) mx = s[j + r];
         }
@@ -3978,13 +3883,13 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     int i = 0;
     float sum = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    llm__att_v vm = llm__att_set1(m), acc = llm__att_set1(0);
+    llm__rv vm = llm__rv_set1(m), acc = llm__rv_set1(0);
     for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
-        llm__att_v e = llm__att_exp(llm__att_add(llm__att_load(s + i), llm__att_mul(vm, llm__att_set1(-1.0f))));
-        llm__att_store(s + i, e);
-        acc = llm__att_add(acc, e);
+        llm__rv e = llm__rv_exp(llm__rv_add(llm__rv_load(s + i), llm__rv_mul(vm, llm__rv_set1(-1.0f))));
+        llm__rv_store(s + i, e);
+        acc = llm__rv_add(acc, e);
     }
-    sum = llm__att_hsum(acc);
+    sum = llm__rv_hsum(acc);
 #endif
     for (; i < n; i++) {
         s[i] = LLM_EXPF(s[i] - m);
@@ -4000,39 +3905,39 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
-    llm__att_v va = llm__att_set1(a), zero = llm__att_set1(0);
+    llm__rv va = llm__rv_set1(a), zero = llm__rv_set1(0);
     for (; d + 4 * W <= hd; d += 4 * W) {
         const float *v0 = V + d;
-        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va), e1 = llm__att_mul(llm__att_load(o + d + W), va);
-        llm__att_v e2 = llm__att_mul(llm__att_load(o + d + 2 * W), va), e3 = llm__att_mul(llm__att_load(o + d + 3 * W), va);
-        llm__att_v f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va), e1 = llm__rv_mul(llm__rv_load(o + d + W), va);
+        llm__rv e2 = llm__rv_mul(llm__rv_load(o + d + 2 * W), va), e3 = llm__rv_mul(llm__rv_load(o + d + 3 * W), va);
+        llm__rv f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
-            llm__att_v pe = llm__att_set1(p[j]), pf = llm__att_set1(p[j + 1]);
-            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
-            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
-            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
-            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
-            f0 = llm__att_fma(pf, llm__att_load(v0 + hd), f0);
-            f1 = llm__att_fma(pf, llm__att_load(v0 + hd + W), f1);
-            f2 = llm__att_fma(pf, llm__att_load(v0 + hd + 2 * W), f2);
-            f3 = llm__att_fma(pf, llm__att_load(v0 + hd + 3 * W), f3);
+            llm__rv pe = llm__rv_set1(p[j]), pf = llm__rv_set1(p[j + 1]);
+            e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
+            e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
+            e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
+            e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
+            f0 = llm__rv_fma(pf, llm__rv_load(v0 + hd), f0);
+            f1 = llm__rv_fma(pf, llm__rv_load(v0 + hd + W), f1);
+            f2 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 2 * W), f2);
+            f3 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 3 * W), f3);
         }
         if (j < nk) {
-            llm__att_v pe = llm__att_set1(p[j]);
-            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
-            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
-            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
-            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+            llm__rv pe = llm__rv_set1(p[j]);
+            e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
+            e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
+            e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
+            e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
         }
-        llm__att_store(o + d, llm__att_add(e0, f0));
-        llm__att_store(o + d + W, llm__att_add(e1, f1));
-        llm__att_store(o + d + 2 * W, llm__att_add(e2, f2));
-        llm__att_store(o + d + 3 * W, llm__att_add(e3, f3));
+        llm__rv_store(o + d, llm__rv_add(e0, f0));
+        llm__rv_store(o + d + W, llm__rv_add(e1, f1));
+        llm__rv_store(o + d + 2 * W, llm__rv_add(e2, f2));
+        llm__rv_store(o + d + 3 * W, llm__rv_add(e3, f3));
     }
     for (; d + W <= hd; d += W) {
-        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va);
-        for (j = 0; j < nk; j++) e0 = llm__att_fma(llm__att_set1(p[j]), llm__att_load(V + (size_t)j * hd + d), e0);
-        llm__att_store(o + d, e0);
+        llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va);
+        for (j = 0; j < nk; j++) e0 = llm__rv_fma(llm__rv_set1(p[j]), llm__rv_load(V + (size_t)j * hd + d), e0);
+        llm__rv_store(o + d, e0);
     }
 #endif
     for (; d < hd; d++) {
@@ -4092,28 +3997,28 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #define LLM__ATT_RB 8
 #define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #endif
-#define LLM__ATT_DECL(r) llm__att_v c##r##a = zero, c##r##b = zero;
+#define LLM__ATT_DECL(r) llm__rv c##r##a = zero, c##r##b = zero;
 #define LLM__ATT_QK(r)                                           \
     {                                                            \
-        llm__att_v kb = llm__att_set1(kr[(r) * hd + d]);         \
-        c##r##a = llm__att_fma(kb, qa, c##r##a);                 \
-        c##r##b = llm__att_fma(kb, qb, c##r##b);                 \
+        llm__rv kb = llm__rv_set1(kr[(r) * hd + d]);         \
+        c##r##a = llm__rv_fma(kb, qa, c##r##a);                 \
+        c##r##b = llm__rv_fma(kb, qb, c##r##b);                 \
     }
 #define LLM__ATT_ST(r)                                           \
-    llm__att_store(st + (j + (r)) * QB, c##r##a);                \
-    llm__att_store(st + (j + (r)) * QB + W, c##r##b);
+    llm__rv_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__rv_store(st + (j + (r)) * QB + W, c##r##b);
 #define LLM__ATT_OLOAD(r)                                                  \
-    llm__att_v c##r##a = llm__att_mul(llm__att_load(ot + (d + (r)) * QB), a0); \
-    llm__att_v c##r##b = llm__att_mul(llm__att_load(ot + (d + (r)) * QB + W), a1);
+    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a0); \
+    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a1);
 #define LLM__ATT_PV(r)                                           \
     {                                                            \
-        llm__att_v vb = llm__att_set1(vr[r]);                    \
-        c##r##a = llm__att_fma(vb, pa, c##r##a);                 \
-        c##r##b = llm__att_fma(vb, pb, c##r##b);                 \
+        llm__rv vb = llm__rv_set1(vr[r]);                    \
+        c##r##a = llm__rv_fma(vb, pa, c##r##a);                 \
+        c##r##b = llm__rv_fma(vb, pb, c##r##b);                 \
     }
 #define LLM__ATT_OSTORE(r)                                       \
-    llm__att_store(ot + (d + (r)) * QB, c##r##a);                \
-    llm__att_store(ot + (d + (r)) * QB + W, c##r##b);
+    llm__rv_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__rv_store(ot + (d + (r)) * QB + W, c##r##b);
 
 static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                            const int *pos, llm__att_work *w) {
@@ -4122,8 +4027,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
     int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
-    const llm__att_v zero = llm__att_set1(0), minus1 = llm__att_set1(-1.0f);
-    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
+    const llm__rv zero = llm__rv_set1(0), minus1 = llm__rv_set1(-1.0f);
+    llm__rv m0 = llm__rv_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
     float lv[QB];
     /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
     for (d = 0; d < hd; d++)
@@ -4133,13 +4038,13 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
+        llm__rv a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
         /* S^T = K Q^T */
         for (j = 0; j + RB <= nk; j += RB) {
             const float *kr = K + (size_t)j * hd;
             LLM__ATT_ROWS(LLM__ATT_DECL)
             for (d = 0; d < hd; d++) {
-                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                llm__rv qa = llm__rv_load(qt + d * QB), qb = llm__rv_load(qt + d * QB + W);
                 LLM__ATT_ROWS(LLM__ATT_QK)
             }
             LLM__ATT_ROWS(LLM__ATT_ST)
@@ -4148,11 +4053,11 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             const float *kr = K + (size_t)j * hd;
             LLM__ATT_DECL(0)
             for (d = 0; d < hd; d++) {
-                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                llm__rv qa = llm__rv_load(qt + d * QB), qb = llm__rv_load(qt + d * QB + W);
                 LLM__ATT_QK(0)
             }
-            llm__att_store(st + j * QB, c0a);
-            llm__att_store(st + j * QB + W, c0b);
+            llm__rv_store(st + j * QB, c0a);
+            llm__rv_store(st + j * QB + W, c0b);
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
@@ -4164,23 +4069,23 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             }
         /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
         for (j = 0; j < nk; j++) {
-            mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
-            mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
+            mx0 = llm__rv_max(mx0, llm__rv_load(st + j * QB));
+            mx1 = llm__rv_max(mx1, llm__rv_load(st + j * QB + W));
         }
         /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
-        mu0 = llm__att_mul(llm__att_max(mx0, llm__att_set1(-FLT_MAX)), minus1);
-        mu1 = llm__att_mul(llm__att_max(mx1, llm__att_set1(-FLT_MAX)), minus1);
-        a0 = llm__att_exp(llm__att_add(m0, mu0));
-        a1 = llm__att_exp(llm__att_add(m1, mu1));
-        l0 = llm__att_mul(l0, a0);
-        l1 = llm__att_mul(l1, a1);
+        mu0 = llm__rv_mul(llm__rv_max(mx0, llm__rv_set1(-FLT_MAX)), minus1);
+        mu1 = llm__rv_mul(llm__rv_max(mx1, llm__rv_set1(-FLT_MAX)), minus1);
+        a0 = llm__rv_exp(llm__rv_add(m0, mu0));
+        a1 = llm__rv_exp(llm__rv_add(m1, mu1));
+        l0 = llm__rv_mul(l0, a0);
+        l1 = llm__rv_mul(l1, a1);
         for (j = 0; j < nk; j++) {
-            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), mu0));
-            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), mu1));
-            llm__att_store(st + j * QB, p0);
-            llm__att_store(st + j * QB + W, p1);
-            l0 = llm__att_add(l0, p0);
-            l1 = llm__att_add(l1, p1);
+            llm__rv p0 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB), mu0));
+            llm__rv p1 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB + W), mu1));
+            llm__rv_store(st + j * QB, p0);
+            llm__rv_store(st + j * QB + W, p1);
+            l0 = llm__rv_add(l0, p0);
+            l1 = llm__rv_add(l1, p1);
         }
         m0 = mx0;
         m1 = mx1;
@@ -4188,26 +4093,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         for (d = 0; d + RB <= hd; d += RB) {
             LLM__ATT_ROWS(LLM__ATT_OLOAD)
             for (j = 0; j < nk; j++) {
-                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
                 LLM__ATT_ROWS(LLM__ATT_PV)
             }
             LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
         for (; d < hd; d++) { /* leftover dims */
-            llm__att_v c0a = llm__att_mul(llm__att_load(ot + d * QB), a0);
-            llm__att_v c0b = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a0);
+            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a1);
             for (j = 0; j < nk; j++) {
-                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
                 LLM__ATT_PV(0)
             }
-            llm__att_store(ot + d * QB, c0a);
-            llm__att_store(ot + d * QB + W, c0b);
+            llm__rv_store(ot + d * QB, c0a);
+            llm__rv_store(ot + d * QB + W, c0b);
         }
     }
-    llm__att_store(lv, l0);
-    llm__att_store(lv + W, l1);
+    llm__rv_store(lv, l0);
+    llm__rv_store(lv + W, l1);
     for (i = 0; i < n; i++) {
         float inv = 1.0f / lv[i];
         for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
