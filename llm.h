@@ -422,7 +422,10 @@ typedef struct llm_weight {
 } llm_weight;
 
 /* y[n][out] = x[n][in] W[out][in]^T + b[out]; b may be NULL. n_tokens = 1 is the decode
-   GEMV. y must not overlap x. */
+   GEMV. y must not overlap x. Any pool size gives bit-identical results; SIMD and scalar
+   builds agree within float rounding (tests: 1e-5 of sum |x W|). Needs about 180 KiB of
+   stack per thread for packing buffers (no heap). LLM_EINVAL for NULL pointers, sizes
+   <= 0, or element counts whose byte size overflows a ptrdiff_t. */
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
                              int n_tokens, int d_in, int d_out, llm_threads *th);
 /* The same with W in any llm_weight format (converted or dequantized on the fly).
@@ -430,7 +433,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    int8 -> int32; group_size at most 16384. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
-/* C[M][N] = A[M][K] B[K][N], all row-major. */
+/* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th);
 
 /* Symmetric 8-bit groups: q = round(x / s), s = max|x| / 127 per group of group_size
