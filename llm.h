@@ -1837,9 +1837,6 @@ typedef float llm__vf;
 #else
 #define LLM__PREFETCH(p) ((void)(p))
 #endif
-#ifndef LLM__GEMV_PF
-#define LLM__GEMV_PF 512
-#endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
 #endif
@@ -2249,12 +2246,6 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         float s0, s1, s2, s3;
         for (i = 0; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
             llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
-            if ((i & 15) == 0) {
-                LLM__PREFETCH(w0 + i + LLM__GEMV_PF);
-                LLM__PREFETCH(w1 + i + LLM__GEMV_PF);
-                LLM__PREFETCH(w2 + i + LLM__GEMV_PF);
-                LLM__PREFETCH(w3 + i + LLM__GEMV_PF);
-            }
             a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
             a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
             a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
