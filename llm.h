@@ -3031,6 +3031,39 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 
+/* Prefill: LLM__WR rows x 4 tokens at once, o[r * 4 + t]. Each converted weight vector
+   feeds 4 FMAs (one per token) instead of 1, so the conversion is paid once per 4 tokens
+   and 16 independent accumulators keep both FMA pipes busy; x rows are xld apart. */
+#define LLM__WT 4
+LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, const float *x, size_t xld, int n,
+                                 const int bf) {
+    int r, t, k = 0;
+    float s[LLM__WR * LLM__WT];
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR * LLM__WT];
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) xv[t] = llm__rv_load(x + (size_t)t * xld + k);
+        for (r = 0; r < LLM__WR; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            llm__rv wv = bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p);
+            for (t = 0; t < LLM__WT; t++) acc[r * LLM__WT + t] = llm__rv_fma(wv, xv[t], acc[r * LLM__WT + t]);
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++)
+        for (r = 0; r < LLM__WR; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            float wf = bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h);
+            for (t = 0; t < LLM__WT; t++) s[r * LLM__WT + t] += wf * x[(size_t)t * xld + k];
+        }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = s[r];
+}
+
 /* ---- int8 rows -----------------------------------------------------------------------
    out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
    groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
@@ -3260,7 +3293,18 @@ static void llm__lw_half_task(void *ctx, int ith, int nth) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
         const uint16_t *wr = W + (size_t)r * ld;
         size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
-        for (t = c->t0; t < c->t0 + c->nt; t++) {
+        t = c->t0;
+        if (nr == LLM__WR) /* groups of LLM__WT tokens share each converted weight */
+            for (; t + LLM__WT <= c->t0 + c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                if (c->type == LLM_BF16) llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 1);
+                else llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 0);
+                for (j = 0; j < LLM__WT; j++)
+                    for (i = 0; i < LLM__WR; i++)
+                        c->y[(size_t)(t + j) * (size_t)c->d_out + r + i] = o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f);
+            }
+        for (; t < c->t0 + c->nt; t++) {
             const float *xt = c->x + (size_t)t * ld;
             float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
             if (c->type == LLM_BF16) {
@@ -3319,8 +3363,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
         return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
     case LLM_F16:
     case LLM_BF16: {
-        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
-        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        /* token panels of about 512 KiB of x, which stay in L2 while the rows stream */
+        int tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
         for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
             c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
             llm_threads_run(th, llm__lw_half_task, &c);

@@ -201,7 +201,8 @@ static void test_linear_w(llm_threads *th) {
     check_linear(LLM_INT8, 1, 40960, 6, 1024, 0, 1, th);
     /* many tokens: several token panels */
     check_linear(LLM_INT8, 70, 1024, 9, 32, 1, 0, th);
-    check_linear(LLM_F16, 40, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_F16, 140, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_BF16, 7, 40000, 6, 0, 0, 1, th);
     /* fp32 forwards to llm_linear */
     {
         float w[6] = {1, 2, 3, 4, 5, 6}, x[3] = {1, 0, -1}, y[2], b[2] = {10, 20};
