@@ -41,7 +41,7 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions; define both or
                            neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_POW LLM_COS LLM_SIN
+       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_POW LLM_COS LLM_SIN
                            libm replacements for firmware (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
