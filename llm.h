@@ -3161,6 +3161,36 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
     }
     for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
 }
+/* Prefill with gs = 64: LLM__WR rows x LLM__WT tokens, o[r * LLM__WT + t]. Each weight
+   vector is loaded and flipped once for 4 tokens; per (row, token) the arithmetic is the
+   one of llm__dot_q8_vnni above, so the result is the same bits. Token t's quantized x
+   starts at xq + t * xld, its scales and corrections at sx + t * sld, xc + t * sld. */
+#define LLM__Q8_VNNI_TOK 1
+static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                 const int8_t *xq, size_t xld, const float *sx, const int32_t *xc, size_t sld, int n) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR * LLM__WT];
+    int r, t, g, ng = n / 64;
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = _mm512_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m512i xv[LLM__WT], c[LLM__WT];
+        __m512 xs[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) {
+            xv[t] = _mm512_loadu_si512((const void *)(xq + t * xld + (size_t)g * 64));
+            c[t] = _mm512_maskz_set1_epi32(0x0001, xc[t * sld + g]);
+            xs[t] = _mm512_set1_ps(sx[t * sld + g]);
+        }
+        for (r = 0; r < LLM__WR; r++) {
+            __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(w + (size_t)r * ld + (size_t)g * 64)), flip);
+            __m512 swr = _mm512_set1_ps(sw[(size_t)r * lds + g]);
+            for (t = 0; t < LLM__WT; t++) {
+                __m512i d = _mm512_dpbusd_epi32(c[t], wv, xv[t]);
+                acc[r * LLM__WT + t] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs[t]), swr, acc[r * LLM__WT + t]);
+            }
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = llm__rv_hsum(acc[r]);
+}
 #elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
 /* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
    int16; vpmaddwd with ones widens pairs of those into int32. The unsigned operand is
@@ -3332,7 +3362,22 @@ static void llm__lw_q8_task(void *ctx, int ith, int nth) {
         const int8_t *wr = W + (size_t)r * ld + c->k0;
         const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
         size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
-        for (t = 0; t < c->nt; t++) {
+        t = 0;
+#ifdef LLM__Q8_VNNI_TOK
+        if (nr == LLM__WR && c->gs == 64) /* prefill: LLM__WT tokens per loaded weight */
+            for (; t + LLM__WT <= c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                llm__dot_q8_vnni_tok(o4, wr, ld, sr, lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng,
+                                     c->xc + (size_t)t * ng, (size_t)ng, c->kn);
+                for (j = 0; j < LLM__WT; j++) {
+                    float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
+                    for (i = 0; i < LLM__WR; i++)
+                        yt[i] = c->first ? o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o4[i * LLM__WT + j];
+                }
+            }
+#endif
+        for (; t < c->nt; t++) {
             float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
             const int8_t *xq = c->xq + (size_t)t * c->kn;
             if (nr == LLM__WR)
