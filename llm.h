@@ -41,7 +41,7 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions; define both or
                            neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_POW LLM_COS LLM_SIN
+       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_POW LLM_COS LLM_SIN
                            libm replacements for firmware (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
@@ -3075,6 +3075,39 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 
+/* Prefill: LLM__WR rows x 4 tokens at once, o[r * 4 + t]. Each converted weight vector
+   feeds 4 FMAs (one per token) instead of 1, so the conversion is paid once per 4 tokens
+   and 16 independent accumulators keep both FMA pipes busy; x rows are xld apart. */
+#define LLM__WT 4
+LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, const float *x, size_t xld, int n,
+                                 const int bf) {
+    int r, t, k = 0;
+    float s[LLM__WR * LLM__WT];
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR * LLM__WT];
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) xv[t] = llm__rv_load(x + (size_t)t * xld + k);
+        for (r = 0; r < LLM__WR; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            llm__rv wv = bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p);
+            for (t = 0; t < LLM__WT; t++) acc[r * LLM__WT + t] = llm__rv_fma(wv, xv[t], acc[r * LLM__WT + t]);
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++)
+        for (r = 0; r < LLM__WR; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            float wf = bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h);
+            for (t = 0; t < LLM__WT; t++) s[r * LLM__WT + t] += wf * x[(size_t)t * xld + k];
+        }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = s[r];
+}
+
 /* ---- int8 rows -----------------------------------------------------------------------
    out[r] = sum_g sw[r][g] sx[g] (qw[r][g] . qx[g]) over the n values of a panel (n / gs
    groups). qw rows are ld bytes apart, their scales lds floats apart. xc[g] is
@@ -3171,6 +3204,36 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
         }
     }
     for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
+}
+/* Prefill with gs = 64: LLM__WR rows x LLM__WT tokens, o[r * LLM__WT + t]. Each weight
+   vector is loaded and flipped once for 4 tokens; per (row, token) the arithmetic is the
+   one of llm__dot_q8_vnni above, so the result is the same bits. Token t's quantized x
+   starts at xq + t * xld, its scales and corrections at sx + t * sld, xc + t * sld. */
+#define LLM__Q8_VNNI_TOK 1
+static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                 const int8_t *xq, size_t xld, const float *sx, const int32_t *xc, size_t sld, int n) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR * LLM__WT];
+    int r, t, g, ng = n / 64;
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = _mm512_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m512i xv[LLM__WT], c[LLM__WT];
+        __m512 xs[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) {
+            xv[t] = _mm512_loadu_si512((const void *)(xq + t * xld + (size_t)g * 64));
+            c[t] = _mm512_maskz_set1_epi32(0x0001, xc[t * sld + g]);
+            xs[t] = _mm512_set1_ps(sx[t * sld + g]);
+        }
+        for (r = 0; r < LLM__WR; r++) {
+            __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(w + (size_t)r * ld + (size_t)g * 64)), flip);
+            __m512 swr = _mm512_set1_ps(sw[(size_t)r * lds + g]);
+            for (t = 0; t < LLM__WT; t++) {
+                __m512i d = _mm512_dpbusd_epi32(c[t], wv, xv[t]);
+                acc[r * LLM__WT + t] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs[t]), swr, acc[r * LLM__WT + t]);
+            }
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = llm__rv_hsum(acc[r]);
 }
 #elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
 /* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
@@ -3304,7 +3367,18 @@ static void llm__lw_half_task(void *ctx, int ith, int nth) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
         const uint16_t *wr = W + (size_t)r * ld;
         size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
-        for (t = c->t0; t < c->t0 + c->nt; t++) {
+        t = c->t0;
+        if (nr == LLM__WR) /* groups of LLM__WT tokens share each converted weight */
+            for (; t + LLM__WT <= c->t0 + c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                if (c->type == LLM_BF16) llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 1);
+                else llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 0);
+                for (j = 0; j < LLM__WT; j++)
+                    for (i = 0; i < LLM__WR; i++)
+                        c->y[(size_t)(t + j) * (size_t)c->d_out + r + i] = o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f);
+            }
+        for (; t < c->t0 + c->nt; t++) {
             const float *xt = c->x + (size_t)t * ld;
             float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
             if (c->type == LLM_BF16) {
@@ -3332,7 +3406,22 @@ static void llm__lw_q8_task(void *ctx, int ith, int nth) {
         const int8_t *wr = W + (size_t)r * ld + c->k0;
         const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
         size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
-        for (t = 0; t < c->nt; t++) {
+        t = 0;
+#ifdef LLM__Q8_VNNI_TOK
+        if (nr == LLM__WR && c->gs == 64) /* prefill: LLM__WT tokens per loaded weight */
+            for (; t + LLM__WT <= c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                llm__dot_q8_vnni_tok(o4, wr, ld, sr, lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng,
+                                     c->xc + (size_t)t * ng, (size_t)ng, c->kn);
+                for (j = 0; j < LLM__WT; j++) {
+                    float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
+                    for (i = 0; i < LLM__WR; i++)
+                        yt[i] = c->first ? o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o4[i * LLM__WT + j];
+                }
+            }
+#endif
+        for (; t < c->nt; t++) {
             float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
             const int8_t *xq = c->xq + (size_t)t * c->kn;
             if (nr == LLM__WR)
@@ -3363,8 +3452,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
         return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
     case LLM_F16:
     case LLM_BF16: {
-        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
-        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        /* token panels of about 512 KiB of x, which stay in L2 while the rows stream */
+        int tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
         for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
             c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
             llm_threads_run(th, llm__lw_half_task, &c);

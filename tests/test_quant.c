@@ -201,7 +201,8 @@ static void test_linear_w(llm_threads *th) {
     check_linear(LLM_INT8, 1, 40960, 6, 1024, 0, 1, th);
     /* many tokens: several token panels */
     check_linear(LLM_INT8, 70, 1024, 9, 32, 1, 0, th);
-    check_linear(LLM_F16, 40, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_F16, 140, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_BF16, 7, 40000, 6, 0, 0, 1, th);
     /* fp32 forwards to llm_linear */
     {
         float w[6] = {1, 2, 3, 4, 5, 6}, x[3] = {1, 0, -1}, y[2], b[2] = {10, 20};
@@ -258,6 +259,16 @@ static void test_bad_args(void) {
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
     W.data = h, W.type = LLM_F16;
     CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL));
+    {   /* a group larger than the activation panel (16384 values) is refused, not overrun */
+        int8_t *big = (int8_t *)calloc(32768, 1);
+        float *bx = (float *)calloc(32768, sizeof(float)), bs = 1.0f;
+        llm_weight B;
+        B.type = LLM_INT8, B.data = big, B.scale = &bs, B.group_size = 32768;
+        CHECK(big && bx && llm_linear_w(y, bx, &B, NULL, 1, 32768, 1, NULL) == LLM_EUNSUPPORTED);
+        B.group_size = 16384, B.scale = s; /* the largest allowed: two groups */
+        CHECK(big && bx && llm_linear_w(y, bx, &B, NULL, 1, 32768, 1, NULL) == LLM_OK && y[0] == 0.0f);
+        free(big), free(bx);
+    }
     W.type = LLM_Q4_32;
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
     W.type = (llm_dtype)99;
