@@ -446,7 +446,61 @@ static void test_stories(void) {
     free(logits), free(text), free(expect);
 }
 
+/* Every public function of the section with NULL or nonsense: a status code, no crash. */
+static void test_bad_arguments(void) {
+    llm_config c = small_config();
+    llm_state s;
+    llm_sampler smp;
+    llm_model m;
+    llm_tokenizer tok;
+    llm_layer_weights lw;
+    llm_kv_cache kv;
+    float x[64], logits[40];
+    char buf[16];
+    int tokv = 1, n;
+    size_t ol;
+    const char *why = NULL;
+    memset(&lw, 0, sizeof lw);
+    memset(&tok, 0, sizeof tok);
+    CHECK(llm_block_scratch_bytes(NULL, 1) == 0 && llm_block_scratch_bytes(&c, 0) == 0);
+    CHECK(llm_state_bytes(NULL, 8, 1, LLM_F32) == 0 && llm_state_bytes(&c, 0, 1, LLM_F32) == 0);
+    CHECK(llm_state_bytes(&c, 8, 0, LLM_F32) == 0 && llm_state_bytes(&c, -8, 1, LLM_F32) == 0);
+    CHECK(llm_state_create(&s, &c, 0, 1, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_state_create(NULL, &c, 8, 1, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL); /* too small */
+    CHECK(llm_forward(NULL, NULL, &tokv, 1, 0, logits, 0, NULL) == LLM_EINVAL);
+    CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
+    CHECK(llm_block_forward(&c, NULL, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL); /* RoPE needs a table */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 7, x, 1, 0, x, NULL) == LLM_EINVAL); /* no such layer */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, -1, x, NULL) == LLM_EINVAL);
+    CHECK(llm_block_forward(NULL, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);
+    c.pos = LLM_POS_NONE;
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 9, x, NULL) == LLM_EFULL);
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 3, x, NULL) == LLM_ERANGE); /* a hole */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) != LLM_OK);     /* no weights */
+    llm_kv_cache_free(&kv);
+    CHECK(llm_decode_bytes(NULL, NULL, LLM_F32, 0) == 0);
+    CHECK(llm_sampler_bytes(0) == 0 && llm_sampler_bytes(-1) == 0);
+    CHECK(llm_sampler_create(&smp, 0, 1, 1, 1) == LLM_EINVAL);
+    CHECK(llm_sampler_create(&smp, 4, -1, 1, 1) == LLM_EINVAL);
+    CHECK(llm_llama2c_load(NULL, x, sizeof x, &lw, 1, &why) == LLM_EINVAL && why && *why);
+    CHECK(llm_llama2c_load(&m, x, 0, &lw, 1, &why) == LLM_EFORMAT);
+    CHECK(llm_llama2c_read_config(NULL, &n, x, sizeof x, &why) == LLM_EINVAL);
+    CHECK(llm_llama2c_load_file(&m, NULL, &why) == LLM_EIO);
+    CHECK(llm_tokenizer_bytes(0, 100) == 0);
+    CHECK(llm_tokenizer_create(&tok, NULL, 10, 512, &why) == LLM_EINVAL);
+    CHECK(llm_tokenizer_load_file(&tok, "no/such/tokenizer.bin", 512, &why) == LLM_EIO);
+    CHECK(llm_tokenize(&tok, "hi", 1, 0, &tokv, 1, &n) == LLM_EINVAL); /* empty tokenizer */
+    CHECK(llm_tokenize(NULL, "hi", 1, 0, &tokv, 1, &n) == LLM_EINVAL);
+    CHECK(llm_token_piece(&tok, 1, 0, &n) == NULL && llm_token_piece(NULL, 1, 0, &n) == NULL);
+    CHECK(llm_detokenize(&tok, 1, &tokv, 1, buf, sizeof buf, &ol) == LLM_EINVAL);
+    CHECK(llm_piece_printable(NULL, 3) == 0);
+    llm_model_free(NULL), llm_state_free(NULL), llm_sampler_free(NULL), llm_tokenizer_free(NULL);
+}
+
 int main(void) {
+    test_bad_arguments();
     test_blocks();
     test_forward();
     test_sampler();
