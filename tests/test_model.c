@@ -4,6 +4,9 @@
 #include "llm.h"
 #include "test.h"
 
+/* max of two doubles (not fmax: gcc 12 for AArch64 crashes vectorizing fmax reductions) */
+static double maxd(double a, double b) { return a > b ? a : b; }
+
 /* ---- a random model in plain fp32 arrays -------------------------------------------- */
 typedef struct rnd_layer {
     float *an, *anb, *fn, *fnb, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *bq, *bk, *bv, *bo, *b1, *b2, *b3;
@@ -245,11 +248,11 @@ static void check_decode_vs_prefill(const llm_config *c, const char *what) {
     CHECK_OK(llm_forward(&s, &m.w, toks, T, 0, all, 1, NULL));
     /* the chunked prefill's last logits */
     CHECK_OK(llm_forward(&s2, &m.w, toks, T, 0, one, 0, NULL));
-    for (i = 0; i < V; i++) worst_chunk = fmax(worst_chunk, fabs(one[i] - all[(size_t)(T - 1) * V + i]));
+    for (i = 0; i < V; i++) worst_chunk = maxd(worst_chunk, fabs(one[i] - all[(size_t)(T - 1) * V + i]));
     /* token by token from position 0 (rewinding the same state) */
     for (t = 0; t < T; t++) {
         CHECK_OK(llm_forward(&s, &m.w, &toks[t], 1, t, one, 0, NULL));
-        for (i = 0; i < V; i++) worst = fmax(worst, fabs(one[i] - all[(size_t)t * V + i]) / (1 + fabs(all[(size_t)t * V + i])));
+        for (i = 0; i < V; i++) worst = maxd(worst, fabs(one[i] - all[(size_t)t * V + i]) / (1 + fabs(all[(size_t)t * V + i])));
     }
     CHECK_MSG(worst < 1e-4, "%s: decode vs prefill logits, worst relative diff %.3g", what, worst);
     CHECK_MSG(worst_chunk < 1e-4, "%s: chunked vs one prefill, worst diff %.3g", what, worst_chunk);
@@ -287,7 +290,7 @@ static void test_forward(void) {
         CHECK_OK(llm_state_create(&s, &c, 8, 3, LLM_F32));
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, a, 0, NULL));
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, b, 0, th));
-        for (i = 0; i < 40; i++) diff = fmax(diff, fabs(a[i] - b[i]));
+        for (i = 0; i < 40; i++) diff = maxd(diff, fabs(a[i] - b[i]));
         CHECK(diff < 1e-4);
         llm_state_free(&s);
         rnd_model_free(&m);
@@ -309,7 +312,7 @@ static void test_forward(void) {
             double diff = 0, mx = 0;
             CHECK_OK(llm_state_create(&s, &c, 8, 8, kinds[k]));
             for (i = 0; i < 8; i++) CHECK_OK(llm_forward(&s, &m.w, &toks[i], 1, i, b + i * 40, 0, NULL));
-            for (i = 0; i < 8 * 40; i++) diff = fmax(diff, fabs(a[i] - b[i])), mx = fmax(mx, fabs(a[i]));
+            for (i = 0; i < 8 * 40; i++) diff = maxd(diff, fabs(a[i] - b[i])), mx = maxd(mx, fabs(a[i]));
             CHECK_MSG(diff < (k == 0 ? 0.01 : 0.05) * mx && diff > 0, "%s KV cache: logits off by %g (max %g)",
                       llm_dtype_name(kinds[k]), diff, mx);
             llm_state_free(&s);
