@@ -1,5 +1,14 @@
 /* >>model: the decoder block against a double-precision reference, decoding through the
    KV cache against a full prefill, run.c's sampling, and stories260K token for token. */
+#include <stdlib.h>
+/* Every allocation llm.h makes goes through here: the token loop must make none. */
+static long n_allocs;
+static void *counting_malloc(size_t n) {
+    n_allocs++;
+    return malloc(n);
+}
+#define LLM_MALLOC(n) counting_malloc(n)
+#define LLM_FREE(p) free(p)
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
@@ -289,7 +298,9 @@ static void test_forward(void) {
         rnd_model_make(&m, &c);
         CHECK_OK(llm_state_create(&s, &c, 8, 3, LLM_F32));
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, a, 0, NULL));
+        i = (int)n_allocs;
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, b, 0, th));
+        CHECK(n_allocs == i); /* threaded calls allocate nothing either */
         for (i = 0; i < 40; i++) diff = maxd(diff, fabs(a[i] - b[i]));
         CHECK(diff < 1e-4);
         llm_state_free(&s);
@@ -382,6 +393,7 @@ static void test_stories(void) {
     llm_sampler greedy;
     const char *why;
     int want[300], n_want = 0, ids[300], n_ids = 0, n_prompt, pos, token, mismatch = -1, i;
+    long allocs;
     char *text = (char *)malloc(1 << 16), *expect = (char *)malloc(1 << 16);
     size_t tl = 0, el;
     float *logits, *all;
@@ -414,6 +426,7 @@ static void test_stories(void) {
     all = logits;
     token = ids[0];
     n_ids = 1;
+    allocs = n_allocs;
     for (pos = 0; pos < 256; pos++) {
         int next, len;
         const char *piece;
@@ -426,6 +439,7 @@ static void test_stories(void) {
         token = next;
     }
     text[tl++] = '\n';
+    CHECK_MSG(n_allocs == allocs, "the token loop allocated %ld times", n_allocs - allocs);
     for (i = 0; i < n_want; i++)
         if (i >= n_ids || ids[i] != want[i]) {
             mismatch = i;
