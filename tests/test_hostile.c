@@ -13,7 +13,7 @@
    Requests over 1 TiB fail as a real malloc would (ASan would abort on them instead). */
 static long test_alloc_live, test_alloc_count, test_alloc_fail_at = -1;
 static void *test_failing_malloc(size_t n) {
-    if ((uint64_t)n > ((uint64_t)1 << 40)) return NULL;
+    if ((double)n > 1099511627776.0) return NULL; /* (a double: no always-false warning on 32-bit) */
     if (test_alloc_fail_at >= 0 && test_alloc_count++ == test_alloc_fail_at) return NULL;
     if (test_alloc_fail_at < 0) test_alloc_count++;
     {
@@ -73,8 +73,49 @@ static llm_status create_threads(void *ctx, void **obj) {
 }
 static void destroy_threads(void *obj) { llm_threads_free((llm_threads *)obj); }
 
+static llm_config small_config(void) {
+    llm_config c = llm_config_default();
+    c.d_model = 16, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 32, c.vocab = 16, c.max_seq_len = 8;
+    return c;
+}
+static llm_status create_rope(void *ctx, void **obj) {
+    llm_config c = small_config();
+    llm_rope *r = (llm_rope *)malloc(sizeof *r); /* the object itself: plain malloc, not counted */
+    llm_status s;
+    (void)ctx;
+    if (!r) return LLM_ENOMEM;
+    s = llm_rope_create(r, &c, 8);
+    if (s != LLM_OK) free(r);
+    else *obj = r;
+    return s;
+}
+static void destroy_rope(void *obj) {
+    llm_rope_free((llm_rope *)obj);
+    free(obj);
+}
+static llm_status create_kv(void *ctx, void **obj) {
+    llm_config c = small_config();
+    llm_kv_cache *kv = (llm_kv_cache *)malloc(sizeof *kv);
+    llm_status s;
+    if (!kv) return LLM_ENOMEM;
+    s = llm_kv_cache_create(kv, &c, 8, *(llm_dtype *)ctx);
+    if (s != LLM_OK) free(kv);
+    else *obj = kv;
+    return s;
+}
+static void destroy_kv(void *obj) {
+    llm_kv_cache_free((llm_kv_cache *)obj);
+    free(obj);
+}
+
 static void test_alloc(void) {
+    llm_dtype dt;
     int n = 1;
+    CHECK(check_alloc_failures("llm_rope_create", create_rope, destroy_rope, NULL) >= 1);
+    dt = LLM_F32;
+    CHECK(check_alloc_failures("llm_kv_cache_create(f32)", create_kv, destroy_kv, &dt) >= 1);
+    dt = LLM_INT8;
+    CHECK(check_alloc_failures("llm_kv_cache_create(int8)", create_kv, destroy_kv, &dt) >= 1);
     CHECK(check_alloc_failures("llm_threads_create(1)", create_threads, destroy_threads, &n) >= 1);
 #ifdef LLM_PTHREADS
     n = 2;
@@ -216,9 +257,142 @@ static void test_bad_args_estimate(void) {
 }
 
 
+/* >>kernels, >>rope, >>attention: NULL, zero/negative sizes, positions past the tables,
+   and sizes whose products overflow (on 32-bit builds, size_t itself) */
+static void test_bad_args_kernels(void) {
+    float x[64], y[64], w[64];
+    int i;
+    int big32 = sizeof(size_t) == 4; /* products past 2^32 cannot be addressed at all */
+    for (i = 0; i < 64; i++) x[i] = w[i] = 0.5f, y[i] = 0;
+    CHECK(llm_linear(NULL, x, w, NULL, 1, 4, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_linear(y, NULL, w, NULL, 1, 4, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_linear(y, x, NULL, NULL, 1, 4, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_linear(y, x, w, NULL, -1, 4, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_linear(y, x, w, NULL, 1, -4, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_linear(y, x, w, NULL, 1, 4, INT_MIN, NULL) == LLM_EINVAL);
+    CHECK(llm_matmul(NULL, x, w, 2, 2, 2, NULL) == LLM_EINVAL);
+    CHECK(llm_matmul(y, x, w, -2, 2, 2, NULL) == LLM_EINVAL);
+    CHECK(llm_matmul(y, x, w, 2, 2, -1, NULL) == LLM_EINVAL);
+    if (big32) {
+        CHECK(llm_linear(y, x, w, NULL, 1 << 16, 1 << 16, 1, NULL) != LLM_OK); /* x: 2^32 floats */
+        CHECK(llm_matmul(y, x, w, 1 << 16, 1 << 16, 1, NULL) != LLM_OK);
+    }
+    /* row kernels: NULL and negative n are errors; n = 0 does nothing */
+    CHECK(llm_rmsnorm(NULL, x, w, 4, 1e-5f) == LLM_EINVAL && llm_rmsnorm(y, NULL, w, 4, 1e-5f) == LLM_EINVAL);
+    CHECK(llm_rmsnorm(y, x, w, 4, (float)NAN) == LLM_EINVAL && llm_rmsnorm(y, x, w, 4, -1.0f) == LLM_EINVAL);
+    CHECK(llm_rmsnorm(y, x, w, -4, 1e-5f) == LLM_EINVAL);
+    CHECK(llm_layernorm(y, NULL, w, NULL, 4, 1e-5f) == LLM_EINVAL && llm_layernorm(y, x, w, NULL, -1, 1e-5f) == LLM_EINVAL);
+    CHECK(llm_silu(NULL, x, 4) == LLM_EINVAL && llm_silu(y, x, -1) == LLM_EINVAL);
+    CHECK(llm_gelu(y, NULL, 4) == LLM_EINVAL && llm_gelu_erf(y, x, INT_MIN) == LLM_EINVAL);
+    CHECK(llm_swiglu(y, x, NULL, 4) == LLM_EINVAL && llm_add(y, NULL, x, 4) == LLM_EINVAL);
+    CHECK(llm_softmax(NULL, x, 4) == LLM_EINVAL && llm_softmax(y, x, -3) == LLM_EINVAL);
+    CHECK(llm_argmax(NULL, 4) == -1 && llm_argmax(x, 0) == -1 && llm_argmax(x, -1) == -1);
+}
+
+static void test_bad_args_rope(void) {
+    llm_rope r;
+    float x[64], mem[4096];
+    llm_config c = llm_config_default();
+    int i;
+    for (i = 0; i < 64; i++) x[i] = 1.0f;
+    CHECK(llm_rope_bytes(0, 16) == 0 && llm_rope_bytes(-8, 16) == 0 && llm_rope_bytes(8, 0) == 0);
+    CHECK(llm_rope_bytes(7, 16) == 0); /* RoPE rotates pairs */
+    if (sizeof(size_t) == 4) CHECK(llm_rope_bytes(1 << 16, 1 << 20) == 0); /* 2^36 bytes */
+    CHECK(llm_rope_init(NULL, mem, 8, 16, 10000.0f, LLM_ROPE_INTERLEAVED) == LLM_EINVAL);
+    CHECK(llm_rope_init(&r, NULL, 8, 16, 10000.0f, LLM_ROPE_INTERLEAVED) == LLM_EINVAL);
+    CHECK(llm_rope_init(&r, mem, 7, 16, 10000.0f, LLM_ROPE_INTERLEAVED) == LLM_EINVAL);
+    CHECK(llm_rope_init(&r, mem, 8, -1, 10000.0f, LLM_ROPE_INTERLEAVED) == LLM_EINVAL);
+    /* theta <= 0 (NaN too) means the default 10000: finite tables, never NaN */
+    CHECK_OK(llm_rope_init(&r, mem, 8, 16, (float)NAN, LLM_ROPE_INTERLEAVED));
+    CHECK(r.cos[15 * 4 + 3] == r.cos[15 * 4 + 3] && r.sin[15 * 4 + 3] == r.sin[15 * 4 + 3]);
+    CHECK_OK(llm_rope_init(&r, mem, 8, 16, -1.0f, LLM_ROPE_INTERLEAVED));
+    CHECK_OK(llm_rope_init(&r, mem, 8, 16, (float)INFINITY, LLM_ROPE_INTERLEAVED));
+    CHECK(r.cos[15 * 4 + 3] == r.cos[15 * 4 + 3]);
+    CHECK(llm_rope_init(&r, mem, 8, 16, 10000.0f, (llm_rope_layout)5) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, NULL, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL); /* all sizes zero */
+    CHECK_OK(llm_rope_init(&r, mem, 8, 16, 10000.0f, LLM_ROPE_INTERLEAVED));
+    /* positions past the table are an error, never a read past it */
+    CHECK(llm_rope_apply(&r, x, 2, 16) == LLM_ERANGE);
+    CHECK(llm_rope_apply(&r, x, 2, -1) != LLM_OK);
+    CHECK(llm_rope_apply(&r, x, 2, INT_MAX) == LLM_ERANGE);
+    CHECK(llm_rope_apply(&r, x, 0, 0) != LLM_OK || 1); /* zero heads: nothing to do */
+    CHECK(llm_rope_apply(&r, x, -2, 0) == LLM_EINVAL);
+    CHECK(llm_rope_apply(NULL, x, 2, 0) == LLM_EINVAL && llm_rope_apply(&r, NULL, 2, 0) == LLM_EINVAL);
+    CHECK(llm_rope_apply_tokens(&r, x, 2, 2, 15) == LLM_ERANGE);     /* the 2nd token is at 16 */
+    CHECK(llm_rope_apply_tokens(&r, x, 2, 2, INT_MAX - 1) == LLM_ERANGE); /* pos + n overflows int */
+    CHECK(llm_rope_apply_tokens(&r, x, INT_MAX, 2, 1) == LLM_ERANGE);
+    CHECK(llm_rope_apply_tokens(&r, x, -1, 2, 0) == LLM_EINVAL);
+    llm_rope_free(NULL);
+    llm_rope_free(&r); /* caller memory: nothing to free, must be harmless */
+}
+
+static void test_bad_args_attention(void) {
+    float q[256], k[256], v[256], out[256];
+    llm_kv_cache kv;
+    llm_config c = llm_config_default();
+    int i;
+    for (i = 0; i < 256; i++) q[i] = k[i] = v[i] = 0.25f;
+    CHECK(llm_attention(NULL, q, k, v, 1, 2, 2, 2, 1, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, NULL, k, v, 1, 2, 2, 2, 1, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, NULL, 1, 2, 2, 2, 1, 4, NULL) == LLM_EINVAL);
+    CHECK(llm_attention(out, q, k, v, 3, 2, 2, 2, 1, 4, NULL) != LLM_OK);  /* more queries than positions */
+    CHECK(llm_attention(out, q, k, v, 1, 3, 2, 2, 1, 4, NULL) != LLM_OK);  /* stride < positions */
+    CHECK(llm_attention(out, q, k, v, 1, 2, 2, 3, 2, 4, NULL) != LLM_OK);  /* 3 heads over 2 KV heads */
+    CHECK(llm_attention(out, q, k, v, 1, 2, 2, 2, 0, 4, NULL) != LLM_OK);
+    CHECK(llm_attention(out, q, k, v, 1, 2, 2, 2, 1, 0, NULL) != LLM_OK);
+    CHECK(llm_attention(out, q, k, v, -1, 2, 2, 2, 1, 4, NULL) != LLM_OK);
+    if (sizeof(size_t) == 4) CHECK(llm_attention(out, q, k, v, 1, 1 << 20, 1 << 20, 2, 2, 1 << 12, NULL) != LLM_OK);
+
+    /* the KV cache */
+    c.d_model = 8, c.n_layers = 2, c.n_heads = 2, c.n_kv_heads = 1, c.d_ff = 8, c.vocab = 8, c.max_seq_len = 4;
+    CHECK(llm_kv_cache_create(NULL, &c, 4, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_kv_cache_create(&kv, NULL, 4, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_kv_cache_create(&kv, &c, 0, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_kv_cache_create(&kv, &c, -4, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_kv_cache_create(&kv, &c, 4, (llm_dtype)99) != LLM_OK);
+    CHECK(llm_kv_cache_create(&kv, &c, 4, LLM_Q4_32) != LLM_OK);
+    CHECK(llm_kv_cache_init(&kv, NULL, &c, 4, LLM_F32) == LLM_EINVAL);
+    CHECK_OK(llm_kv_cache_create(&kv, &c, 4, LLM_F32));
+    /* kv rows: [n_tokens][1 KV head][head_dim 4] */
+    CHECK(llm_kv_cache_write(&kv, 0, 0, k, v, 5) == LLM_EFULL);         /* past capacity */
+    CHECK(kv.len == 0);                                                   /* nothing written */
+    CHECK(llm_kv_cache_write(&kv, 0, 1, k, v, 1) == LLM_ERANGE);        /* a hole */
+    CHECK(llm_kv_cache_write(&kv, 2, 0, k, v, 1) != LLM_OK);            /* no such layer */
+    CHECK(llm_kv_cache_write(&kv, -1, 0, k, v, 1) != LLM_OK);
+    CHECK(llm_kv_cache_write(&kv, 0, -1, k, v, 1) != LLM_OK);
+    CHECK(llm_kv_cache_write(&kv, 0, 0, NULL, v, 1) == LLM_EINVAL);
+    CHECK(llm_kv_cache_write(&kv, 0, 0, k, v, -1) != LLM_OK);
+    CHECK(llm_kv_cache_write(NULL, 0, 0, k, v, 1) == LLM_EINVAL);
+    CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 4));
+    CHECK(llm_kv_cache_write(&kv, 0, 4, k, v, 1) == LLM_EFULL);
+    CHECK(llm_kv_cache_write(&kv, 0, 3, k, v, INT_MAX) == LLM_EFULL); /* pos + n overflows int */
+    CHECK(llm_kv_cache_truncate(&kv, 5) != LLM_OK && llm_kv_cache_truncate(&kv, -1) != LLM_OK);
+    CHECK(llm_kv_cache_truncate(NULL, 0) == LLM_EINVAL);
+    /* attention over the cache: queries past what it holds, bad layers and head counts */
+    CHECK_OK(llm_attention_cache(out, q, &kv, 0, 1, 3, 2, 0, NULL));
+    CHECK(llm_attention_cache(out, q, &kv, 0, 2, 3, 2, 0, NULL) != LLM_OK); /* position 4 is not there */
+    CHECK(llm_attention_cache(out, q, &kv, 0, 1, INT_MAX, 2, 0, NULL) != LLM_OK);
+    CHECK(llm_attention_cache(out, q, &kv, 5, 1, 0, 2, 0, NULL) != LLM_OK);
+    CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, 0, 0, NULL) != LLM_OK);
+    CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, -2, 0, NULL) != LLM_OK);
+    CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, 2, -1, NULL) != LLM_OK);
+    CHECK(llm_attention_cache(NULL, q, &kv, 0, 1, 0, 2, 0, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_cache(out, q, NULL, 0, 1, 0, 2, 0, NULL) == LLM_EINVAL);
+    llm_kv_cache_reset(&kv);
+    CHECK(llm_attention_cache(out, q, &kv, 0, 1, 0, 2, 0, NULL) != LLM_OK); /* empty cache */
+    llm_kv_cache_reset(NULL);
+    llm_kv_cache_free(&kv);
+    llm_kv_cache_free(&kv); /* twice: harmless */
+    llm_kv_cache_free(NULL);
+}
+
 int main(void) {
     test_alloc();
     test_bad_args_basics();
     test_bad_args_estimate();
+    test_bad_args_kernels();
+    test_bad_args_rope();
+    test_bad_args_attention();
     return test_done();
 }

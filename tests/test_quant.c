@@ -47,6 +47,20 @@ static void test_quantize(void) {
     x[0] = 127.0f, x[1] = 0.5f, x[2] = 2.5f, x[3] = -2.5f, x[4] = -0.5f, x[5] = 1.5f, x[6] = 0.49999997f, x[7] = 0;
     CHECK_OK(llm_quantize_int8(q, s, x, 8, 8));
     CHECK(s[0] == 1.0f && q[1] == 1 && q[2] == 3 && q[3] == -3 && q[4] == -1 && q[5] == 2 && q[6] == 0 && q[7] == 0);
+    /* the same ties inside a 64-wide group, so the vector path rounds them too; and every
+       value of a random group equals C's roundf(x / s) exactly, in every build */
+    for (i = 0; i < 64; i++) x[i] = (float)((i % 21) - 10) + (i % 2 ? 0.5f : 0.0f);
+    x[63] = 127.0f, x[62] = 0.49999997f, x[61] = -0.49999997f;
+    CHECK_OK(llm_quantize_int8(q, s, x, 64, 64));
+    CHECK(s[0] == 1.0f);
+    for (i = 0; i < 64 && q[i] == (int)round(x[i]); i++) {
+    }
+    CHECK_MSG(i == 64, "tie at %d: %g -> %d", i, i < 64 ? x[i] : 0, i < 64 ? q[i] : 0);
+    test_fill(x, 600, 3.0f);
+    CHECK_OK(llm_quantize_int8(q, s, x, 600, 100));
+    for (i = 0; i < 600 && q[i] == (int)roundf(x[i] / s[i / 100]); i++) {
+    }
+    CHECK(i == 600);
     /* an all-zero group: scale 0, values 0, dequantizes to 0 (no 0/0) */
     for (i = 0; i < 64; i++) x[i] = i < 32 ? 0.0f : 1.0f;
     CHECK_OK(llm_quantize_int8(q, s, x, 64, 32));
