@@ -5322,7 +5322,7 @@ LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *id
     size_t used = 0;
     int i, len;
     if (out_len) *out_len = 0;
-    if (!t || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
+    if (!t || !t->bytes || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
     for (i = 0; i < n; i++) {
         const char *s;
         if (ids[i] != 1 && ids[i] != 2) {
