@@ -27,7 +27,10 @@
        >>basics      status codes, dtypes, allocator and math hooks, thread pool
        >>config      llm_config, the preset table, validation
        >>estimate    parameters, FLOPs, memory, time, the planner, GPU presets
-       >>kernels     linear / matmul / GEMV (SIMD, threaded), norms, activations, softmax
+       >>kernels     the numeric kernels, in three parts:
+         >>matmul    llm_linear / llm_matmul: packed, blocked GEMM and streaming GEMV (SIMD, threaded)
+         >>rowops    norms, activations, residual add, softmax, argmax; the SIMD vocabulary
+         >>weights   fp16 / bf16 / int8 weights: quantization and llm_linear_w
        >>rope        rotary position tables and their application
        >>attention   causal attention (tiled, online softmax, GQA/MQA), KV cache
        >>model       decoder block, model forward pass, sampling
@@ -1127,6 +1130,7 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
     for (i = 0; i < LLM__SPINS && LLM__LOAD(&th->pending) != 0; i++) LLM__PAUSE();
     pthread_mutex_lock(&th->mu);
     while (th->pending != 0) pthread_cond_wait(&th->done, &th->mu);
+    LLM_ASSERT(th->busy == 1 && th->pending == 0);
     th->busy = 0;
     pthread_mutex_unlock(&th->mu);
 }
