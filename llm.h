@@ -27,7 +27,10 @@
        >>basics      status codes, dtypes, allocator and math hooks, thread pool
        >>config      llm_config, the preset table, validation
        >>estimate    parameters, FLOPs, memory, time, the planner, GPU presets
-       >>kernels     linear / matmul / GEMV (SIMD, threaded), norms, activations, softmax
+       >>kernels     the numeric kernels, in three parts:
+         >>matmul    llm_linear / llm_matmul: packed, blocked GEMM and streaming GEMV (SIMD, threaded)
+         >>rowops    norms, activations, residual add, softmax, argmax; the SIMD vocabulary
+         >>weights   fp16 / bf16 / int8 weights: quantization and llm_linear_w
        >>rope        rotary position tables and their application
        >>attention   causal attention (tiled, online softmax, GQA/MQA), KV cache
        >>model       decoder block, model forward pass, sampling
@@ -141,7 +144,8 @@ LLMDEF float llm_bf16_to_f32(uint16_t h);
    fn(ctx, ith, nth) for ith = 0..nth-1 (the caller's thread is ith 0) and returns when
    all are done. Without LLM_PTHREADS a pool of n > 1 threads is LLM_EUNSUPPORTED.
    A NULL pool is valid everywhere and means "run on the caller's thread" (nth = 1).
-   One pool must not be used by two callers at once. */
+   A call made while the pool is busy (from inside one of its own tasks, or from a second
+   thread) runs fn(ctx, 0, 1) on the calling thread alone: correct, just not parallel. */
 typedef struct llm_threads llm_threads;
 typedef void (*llm_task_fn)(void *ctx, int ith, int nth);
 
@@ -1009,6 +1013,7 @@ typedef struct llm__worker {
 
 struct llm_threads {
     int n, started, quit;
+    int busy;        /* a job is running: nested or concurrent calls run serially */
     unsigned gen;    /* job counter: a change means "new job" */
     int pending;     /* workers still running the current job */
     llm_task_fn fn;
@@ -1109,6 +1114,12 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
         return;
     }
     pthread_mutex_lock(&th->mu);
+    if (th->busy) { /* called from inside one of its own tasks, or from a second thread */
+        pthread_mutex_unlock(&th->mu);
+        fn(ctx, 0, 1);
+        return;
+    }
+    th->busy = 1;
     th->fn = fn;
     th->ctx = ctx;
     th->pending = th->n - 1;
@@ -1119,6 +1130,8 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
     for (i = 0; i < LLM__SPINS && LLM__LOAD(&th->pending) != 0; i++) LLM__PAUSE();
     pthread_mutex_lock(&th->mu);
     while (th->pending != 0) pthread_cond_wait(&th->done, &th->mu);
+    LLM_ASSERT(th->busy == 1 && th->pending == 0);
+    th->busy = 0;
     pthread_mutex_unlock(&th->mu);
 }
 #endif /* LLM_PTHREADS */

@@ -3,6 +3,29 @@
 #include "llm.h"
 #include "test.h"
 
+typedef struct {
+    llm_threads *th;
+    int outer[8], inner[8][2]; /* inner[outer ith][nested ith] */
+} nested_ctx;
+typedef struct {
+    int *hits;
+} inner_ctx;
+static void inner_task(void *ctx, int ith, int nth) {
+    inner_ctx *c = (inner_ctx *)ctx;
+    (void)nth;
+    c->hits[ith < 2 ? ith : 1]++;
+}
+/* A task that uses its own pool again (as a kernel called from a task would) must not
+   deadlock: the nested call runs serially on that thread (ith 0 of 1). */
+static void outer_task(void *ctx, int ith, int nth) {
+    nested_ctx *c = (nested_ctx *)ctx;
+    inner_ctx in;
+    (void)nth;
+    c->outer[ith]++;
+    in.hits = c->inner[ith];
+    llm_threads_run(c->th, inner_task, &in);
+}
+
 static void count_task(void *ctx, int ith, int nth) {
     int *hits = (int *)ctx;
     hits[ith] += 1 + 0 * nth;
@@ -79,6 +102,19 @@ int main(void) {
         CHECK(hits[n] == 0);
         llm_threads_run(NULL, count_task, hits);
         CHECK(hits[0] == 1001);
+        {
+            nested_ctx c;
+            memset(&c, 0, sizeof c);
+            c.th = th;
+            for (round = 0; round < 100; round++) llm_threads_run(th, outer_task, &c);
+            for (i = 0; i < n; i++) {
+                CHECK(c.outer[i] == 100);
+                CHECK(c.inner[i][0] == 100); /* every nested call ran as ith 0 of 1 */
+                CHECK(c.inner[i][1] == 0);
+            }
+            llm_threads_run(th, count_task, hits); /* the pool still works afterwards */
+            CHECK(hits[0] == 1002);
+        }
         llm_threads_free(th);
         llm_threads_free(NULL);
     }
