@@ -2912,7 +2912,10 @@ LLMDEF int llm_argmax(const float *x, int n) {
    LLM__WR independent accumulator chains keep the loads in flight. For several tokens
    (prefill) the tokens are taken in panels that fit in L2, and each block of rows does
    every token of the panel while its weights are still in L1, so the weights are
-   streamed from memory once per panel, not once per token. */
+   streamed from memory once per panel, not once per token; inside a block, LLM__WT
+   tokens at a time share each converted (fp16/bf16) or loaded (int8, gs = 64) weight
+   vector. Which code computes an output depends on its row and token position only,
+   never on the thread count, so threaded results are bit-identical to unthreaded ones. */
 
 #ifndef LLM_ROUNDF
 #define LLM_ROUNDF(x) roundf(x)

@@ -7,7 +7,10 @@
    layers never share a cache, so each timed pass cycles through copies of the matrix
    totalling >= 1 GiB: a 16 MB int8 matrix called in a loop would sit in L3 and report
    more than memory can deliver. Each figure is the best of 3 passes over the copies.
-   Speedup = fp32 time / this format's time on the same shape and thread count. */
+   Speedup = fp32 time / this format's time on the same shape and thread count.
+   "L2 GB/s" is the same kernel on the first rows of the matrix (about 512 KiB of
+   weights, so they stay in L2), one thread: the kernel's own ceiling. When it is well
+   above the read roof, the GEMV is limited by memory, as it should be. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -40,7 +43,8 @@ static void *xalloc(size_t n) {
    with each pool; t[i] = seconds per call with pools[i], best of 3 passes over the copies. */
 #define BENCH_SPAN ((size_t)1 << 30) /* bytes of weight copies cycled through */
 static void time_format(const shape *s, const format *f, const float *wsrc, const float *x, float *y,
-                        llm_threads **pools, int npools, unsigned char *data, double *t, double *bytes_per_call) {
+                        llm_threads **pools, int npools, unsigned char *data, double *t, double *bytes_per_call,
+                        double *l2_gbs) {
     size_t n = (size_t)s->dout * s->din, wbytes, sbytes = 0, i;
     int copies, c, pass, p;
     float *scales = NULL;
@@ -63,6 +67,20 @@ static void time_format(const shape *s, const format *f, const float *wsrc, cons
     }
     W.type = f->type;
     W.group_size = f->gs;
+    { /* in-L2 ceiling: ~512 KiB of rows from copy 0, called repeatedly */
+        int rows = (int)((size_t)512 * 1024 / ((wbytes + sbytes) / (size_t)s->dout)), rep;
+        double best = 1e30;
+        if (rows > s->dout) rows = s->dout;
+        W.data = data;
+        W.scale = scales;
+        for (rep = 0; rep < 40; rep++) {
+            double t0 = roofs_now(), tr;
+            for (c = 0; c < 20; c++) llm_linear_w(y, x, &W, NULL, 1, s->din, rows, NULL);
+            tr = (roofs_now() - t0) / 20;
+            if (tr < best) best = tr;
+        }
+        *l2_gbs = (double)(wbytes + sbytes) / s->dout * rows / best / 1e9;
+    }
     for (p = 0; p < npools; p++) {
         t[p] = 1e30;
         for (pass = -1; pass < 3; pass++) { /* pass -1 warms up */
@@ -84,7 +102,7 @@ static void time_format(const shape *s, const format *f, const float *wsrc, cons
 
 int main(void) {
     int nt, si, fi, npools = 1;
-    double roof[3], t[NFORMATS][2], bytes[NFORMATS];
+    double roof[3], t[NFORMATS][2], bytes[NFORMATS], l2[NFORMATS];
     llm_threads *pools[2] = {NULL, NULL};
     /* one buffer for all the copies, reused by every format, so pages fault in once */
     unsigned char *data = (unsigned char *)xalloc(BENCH_SPAN + (size_t)11008 * 4096 * 4);
@@ -97,8 +115,8 @@ int main(void) {
     }
     printf("\n(FMA roof, for reference: %.0f GFLOP/s on 1 thread; a GEMV does 2 flops per weight)\n",
            roofs_fma_gflops(1));
-    printf("\n%-14s %-9s %3s %10s %9s %8s %9s\n", "shape", "weights", "thr", "time (us)", "GB/s", "% roof",
-           "vs fp32");
+    printf("\n%-14s %-9s %3s %10s %9s %8s %9s %9s\n", "shape", "weights", "thr", "time (us)", "GB/s", "% roof",
+           "vs fp32", "L2 GB/s");
     for (si = 0; si < 2; si++) {
         const shape *s = &shapes[si];
         size_t n = (size_t)s->dout * s->din, i;
@@ -111,13 +129,15 @@ int main(void) {
             wsrc[i] = (float)((r >> 40) & 0xffff) / 65536.0f - 0.5f;
         }
         for (i = 0; i < (size_t)s->din; i++) x[i] = (float)(i % 97) / 97.0f - 0.5f;
-        for (fi = 0; fi < NFORMATS; fi++) time_format(s, &formats[fi], wsrc, x, y, pools, npools, data, t[fi], &bytes[fi]);
+        for (fi = 0; fi < NFORMATS; fi++) time_format(s, &formats[fi], wsrc, x, y, pools, npools, data, t[fi], &bytes[fi], &l2[fi]);
         snprintf(label, sizeof label, "1x%dx%d", s->dout, s->din);
         for (nt = 1; nt <= npools; nt++)
             for (fi = 0; fi < NFORMATS; fi++) {
                 double gbs = bytes[fi] / t[fi][nt - 1] / 1e9;
-                printf("%-14s %-9s %3d %10.1f %9.1f %7.0f%% %8.2fx\n", label, formats[fi].name, nt, t[fi][nt - 1] * 1e6,
+                printf("%-14s %-9s %3d %10.1f %9.1f %7.0f%% %8.2fx", label, formats[fi].name, nt, t[fi][nt - 1] * 1e6,
                        gbs, 100.0 * gbs / roof[nt], t[0][nt - 1] / t[fi][nt - 1]);
+                if (nt == 1) printf(" %9.1f", l2[fi]);
+                printf("\n");
             }
         free(wsrc), free(x), free(y);
     }
