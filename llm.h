@@ -2981,13 +2981,17 @@ static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
     {
         const llm__rv sv = llm__rv_set1(scale), half = llm__rv_set1(0.5f), zero = llm__rv_set1(0.0f);
         const llm__rv one = llm__rv_set1(1.0f), mone = llm__rv_set1(-1.0f);
+        const llm__rv lim = llm__rv_set1(127.0f), mlim = llm__rv_set1(-127.0f);
         float t[LLM__RVN];
         int j;
         for (; i + LLM__RVN <= gs; i += LLM__RVN) {
             llm__rv v = llm__rv_div(llm__rv_load(x + i), sv), tr = llm__rv_trunc(v);
             llm__rv up = llm__rv_add(tr, llm__rv_ge_or(v, zero, one, mone));
-            llm__rv_store(t, llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr));
-            for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j]; /* |t| <= 127 */
+            llm__rv r = llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr);
+            /* |x / s| <= 127 only while s is a normal float; a subnormal max|x| rounds s
+               down and the quotient past 127, so clamp as the scalar loop does */
+            llm__rv_store(t, llm__rv_min(llm__rv_max(r, mlim), lim));
+            for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j];
         }
     }
 #endif

@@ -275,8 +275,28 @@ static void test_bad_args(void) {
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
 }
 
+/* A group whose largest value is subnormal: s = max|x| / 127 loses bits, x / s lands past
+   127, and the vector path once wrapped it to -128 (found in review). Every q must stay in
+   [-127, 127] with the sign of x, on every path. */
+static void test_quantize_subnormal(void) {
+    float x[64], s[2], back[64];
+    int8_t q[64];
+    int i, bad = 0;
+    for (i = 0; i < 64; i++) x[i] = (i % 3 == 0 ? 1.0f : -0.5f) * 1.79e-43f * (float)(1 + i % 5) / 5.0f;
+    x[0] = 1.79e-43f;
+    x[40] = -1.79e-43f;
+    CHECK_OK(llm_quantize_int8(q, s, x, 64, 32));
+    for (i = 0; i < 64; i++)
+        if (q[i] < -127 || (x[i] > 0 && q[i] < 0) || (x[i] < 0 && q[i] > 0)) bad++;
+    CHECK(bad == 0);
+    CHECK(q[0] == 127 && q[40] == -127);
+    CHECK_OK(llm_dequantize_int8(back, q, s, 64, 32));
+    for (i = 0; i < 64; i++) CHECK_NEAR(back[i], x[i], 2e-44);
+}
+
 int main(void) {
     llm_threads *th = NULL;
+    test_quantize_subnormal();
 #ifdef LLM_PTHREADS
     CHECK_OK(llm_threads_create(&th, 3)); /* 3: uneven splits of the row blocks */
 #endif
