@@ -4331,21 +4331,16 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model implementation
    ====================================================================================== */
 
-static int llm__model_hd(const llm_config *c) {
-    return c->head_dim > 0 ? c->head_dim : (c->n_heads > 0 ? c->d_model / c->n_heads : 0);
-}
 static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->norm_eps : 1e-5f; }
 
-/* The shapes a forward pass needs, checked once; an unusable config is LLM_EINVAL. The
-   caps keep every product of two or three of them inside 64 bits. */
+/* The shapes a forward pass needs, checked once: llm_config_check (the one validation
+   every section shares), then caps that keep the int products of a forward pass
+   (n_heads * head_dim, n * d) inside int. An unusable config is LLM_EINVAL. */
 static llm_status llm__model_check(const llm_config *c) {
     int hd;
-    if (!c) return LLM_EINVAL;
-    hd = llm__model_hd(c);
-    if (c->d_model <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 || c->d_ff <= 0 ||
-        c->vocab <= 0 || hd <= 0)
-        return LLM_EINVAL;
-    if (c->n_heads % c->n_kv_heads != 0) return LLM_EINVAL;
+    if (llm_config_check(c, NULL) != LLM_OK) return LLM_EINVAL;
+    hd = llm_config_head_dim(c);
+    if (hd <= 0) return LLM_EINVAL;
     if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
         (int64_t)c->n_heads * hd > (1 << 22))
         return LLM_EINVAL;
@@ -4392,7 +4387,7 @@ typedef struct llm__model_buf {
 } llm__model_buf;
 
 static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
-    uint64_t hd = (uint64_t)llm__model_hd(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
+    uint64_t hd = (uint64_t)llm_config_head_dim(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
     uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
     uint64_t sizes[7], off = 0;
     float **dst[7];
@@ -4440,7 +4435,7 @@ LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights
     int64_t work;
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
-    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
     if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
     if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
@@ -4512,7 +4507,7 @@ static uint64_t llm__model_state_layout(const llm_config *c, int capacity, int m
                                   uint64_t *rope_off, uint64_t *kv_off, uint64_t *x_off, uint64_t *scr_off) {
     uint64_t off = 0, kvb;
     *rope_off = off;
-    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm__model_hd(c), capacity));
+    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm_config_head_dim(c), capacity));
     *kv_off = off;
     kvb = llm_kv_cache_bytes(c, capacity, 1, kv_dtype);
     if (kvb == 0) return 0;
@@ -4657,7 +4652,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     double d, hd, qd, kvd, ff, total, kv_row;
     int l, nb;
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
-    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     nb = c->norm_bias ? 2 : 1;
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
     if (w->out_norm) total += 4 * d * nb;

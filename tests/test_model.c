@@ -335,6 +335,12 @@ static void test_forward(void) {
     c.n_kv_heads = 3;
     CHECK(llm_state_bytes(&c, 8, 1, LLM_F32) == 0);
     CHECK(llm_block_scratch_bytes(&c, 1) == 0);
+    /* the same validation as llm_config_check: 4 heads do not divide d_model 30 */
+    c = small_config();
+    c.d_model = 30;
+    CHECK(llm_config_check(&c, NULL) != LLM_OK);
+    CHECK(llm_state_bytes(&c, 8, 1, LLM_F32) == 0);
+    CHECK(llm_block_scratch_bytes(&c, 1) == 0);
 }
 
 /* ---- sampling ----------------------------------------------------------------------- */
