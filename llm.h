@@ -631,7 +631,9 @@ LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated 
      post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
    writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
    c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
-   alignment of 4. */
+   alignment of 4. On an error kv->len is restored to its value on entry (rows from pos on
+   may have been overwritten); it does not truncate: a caller rewinding must do that
+   (llm_kv_cache_truncate), as llm_forward does. */
 LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens);
 LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
                                    llm_kv_cache *kv, int layer, float *x, int n_tokens, int pos,
@@ -660,8 +662,11 @@ LLMDEF void llm_state_free(llm_state *s);
 /* The whole model on tokens[n_tokens] at positions pos..pos+n_tokens-1:
    embedding (+ learned positions) -> n_layers blocks -> final norm -> LM head.
    n_tokens = 1 is one decode step; more is a prefill. logits receives [vocab] floats for
-   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length
-   (pos < length rewinds: later positions are overwritten). */
+   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length;
+   pos < length rewinds: the cache is first truncated to pos, so positions of the old
+   sequence past the new one's end are gone (a later call at such a position is
+   LLM_ERANGE). On any error the cache is truncated back to pos (nothing of this call
+   counts as written); errors found before any work (bad arguments) leave it untouched. */
 LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
                               float *logits, int all_logits, llm_threads *th);
 
@@ -4426,9 +4431,9 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
         if (llm__st != LLM_OK) return llm__st;                                                       \
     } while (0)
 
-LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
-                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
-                                   llm_threads *th) {
+static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                    llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                    llm_threads *th) {
     llm__model_buf b;
     const float *in;
     int d, hd, qd, kvd, ff, i;
@@ -4499,6 +4504,16 @@ LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                   llm_threads *th) {
+    int len0 = kv ? kv->len : 0;
+    llm_status st = llm__block_forward(c, w, rope, kv, layer, x, n, pos, scratch, th);
+    /* a failure after this layer's keys were written must not leave them counted */
+    if (st != LLM_OK && kv && kv->len > len0) kv->len = len0;
+    return st;
 }
 
 /* ---- state: everything the forward pass writes ------------------------------------- */
@@ -4595,21 +4610,13 @@ static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n
     }
 }
 
-LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
-                              float *logits, int all_logits, llm_threads *th) {
-    const llm_config *c;
-    int d, V, start, l, i;
-    float *xb;
-    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
-    c = &s->config;
-    d = c->d_model, V = c->vocab;
-    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
-    if (pos > s->kv.len) return LLM_ERANGE;
-    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
-    for (i = 0; i < n_tokens; i++)
-        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+/* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
+static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                                      float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c = &s->config;
+    int d = c->d_model, V = c->vocab, start, l, i;
     /* the block's first scratch buffer holds the final norm's output */
-    xb = (float *)llm__model_align(s->scratch);
+    float *xb = (float *)llm__model_align(s->scratch);
 
     /* prompts longer than the state's max_tokens run in chunks; the cache carries over */
     for (start = 0; start < n_tokens; start += s->max_tokens) {
@@ -4637,6 +4644,29 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
         }
     }
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c;
+    int V, i;
+    llm_status st;
+    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
+    c = &s->config;
+    V = c->vocab;
+    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
+    if (pos > s->kv.len) return LLM_ERANGE;
+    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
+    for (i = 0; i < n_tokens; i++)
+        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+    /* Rewinding drops every position from pos on, so the cache never holds keys of an old
+       sequence past the new one's end; a failure partway (a missing weight in layer 5,
+       after layers 0..4 wrote their keys) rewinds to pos too, so the cache stays a
+       consistent prefix. */
+    LLM__MTRY(llm_kv_cache_truncate(&s->kv, pos));
+    st = llm__forward_chunks(s, w, tokens, n_tokens, pos, logits, all_logits, th);
+    if (st != LLM_OK) llm_kv_cache_truncate(&s->kv, pos);
+    return st;
 }
 
 static double llm__model_wbytes(const llm_weight *w, double n) {

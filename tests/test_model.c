@@ -330,6 +330,46 @@ static void test_forward(void) {
         }
         rnd_model_free(&m);
     }
+    /* rewinding drops the old sequence's later positions; an error partway leaves the
+       cache as it was before the call */
+    {
+        rnd_model m;
+        llm_state s;
+        llm_kv_cache kv;
+        int toks[10] = {1, 5, 9, 13, 2, 7, 33, 21, 4, 8}, len0;
+        float lg[40], x[32], *scr;
+        const void *w3;
+        c = small_config();
+        rnd_model_make(&m, &c);
+        CHECK_OK(llm_state_create(&s, &c, 16, 10, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 10, 0, lg, 0, NULL));
+        CHECK(s.kv.len == 10);
+        CHECK_OK(llm_forward(&s, &m.w, toks, 1, 2, lg, 0, NULL));
+        CHECK(s.kv.len == 3);
+        CHECK(llm_forward(&s, &m.w, toks, 1, 8, lg, 0, NULL) == LLM_ERANGE); /* 3..7 are stale */
+        CHECK(s.kv.len == 3);
+        /* layer 1 has no up-projection: layer 0 (and layer 1's K/V) were written first */
+        w3 = m.lw[1].w3.data;
+        m.lw[1].w3.data = NULL;
+        CHECK(llm_forward(&s, &m.w, toks, 4, 3, lg, 0, NULL) != LLM_OK);
+        CHECK(s.kv.len == 3);
+        CHECK(llm_forward(&s, &m.w, toks, 2, 1, lg, 0, NULL) != LLM_OK); /* a rewind that fails */
+        CHECK(s.kv.len == 1);
+        /* llm_block_forward alone restores len on an error */
+        CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
+        scr = (float *)malloc(llm_block_scratch_bytes(&c, 1));
+        test_fill(x, 32, 1.0f);
+        len0 = kv.len;
+        CHECK(llm_block_forward(&c, &m.lw[1], &s.rope, &kv, 1, x, 1, 0, scr, NULL) != LLM_OK);
+        CHECK(kv.len == len0);
+        m.lw[1].w3.data = w3;
+        CHECK_OK(llm_block_forward(&c, &m.lw[1], &s.rope, &kv, 1, x, 1, 0, scr, NULL));
+        CHECK(kv.len == 1);
+        free(scr);
+        llm_kv_cache_free(&kv);
+        llm_state_free(&s);
+        rnd_model_free(&m);
+    }
     /* a config the forward pass cannot run */
     c = small_config();
     c.n_kv_heads = 3;
