@@ -689,12 +689,13 @@ typedef struct llm_sampler {
 } llm_sampler;
 
 LLMDEF size_t llm_sampler_bytes(int vocab);
-LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
-                                   uint64_t seed);
+/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. */
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
+                                   float topp, uint64_t seed);
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
 LLMDEF void llm_sampler_free(llm_sampler *s);
 /* The next token; logits[vocab] is overwritten (scaled, then probabilities). -1 on bad
-   arguments. */
+   arguments, including a sampler that was freed or never initialized. */
 LLMDEF int llm_sample(llm_sampler *s, float *logits);
 LLMDEF uint32_t llm_xorshift_u32(uint64_t *state); /* run.c's random_u32 */
 LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1) */
@@ -4728,9 +4729,12 @@ LLMDEF size_t llm_sampler_bytes(int vocab) {
     return (size_t)vocab * 2 * sizeof(llm__sampler_pi);
 }
 
-LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
-                                   uint64_t seed) {
-    if (!s || !mem || vocab <= 0 || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
+                                   float topp, uint64_t seed) {
+    size_t need = llm_sampler_bytes(vocab);
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    if (!mem || need == 0 || mem_bytes < need || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
     if (((uintptr_t)mem & 3u) != 0) return LLM_EINVAL;
     s->vocab = vocab;
     s->temperature = temperature;
@@ -4748,7 +4752,7 @@ LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperatur
     if (!s || need == 0) return LLM_EINVAL;
     mem = LLM_MALLOC(need);
     if (!mem) return LLM_ENOMEM;
-    st = llm_sampler_init(s, mem, vocab, temperature, topp, seed);
+    st = llm_sampler_init(s, mem, need, vocab, temperature, topp, seed);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;
@@ -4760,12 +4764,15 @@ LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperatur
 LLMDEF void llm_sampler_free(llm_sampler *s) {
     if (!s) return;
     if (s->owned) LLM_FREE(s->owned);
-    s->owned = NULL;
-    s->scratch = NULL;
+    memset(s, 0, sizeof *s);
 }
 
-/* Stable merge sort by descending probability. run.c calls qsort, which glibc implements
-   as a merge sort for small elements, so ties keep index order there too. */
+/* Merge sort by descending probability; equal probabilities keep index order (the sort
+   is stable and the candidates go in by increasing index), so the result is the same on
+   every libc. run.c calls qsort with a comparator that returns 0 on equal probabilities:
+   its order of ties is whatever that libc's qsort does (glibc before 2.37 used a stable
+   merge sort and agrees with this one; 2.37+ uses introsort, which need not). Exact
+   probability ties among the top-p candidates are rare with real logits. */
 static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
     int width, i;
     for (width = 1; width < n; width *= 2) {
@@ -4783,15 +4790,10 @@ static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
 LLMDEF int llm_sample(llm_sampler *s, float *logits) {
     int n, i;
     float maxv, sum, coin;
-    if (!s || !logits || s->vocab <= 0) return -1;
+    if (!s || !logits || s->vocab <= 0 || !s->scratch) return -1;
     n = s->vocab;
-    /* temperature 0: greedy, the first maximum */
-    if (s->temperature == 0.0f) {
-        int best = 0;
-        for (i = 1; i < n; i++)
-            if (logits[i] > logits[best]) best = i;
-        return best;
-    }
+    /* temperature 0: greedy, the first maximum (llm_argmax skips NaNs) */
+    if (s->temperature == 0.0f) return llm_argmax(logits, n);
     /* probabilities = softmax(logits / T), in run.c's order of float operations */
     for (i = 0; i < n; i++) logits[i] /= s->temperature;
     maxv = logits[0];

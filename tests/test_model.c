@@ -426,7 +426,29 @@ static void test_sampler(void) {
         CHECK(llm_sample(&s, logits) == (i == 0 ? 3 : 2));
     }
     llm_sampler_free(&s);
-    CHECK(llm_sampler_init(&s, NULL, 4, 1, 1, 1) == LLM_EINVAL);
+    /* ties among top-p candidates go in index order on any libc: four equal probabilities,
+       seed 42's first coin 0.339 * mass 1.0 falls in the second quarter: token 1 */
+    CHECK_OK(llm_sampler_create(&s, 4, 1.0f, 0.9f, 42));
+    logits[0] = logits[1] = logits[2] = logits[3] = 0.5f;
+    CHECK(llm_sample(&s, logits) == 1);
+    /* a freed sampler is empty: sampling with it is -1, not a NULL scratch dereference */
+    llm_sampler_free(&s);
+    CHECK(s.vocab == 0 && s.scratch == NULL);
+    logits[0] = 0, logits[1] = 1, logits[2] = 2, logits[3] = 3;
+    CHECK(llm_sample(&s, logits) == -1);
+    /* greedy skips NaN like llm_argmax */
+    CHECK_OK(llm_sampler_create(&s, 4, 0.0f, 0.9f, 1));
+    logits[0] = (float)nan(""), logits[1] = 1, logits[2] = 3, logits[3] = 2;
+    CHECK(llm_sample(&s, logits) == 2);
+    llm_sampler_free(&s);
+    /* init checks the memory's size */
+    {
+        float mem[64];
+        CHECK(llm_sampler_init(&s, mem, llm_sampler_bytes(4) - 1, 4, 1, 1, 1) == LLM_EINVAL);
+        CHECK_OK(llm_sampler_init(&s, mem, sizeof mem, 4, 1, 1, 1));
+        CHECK(llm_sampler_init(&s, mem, sizeof mem, 0, 1, 1, 1) == LLM_EINVAL);
+    }
+    CHECK(llm_sampler_init(&s, NULL, 64, 4, 1, 1, 1) == LLM_EINVAL);
     CHECK(llm_sample(NULL, logits) == -1);
 }
 
