@@ -738,6 +738,8 @@ typedef struct llm_tokenizer {
     void *owned;
 } llm_tokenizer;
 
+/* 0 for vocab out of 1..2^24 or len + vocab + 1 > UINT32_MAX (pieces use 32-bit offsets:
+   such a file is LLM_EFORMAT in llm_tokenizer_init). */
 LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len);
 LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                      int vocab, const char **why);
@@ -5160,15 +5162,20 @@ static uint64_t llm__tok_layout(int vocab, size_t len, uint64_t *off_sc, uint64_
     return o + 64;
 }
 
+/* Pieces are addressed by uint32_t offsets: every piece's bytes plus a NUL each must fit. */
+static int llm__tok_too_big(int vocab, size_t len) {
+    return (uint64_t)len + (uint64_t)vocab + 1 > (uint64_t)UINT32_MAX;
+}
+
 LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len) {
     uint64_t a, b, c, d, n;
-    if (vocab <= 0 || vocab > (1 << 24)) return 0;
+    if (vocab <= 0 || vocab > (1 << 24) || llm__tok_too_big(vocab, len)) return 0;
     n = llm__tok_layout(vocab, len, &a, &b, &c, &d);
     return n > (uint64_t)SIZE_MAX ? 0 : (size_t)n;
 }
 
-LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                     int vocab, const char **why) {
+static llm_status llm__tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                      int vocab, const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     uint64_t osc, oof, oso, oby, off = 4, pos = 0;
     size_t need;
@@ -5176,6 +5183,8 @@ LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_byt
     int i;
     if (why) *why = "";
     if (!t || !mem || !buf) LLM__FFAIL(why, "no tokenizer, memory or buffer", LLM_EINVAL);
+    if (vocab > 0 && llm__tok_too_big(vocab, len))
+        LLM__FFAIL(why, "tokenizer file of 4 GiB or more (pieces use 32-bit offsets)", LLM_EFORMAT);
     need = llm_tokenizer_bytes(vocab, len);
     if (need == 0 || mem_bytes < need) LLM__FFAIL(why, "vocab out of range or memory too small", LLM_EINVAL);
     if (vocab < 3) LLM__FFAIL(why, "vocabulary needs at least <unk>, <s>, </s>", LLM_EINVAL);
@@ -5217,6 +5226,13 @@ LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_byt
         t->raw[i] = (unsigned char)i;
     }
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why) {
+    llm_status st = llm__tokenizer_init(t, mem, mem_bytes, buf, len, vocab, why);
+    if (st != LLM_OK && t) memset(t, 0, sizeof *t); /* an error leaves it empty, never half-filled */
+    return st;
 }
 
 LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why) {

@@ -180,6 +180,18 @@ static void test_hostile(void) {
         CHECK(need > 0);
         CHECK(llm_tokenizer_init(&t, mem, need - 1, b.p, b.n, b.vocab, &why) == LLM_EINVAL);
         CHECK_OK(llm_tokenizer_init(&t, mem, need, b.p, b.n, b.vocab, &why));
+        /* a failed init leaves the tokenizer empty, not pointing into the old memory */
+        CHECK(llm_tokenizer_init(&t, mem, need, b.p, b.n, b.vocab + 1, &why) == LLM_EFORMAT);
+        CHECK(t.vocab == 0 && t.bytes == NULL && t.offset == NULL && t.scores == NULL);
+        CHECK(llm_tokenize(&t, "hi", 1, 0, &bad, 1, &bad) == LLM_EINVAL);
+        /* 4 GiB of pieces would overflow the 32-bit offsets: refused before a byte is read */
+        if ((uint64_t)SIZE_MAX > (uint64_t)UINT32_MAX) {
+            size_t huge = (size_t)UINT32_MAX - (size_t)b.vocab; /* + vocab + 1 > UINT32_MAX */
+            CHECK(llm_tokenizer_bytes(b.vocab, huge) == 0);
+            CHECK(llm_tokenizer_bytes(b.vocab, huge - 1) > 0);
+            why = NULL;
+            CHECK(llm_tokenizer_init(&t, mem, need, b.p, huge, b.vocab, &why) == LLM_EFORMAT && why && *why);
+        }
         free(mem);
     }
     free(b.p);
