@@ -4549,17 +4549,23 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
     uint64_t ro, ko, xo, so;
     size_t need;
     char *base;
-    if (!s || !mem) return LLM_EINVAL;
+    llm_status st = LLM_OK;
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s); /* every error below leaves it empty, never half-filled */
+    if (!mem) return LLM_EINVAL;
     need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     if (need == 0 || mem_bytes < need) return LLM_EINVAL;
     llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &ro, &ko, &xo, &so);
     base = (char *)llm__model_align(mem);
-    memset(s, 0, sizeof *s);
+    if (c->pos == LLM_POS_ROPE) st = llm_rope_init_config(&s->rope, base + ro, c, capacity);
+    if (st == LLM_OK) st = llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype);
+    if (st != LLM_OK) {
+        memset(s, 0, sizeof *s);
+        return st;
+    }
     s->config = *c;
     s->capacity = capacity;
     s->max_tokens = max_tokens;
-    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, c, capacity));
-    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype));
     s->x = (float *)(void *)(base + xo);
     s->scratch = base + so;
     return LLM_OK;

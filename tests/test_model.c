@@ -553,6 +553,14 @@ static void test_bad_arguments(void) {
     CHECK(llm_state_create(&s, &c, 0, 1, LLM_F32) == LLM_EINVAL);
     CHECK(llm_state_create(NULL, &c, 8, 1, LLM_F32) == LLM_EINVAL);
     CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL); /* too small */
+    /* a failed init leaves the state empty, not pointing at memory of an earlier one */
+    CHECK_OK(llm_state_create(&s, &c, 8, 1, LLM_F32));
+    {
+        void *own = s.owned;
+        CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(s.x == NULL && s.scratch == NULL && s.kv.k == NULL && s.capacity == 0 && s.owned == NULL);
+        free(own);
+    }
     CHECK(llm_forward(NULL, NULL, &tokv, 1, 0, logits, 0, NULL) == LLM_EINVAL);
     CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
     CHECK(llm_block_forward(&c, NULL, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);
