@@ -5389,21 +5389,41 @@ LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *id
 }
 
 #ifndef LLM_NO_STDIO
+/* The size of an open file in 64 bits, leaving it positioned at the start; 0 on success.
+   llama2.c's 7B checkpoint is 27 GB, past what a 32-bit long holds. Windows' long is 32
+   bits even on x64, so it uses _fseeki64/_ftelli64 (MSVC, MinGW). Elsewhere ftell's long
+   is 64 bits on every LP64 system (Linux, macOS, the BSDs: 64-bit hosts); on a host with
+   a 32-bit long, ftell fails past 2 GiB (this reports it) and a file that big would not
+   fit its 32-bit address space anyway. (ftello would need POSIX feature macros defined
+   before the user's first #include, which a C99 header cannot rely on.) */
+static int llm__file_size(FILE *f, uint64_t *size) {
+#if defined(_WIN32)
+    __int64 n;
+    if (_fseeki64(f, 0, SEEK_END) != 0 || (n = _ftelli64(f)) < 0 || _fseeki64(f, 0, SEEK_SET) != 0) return -1;
+#else
+    long n;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) return -1;
+#endif
+    *size = (uint64_t)n;
+    return 0;
+}
+
 /* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
-   aligned) for whatever the caller keeps with it. */
+   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
+   libraries' fread mishandles a single request of several GiB. */
 static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
                                  const char **why) {
     FILE *f;
-    long n;
+    uint64_t n, done = 0;
     *mem = NULL;
     if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
     f = fopen(path, "rb");
     if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if (llm__file_size(f, &n) != 0) {
         fclose(f);
-        LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+        LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
     }
-    if ((unsigned long)n > (unsigned long)(SIZE_MAX - extra - 128)) {
+    if (extra > SIZE_MAX - 128 || n > (uint64_t)(SIZE_MAX - extra - 128)) {
         fclose(f);
         LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     }
@@ -5413,11 +5433,15 @@ static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem,
         LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
     }
     *data = (unsigned char *)llm__model_align((char *)*mem + LLM__MALIGN(extra));
-    if (n > 0 && fread(*data, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        LLM_FREE(*mem);
-        *mem = NULL;
-        LLM__FFAIL(why, "short read", LLM_EIO);
+    while (done < n) {
+        size_t part = n - done > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)(n - done);
+        if (fread(*data + done, 1, part, f) != part) {
+            fclose(f);
+            LLM_FREE(*mem);
+            *mem = NULL;
+            LLM__FFAIL(why, "short read", LLM_EIO);
+        }
+        done += part;
     }
     fclose(f);
     *len = (size_t)n;
@@ -5433,7 +5457,8 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     uint64_t off;
     llm_status st;
     FILE *f;
-    long n;
+    uint64_t n;
+    int size_ok;
     if (why) *why = "";
     if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
     memset(m, 0, sizeof *m);
@@ -5441,9 +5466,10 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     if (!path || !(f = fopen(path, "rb"))) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
     memset(head, 0, sizeof head);
     got = fread(head, 1, sizeof head, f);
-    n = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
+    size_ok = llm__file_size(f, &n) == 0;
     fclose(f);
-    if (n < 0) LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
