@@ -635,7 +635,9 @@ LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated 
      post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
    writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
    c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
-   alignment of 4. */
+   alignment of 4. On an error kv->len is restored to its value on entry (rows from pos on
+   may have been overwritten); it does not truncate: a caller rewinding must do that
+   (llm_kv_cache_truncate), as llm_forward does. */
 LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens);
 LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
                                    llm_kv_cache *kv, int layer, float *x, int n_tokens, int pos,
@@ -664,8 +666,11 @@ LLMDEF void llm_state_free(llm_state *s);
 /* The whole model on tokens[n_tokens] at positions pos..pos+n_tokens-1:
    embedding (+ learned positions) -> n_layers blocks -> final norm -> LM head.
    n_tokens = 1 is one decode step; more is a prefill. logits receives [vocab] floats for
-   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length
-   (pos < length rewinds: later positions are overwritten). */
+   the last token, or [n_tokens][vocab] when all_logits. pos must be <= the cache's length;
+   pos < length rewinds: the cache is first truncated to pos, so positions of the old
+   sequence past the new one's end are gone (a later call at such a position is
+   LLM_ERANGE). On any error the cache is truncated back to pos (nothing of this call
+   counts as written); errors found before any work (bad arguments) leave it untouched. */
 LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
                               float *logits, int all_logits, llm_threads *th);
 
@@ -688,12 +693,13 @@ typedef struct llm_sampler {
 } llm_sampler;
 
 LLMDEF size_t llm_sampler_bytes(int vocab);
-LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
-                                   uint64_t seed);
+/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. */
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
+                                   float topp, uint64_t seed);
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
 LLMDEF void llm_sampler_free(llm_sampler *s);
 /* The next token; logits[vocab] is overwritten (scaled, then probabilities). -1 on bad
-   arguments. */
+   arguments, including a sampler that was freed or never initialized. */
 LLMDEF int llm_sample(llm_sampler *s, float *logits);
 LLMDEF uint32_t llm_xorshift_u32(uint64_t *state); /* run.c's random_u32 */
 LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1) */
@@ -736,6 +742,8 @@ typedef struct llm_tokenizer {
     void *owned;
 } llm_tokenizer;
 
+/* 0 for vocab out of 1..2^24 or len + vocab + 1 > UINT32_MAX (pieces use 32-bit offsets:
+   such a file is LLM_EFORMAT in llm_tokenizer_init). */
 LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len);
 LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                      int vocab, const char **why);
@@ -4351,21 +4359,16 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    >>model implementation
    ====================================================================================== */
 
-static int llm__model_hd(const llm_config *c) {
-    return c->head_dim > 0 ? c->head_dim : (c->n_heads > 0 ? c->d_model / c->n_heads : 0);
-}
 static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->norm_eps : 1e-5f; }
 
-/* The shapes a forward pass needs, checked once; an unusable config is LLM_EINVAL. The
-   caps keep every product of two or three of them inside 64 bits. */
+/* The shapes a forward pass needs, checked once: llm_config_check (the one validation
+   every section shares), then caps that keep the int products of a forward pass
+   (n_heads * head_dim, n * d) inside int. An unusable config is LLM_EINVAL. */
 static llm_status llm__model_check(const llm_config *c) {
     int hd;
-    if (!c) return LLM_EINVAL;
-    hd = llm__model_hd(c);
-    if (c->d_model <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 || c->d_ff <= 0 ||
-        c->vocab <= 0 || hd <= 0)
-        return LLM_EINVAL;
-    if (c->n_heads % c->n_kv_heads != 0) return LLM_EINVAL;
+    if (llm_config_check(c, NULL) != LLM_OK) return LLM_EINVAL;
+    hd = llm_config_head_dim(c);
+    if (hd <= 0) return LLM_EINVAL;
     if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
         (int64_t)c->n_heads * hd > (1 << 22))
         return LLM_EINVAL;
@@ -4412,7 +4415,7 @@ typedef struct llm__model_buf {
 } llm__model_buf;
 
 static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
-    uint64_t hd = (uint64_t)llm__model_hd(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
+    uint64_t hd = (uint64_t)llm_config_head_dim(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
     uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
     uint64_t sizes[7], off = 0;
     float **dst[7];
@@ -4451,16 +4454,16 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
         if (llm__st != LLM_OK) return llm__st;                                                       \
     } while (0)
 
-LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
-                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
-                                   llm_threads *th) {
+static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                    llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                    llm_threads *th) {
     llm__model_buf b;
     const float *in;
     int d, hd, qd, kvd, ff, i;
     int64_t work;
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
-    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
     if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
     if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
@@ -4526,13 +4529,23 @@ LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights
     return LLM_OK;
 }
 
+LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
+                                   llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
+                                   llm_threads *th) {
+    int len0 = kv ? kv->len : 0;
+    llm_status st = llm__block_forward(c, w, rope, kv, layer, x, n, pos, scratch, th);
+    /* a failure after this layer's keys were written must not leave them counted */
+    if (st != LLM_OK && kv && kv->len > len0) kv->len = len0;
+    return st;
+}
+
 /* ---- state: everything the forward pass writes ------------------------------------- */
 
 static uint64_t llm__model_state_layout(const llm_config *c, int capacity, int max_tokens, llm_dtype kv_dtype,
                                   uint64_t *rope_off, uint64_t *kv_off, uint64_t *x_off, uint64_t *scr_off) {
     uint64_t off = 0, kvb;
     *rope_off = off;
-    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm__model_hd(c), capacity));
+    if (c->pos == LLM_POS_ROPE) off += LLM__MALIGN(llm_rope_bytes(llm_config_head_dim(c), capacity));
     *kv_off = off;
     kvb = llm_kv_cache_bytes(c, capacity, 1, kv_dtype);
     if (kvb == 0) return 0;
@@ -4556,17 +4569,23 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
     uint64_t ro, ko, xo, so;
     size_t need;
     char *base;
-    if (!s || !mem) return LLM_EINVAL;
+    llm_status st = LLM_OK;
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s); /* every error below leaves it empty, never half-filled */
+    if (!mem) return LLM_EINVAL;
     need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     if (need == 0 || mem_bytes < need) return LLM_EINVAL;
     llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &ro, &ko, &xo, &so);
     base = (char *)llm__model_align(mem);
-    memset(s, 0, sizeof *s);
+    if (c->pos == LLM_POS_ROPE) st = llm_rope_init_config(&s->rope, base + ro, c, capacity);
+    if (st == LLM_OK) st = llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype);
+    if (st != LLM_OK) {
+        memset(s, 0, sizeof *s);
+        return st;
+    }
     s->config = *c;
     s->capacity = capacity;
     s->max_tokens = max_tokens;
-    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, c, capacity));
-    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype));
     s->x = (float *)(void *)(base + xo);
     s->scratch = base + so;
     return LLM_OK;
@@ -4620,21 +4639,13 @@ static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n
     }
 }
 
-LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
-                              float *logits, int all_logits, llm_threads *th) {
-    const llm_config *c;
-    int d, V, start, l, i;
-    float *xb;
-    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
-    c = &s->config;
-    d = c->d_model, V = c->vocab;
-    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
-    if (pos > s->kv.len) return LLM_ERANGE;
-    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
-    for (i = 0; i < n_tokens; i++)
-        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+/* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
+static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                                      float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c = &s->config;
+    int d = c->d_model, V = c->vocab, start, l, i;
     /* the block's first scratch buffer holds the final norm's output */
-    xb = (float *)llm__model_align(s->scratch);
+    float *xb = (float *)llm__model_align(s->scratch);
 
     /* prompts longer than the state's max_tokens run in chunks; the cache carries over */
     for (start = 0; start < n_tokens; start += s->max_tokens) {
@@ -4664,6 +4675,29 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
     return LLM_OK;
 }
 
+LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
+                              float *logits, int all_logits, llm_threads *th) {
+    const llm_config *c;
+    int V, i;
+    llm_status st;
+    if (!s || !w || !tokens || !logits || n_tokens <= 0 || pos < 0 || !w->layers || !s->x) return LLM_EINVAL;
+    c = &s->config;
+    V = c->vocab;
+    if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
+    if (pos > s->kv.len) return LLM_ERANGE;
+    if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
+    for (i = 0; i < n_tokens; i++)
+        if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
+    /* Rewinding drops every position from pos on, so the cache never holds keys of an old
+       sequence past the new one's end; a failure partway (a missing weight in layer 5,
+       after layers 0..4 wrote their keys) rewinds to pos too, so the cache stays a
+       consistent prefix. */
+    LLM__MTRY(llm_kv_cache_truncate(&s->kv, pos));
+    st = llm__forward_chunks(s, w, tokens, n_tokens, pos, logits, all_logits, th);
+    if (st != LLM_OK) llm_kv_cache_truncate(&s->kv, pos);
+    return st;
+}
+
 static double llm__model_wbytes(const llm_weight *w, double n) {
     switch (w->type) {
     case LLM_F32: return 4 * n;
@@ -4677,7 +4711,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     double d, hd, qd, kvd, ff, total, kv_row;
     int l, nb;
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
-    d = c->d_model, hd = llm__model_hd(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     nb = c->norm_bias ? 2 : 1;
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
     if (w->out_norm) total += 4 * d * nb;
@@ -4723,9 +4757,12 @@ LLMDEF size_t llm_sampler_bytes(int vocab) {
     return (size_t)vocab * 2 * sizeof(llm__sampler_pi);
 }
 
-LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, int vocab, float temperature, float topp,
-                                   uint64_t seed) {
-    if (!s || !mem || vocab <= 0 || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
+LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
+                                   float topp, uint64_t seed) {
+    size_t need = llm_sampler_bytes(vocab);
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    if (!mem || need == 0 || mem_bytes < need || !(temperature >= 0) || !(topp >= 0)) return LLM_EINVAL;
     if (((uintptr_t)mem & 3u) != 0) return LLM_EINVAL;
     s->vocab = vocab;
     s->temperature = temperature;
@@ -4743,7 +4780,7 @@ LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperatur
     if (!s || need == 0) return LLM_EINVAL;
     mem = LLM_MALLOC(need);
     if (!mem) return LLM_ENOMEM;
-    st = llm_sampler_init(s, mem, vocab, temperature, topp, seed);
+    st = llm_sampler_init(s, mem, need, vocab, temperature, topp, seed);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;
@@ -4755,12 +4792,15 @@ LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperatur
 LLMDEF void llm_sampler_free(llm_sampler *s) {
     if (!s) return;
     if (s->owned) LLM_FREE(s->owned);
-    s->owned = NULL;
-    s->scratch = NULL;
+    memset(s, 0, sizeof *s);
 }
 
-/* Stable merge sort by descending probability. run.c calls qsort, which glibc implements
-   as a merge sort for small elements, so ties keep index order there too. */
+/* Merge sort by descending probability; equal probabilities keep index order (the sort
+   is stable and the candidates go in by increasing index), so the result is the same on
+   every libc. run.c calls qsort with a comparator that returns 0 on equal probabilities:
+   its order of ties is whatever that libc's qsort does (glibc before 2.37 used a stable
+   merge sort and agrees with this one; 2.37+ uses introsort, which need not). Exact
+   probability ties among the top-p candidates are rare with real logits. */
 static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
     int width, i;
     for (width = 1; width < n; width *= 2) {
@@ -4778,15 +4818,10 @@ static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
 LLMDEF int llm_sample(llm_sampler *s, float *logits) {
     int n, i;
     float maxv, sum, coin;
-    if (!s || !logits || s->vocab <= 0) return -1;
+    if (!s || !logits || s->vocab <= 0 || !s->scratch) return -1;
     n = s->vocab;
-    /* temperature 0: greedy, the first maximum */
-    if (s->temperature == 0.0f) {
-        int best = 0;
-        for (i = 1; i < n; i++)
-            if (logits[i] > logits[best]) best = i;
-        return best;
-    }
+    /* temperature 0: greedy, the first maximum (llm_argmax skips NaNs) */
+    if (s->temperature == 0.0f) return llm_argmax(logits, n);
     /* probabilities = softmax(logits / T), in run.c's order of float operations */
     for (i = 0; i < n; i++) logits[i] /= s->temperature;
     maxv = logits[0];
@@ -5153,15 +5188,20 @@ static uint64_t llm__tok_layout(int vocab, size_t len, uint64_t *off_sc, uint64_
     return o + 64;
 }
 
+/* Pieces are addressed by uint32_t offsets: every piece's bytes plus a NUL each must fit. */
+static int llm__tok_too_big(int vocab, size_t len) {
+    return (uint64_t)len + (uint64_t)vocab + 1 > (uint64_t)UINT32_MAX;
+}
+
 LLMDEF size_t llm_tokenizer_bytes(int vocab, size_t len) {
     uint64_t a, b, c, d, n;
-    if (vocab <= 0 || vocab > (1 << 24)) return 0;
+    if (vocab <= 0 || vocab > (1 << 24) || llm__tok_too_big(vocab, len)) return 0;
     n = llm__tok_layout(vocab, len, &a, &b, &c, &d);
     return n > (uint64_t)SIZE_MAX ? 0 : (size_t)n;
 }
 
-LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                     int vocab, const char **why) {
+static llm_status llm__tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                      int vocab, const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     uint64_t osc, oof, oso, oby, off = 4, pos = 0;
     size_t need;
@@ -5169,6 +5209,8 @@ LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_byt
     int i;
     if (why) *why = "";
     if (!t || !mem || !buf) LLM__FFAIL(why, "no tokenizer, memory or buffer", LLM_EINVAL);
+    if (vocab > 0 && llm__tok_too_big(vocab, len))
+        LLM__FFAIL(why, "tokenizer file of 4 GiB or more (pieces use 32-bit offsets)", LLM_EFORMAT);
     need = llm_tokenizer_bytes(vocab, len);
     if (need == 0 || mem_bytes < need) LLM__FFAIL(why, "vocab out of range or memory too small", LLM_EINVAL);
     if (vocab < 3) LLM__FFAIL(why, "vocabulary needs at least <unk>, <s>, </s>", LLM_EINVAL);
@@ -5210,6 +5252,13 @@ LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_byt
         t->raw[i] = (unsigned char)i;
     }
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_tokenizer_init(llm_tokenizer *t, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                     int vocab, const char **why) {
+    llm_status st = llm__tokenizer_init(t, mem, mem_bytes, buf, len, vocab, why);
+    if (st != LLM_OK && t) memset(t, 0, sizeof *t); /* an error leaves it empty, never half-filled */
+    return st;
 }
 
 LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t len, int vocab, const char **why) {
@@ -5360,21 +5409,41 @@ LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *id
 }
 
 #ifndef LLM_NO_STDIO
+/* The size of an open file in 64 bits, leaving it positioned at the start; 0 on success.
+   llama2.c's 7B checkpoint is 27 GB, past what a 32-bit long holds. Windows' long is 32
+   bits even on x64, so it uses _fseeki64/_ftelli64 (MSVC, MinGW). Elsewhere ftell's long
+   is 64 bits on every LP64 system (Linux, macOS, the BSDs: 64-bit hosts); on a host with
+   a 32-bit long, ftell fails past 2 GiB (this reports it) and a file that big would not
+   fit its 32-bit address space anyway. (ftello would need POSIX feature macros defined
+   before the user's first #include, which a C99 header cannot rely on.) */
+static int llm__file_size(FILE *f, uint64_t *size) {
+#if defined(_WIN32)
+    __int64 n;
+    if (_fseeki64(f, 0, SEEK_END) != 0 || (n = _ftelli64(f)) < 0 || _fseeki64(f, 0, SEEK_SET) != 0) return -1;
+#else
+    long n;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) return -1;
+#endif
+    *size = (uint64_t)n;
+    return 0;
+}
+
 /* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
-   aligned) for whatever the caller keeps with it. */
+   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
+   libraries' fread mishandles a single request of several GiB. */
 static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
                                  const char **why) {
     FILE *f;
-    long n;
+    uint64_t n, done = 0;
     *mem = NULL;
     if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
     f = fopen(path, "rb");
     if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if (llm__file_size(f, &n) != 0) {
         fclose(f);
-        LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+        LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
     }
-    if ((unsigned long)n > (unsigned long)(SIZE_MAX - extra - 128)) {
+    if (extra > SIZE_MAX - 128 || n > (uint64_t)(SIZE_MAX - extra - 128)) {
         fclose(f);
         LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     }
@@ -5384,11 +5453,15 @@ static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem,
         LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
     }
     *data = (unsigned char *)llm__model_align((char *)*mem + LLM__MALIGN(extra));
-    if (n > 0 && fread(*data, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        LLM_FREE(*mem);
-        *mem = NULL;
-        LLM__FFAIL(why, "short read", LLM_EIO);
+    while (done < n) {
+        size_t part = n - done > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)(n - done);
+        if (fread(*data + done, 1, part, f) != part) {
+            fclose(f);
+            LLM_FREE(*mem);
+            *mem = NULL;
+            LLM__FFAIL(why, "short read", LLM_EIO);
+        }
+        done += part;
     }
     fclose(f);
     *len = (size_t)n;
@@ -5404,7 +5477,8 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     uint64_t off;
     llm_status st;
     FILE *f;
-    long n;
+    uint64_t n;
+    int size_ok;
     if (why) *why = "";
     if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
     memset(m, 0, sizeof *m);
@@ -5412,9 +5486,10 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     if (!path || !(f = fopen(path, "rb"))) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
     memset(head, 0, sizeof head);
     got = fread(head, 1, sizeof head, f);
-    n = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
+    size_ok = llm__file_size(f, &n) == 0;
     fclose(f);
-    if (n < 0) LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));

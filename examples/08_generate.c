@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     llm_tokenizer tok;
     llm_state state;
     llm_sampler sampler;
+    llm_status st;
     int ids[256], n_ids = 0, pos, token, next, len, steps = 96;
     float *logits;
     FILE *probe = fopen(model_path, "rb");
@@ -78,7 +79,8 @@ int main(int argc, char **argv) {
     fputs(prompt, stdout);
 
     /* 5. prefill: every prompt token but the last in one pass, filling the KV cache */
-    if (n_ids > 1) llm_forward(&state, &model.weights, ids, n_ids - 1, 0, logits, 0, NULL);
+    if (n_ids > 1 && (st = llm_forward(&state, &model.weights, ids, n_ids - 1, 0, logits, 0, NULL)) != LLM_OK)
+        return fprintf(stderr, "prefill: %s\n", llm_status_str(st)), 1;
 
     /* 6. generate: one token in, one token out, until `steps` positions or BOS */
     for (pos = n_ids - 1, token = ids[pos]; pos < steps; pos++, token = next) {

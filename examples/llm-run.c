@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
     const char *ckpt, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *why = "";
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
-    int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, pos, token, next, *ids;
+    int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids;
     llm_model model;
     llm_tokenizer tok;
     llm_state state;
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
     llm_threads *th = NULL;
     llm_status st;
     float *logits;
-    double t0, t_first = 0, t_end;
+    double t0, t_first, t_end;
 
     /* run.c's command line: the checkpoint, then "-x value" pairs */
     if (argc < 2) return usage();
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
     if (print_ids) printf("%d\n", token);
     pos = 0;
     if (n_prompt > 1 && steps > 0) {
-        int n_pre = n_prompt - 1 < steps ? n_prompt - 1 : steps;
+        n_pre = n_prompt - 1 < steps ? n_prompt - 1 : steps;
         /* one prefill over BOS + the prompt but its last token; its logits are unused
            unless the prompt fills all steps */
         if ((st = llm_forward(&state, &model.weights, ids, n_pre, 0, logits, 0, th)) != LLM_OK)
@@ -137,8 +137,8 @@ int main(int argc, char **argv) {
         fflush(stdout);
         pos = n_pre;
         token = ids[n_pre];
-        t_first = now_s();
     }
+    t_first = now_s(); /* the end of the prefill (t0 itself when there was none) */
     /* the generation loop: forward one token, sample the next, print it */
     for (; pos < steps; pos++) {
         const char *piece;
@@ -155,23 +155,28 @@ int main(int argc, char **argv) {
         else if (llm_piece_printable(piece, len)) fwrite(piece, 1, (size_t)len, stdout);
         fflush(stdout);
         token = next;
-        if (t_first == 0) t_first = now_s();
     }
     if (!print_ids) printf("\n");
     fflush(stdout); /* the text before the speed lines on stderr */
     t_end = now_s();
 
-    /* run.c's speed line (timed from the first token produced), then ours */
-    if (pos > 1 && t_end > t_first && t_first > 0) {
-        int n_dec = pos - (n_prompt - 1 < steps ? n_prompt - 1 : steps);
+    /* run.c's speed line, in its format but not its timing: run.c runs one position per
+       step and counts the pos - 1 positions after its first step. Here positions
+       0..n_pre-1 go in one prefill call, so the line counts all pos positions (prefill +
+       decode) over the time from the start of the prefill to the end, and says so. */
+    if (pos > 0 && t_end > t0)
+        fprintf(stderr, "achieved tok/s: %f (all %d positions, prefill included)\n", pos / (t_end - t0), pos);
+    /* ours: the prefill of n_pre positions (BOS + the prompt but its last token; the last
+       one is the first decode step) and the decode steps after it, timed separately */
+    if (t_end > t_first) {
+        int n_dec = pos - n_pre;
         double bytes = llm_decode_bytes(&model.config, &model.weights, LLM_F32, pos / 2);
         double dec_s = t_end - t_first;
-        fprintf(stderr, "achieved tok/s: %f\n", (pos - 1) / (t_end - t0));
         if (n_dec > 0)
             fprintf(stderr,
-                    "llm-run: prompt %d tokens in %.3f ms (cold caches); decode %d tokens at %.1f tok/s; %.3f MB read per "
-                    "token (weights + KV cache, MB = 1e6 B) = %.2f GB/s; %d thread%s\n",
-                    n_prompt, 1e3 * (t_first - t0), n_dec, n_dec / dec_s, bytes / 1e6, bytes * n_dec / dec_s / 1e9,
+                    "llm-run: prefill %d positions in %.3f ms (cold caches); decode %d tokens at %.1f tok/s; %.3f MB "
+                    "read per token (weights + KV cache, MB = 1e6 B) = %.2f GB/s; %d thread%s\n",
+                    n_pre, 1e3 * (t_first - t0), n_dec, n_dec / dec_s, bytes / 1e6, bytes * n_dec / dec_s / 1e9,
                     n_threads, n_threads > 1 ? "s" : "");
     }
     llm_sampler_free(&sampler);

@@ -40,7 +40,7 @@ int main(void) {
     if (llm_tokenizer_init(&tok, TAKE(need), need, tokf, n_tok, 300, &why) != LLM_OK) return 4;
     need = llm_state_bytes(&m.config, 16, 4, LLM_F32);
     if (llm_state_init(&st, TAKE(need), need, &m.config, 16, 4, LLM_F32) != LLM_OK) return 5;
-    if (llm_sampler_init(&sm, TAKE(llm_sampler_bytes(300)), 300, 0.0f, 0.9f, 1) != LLM_OK) return 6;
+    if (llm_sampler_init(&sm, TAKE(llm_sampler_bytes(300)), llm_sampler_bytes(300), 300, 0.0f, 0.9f, 1) != LLM_OK) return 6;
     failed += llm_tokenize(&tok, "the cat", 1, 0, ids, 64, &n_ids) != LLM_OK;
     failed += llm_forward(&st, &m.weights, ids, n_ids, 0, logits, 0, NULL) != LLM_OK;
     next = llm_sample(&sm, logits);

@@ -77,4 +77,40 @@ TEST_UNUSED static const char *test_models_dir(void) {
     const char *d = getenv("LLM_MODELS_DIR");
     return d ? d : "../shared/models";
 }
+
+/* A growable byte buffer for tests that write files in memory (checkpoints, tokenizers),
+   little-endian whatever the host. marks[] records offsets (where each section starts);
+   items is a count the writer keeps (the tokenizer test: pieces written = vocab). */
+typedef struct test_buf {
+    unsigned char *p;
+    size_t n, cap;
+    size_t marks[64];
+    int n_marks, items;
+} test_buf;
+TEST_UNUSED static void test_buf_put(test_buf *b, const void *src, size_t n) {
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = (unsigned char *)realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+TEST_UNUSED static void test_buf_i32(test_buf *b, long v) { /* the low 32 bits, two's complement */
+    unsigned long u = (unsigned long)v;
+    unsigned char c[4];
+    c[0] = (unsigned char)u, c[1] = (unsigned char)(u >> 8), c[2] = (unsigned char)(u >> 16), c[3] = (unsigned char)(u >> 24);
+    test_buf_put(b, c, 4);
+}
+TEST_UNUSED static void test_buf_f32(test_buf *b, const float *x, size_t n) {
+    size_t i;
+    unsigned int u;
+    for (i = 0; i < n; i++) {
+        memcpy(&u, &x[i], 4);
+        test_buf_i32(b, (long)u);
+    }
+}
+TEST_UNUSED static void test_buf_mark(test_buf *b) {
+    if (b->n_marks < 64) b->marks[b->n_marks++] = b->n;
+}
 #endif

@@ -48,44 +48,13 @@ static void ref_free(ref_model *m) {
     free(m->w1), free(m->w2), free(m->w3), free(m->cls);
 }
 
-/* ---- a little-endian writer, with the offsets where each section starts -------------- */
-typedef struct wbuf {
-    unsigned char *p;
-    size_t n, cap;
-    size_t marks[64];
-    int n_marks;
-} wbuf;
-static void put(wbuf *b, const void *src, size_t n) {
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2;
-        b->p = (unsigned char *)realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-static void put_i32(wbuf *b, int32_t v) {
-    unsigned char c[4];
-    uint32_t u = (uint32_t)v;
-    c[0] = (unsigned char)u, c[1] = (unsigned char)(u >> 8), c[2] = (unsigned char)(u >> 16), c[3] = (unsigned char)(u >> 24);
-    put(b, c, 4);
-}
-static void put_f32(wbuf *b, const float *x, size_t n) {
-    size_t i;
-    uint32_t u;
-    for (i = 0; i < n; i++) {
-        memcpy(&u, &x[i], 4);
-        put_i32(b, (int32_t)u);
-    }
-}
-static void mark(wbuf *b) {
-    if (b->n_marks < 64) b->marks[b->n_marks++] = b->n;
-}
-static void sect(wbuf *b, const float *x, size_t n) {
-    put_f32(b, x, n);
-    mark(b);
+/* ---- the little-endian writer is test.h's test_buf (marks: where each section starts) */
+static void sect(test_buf *b, const float *x, size_t n) {
+    test_buf_f32(b, x, n);
+    test_buf_mark(b);
 }
 /* version 2's tensor: int8 values, then one scale per GS (symmetric, max|x| / 127) */
-static void sect_q8(wbuf *b, const float *x, size_t n) {
+static void sect_q8(test_buf *b, const float *x, size_t n) {
     size_t g, i;
     float *s = (float *)malloc(n / GS * sizeof *s);
     for (g = 0; g < n / GS; g++) {
@@ -94,23 +63,23 @@ static void sect_q8(wbuf *b, const float *x, size_t n) {
         s[g] = mx / 127.0f;
         for (i = 0; i < GS; i++) {
             signed char q = (signed char)(s[g] > 0 ? (int)lrintf(x[g * GS + i] / s[g]) : 0);
-            put(b, &q, 1);
+            test_buf_put(b, &q, 1);
         }
     }
-    mark(b);
-    put_f32(b, s, n / GS);
-    mark(b);
+    test_buf_mark(b);
+    test_buf_f32(b, s, n / GS);
+    test_buf_mark(b);
     free(s);
 }
 
-static void write_model(wbuf *b, const ref_model *m, int version) {
+static void write_model(test_buf *b, const ref_model *m, int version) {
     int kvd = D / NH * m->nkv, l;
     float *junk;
     memset(b, 0, sizeof *b);
     if (version == 0) {
-        put_i32(b, D), put_i32(b, FF), put_i32(b, L), put_i32(b, NH), put_i32(b, m->nkv);
-        put_i32(b, m->shared ? V : -V), put_i32(b, SEQ);
-        mark(b);
+        test_buf_i32(b, D), test_buf_i32(b, FF), test_buf_i32(b, L), test_buf_i32(b, NH), test_buf_i32(b, m->nkv);
+        test_buf_i32(b, m->shared ? V : -V), test_buf_i32(b, SEQ);
+        test_buf_mark(b);
         sect(b, m->emb, (size_t)V * D), sect(b, m->an, (size_t)L * D);
         sect(b, m->wq, (size_t)L * D * D), sect(b, m->wk, (size_t)L * kvd * D), sect(b, m->wv, (size_t)L * kvd * D);
         sect(b, m->wo, (size_t)L * D * D), sect(b, m->fn, (size_t)L * D);
@@ -122,15 +91,15 @@ static void write_model(wbuf *b, const ref_model *m, int version) {
         if (!m->shared) sect(b, m->cls, (size_t)V * D);
         return;
     }
-    put_i32(b, 0x616b3432), put_i32(b, version);
-    put_i32(b, D), put_i32(b, FF), put_i32(b, L), put_i32(b, NH), put_i32(b, m->nkv), put_i32(b, V), put_i32(b, SEQ);
+    test_buf_i32(b, 0x616b3432), test_buf_i32(b, version);
+    test_buf_i32(b, D), test_buf_i32(b, FF), test_buf_i32(b, L), test_buf_i32(b, NH), test_buf_i32(b, m->nkv), test_buf_i32(b, V), test_buf_i32(b, SEQ);
     {
         unsigned char flag = (unsigned char)m->shared, zero = 0;
-        put(b, &flag, 1);
-        if (version == 2) put_i32(b, GS);
-        while (b->n < 256) put(b, &zero, 1);
+        test_buf_put(b, &flag, 1);
+        if (version == 2) test_buf_i32(b, GS);
+        while (b->n < 256) test_buf_put(b, &zero, 1);
     }
-    mark(b);
+    test_buf_mark(b);
     sect(b, m->an, (size_t)L * D), sect(b, m->fn, (size_t)L * D), sect(b, m->fin, D);
     if (version == 1) {
         sect(b, m->emb, (size_t)V * D);
@@ -218,7 +187,7 @@ static int is_rejected(const unsigned char *buf, size_t n) {
 }
 
 /* header field i (int32 at byte offset off) set to v */
-static int rejected_with(const wbuf *b, size_t off, int32_t v) {
+static int rejected_with(const test_buf *b, size_t off, int32_t v) {
     unsigned char *c = (unsigned char *)malloc(b->n);
     int r;
     uint32_t u = (uint32_t)v;
@@ -232,7 +201,7 @@ static int rejected_with(const wbuf *b, size_t off, int32_t v) {
 
 static void test_formats(int nkv, int shared) {
     ref_model r;
-    wbuf b[3];
+    test_buf b[3];
     float direct[6 * V], got[3][6 * V];
     double d1 = 0, d2 = 0, mx = 0;
     int v, i, k, bad;
@@ -338,7 +307,7 @@ static void test_formats(int nkv, int shared) {
 
 static void test_read_config_and_file(void) {
     ref_model r;
-    wbuf b;
+    test_buf b;
     llm_config c;
     llm_model m;
     int ver = -1;

@@ -330,9 +330,55 @@ static void test_forward(void) {
         }
         rnd_model_free(&m);
     }
+    /* rewinding drops the old sequence's later positions; an error partway leaves the
+       cache as it was before the call */
+    {
+        rnd_model m;
+        llm_state s;
+        llm_kv_cache kv;
+        int toks[10] = {1, 5, 9, 13, 2, 7, 33, 21, 4, 8}, len0;
+        float lg[40], x[32], *scr;
+        const void *w3;
+        c = small_config();
+        rnd_model_make(&m, &c);
+        CHECK_OK(llm_state_create(&s, &c, 16, 10, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 10, 0, lg, 0, NULL));
+        CHECK(s.kv.len == 10);
+        CHECK_OK(llm_forward(&s, &m.w, toks, 1, 2, lg, 0, NULL));
+        CHECK(s.kv.len == 3);
+        CHECK(llm_forward(&s, &m.w, toks, 1, 8, lg, 0, NULL) == LLM_ERANGE); /* 3..7 are stale */
+        CHECK(s.kv.len == 3);
+        /* layer 1 has no up-projection: layer 0 (and layer 1's K/V) were written first */
+        w3 = m.lw[1].w3.data;
+        m.lw[1].w3.data = NULL;
+        CHECK(llm_forward(&s, &m.w, toks, 4, 3, lg, 0, NULL) != LLM_OK);
+        CHECK(s.kv.len == 3);
+        CHECK(llm_forward(&s, &m.w, toks, 2, 1, lg, 0, NULL) != LLM_OK); /* a rewind that fails */
+        CHECK(s.kv.len == 1);
+        /* llm_block_forward alone restores len on an error */
+        CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
+        scr = (float *)malloc(llm_block_scratch_bytes(&c, 1));
+        test_fill(x, 32, 1.0f);
+        len0 = kv.len;
+        CHECK(llm_block_forward(&c, &m.lw[1], &s.rope, &kv, 1, x, 1, 0, scr, NULL) != LLM_OK);
+        CHECK(kv.len == len0);
+        m.lw[1].w3.data = w3;
+        CHECK_OK(llm_block_forward(&c, &m.lw[1], &s.rope, &kv, 1, x, 1, 0, scr, NULL));
+        CHECK(kv.len == 1);
+        free(scr);
+        llm_kv_cache_free(&kv);
+        llm_state_free(&s);
+        rnd_model_free(&m);
+    }
     /* a config the forward pass cannot run */
     c = small_config();
     c.n_kv_heads = 3;
+    CHECK(llm_state_bytes(&c, 8, 1, LLM_F32) == 0);
+    CHECK(llm_block_scratch_bytes(&c, 1) == 0);
+    /* the same validation as llm_config_check: 4 heads do not divide d_model 30 */
+    c = small_config();
+    c.d_model = 30;
+    CHECK(llm_config_check(&c, NULL) != LLM_OK);
     CHECK(llm_state_bytes(&c, 8, 1, LLM_F32) == 0);
     CHECK(llm_block_scratch_bytes(&c, 1) == 0);
 }
@@ -380,7 +426,29 @@ static void test_sampler(void) {
         CHECK(llm_sample(&s, logits) == (i == 0 ? 3 : 2));
     }
     llm_sampler_free(&s);
-    CHECK(llm_sampler_init(&s, NULL, 4, 1, 1, 1) == LLM_EINVAL);
+    /* ties among top-p candidates go in index order on any libc: four equal probabilities,
+       seed 42's first coin 0.339 * mass 1.0 falls in the second quarter: token 1 */
+    CHECK_OK(llm_sampler_create(&s, 4, 1.0f, 0.9f, 42));
+    logits[0] = logits[1] = logits[2] = logits[3] = 0.5f;
+    CHECK(llm_sample(&s, logits) == 1);
+    /* a freed sampler is empty: sampling with it is -1, not a NULL scratch dereference */
+    llm_sampler_free(&s);
+    CHECK(s.vocab == 0 && s.scratch == NULL);
+    logits[0] = 0, logits[1] = 1, logits[2] = 2, logits[3] = 3;
+    CHECK(llm_sample(&s, logits) == -1);
+    /* greedy skips NaN like llm_argmax */
+    CHECK_OK(llm_sampler_create(&s, 4, 0.0f, 0.9f, 1));
+    logits[0] = (float)nan(""), logits[1] = 1, logits[2] = 3, logits[3] = 2;
+    CHECK(llm_sample(&s, logits) == 2);
+    llm_sampler_free(&s);
+    /* init checks the memory's size */
+    {
+        float mem[64];
+        CHECK(llm_sampler_init(&s, mem, llm_sampler_bytes(4) - 1, 4, 1, 1, 1) == LLM_EINVAL);
+        CHECK_OK(llm_sampler_init(&s, mem, sizeof mem, 4, 1, 1, 1));
+        CHECK(llm_sampler_init(&s, mem, sizeof mem, 0, 1, 1, 1) == LLM_EINVAL);
+    }
+    CHECK(llm_sampler_init(&s, NULL, 64, 4, 1, 1, 1) == LLM_EINVAL);
     CHECK(llm_sample(NULL, logits) == -1);
 }
 
@@ -485,6 +553,14 @@ static void test_bad_arguments(void) {
     CHECK(llm_state_create(&s, &c, 0, 1, LLM_F32) == LLM_EINVAL);
     CHECK(llm_state_create(NULL, &c, 8, 1, LLM_F32) == LLM_EINVAL);
     CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL); /* too small */
+    /* a failed init leaves the state empty, not pointing at memory of an earlier one */
+    CHECK_OK(llm_state_create(&s, &c, 8, 1, LLM_F32));
+    {
+        void *own = s.owned;
+        CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(s.x == NULL && s.scratch == NULL && s.kv.k == NULL && s.capacity == 0 && s.owned == NULL);
+        free(own);
+    }
     CHECK(llm_forward(NULL, NULL, &tokv, 1, 0, logits, 0, NULL) == LLM_EINVAL);
     CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
     CHECK(llm_block_forward(&c, NULL, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);

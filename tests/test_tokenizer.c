@@ -5,30 +5,15 @@
 #include "llm.h"
 #include "test.h"
 
-/* A tokenizer.bin in memory: <unk> <s> </s>, the 256 byte pieces, then `extra` pieces. */
-typedef struct tbuf {
-    unsigned char *p;
-    size_t n;
-    int vocab;
-} tbuf;
-static void tput(tbuf *b, const void *src, size_t n) {
-    b->p = (unsigned char *)realloc(b->p, b->n + n);
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-static void tput_i32(tbuf *b, int32_t v) {
-    unsigned char c[4];
-    uint32_t u = (uint32_t)v;
-    c[0] = (unsigned char)u, c[1] = (unsigned char)(u >> 8), c[2] = (unsigned char)(u >> 16), c[3] = (unsigned char)(u >> 24);
-    tput(b, c, 4);
-}
-static void tput_piece(tbuf *b, const char *s, float score) {
+/* A tokenizer.bin in memory (test.h's test_buf; items counts the pieces, the vocab):
+   <unk> <s> </s>, the 256 byte pieces, then `extra` pieces. */
+static void tput_piece(test_buf *b, const char *s, float score) {
     uint32_t u;
     memcpy(&u, &score, 4);
-    tput_i32(b, (int32_t)u);
-    tput_i32(b, (int32_t)strlen(s));
-    tput(b, s, strlen(s));
-    b->vocab++;
+    test_buf_i32(b, (int32_t)u);
+    test_buf_i32(b, (int32_t)strlen(s));
+    test_buf_put(b, s, strlen(s));
+    b->items++;
 }
 static const char *extra[][2] = {
     /* piece, score */
@@ -37,12 +22,12 @@ static const char *extra[][2] = {
     {" cat", "-0.1"}, {"ab", "1"}, {"bc", "2"}, {"b", "-6"}, {"\xc3\xa9", "-3"}, {"\xe6\x97\xa5", "-3"},
     {"\xe6\x97\xa5\xe6\x9c\xac", "0.5"}, {"\xe6\x9c\xac", "-3"}, {" on", "-1"}, {"on", "-1.2"}, {"O", "-4"},
 };
-static tbuf make_tok(void) {
-    tbuf b;
+static test_buf make_tok(void) {
+    test_buf b;
     int i;
     char name[8];
     memset(&b, 0, sizeof b);
-    tput_i32(&b, 8);
+    test_buf_i32(&b, 8);
     tput_piece(&b, "<unk>", 0), tput_piece(&b, "\n<s>\n", 0), tput_piece(&b, "\n</s>\n", 0);
     for (i = 0; i < 256; i++) {
         sprintf(name, "<0x%02X>", i);
@@ -69,12 +54,12 @@ static void round_trip(const llm_tokenizer *t, const char *text) {
 }
 
 static void test_encode_decode(void) {
-    tbuf b = make_tok();
+    test_buf b = make_tok();
     llm_tokenizer t;
     const char *why;
     int ids[64], n = 0, len;
     const char *p;
-    CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.vocab, &why));
+    CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
     /* dummy prefix, then merges by best score: " the" and " cat" win */
     CHECK_OK(llm_tokenize(&t, "the cat", 1, 0, ids, 64, &n));
     CHECK(n == 3 && ids[0] == 1 && ids[1] == id_of(" the") && ids[2] == id_of(" cat"));
@@ -102,7 +87,7 @@ static void test_encode_decode(void) {
     CHECK(len == 1 && p[0] == 'A');
     p = llm_token_piece(&t, 1, 3 + 0xe6, &len);
     CHECK(len == 1 && (unsigned char)p[0] == 0xe6);
-    CHECK(llm_token_piece(&t, 1, b.vocab, &len) == NULL && len == 0);
+    CHECK(llm_token_piece(&t, 1, b.items, &len) == NULL && len == 0);
     CHECK(llm_token_piece(&t, 1, -1, &len) == NULL);
     /* run.c prints a single byte only if it is printable ASCII or white space */
     CHECK(llm_piece_printable("A", 1) && llm_piece_printable("\n", 1) && llm_piece_printable("ab", 2));
@@ -124,7 +109,7 @@ static void test_encode_decode(void) {
 }
 
 static void test_hostile(void) {
-    tbuf b = make_tok();
+    test_buf b = make_tok();
     llm_tokenizer t;
     const char *why = NULL;
     size_t i;
@@ -133,13 +118,13 @@ static void test_hostile(void) {
     for (i = 0; i < b.n; i += (i < 64 ? 1 : 7)) {
         void *c = malloc(i ? i : 1);
         memcpy(c, b.p, i);
-        if (llm_tokenizer_create(&t, c, i, b.vocab, &why) != LLM_EFORMAT || !why || !*why) bad++;
+        if (llm_tokenizer_create(&t, c, i, b.items, &why) != LLM_EFORMAT || !why || !*why) bad++;
         free(c);
     }
     CHECK_MSG(bad == 0, "%d truncated tokenizers accepted", bad);
     /* a vocab size that does not match the file */
-    CHECK(llm_tokenizer_create(&t, b.p, b.n, b.vocab - 1, &why) == LLM_EFORMAT);
-    CHECK(llm_tokenizer_create(&t, b.p, b.n, b.vocab + 1, &why) == LLM_EFORMAT);
+    CHECK(llm_tokenizer_create(&t, b.p, b.n, b.items - 1, &why) == LLM_EFORMAT);
+    CHECK(llm_tokenizer_create(&t, b.p, b.n, b.items + 1, &why) == LLM_EFORMAT);
     CHECK(llm_tokenizer_create(&t, b.p, b.n, 0, &why) == LLM_EINVAL);
     CHECK(llm_tokenizer_create(&t, b.p, b.n, -5, &why) == LLM_EINVAL);
     /* a negative or huge piece length */
@@ -147,27 +132,27 @@ static void test_hostile(void) {
         unsigned char *c = (unsigned char *)malloc(b.n);
         memcpy(c, b.p, b.n);
         c[8] = 0xff, c[9] = 0xff, c[10] = 0xff, c[11] = 0xff; /* first length = -1 */
-        CHECK(llm_tokenizer_create(&t, c, b.n, b.vocab, &why) == LLM_EFORMAT);
+        CHECK(llm_tokenizer_create(&t, c, b.n, b.items, &why) == LLM_EFORMAT);
         c[11] = 0x7f; /* 2^31 - 1 */
-        CHECK(llm_tokenizer_create(&t, c, b.n, b.vocab, &why) == LLM_EFORMAT);
+        CHECK(llm_tokenizer_create(&t, c, b.n, b.items, &why) == LLM_EFORMAT);
         memcpy(c, b.p, b.n);
         c[3] = 0x80; /* negative max_token_length */
-        CHECK(llm_tokenizer_create(&t, c, b.n, b.vocab, &why) == LLM_EFORMAT);
+        CHECK(llm_tokenizer_create(&t, c, b.n, b.items, &why) == LLM_EFORMAT);
         free(c);
     }
     /* a vocabulary without byte pieces: unknown bytes become <unk>, every id in range */
     {
-        tbuf tiny;
+        test_buf tiny;
         int ids[32], n = 0, k, ok = 1;
         char out[64];
         size_t ol;
         memset(&tiny, 0, sizeof tiny);
-        tput_i32(&tiny, 4);
+        test_buf_i32(&tiny, 4);
         tput_piece(&tiny, "<unk>", 0), tput_piece(&tiny, "<s>", 0), tput_piece(&tiny, "</s>", 0);
         tput_piece(&tiny, "a", 0), tput_piece(&tiny, "b", 0);
-        CHECK_OK(llm_tokenizer_create(&t, tiny.p, tiny.n, tiny.vocab, &why));
+        CHECK_OK(llm_tokenizer_create(&t, tiny.p, tiny.n, tiny.items, &why));
         CHECK_OK(llm_tokenize(&t, "ab xyz\xc3\xa9", 1, 1, ids, 32, &n));
-        for (k = 0; k < n; k++) ok = ok && ids[k] >= 0 && ids[k] < tiny.vocab;
+        for (k = 0; k < n; k++) ok = ok && ids[k] >= 0 && ids[k] < tiny.items;
         CHECK_MSG(ok && n == 11 && ids[1] == 0 && ids[2] == 3 && ids[3] == 4, "n %d: %d %d %d %d", n, ids[0], ids[1], ids[2], ids[3]);
         CHECK_OK(llm_detokenize(&t, 0, ids, n, out, sizeof out, &ol));
         llm_tokenizer_free(&t);
@@ -175,11 +160,23 @@ static void test_hostile(void) {
     }
     /* caller memory: too small is refused */
     {
-        size_t need = llm_tokenizer_bytes(b.vocab, b.n);
+        size_t need = llm_tokenizer_bytes(b.items, b.n);
         void *mem = malloc(need);
         CHECK(need > 0);
-        CHECK(llm_tokenizer_init(&t, mem, need - 1, b.p, b.n, b.vocab, &why) == LLM_EINVAL);
-        CHECK_OK(llm_tokenizer_init(&t, mem, need, b.p, b.n, b.vocab, &why));
+        CHECK(llm_tokenizer_init(&t, mem, need - 1, b.p, b.n, b.items, &why) == LLM_EINVAL);
+        CHECK_OK(llm_tokenizer_init(&t, mem, need, b.p, b.n, b.items, &why));
+        /* a failed init leaves the tokenizer empty, not pointing into the old memory */
+        CHECK(llm_tokenizer_init(&t, mem, need, b.p, b.n, b.items + 1, &why) == LLM_EFORMAT);
+        CHECK(t.vocab == 0 && t.bytes == NULL && t.offset == NULL && t.scores == NULL);
+        CHECK(llm_tokenize(&t, "hi", 1, 0, &bad, 1, &bad) == LLM_EINVAL);
+        /* 4 GiB of pieces would overflow the 32-bit offsets: refused before a byte is read */
+        if ((uint64_t)SIZE_MAX > (uint64_t)UINT32_MAX) {
+            size_t huge = (size_t)UINT32_MAX - (size_t)b.items; /* + vocab + 1 > UINT32_MAX */
+            CHECK(llm_tokenizer_bytes(b.items, huge) == 0);
+            CHECK(llm_tokenizer_bytes(b.items, huge - 1) > 0);
+            why = NULL;
+            CHECK(llm_tokenizer_init(&t, mem, need, b.p, huge, b.items, &why) == LLM_EFORMAT && why && *why);
+        }
         free(mem);
     }
     free(b.p);
