@@ -4461,6 +4461,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     const float *in;
     int d, hd, qd, kvd, ff, i;
     int64_t work;
+    memset(&b, 0, sizeof b); /* gcc -O3 cannot see llm__model_block_layout fills it (-Wmaybe-uninitialized) */
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
