@@ -481,15 +481,19 @@ typedef struct llm_rope {
 
    llm_rope_bytes: bytes of the tables for max_pos positions (enough for any rotary_dim
    <= head_dim); 0 for head_dim odd or <= 0, max_pos <= 0, or overflow. mem: aligned for
-   float. theta <= 0 means 10000. */
+   float, llm_rope_bytes(head_dim, max_pos) long. theta <= 0 means 10000.
+   llm_rope_init trusts mem's length; llm_rope_init_ex checks it: mem_bytes short of
+   llm_rope_bytes is LLM_EINVAL (nothing written). */
 LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos);
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout);
+LLMDEF llm_status llm_rope_init_ex(llm_rope *r, void *mem, size_t mem_bytes, int head_dim, int max_pos,
+                                   float theta, llm_rope_layout layout);
 /* From a config: head_dim (0 = d_model / n_heads), rotary_dim (0 = head_dim), rope_theta
    (0 = 10000), rope_layout, and Llama 3.1 frequency scaling when rope_scale > 0
    (rope_low_freq_factor 0 = 1, rope_high_freq_factor 0 = 4, rope_orig_ctx 0 = 8192).
-   mem holds llm_rope_bytes(head_dim, max_pos). */
-LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos);
+   mem holds mem_bytes >= llm_rope_bytes(head_dim, max_pos) (else LLM_EINVAL). */
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, size_t mem_bytes, const llm_config *c, int max_pos);
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos);
 LLMDEF void llm_rope_free(llm_rope *r);
 /* Rotate one token's heads x[n_heads][head_dim] at position pos, in place. Positions
@@ -549,12 +553,15 @@ typedef struct llm_kv_cache {
    2 * L * n_kv_heads * head_dim * seq_len * batch * bytes(dtype), exactly, plus for the
    integer formats (LLM_INT8, LLM_INT4) one fp32 scale per row: 2 * L * n_kv_heads *
    seq_len * batch * 4. In f16: Llama 2 7B 524,288 B per token, Llama 3 8B 131,072 B.
-   head_dim 0 means d_model / n_heads; n_kv_heads 0 means n_heads. Returns 0 for invalid
-   input (NULL, non-positive sizes, heads not dividing, unknown dtype, overflow).
-   llm_kv_cache_init needs llm_kv_cache_bytes(c, capacity, 1, dtype) bytes at mem, aligned
-   for float; the cache itself stores LLM_F32, LLM_F16 or LLM_INT8 (else LLM_EUNSUPPORTED). */
+   head_dim 0 means d_model / n_heads. Returns 0 for invalid input: a config that
+   llm_config_check rejects (n_kv_heads 0 included), non-positive sizes, an unknown
+   dtype, overflow.
+   llm_kv_cache_init takes mem_bytes >= llm_kv_cache_bytes(c, capacity, 1, dtype) at mem,
+   aligned for float (64 bytes is best), else LLM_EINVAL; the cache itself stores LLM_F32,
+   LLM_F16 or LLM_INT8 (else LLM_EUNSUPPORTED). */
 LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t batch, llm_dtype dtype);
-LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype);
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_bytes, const llm_config *c,
+                                    int capacity, llm_dtype dtype);
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype);
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
 /* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
@@ -885,6 +892,9 @@ LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
         }
     return LLM_ENOTFOUND;
 }
+
+/* p rounded up to the next 64-byte boundary: one cache line, one AVX-512 vector. */
+static void *llm__align64(void *p) { return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
 /* IEEE half: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Done with integer
    arithmetic so the result never depends on the FPU's rounding mode. */
@@ -2155,8 +2165,6 @@ typedef struct llm__gemm {
     ptrdiff_t lda, ldb, ldc;
 } llm__gemm;
 
-static float *llm__align64(float *p) { return (float *)(void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
-
 /* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
 static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
     int pc, ic, jc, ir, jr, i, j, kc, mc, nc, mr, nr, acc;
@@ -2242,7 +2250,7 @@ static void llm__gemm_task(void *ctx, int ith, int nth) {
         m0 = e0 < g->m ? (int)e0 : g->m;
         m1 = e1 < g->m ? (int)e1 : g->m;
     }
-    if (m0 < m1 && n0 < n1) llm__gemm_range(g, llm__align64(abuf), llm__align64(bbuf), m0, m1, n0, n1);
+    if (m0 < m1 && n0 < n1) llm__gemm_range(g, (float *)llm__align64(abuf), (float *)llm__align64(bbuf), m0, m1, n0, n1);
 }
 
 /* ---- decode: streaming dot products ------------------------------------------------------
@@ -3516,12 +3524,13 @@ LLMDEF size_t llm_rope_bytes(int head_dim, int max_pos) {
 /* Fill the tables. scale > 0 applies Llama 3.1's frequency scaling (Meta's
    apply_scaling): wavelengths shorter than orig_ctx / high are kept, longer than
    orig_ctx / low are divided by scale, and the band between is interpolated smoothly. */
-static llm_status llm__rope_fill(llm_rope *r, void *mem, int head_dim, int rotary_dim, int max_pos,
-                                 double theta, llm_rope_layout layout, double scale, double low,
+static llm_status llm__rope_fill(llm_rope *r, void *mem, size_t mem_bytes, int head_dim, int rotary_dim,
+                                 int max_pos, double theta, llm_rope_layout layout, double scale, double low,
                                  double high, double orig_ctx) {
     int half, i, p;
+    size_t need = llm_rope_bytes(head_dim, max_pos);
     if (!r || !mem) return LLM_EINVAL;
-    if (llm_rope_bytes(head_dim, max_pos) == 0) return LLM_EINVAL;
+    if (need == 0 || mem_bytes < need) return LLM_EINVAL;
     if (rotary_dim <= 0 || (rotary_dim & 1) || rotary_dim > head_dim) return LLM_EINVAL;
     if (layout != LLM_ROPE_INTERLEAVED && layout != LLM_ROPE_HALVES) return LLM_EINVAL;
     if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
@@ -3556,23 +3565,28 @@ static llm_status llm__rope_fill(llm_rope *r, void *mem, int head_dim, int rotar
     return LLM_OK;
 }
 
+LLMDEF llm_status llm_rope_init_ex(llm_rope *r, void *mem, size_t mem_bytes, int head_dim, int max_pos,
+                                   float theta, llm_rope_layout layout) {
+    return llm__rope_fill(r, mem, mem_bytes, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
+}
+
+/* The unchecked form DESIGN.md pins: the caller vouches for mem's length. */
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout) {
-    return llm__rope_fill(r, mem, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
+    return llm_rope_init_ex(r, mem, llm_rope_bytes(head_dim, max_pos), head_dim, max_pos, theta, layout);
 }
 
-/* head_dim of a config: explicit, or d_model / n_heads (which must divide). 0 if invalid. */
-static int llm__att_head_dim(const llm_config *c) {
-    if (!c || c->n_heads <= 0) return 0;
-    if (c->head_dim > 0) return c->head_dim;
-    if (c->head_dim < 0 || c->d_model <= 0 || c->d_model % c->n_heads) return 0;
-    return c->d_model / c->n_heads;
+/* head_dim of a config, or 0 when it has none: RoPE needs only the head sizes to be
+   valid, not the whole model (llm_config_check), so tables can be built on their own. */
+static int llm__rope_head_dim(const llm_config *c) {
+    if (!c || c->n_heads <= 0 || c->head_dim < 0 || (c->head_dim == 0 && c->d_model % c->n_heads)) return 0;
+    return llm_config_head_dim(c);
 }
 
-LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, const llm_config *c, int max_pos) {
-    int hd = llm__att_head_dim(c);
-    if (!c || hd <= 0 || c->rotary_dim < 0) return LLM_EINVAL;
-    return llm__rope_fill(r, mem, hd, c->rotary_dim ? c->rotary_dim : hd, max_pos, c->rope_theta,
+LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, size_t mem_bytes, const llm_config *c, int max_pos) {
+    int hd = llm__rope_head_dim(c);
+    if (hd <= 0 || c->rotary_dim < 0) return LLM_EINVAL;
+    return llm__rope_fill(r, mem, mem_bytes, hd, c->rotary_dim ? c->rotary_dim : hd, max_pos, c->rope_theta,
                           c->rope_layout, c->rope_scale,
                           c->rope_low_freq_factor > 0 ? c->rope_low_freq_factor : 1.0,
                           c->rope_high_freq_factor > 0 ? c->rope_high_freq_factor : 4.0,
@@ -3585,11 +3599,11 @@ LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos)
     llm_status st;
     if (!r) return LLM_EINVAL;
     memset(r, 0, sizeof *r);
-    bytes = llm_rope_bytes(llm__att_head_dim(c), max_pos);
+    bytes = llm_rope_bytes(llm__rope_head_dim(c), max_pos);
     if (!bytes) return LLM_EINVAL;
     mem = LLM_MALLOC(bytes);
     if (!mem) return LLM_ENOMEM;
-    st = llm_rope_init_config(r, mem, c, max_pos);
+    st = llm_rope_init_config(r, mem, bytes, c, max_pos);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         memset(r, 0, sizeof *r);
@@ -3652,16 +3666,12 @@ LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int p
 
 /* ---- the KV cache ------------------------------------------------------------------- */
 
-/* Layers, KV heads and head_dim of a config, minimally validated. */
+/* Layers, KV heads and head_dim of a config that llm_config_check accepts. */
 static llm_status llm__kv_dims(const llm_config *c, int *L, int *hkv, int *hd) {
-    int nkv;
-    if (!c || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads < 0) return LLM_EINVAL;
-    nkv = c->n_kv_heads ? c->n_kv_heads : c->n_heads;
-    if (c->n_heads % nkv) return LLM_EINVAL;
-    *hd = llm__att_head_dim(c);
-    if (*hd <= 0) return LLM_EINVAL;
+    if (llm_config_check(c, NULL) != LLM_OK) return LLM_EINVAL;
     *L = c->n_layers;
-    *hkv = nkv;
+    *hkv = c->n_kv_heads;
+    *hd = llm_config_head_dim(c);
     return LLM_OK;
 }
 
@@ -3694,7 +3704,8 @@ LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t
 static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
 
 /* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
-LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_config *c, int capacity, llm_dtype dtype) {
+LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_bytes, const llm_config *c,
+                                    int capacity, llm_dtype dtype) {
     int L, hkv, hd;
     uint64_t bytes;
     size_t rows;
@@ -3706,6 +3717,7 @@ LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, const llm_confi
     if (((uintptr_t)mem) % sizeof(float)) return LLM_EINVAL;
     bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
     if (bytes == 0 || bytes > (uint64_t)((size_t)-1)) return LLM_ENOMEM; /* too big for this address space */
+    if ((uint64_t)mem_bytes < bytes) return LLM_EINVAL;                  /* a short buffer: refused, untouched */
     rows = (size_t)L * (size_t)hkv * (size_t)capacity; /* per K (or V) */
     kv->n_layers = L;
     kv->n_kv_heads = hkv;
@@ -3736,7 +3748,7 @@ LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int
     raw = (char *)LLM_MALLOC((size_t)bytes + 64);
     if (!raw) return LLM_ENOMEM;
     /* start on a cache line, so the rows attention streams do too */
-    st = llm_kv_cache_init(kv, raw + (64 - ((uintptr_t)raw & 63)) % 64, c, capacity, dtype);
+    st = llm_kv_cache_init(kv, llm__align64(raw), (size_t)bytes, c, capacity, dtype);
     if (st != LLM_OK) {
         LLM_FREE(raw);
         memset(kv, 0, sizeof *kv);
@@ -4545,8 +4557,8 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
     s->config = *c;
     s->capacity = capacity;
     s->max_tokens = max_tokens;
-    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, c, capacity));
-    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, c, capacity, kv_dtype));
+    if (c->pos == LLM_POS_ROPE) LLM__MTRY(llm_rope_init_config(&s->rope, base + ro, (size_t)(ko - ro), c, capacity));
+    LLM__MTRY(llm_kv_cache_init(&s->kv, base + ko, (size_t)(xo - ko), c, capacity, kv_dtype));
     s->x = (float *)(void *)(base + xo);
     s->scratch = base + so;
     return LLM_OK;

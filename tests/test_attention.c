@@ -91,6 +91,8 @@ static llm_config small_config(int L, int H, int Hkv, int hd) {
     c.n_heads = H;
     c.n_kv_heads = Hkv;
     c.d_model = H * hd;
+    c.d_ff = 4 * c.d_model, c.vocab = 32, c.max_seq_len = 16; /* so llm_config_check accepts it */
+    if (hd & 1) c.pos = LLM_POS_NONE;                          /* RoPE needs even head_dim */
     return c;
 }
 
@@ -269,8 +271,10 @@ static void test_cache_bytes(void) {
     c.n_kv_heads = 8; /* Llama 3 8B */
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 131072u);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 8192, 1, LLM_F16), 131072ull * 8192);
-    c.n_kv_heads = 0; /* 0 = n_heads */
-    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 524288u);
+    c.n_kv_heads = 0; /* llm_config_check rejects it, so the cache has no size */
+    CHECK(llm_config_check(&c, NULL) != LLM_OK);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 0);
+    c.n_kv_heads = 32;
     c.head_dim = 64; /* explicit head_dim wins over d_model / n_heads */
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 262144u);
     c.head_dim = 0;
@@ -317,7 +321,7 @@ static void test_cache_errors(void) {
         test_fill(v, 9 * 2 * 8, 1.0f);
         test_fill(q, 4 * 8, 1.0f);
         memset(mem, 0, bytes);
-        CHECK_OK(llm_kv_cache_init(&kv, mem, &c, 8, dts[i]));
+        CHECK_OK(llm_kv_cache_init(&kv, mem, bytes, &c, 8, dts[i]));
         CHECK(kv.capacity == 8 && kv.len == 0 && kv.n_kv_heads == 2 && kv.head_dim == 8 && kv.n_layers == 2);
         CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 6));
         CHECK(kv.len == 6);
@@ -367,14 +371,25 @@ static void test_cache_errors(void) {
         llm_kv_cache kv;
         float mem[64];
         llm_config bad = c;
-        CHECK(llm_kv_cache_init(&kv, mem, &c, 1, LLM_BF16) == LLM_EUNSUPPORTED);
-        CHECK(llm_kv_cache_init(&kv, mem, &c, 0, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, NULL, &c, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, mem, NULL, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(NULL, mem, &c, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, (char *)mem + 1, &c, 1, LLM_F32) == LLM_EINVAL); /* misaligned */
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 1, LLM_BF16) == LLM_EUNSUPPORTED);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 0, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, NULL, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, NULL, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(NULL, mem, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, (char *)mem + 1, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL); /* misaligned */
         bad.n_kv_heads = 3;
-        CHECK(llm_kv_cache_init(&kv, mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        bad = c;
+        bad.vocab = 0; /* what llm_config_check rejects, the cache rejects */
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        /* a buffer one byte short (256 B needed here) is refused before anything is set */
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F32), sizeof mem);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem - 1, &c, 1, LLM_F32) == LLM_EINVAL && kv.k == NULL);
+        CHECK(llm_kv_cache_init(&kv, mem, 0, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_INT8), 2 * 2 * 2 * (8 + 4));
+        CHECK(llm_kv_cache_init(&kv, mem, 2 * 2 * 2 * (8 + 4) - 1, &c, 1, LLM_INT8) == LLM_EINVAL);
+        CHECK_OK(llm_kv_cache_init(&kv, mem, 2 * 2 * 2 * (8 + 4), &c, 1, LLM_INT8));
+        CHECK_OK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 1, LLM_F32));
         CHECK(llm_kv_cache_create(&kv, &bad, 1, LLM_F32) == LLM_EINVAL && kv.owned == NULL);
         CHECK(llm_kv_cache_create(&kv, &c, -1, LLM_F32) == LLM_EINVAL);
         CHECK(llm_kv_cache_create(&kv, &c, 4, LLM_Q4_32) == LLM_EUNSUPPORTED);
