@@ -3764,35 +3764,59 @@ LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
     memset(kv, 0, sizeof *kv);
 }
 
-/* Store one row of head_dim values as row number `row` of a K or V array. LLM_INT8:
-   symmetric, scale = max|x| / 127, values rounded to nearest (error <= scale / 2). */
-static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
-    int d;
-    if (t == LLM_F32) {
-        memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
-    } else if (t == LLM_F16) {
-        uint16_t *dst = (uint16_t *)base + row * hd;
-        d = 0;
-#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
-        /* the F16C instruction rounds to nearest even too: the same bits, 8 at a time */
-        for (; d + 8 <= hd; d += 8)
-            _mm_storeu_si128((__m128i *)(void *)(dst + d), _mm256_cvtps_ph(_mm256_loadu_ps(x + d), _MM_FROUND_TO_NEAREST_INT));
+/* fp16 <-> fp32 rows, the cache's two conversions. Loading is >>weights' llm__rv_load_f16
+   (the one place an ISA's fp16 load is spelled); storing has an instruction on AVX-512,
+   F16C and NEON, all rounding to nearest even like llm_f32_to_f16: the same bits. */
+static void llm__f16_to_f32_row(float *dst, const uint16_t *src, size_t n) {
+    size_t i = 0;
+#ifdef LLM__RV
+    for (; i < n / LLM__RVN * LLM__RVN; i += LLM__RVN) llm__rv_store(dst + i, llm__rv_load_f16(src + i));
 #endif
-        for (; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
-    } else {
-        int8_t *dst = (int8_t *)base + row * hd;
-        float amax = 0, inv;
-        for (d = 0; d < hd; d++)
-            if (fabsf(x[d]) > amax) amax = fabsf(x[d]);
-        scales[row] = amax / 127.0f;
-        inv = amax > 0 ? 127.0f / amax : 0.0f;
-        for (d = 0; d < hd; d++) {
-            float v = x[d] * inv;
-            if (v != v) v = 0; /* NaN (or inf * 0): never cast NaN to an integer */
-            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
-            dst[d] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(-v + 0.5f));
-        }
+    for (; i < n; i++) dst[i] = llm_f16_to_f32(src[i]);
+}
+
+static void llm__f32_to_f16_row(uint16_t *dst, const float *src, size_t n) {
+    size_t i = 0;
+#if defined(LLM__AVX512)
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#elif defined(LLM__AVX2) && defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#elif defined(LLM__NEON)
+    for (; i + 4 <= n; i += 4) vst1_u16(dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src + i))));
+#endif
+    for (; i < n; i++) dst[i] = llm_f32_to_f16(src[i]);
+}
+
+/* One int8 row by the weights' rule (llm__q8_group): scale = max|x| / 127, q = x / scale
+   rounded half away from zero, clamped to +-127. The clamp matters: when max|x| is
+   subnormal, scale = max|x| / 127 loses bits and x / scale can exceed 127.5 (it would
+   wrap to -128 as an int8). Not llm__q8_group itself: its vector path lacks that clamp,
+   and the cache's inf / NaN rule differs: a non-finite value is stored as 0 and the row
+   keeps the scale of its finite values, so one bad value can't turn every later
+   attention score against this row into NaN. */
+static void llm__kv_q8_row(int8_t *q, float *scale, const float *x, int n) {
+    float amax = 0, s;
+    int i;
+    for (i = 0; i < n; i++)
+        if (fabsf(x[i]) > amax && fabsf(x[i]) <= FLT_MAX) amax = fabsf(x[i]);
+    s = amax / 127.0f;
+    *scale = s;
+    for (i = 0; i < n; i++) {
+        float v = s > 0 && fabsf(x[i]) <= FLT_MAX ? LLM_ROUNDF(x[i] / s) : 0.0f;
+        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
     }
+}
+
+/* Store one row of head_dim values as row number `row` of a K or V array. */
+static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
+    if (t == LLM_F32)
+        memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
+    else if (t == LLM_F16)
+        llm__f32_to_f16_row((uint16_t *)base + row * hd, x, (size_t)hd);
+    else
+        llm__kv_q8_row((int8_t *)base + row * hd, scales + row, x, hd);
 }
 
 LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
@@ -3900,16 +3924,11 @@ typedef struct llm__att_job {
    converted into buf. */
 static const float *llm__att_fetch(const llm__att_job *J, const void *base, const float *scales, int h, int j0,
                                    int nk, float *buf) {
-    size_t row0 = (size_t)h * (size_t)J->kv_stride + (size_t)j0, n = (size_t)nk * (size_t)J->hd, i;
+    size_t row0 = (size_t)h * (size_t)J->kv_stride + (size_t)j0, n = (size_t)nk * (size_t)J->hd;
     int j, d;
     if (J->dtype == LLM_F32) return (const float *)base + row0 * J->hd;
     if (J->dtype == LLM_F16) {
-        const uint16_t *src = (const uint16_t *)base + row0 * J->hd;
-        i = 0;
-#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
-        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
-#endif
-        for (; i < n; i++) buf[i] = llm_f16_to_f32(src[i]);
+        llm__f16_to_f32_row(buf, (const uint16_t *)base + row0 * J->hd, n);
     } else {
         const int8_t *src = (const int8_t *)base + row0 * J->hd;
         for (j = 0; j < nk; j++) {

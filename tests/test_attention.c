@@ -306,6 +306,74 @@ static void test_cache_bytes(void) {
     CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
 }
 
+/* The cache's row conversions. fp16: the vector rows give exactly llm_f32_to_f16's and
+   llm_f16_to_f32's bits (NaN only as NaN). int8: the weights' rule (llm_quantize_int8
+   with group = head_dim) bit for bit on finite rows; a subnormal max|x| stays in
+   -127..127 (x / scale can exceed 127.5 there, which used to be the risk); a non-finite
+   value is stored as 0 and leaves the row's scale finite. */
+static void test_cache_rows(void) {
+    enum { HD = 40, N = 4096 }; /* 40: full vectors and a tail on every ISA */
+    static float x[N], y[N];
+    static uint16_t h[N], h2[N];
+    uint64_t st = 12345;
+    int i, bad = 0, r;
+    for (i = 0; i < N; i++) { /* random bit patterns: every exponent, subnormals, inf, NaN */
+        uint32_t u = llm_xorshift_u32(&st);
+        memcpy(&x[i], &u, 4);
+    }
+    x[0] = 65520.0f, x[1] = 1.0f + 1.0f / 2048, x[2] = 5.9604645e-8f, x[3] = -0.0f; /* edges */
+    llm__f32_to_f16_row(h, x, N);
+    for (i = 0; i < N; i++) {
+        uint16_t want = llm_f32_to_f16(x[i]);
+        int nan = x[i] != x[i];
+        if (nan ? (h[i] & 0x7c00) != 0x7c00 || !(h[i] & 0x3ff) : h[i] != want) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d of %d fp16 stores differ from llm_f32_to_f16", bad, N);
+    for (r = 0; r < 16; r++) { /* all 65536 halves */
+        for (i = 0; i < N; i++) h2[i] = (uint16_t)(r * N + i);
+        llm__f16_to_f32_row(y, h2, N);
+        for (i = 0; i < N; i++) {
+            float want = llm_f16_to_f32(h2[i]);
+            if (want != want ? y[i] == y[i] : memcmp(&want, &y[i], 4) != 0) bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fp16 loads differ from llm_f16_to_f32", bad);
+
+    {   /* int8 through the cache: one layer, one KV head, head_dim 40 */
+        llm_config c = small_config(1, 1, 1, HD);
+        llm_kv_cache kv;
+        int8_t q[HD], *kq;
+        float s, row[HD];
+        int t;
+        CHECK_OK(llm_kv_cache_create(&kv, &c, 64, LLM_INT8));
+        kq = (int8_t *)kv.k;
+        for (t = 0; t < 32; t++) { /* finite rows of varied scale: the weights' bits */
+            test_fill(row, HD, (float)ldexp(1.0, t - 16));
+            CHECK_OK(llm_kv_cache_write(&kv, 0, t, row, row, 1));
+            CHECK_OK(llm_quantize_int8(q, &s, row, HD, HD));
+            CHECK(memcmp(q, kq + t * HD, HD) == 0 && s == kv.k_scale[t]);
+        }
+        /* max|x| = 178 * 2^-149 (subnormal): scale rounds to 2^-149, x / scale = 178 */
+        for (i = 0; i < HD; i++) row[i] = ldexpf((float)(i % 2 ? -(i * 178 / HD) : i * 178 / HD), -149);
+        row[5] = ldexpf(178.0f, -149), row[6] = -row[5];
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 32, row, row, 1));
+        CHECK(kv.k_scale[32] > 0);
+        for (i = 0, bad = 0; i < HD; i++) {
+            int v = kq[32 * HD + i];
+            if (v < -127 || (row[i] > 0 && v <= 0) || (row[i] < 0 && v >= 0)) bad++;
+        }
+        CHECK_MSG(bad == 0, "%d subnormal values out of range or sign-flipped", bad);
+        CHECK(kq[32 * HD + 5] == 127 && kq[32 * HD + 6] == -127);
+        /* inf and NaN: stored as 0, the other values keep their finite scale */
+        test_fill(row, HD, 1.0f);
+        row[3] = (float)INFINITY, row[7] = (float)NAN;
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 33, row, row, 1));
+        CHECK(kq[33 * HD + 3] == 0 && kq[33 * HD + 7] == 0);
+        CHECK(kv.k_scale[33] > 0 && kv.k_scale[33] <= 1.0f / 127 + 1e-7f);
+        llm_kv_cache_free(&kv);
+    }
+}
+
 /* Appending past capacity and writing past len (a hole) fail and change nothing;
    truncate and reset rewind. */
 static void test_cache_errors(void) {
@@ -467,6 +535,7 @@ int main(void) {
     test_decode_equals_prefill(LLM_INT8, 0, 200, th2);
     test_cache_bytes();
     test_cache_errors();
+    test_cache_rows();
     test_bad_args();
     test_threads(th2);
     llm_threads_free(th2);
