@@ -130,6 +130,15 @@ static void test_reference(llm_threads *th2) {
     check_case(3, 70, 32, 1, 16, 0, 0, NULL);  /* MQA: a unit full of heads */
     check_case(5, 50, 40, 1, 16, 0, 0, NULL);  /* more heads per KV head than a unit holds */
     check_case(37, 37, 40, 2, 8, 0, 0, th2);
+    /* small heads (head_dim <= 16 runs keys along the vectors): decode, GQA, windows,
+       odd tiles, 2..16 dims */
+    check_case(1, 300, 8, 4, 8, 0, 0, th2); /* stories260K's shape */
+    check_case(1, 77, 8, 4, 8, 0, 0, NULL);
+    check_case(1, 130, 4, 2, 2, 0, 7, NULL);
+    check_case(2, 99, 8, 8, 6, 0, 0, NULL);
+    check_case(3, 200, 4, 1, 16, 33, 0, NULL);
+    check_case(1, 65, 2, 1, 12, 5, 13, NULL);
+    check_case(5, 150, 2, 2, 10, 0, 1, th2);
     check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
     check_case(1, 300, 32, 1, 64, 0, 0, th2); /* MQA decode split over threads */
     check_case(1, 300, 64, 2, 64, 0, 0, th2);
@@ -533,6 +542,8 @@ int main(void) {
     test_decode_equals_prefill(LLM_INT8, 0, 64, NULL);
     test_decode_equals_prefill(LLM_INT8, 30, 64, th2);
     test_decode_equals_prefill(LLM_INT8, 0, 200, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 8, NULL);
+    test_decode_equals_prefill(LLM_INT8, 9, 8, th2);
     test_cache_bytes();
     test_cache_errors();
     test_cache_rows();
