@@ -53,7 +53,7 @@ int main(void) {
         q[i] = (float)sin(1.0 + i);
         k[i] = (float)cos(2.0 * i);
     }
-    if (llm_rope_init(&rope, mem, D, 2000, 10000.0f, LLM_ROPE_INTERLEAVED) != LLM_OK) return 1;
+    if (llm_rope_init_ex(&rope, mem, sizeof mem, D, 2000, 10000.0f, LLM_ROPE_INTERLEAVED) != LLM_OK) return 1;
     printf("Score q_m . k_n for one query and one key vector, d = %d, base 10,000:\n\n", D);
     printf("  %6s %6s %6s %14s %14s\n", "m", "n", "m - n", "rotate (RoPE)", "add (sinusoid)");
     for (i = 0; i < 5; i++) {

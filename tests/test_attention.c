@@ -91,6 +91,8 @@ static llm_config small_config(int L, int H, int Hkv, int hd) {
     c.n_heads = H;
     c.n_kv_heads = Hkv;
     c.d_model = H * hd;
+    c.d_ff = 4 * c.d_model, c.vocab = 32, c.max_seq_len = 16; /* so llm_config_check accepts it */
+    if (hd & 1) c.pos = LLM_POS_NONE;                          /* RoPE needs even head_dim */
     return c;
 }
 
@@ -128,6 +130,15 @@ static void test_reference(llm_threads *th2) {
     check_case(3, 70, 32, 1, 16, 0, 0, NULL);  /* MQA: a unit full of heads */
     check_case(5, 50, 40, 1, 16, 0, 0, NULL);  /* more heads per KV head than a unit holds */
     check_case(37, 37, 40, 2, 8, 0, 0, th2);
+    /* small heads (head_dim <= 16 runs keys along the vectors): decode, GQA, windows,
+       odd tiles, 2..16 dims */
+    check_case(1, 300, 8, 4, 8, 0, 0, th2); /* stories260K's shape */
+    check_case(1, 77, 8, 4, 8, 0, 0, NULL);
+    check_case(1, 130, 4, 2, 2, 0, 7, NULL);
+    check_case(2, 99, 8, 8, 6, 0, 0, NULL);
+    check_case(3, 200, 4, 1, 16, 33, 0, NULL);
+    check_case(1, 65, 2, 1, 12, 5, 13, NULL);
+    check_case(5, 150, 2, 2, 10, 0, 1, th2);
     check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
     check_case(1, 300, 32, 1, 64, 0, 0, th2); /* MQA decode split over threads */
     check_case(1, 300, 64, 2, 64, 0, 0, th2);
@@ -269,8 +280,10 @@ static void test_cache_bytes(void) {
     c.n_kv_heads = 8; /* Llama 3 8B */
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 131072u);
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 8192, 1, LLM_F16), 131072ull * 8192);
-    c.n_kv_heads = 0; /* 0 = n_heads */
-    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 524288u);
+    c.n_kv_heads = 0; /* llm_config_check rejects it, so the cache has no size */
+    CHECK(llm_config_check(&c, NULL) != LLM_OK);
+    CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 0);
+    c.n_kv_heads = 32;
     c.head_dim = 64; /* explicit head_dim wins over d_model / n_heads */
     CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F16), 262144u);
     c.head_dim = 0;
@@ -302,6 +315,74 @@ static void test_cache_bytes(void) {
     CHECK_EQ_U64(llm_kv_cache_bytes(&bad, 1, 1, LLM_F16), 0);
 }
 
+/* The cache's row conversions. fp16: the vector rows give exactly llm_f32_to_f16's and
+   llm_f16_to_f32's bits (NaN only as NaN). int8: the weights' rule (llm_quantize_int8
+   with group = head_dim) bit for bit on finite rows; a subnormal max|x| stays in
+   -127..127 (x / scale can exceed 127.5 there, which used to be the risk); a non-finite
+   value is stored as 0 and leaves the row's scale finite. */
+static void test_cache_rows(void) {
+    enum { HD = 40, N = 4096 }; /* 40: full vectors and a tail on every ISA */
+    static float x[N], y[N];
+    static uint16_t h[N], h2[N];
+    uint64_t st = 12345;
+    int i, bad = 0, r;
+    for (i = 0; i < N; i++) { /* random bit patterns: every exponent, subnormals, inf, NaN */
+        uint32_t u = llm_xorshift_u32(&st);
+        memcpy(&x[i], &u, 4);
+    }
+    x[0] = 65520.0f, x[1] = 1.0f + 1.0f / 2048, x[2] = 5.9604645e-8f, x[3] = -0.0f; /* edges */
+    llm__f32_to_f16_row(h, x, N);
+    for (i = 0; i < N; i++) {
+        uint16_t want = llm_f32_to_f16(x[i]);
+        int nan = x[i] != x[i];
+        if (nan ? (h[i] & 0x7c00) != 0x7c00 || !(h[i] & 0x3ff) : h[i] != want) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d of %d fp16 stores differ from llm_f32_to_f16", bad, N);
+    for (r = 0; r < 16; r++) { /* all 65536 halves */
+        for (i = 0; i < N; i++) h2[i] = (uint16_t)(r * N + i);
+        llm__f16_to_f32_row(y, h2, N);
+        for (i = 0; i < N; i++) {
+            float want = llm_f16_to_f32(h2[i]);
+            if (want != want ? y[i] == y[i] : memcmp(&want, &y[i], 4) != 0) bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fp16 loads differ from llm_f16_to_f32", bad);
+
+    {   /* int8 through the cache: one layer, one KV head, head_dim 40 */
+        llm_config c = small_config(1, 1, 1, HD);
+        llm_kv_cache kv;
+        int8_t q[HD], *kq;
+        float s, row[HD];
+        int t;
+        CHECK_OK(llm_kv_cache_create(&kv, &c, 64, LLM_INT8));
+        kq = (int8_t *)kv.k;
+        for (t = 0; t < 32; t++) { /* finite rows of varied scale: the weights' bits */
+            test_fill(row, HD, (float)ldexp(1.0, t - 16));
+            CHECK_OK(llm_kv_cache_write(&kv, 0, t, row, row, 1));
+            CHECK_OK(llm_quantize_int8(q, &s, row, HD, HD));
+            CHECK(memcmp(q, kq + t * HD, HD) == 0 && s == kv.k_scale[t]);
+        }
+        /* max|x| = 178 * 2^-149 (subnormal): scale rounds to 2^-149, x / scale = 178 */
+        for (i = 0; i < HD; i++) row[i] = ldexpf((float)(i % 2 ? -(i * 178 / HD) : i * 178 / HD), -149);
+        row[5] = ldexpf(178.0f, -149), row[6] = -row[5];
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 32, row, row, 1));
+        CHECK(kv.k_scale[32] > 0);
+        for (i = 0, bad = 0; i < HD; i++) {
+            int v = kq[32 * HD + i];
+            if (v < -127 || (row[i] > 0 && v <= 0) || (row[i] < 0 && v >= 0)) bad++;
+        }
+        CHECK_MSG(bad == 0, "%d subnormal values out of range or sign-flipped", bad);
+        CHECK(kq[32 * HD + 5] == 127 && kq[32 * HD + 6] == -127);
+        /* inf and NaN: stored as 0, the other values keep their finite scale */
+        test_fill(row, HD, 1.0f);
+        row[3] = (float)INFINITY, row[7] = (float)NAN;
+        CHECK_OK(llm_kv_cache_write(&kv, 0, 33, row, row, 1));
+        CHECK(kq[33 * HD + 3] == 0 && kq[33 * HD + 7] == 0);
+        CHECK(kv.k_scale[33] > 0 && kv.k_scale[33] <= 1.0f / 127 + 1e-7f);
+        llm_kv_cache_free(&kv);
+    }
+}
+
 /* Appending past capacity and writing past len (a hole) fail and change nothing;
    truncate and reset rewind. */
 static void test_cache_errors(void) {
@@ -317,7 +398,7 @@ static void test_cache_errors(void) {
         test_fill(v, 9 * 2 * 8, 1.0f);
         test_fill(q, 4 * 8, 1.0f);
         memset(mem, 0, bytes);
-        CHECK_OK(llm_kv_cache_init(&kv, mem, &c, 8, dts[i]));
+        CHECK_OK(llm_kv_cache_init(&kv, mem, bytes, &c, 8, dts[i]));
         CHECK(kv.capacity == 8 && kv.len == 0 && kv.n_kv_heads == 2 && kv.head_dim == 8 && kv.n_layers == 2);
         CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 6));
         CHECK(kv.len == 6);
@@ -367,14 +448,25 @@ static void test_cache_errors(void) {
         llm_kv_cache kv;
         float mem[64];
         llm_config bad = c;
-        CHECK(llm_kv_cache_init(&kv, mem, &c, 1, LLM_BF16) == LLM_EUNSUPPORTED);
-        CHECK(llm_kv_cache_init(&kv, mem, &c, 0, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, NULL, &c, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, mem, NULL, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(NULL, mem, &c, 1, LLM_F32) == LLM_EINVAL);
-        CHECK(llm_kv_cache_init(&kv, (char *)mem + 1, &c, 1, LLM_F32) == LLM_EINVAL); /* misaligned */
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 1, LLM_BF16) == LLM_EUNSUPPORTED);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 0, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, NULL, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, NULL, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(NULL, mem, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, (char *)mem + 1, sizeof mem, &c, 1, LLM_F32) == LLM_EINVAL); /* misaligned */
         bad.n_kv_heads = 3;
-        CHECK(llm_kv_cache_init(&kv, mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        bad = c;
+        bad.vocab = 0; /* what llm_config_check rejects, the cache rejects */
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem, &bad, 1, LLM_F32) == LLM_EINVAL);
+        /* a buffer one byte short (256 B needed here) is refused before anything is set */
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_F32), sizeof mem);
+        CHECK(llm_kv_cache_init(&kv, mem, sizeof mem - 1, &c, 1, LLM_F32) == LLM_EINVAL && kv.k == NULL);
+        CHECK(llm_kv_cache_init(&kv, mem, 0, &c, 1, LLM_F32) == LLM_EINVAL);
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1, 1, LLM_INT8), 2 * 2 * 2 * (8 + 4));
+        CHECK(llm_kv_cache_init(&kv, mem, 2 * 2 * 2 * (8 + 4) - 1, &c, 1, LLM_INT8) == LLM_EINVAL);
+        CHECK_OK(llm_kv_cache_init(&kv, mem, 2 * 2 * 2 * (8 + 4), &c, 1, LLM_INT8));
+        CHECK_OK(llm_kv_cache_init(&kv, mem, sizeof mem, &c, 1, LLM_F32));
         CHECK(llm_kv_cache_create(&kv, &bad, 1, LLM_F32) == LLM_EINVAL && kv.owned == NULL);
         CHECK(llm_kv_cache_create(&kv, &c, -1, LLM_F32) == LLM_EINVAL);
         CHECK(llm_kv_cache_create(&kv, &c, 4, LLM_Q4_32) == LLM_EUNSUPPORTED);
@@ -450,8 +542,11 @@ int main(void) {
     test_decode_equals_prefill(LLM_INT8, 0, 64, NULL);
     test_decode_equals_prefill(LLM_INT8, 30, 64, th2);
     test_decode_equals_prefill(LLM_INT8, 0, 200, th2);
+    test_decode_equals_prefill(LLM_F16, 0, 8, NULL);
+    test_decode_equals_prefill(LLM_INT8, 9, 8, th2);
     test_cache_bytes();
     test_cache_errors();
+    test_cache_rows();
     test_bad_args();
     test_threads(th2);
     llm_threads_free(th2);

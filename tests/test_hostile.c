@@ -332,17 +332,22 @@ static void test_bad_args_estimate(void) {
         CHECK_EQ_U64(llm_kv_cache_bytes(NULL, 1, 1, LLM_F16), 0);
         /* regression (fuzz_config): for fp32 the byte count was computed as
            elems * 64 / 16 and wrapped once elems >= 2^58, returning a size far too small
-           for llm_kv_cache_init's layout. 2 (K, V) x (2^27 + 1) layers x 2^15 positions
-           x head_dim 2^15 = 2^58 + 2^31 values: 2^60 + 2^33 bytes, which fits. */
+           for llm_kv_cache_init's layout. 2 (K, V) x 1 layer x (2^42 + 2^15) positions
+           x head_dim 2^15 = 2^58 + 2^31 values: 2^60 + 2^33 bytes, which fits. (The
+           config itself must pass llm_config_check, so the size comes from positions.) */
         c = llm_config_default();
-        c.n_layers = (1 << 27) + 1, c.n_heads = 1, c.n_kv_heads = 1, c.d_model = 1 << 15, c.head_dim = 1 << 15;
+        c.n_layers = 1, c.n_heads = 1, c.n_kv_heads = 1, c.d_model = 1 << 15, c.head_dim = 1 << 15;
         c.d_ff = 1, c.vocab = 1, c.max_seq_len = 1 << 15;
-        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1 << 15, 1, LLM_F32), ((uint64_t)1 << 60) + ((uint64_t)1 << 33));
-        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1 << 15, 1, LLM_F16), ((uint64_t)1 << 59) + ((uint64_t)1 << 32));
-        CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1 << 15, 16, LLM_F32), 0); /* 2^64 + ...: does not fit */
-        {   /* and no cache is laid out in memory that size can't hold */
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, ((int64_t)1 << 42) + (1 << 15), 1, LLM_F32), ((uint64_t)1 << 60) + ((uint64_t)1 << 33));
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, ((int64_t)1 << 42) + (1 << 15), 1, LLM_F16), ((uint64_t)1 << 59) + ((uint64_t)1 << 32));
+        CHECK_EQ_U64(llm_kv_cache_bytes(&c, ((int64_t)1 << 42) + (1 << 15), 16, LLM_F32), 0); /* 2^64 + ...: does not fit */
+        {   /* and no cache is laid out in memory that size can't hold: 2^20 layers of
+               head_dim 2^12 at 2^26 positions is 2^61 bytes */
             llm_kv_cache kv;
-            llm_status st = llm_kv_cache_create(&kv, &c, 1 << 15, LLM_F32);
+            llm_status st;
+            c.n_layers = 1 << 20, c.d_model = 1 << 12, c.head_dim = 1 << 12;
+            CHECK_EQ_U64(llm_kv_cache_bytes(&c, 1 << 26, 1, LLM_F32), (uint64_t)1 << 61);
+            st = llm_kv_cache_create(&kv, &c, 1 << 26, LLM_F32);
             CHECK(st == LLM_ENOMEM);
             if (st == LLM_OK) llm_kv_cache_free(&kv);
         }
@@ -424,8 +429,8 @@ static void test_bad_args_rope(void) {
     CHECK_OK(llm_rope_init(&r, mem, 8, 16, (float)INFINITY, LLM_ROPE_INTERLEAVED));
     CHECK(r.cos[15 * 4 + 3] == r.cos[15 * 4 + 3]);
     CHECK(llm_rope_init(&r, mem, 8, 16, 10000.0f, (llm_rope_layout)5) == LLM_EINVAL);
-    CHECK(llm_rope_init_config(&r, mem, NULL, 16) == LLM_EINVAL);
-    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL); /* all sizes zero */
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, NULL, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16) == LLM_EINVAL); /* all sizes zero */
     CHECK_OK(llm_rope_init(&r, mem, 8, 16, 10000.0f, LLM_ROPE_INTERLEAVED));
     /* positions past the table are an error, never a read past it */
     CHECK(llm_rope_apply(&r, x, 2, 16) == LLM_ERANGE);
@@ -467,7 +472,7 @@ static void test_bad_args_attention(void) {
     CHECK(llm_kv_cache_create(&kv, &c, -4, LLM_F32) == LLM_EINVAL);
     CHECK(llm_kv_cache_create(&kv, &c, 4, (llm_dtype)99) != LLM_OK);
     CHECK(llm_kv_cache_create(&kv, &c, 4, LLM_Q4_32) != LLM_OK);
-    CHECK(llm_kv_cache_init(&kv, NULL, &c, 4, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_kv_cache_init(&kv, NULL, 4096, &c, 4, LLM_F32) == LLM_EINVAL);
     CHECK_OK(llm_kv_cache_create(&kv, &c, 4, LLM_F32));
     /* kv rows: [n_tokens][1 KV head][head_dim 4] */
     CHECK(llm_kv_cache_write(&kv, 0, 0, k, v, 5) == LLM_EFULL);         /* past capacity */

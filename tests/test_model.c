@@ -209,7 +209,7 @@ static void check_block(const llm_config *c, const char *what) {
     rnd_model_make(&m, c);
     for (i = 0; i < T * d; i++) xr[i] = x[i];
     CHECK(sb > 0);
-    CHECK_OK(llm_rope_init_config(&rope, rmem, c, 16));
+    CHECK_OK(llm_rope_init_config(&rope, rmem, llm_rope_bytes(hdim(c), 16), c, 16));
     CHECK_OK(llm_kv_cache_create(&kv, c, 16, LLM_F32));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x, n1, 0, scratch, NULL));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x + n1 * d, T - n1, n1, scratch, NULL));

@@ -68,7 +68,7 @@ static void test_tables(llm_rope_layout layout, double base, int head_dim, int r
     c.rope_theta = (float)base;
     c.rope_layout = layout;
     c.rotary_dim = rotary_dim == head_dim ? 0 : rotary_dim;
-    CHECK_OK(llm_rope_init_config(&r, mem, &c, P));
+    CHECK_OK(llm_rope_init_config(&r, mem, sizeof mem, &c, P));
     CHECK(r.head_dim == head_dim && r.rotary_dim == rotary_dim && r.max_pos == P && r.layout == layout);
     for (p = 0; p < P; p += 7)
         for (i = 0; i < half; i++) {
@@ -186,23 +186,35 @@ static void test_errors(void) {
     CHECK(llm_rope_init(&r, mem, 8, 0, 10000, LLM_ROPE_HALVES) == LLM_EINVAL);
     CHECK(llm_rope_init(&r, mem, 8, 16, 10000, (llm_rope_layout)7) == LLM_EINVAL);
     CHECK(llm_rope_init(&r, (char *)mem + 2, 8, 16, 10000, LLM_ROPE_HALVES) == LLM_EINVAL);
+    /* the checked forms refuse a buffer one byte short, before writing anything */
+    memset(mem, 0, sizeof mem);
+    CHECK(llm_rope_init_ex(&r, mem, sizeof mem - 1, 8, 16, 10000, LLM_ROPE_HALVES) == LLM_EINVAL);
+    CHECK(llm_rope_init_ex(&r, mem, 0, 8, 16, 10000, LLM_ROPE_HALVES) == LLM_EINVAL);
+    CHECK(mem[16 * 8 - 1] == 0.0f && mem[4] == 0.0f);
+    CHECK_OK(llm_rope_init_ex(&r, mem, sizeof mem, 8, 16, 10000, LLM_ROPE_HALVES));
+    CHECK(mem[0] == 1.0f && r.cos == mem); /* cos(0) at position 0 */
+    memset(&c, 0, sizeof c);
+    c.n_heads = 2;
+    c.d_model = 16;
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem - 4, &c, 16) == LLM_EINVAL);
+    CHECK_OK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16));
     memset(&c, 0, sizeof c);
     c.n_heads = 2;
     c.d_model = 16;
     c.rotary_dim = 10; /* > head_dim 8 */
-    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16) == LLM_EINVAL);
     c.rotary_dim = 3; /* odd */
-    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16) == LLM_EINVAL);
     c.rotary_dim = 0;
     c.d_model = 15; /* heads don't divide */
-    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL);
-    CHECK(llm_rope_init_config(&r, mem, NULL, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, NULL, 16) == LLM_EINVAL);
     CHECK(llm_rope_create(&r, NULL, 16) == LLM_EINVAL && r.owned == NULL);
     c.d_model = 16;
     c.rope_scale = 8;
     c.rope_low_freq_factor = 4;
     c.rope_high_freq_factor = 1; /* high must exceed low */
-    CHECK(llm_rope_init_config(&r, mem, &c, 16) == LLM_EINVAL);
+    CHECK(llm_rope_init_config(&r, mem, sizeof mem, &c, 16) == LLM_EINVAL);
     llm_rope_free(NULL);
 
     /* positions past the table are refused and change nothing; theta 0 = 10000 */
