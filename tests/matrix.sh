@@ -7,6 +7,7 @@
 #   MATRIX_LEGS="a b"     run only the legs whose names contain one of these words
 #   MATRIX_EMU_TESTS=...  tests run under qemu (default: all of tests/test_*.c)
 #   MATRIX_TIMEOUT=600    seconds per test program before it counts as failed
+#   MATRIX_JOBS=N         parallel compiles within a leg (default: the number of CPUs)
 #
 # Logs: build/matrix/<leg>.log. Exit status: 0 unless a leg FAILed.
 set -u
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
 OUT=build/matrix
 mkdir -p "$OUT"
 TIMEOUT=${MATRIX_TIMEOUT:-600}
+JOBS=${MATRIX_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 WARN="-Wall -Wextra -Werror -pedantic"
 TESTS=$(ls tests/test_*.c 2>/dev/null | sed 's@tests/@@; s@\.c$@@')
 EMU_TESTS=${MATRIX_EMU_TESTS:-$TESTS}
@@ -73,12 +75,17 @@ leg_tests() {
     rm -rf "$d"
     mkdir -p "$d"
     : >"$log"
+    # compile in parallel (MATRIX_JOBS, default the number of CPUs), one log per test
+    echo "+ $cc -I. tests/<test>.c -o $d/<test> -lm  for: $(echo $tests)" >>"$log"
+    printf '%s\n' $tests | xargs -P "$JOBS" -I{} sh -c "$cc -I. tests/{}.c -o $d/{} -lm >$d/{}.build.log 2>&1"
     for t in $tests; do
-        echo "+ $cc -I. tests/$t.c -o $d/$t -lm" >>"$log"
-        if ! $cc -I. "tests/$t.c" -o "$d/$t" -lm >>"$log" 2>&1; then
+        cat "$d/$t.build.log" >>"$log"
+        if [ ! -x "$d/$t" ]; then
             record "$name" FAIL "compile error in $t (see $log)"
             return 0
         fi
+    done
+    for t in $tests; do
         if [ -n "$runner" ]; then
             printf '#!/bin/sh\nexec timeout %s %s %s "$@"\n' "$TIMEOUT" "$runner" "$d/$t" >"$d/$t.sh"
         else
