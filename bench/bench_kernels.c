@@ -178,6 +178,8 @@ int main(int argc, char **argv) {
 #else
     (void)argc;
     (void)argv;
+    (void)peer_core;
+    (void)have_peer;
 #endif
     printf("bench_kernels: llm_linear / llm_matmul fp32, %s build; shapes n_tokens x d_out x d_in\n", roofs_isa());
     printf("each figure: the best of >= 5 calls (>= 0.5 s); roofs: the best of several measurements before\n"
@@ -208,6 +210,7 @@ int main(int argc, char **argv) {
             env[i] = figure(&shapes[i], time_shape(&shapes[i], BLAS, NULL, NULL));
 #endif
         }
+        (void)env;
         f = best_fma(t);
         b = best_read(t);
         if (f > fma[t]) fma[t] = f;
