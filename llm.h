@@ -2347,7 +2347,7 @@ static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64
 
 /* Below this many multiply-adds (a few microseconds on one core) waking the pool's
    workers costs more than it saves: such calls run on the caller's thread. */
-#define LLM__PAR_MIN_MACS 1000000.0
+#define LLM__PAR_MIN_MACS 4000000.0
 
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
                              int d_out, llm_threads *th) {
