@@ -195,8 +195,12 @@ NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS))
 $(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
 	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
 	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
-neon: $(NEON_BINS)
-	@sh tests/run.sh $(NEON_BINS)
+# test_quant once more with the dot-product extension (sdot), which qemu's -cpu max has
+$(B)/neon/dotprod_%: tests/%.c $(DEPS) | $(B)/neon
+	$(NEON_CC) $(CSTD) $(WARN) -static -O2 -march=armv8.2-a+dotprod $(THREADS) -I. $< -o $@.elf $(LDLIBS)
+	@printf '#!/bin/sh\nexec %s -cpu max %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+neon: $(NEON_BINS) $(B)/neon/dotprod_test_quant
+	@sh tests/run.sh $(NEON_BINS) $(B)/neon/dotprod_test_quant
 .PHONY: neon
 
 # ---- directories --------------------------------------------------------------------

@@ -41,11 +41,13 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions; define both or
                            neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_POW LLM_COS LLM_SIN
+       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_POW LLM_COS LLM_SIN
                            libm replacements for firmware (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
+       LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
+                           tiles on the stack: the calling thread needs ~256 KiB free too)
 
    llm.h does NOT: run on a GPU, train (yet), download anything, use global state.
 
@@ -516,7 +518,8 @@ LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, cons
    n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
    head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
-   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is.
+   llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
+   threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
    Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
    polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
    inputs (tests/test_attention.c). Results don't depend on the number of threads. */
@@ -556,20 +559,40 @@ LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv);
 /* Store one layer's K and V rows, k, v: [n_tokens][n_kv_heads][head_dim], at positions
    pos..pos+n_tokens-1; len becomes max(len, pos + n_tokens). Appending is pos = len.
-   LLM_EFULL past capacity and LLM_ERANGE for pos > len (a hole): nothing written. */
+   LLM_EFULL past capacity and LLM_ERANGE for pos < 0 or pos > len (a hole): nothing
+   written; LLM_EINVAL for NULLs, a bad layer, n_tokens <= 0. In the layout a model
+   writes layer 0 at pos = len, then layers 1.. at the same pos (pos < len by then). */
 LLMDEF llm_status llm_kv_cache_write(llm_kv_cache *kv, int layer, int pos, const float *k, const float *v,
                                      int n_tokens);
-LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind, e.g. for a new prompt */
+LLMDEF llm_status llm_kv_cache_truncate(llm_kv_cache *kv, int len); /* rewind (0 <= len <= kv->len, else LLM_ERANGE) */
 LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 */
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
-   to the last `window` positions (Mistral's sliding window). */
+   to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
+   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
 /* ======================================================================================
    >>model
    ====================================================================================== */
+
+/* Running a model (examples/08_generate.c is the commented version):
+
+       llm_model m;  llm_tokenizer tok;  llm_state s;  llm_sampler smp;  const char *why;
+       llm_llama2c_load_file(&m, "stories15M.bin", &why);            weights point into the file
+       llm_tokenizer_load_file(&tok, "tokenizer.bin", m.config.vocab, &why);
+       llm_state_create(&s, &m.config, 256, 64, LLM_F32);             KV cache + activations, once
+       llm_sampler_create(&smp, m.config.vocab, 0.8f, 0.9f, seed);
+       llm_tokenize(&tok, "Once upon a time", 1, 0, ids, cap, &n);    BOS + BPE
+       llm_forward(&s, &m.weights, ids, n, 0, logits, 0, th);         prefill: logits of the last
+       for (pos = n; pos < 256; pos++) {                              decode, one token at a time
+           next = llm_sample(&smp, logits);
+           llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
+       }
+
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
 
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
@@ -687,7 +710,8 @@ LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1)
    The weights point INTO buf (nothing is copied), so buf must outlive the model and be
    4-byte aligned. Every size is checked against len (64-bit arithmetic) before anything
    is read: a truncated, oversized or nonsensical file is LLM_EFORMAT, and *why (if not
-   NULL) names the problem. Big-endian hosts get LLM_EUNSUPPORTED. */
+   NULL) names the problem. On a big-endian host llm_llama2c_load (weights used in place)
+   is LLM_EUNSUPPORTED; llm_llama2c_load_file byte-swaps the floats of its own copy. */
 LLMDEF llm_status llm_llama2c_read_config(llm_config *c, int *version, const void *buf, size_t len,
                                           const char **why);
 /* layers: caller memory for c.n_layers entries (n_layers_cap of them available). */
@@ -974,6 +998,10 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 #define LLM__PAUSE() ((void)0)
 #endif
 
+#ifndef LLM_THREAD_STACK
+#define LLM_THREAD_STACK (1024 * 1024) /* bytes of stack each worker thread gets, at least */
+#endif
+
 typedef struct llm__worker {
     llm_threads *pool;
     int ith;
@@ -1034,7 +1062,8 @@ LLMDEF void llm_threads_free(llm_threads *th) {
 
 LLMDEF llm_status llm_threads_create(llm_threads **out, int n_threads) {
     llm_threads *th;
-    size_t bytes;
+    pthread_attr_t attr;
+    size_t bytes, stack = 0;
     int i;
     if (!out) return LLM_EINVAL;
     *out = NULL;
@@ -1050,15 +1079,22 @@ LLMDEF llm_status llm_threads_create(llm_threads **out, int n_threads) {
     pthread_mutex_init(&th->mu, NULL);
     pthread_cond_init(&th->wake, NULL);
     pthread_cond_init(&th->done, NULL);
+    /* The kernels keep their tiles on the stack (GEMM packing ~176 KiB, attention ~140 KiB):
+       ask for at least LLM_THREAD_STACK, since some libcs (musl: 128 KiB) default lower. */
+    pthread_attr_init(&attr);
+    if (pthread_attr_getstacksize(&attr, &stack) != 0 || stack < (size_t)LLM_THREAD_STACK)
+        pthread_attr_setstacksize(&attr, (size_t)LLM_THREAD_STACK);
     for (i = 1; i < n_threads; i++) {
         th->args[i].pool = th;
         th->args[i].ith = i;
-        if (pthread_create(&th->tid[th->started], NULL, llm__worker_main, &th->args[i]) != 0) {
+        if (pthread_create(&th->tid[th->started], &attr, llm__worker_main, &th->args[i]) != 0) {
+            pthread_attr_destroy(&attr);
             llm_threads_free(th);
             return LLM_ENOMEM;
         }
         th->started++;
     }
+    pthread_attr_destroy(&attr);
     *out = th;
     return LLM_OK;
 }
@@ -2432,6 +2468,7 @@ static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
 static inline llm__rv llm__rv_round(llm__rv a) {
     return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
 }
@@ -2470,6 +2507,7 @@ static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a
 static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
@@ -2503,6 +2541,7 @@ static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b)
 static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
     return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
 }
@@ -2872,6 +2911,11 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #endif
 
 #define LLM__WR 4 /* weight rows per block */
+/* Software prefetch of the next row block (LLM__PREFETCH is >>matmul's). A block's rows
+   are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
+   prefetchers stop at page boundaries and take a while to pick up each new stream;
+   asking for the same column of the next block (pf bytes ahead, 0 at the end of a
+   thread's rows) keeps the memory busy. */
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
@@ -2879,25 +2923,60 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #define LLM__Q8_GMAX 4096
 
 /* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
-   q = round(x / s) rounded half away from zero. An all-zero group gets s = 0, q = 0.
-   Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a product with
-   it is NaN, as it would be in fp32). */
+   q = round(x / s) rounded half away from zero (C's round). An all-zero group gets
+   s = 0, q = 0. Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a
+   product with it is NaN, as it would be in fp32). The vector path gives the same bits as
+   the scalar one: the division is IEEE in both, and round-half-away is done exactly as
+   t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs on every
+   activation group of every int8 matmul, so it is worth the vectors. */
 static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
-    float amax = 0.0f, scale;
-    int i;
-    for (i = 0; i < gs; i++) {
-        float a = fabsf(x[i]);
-        if (!(a <= FLT_MAX)) { /* inf or NaN */
-            for (i = 0; i < gs; i++) q[i] = 0;
-            *s = NAN;
-            return 1;
+    float amax = 0.0f, bad = 0.0f, scale;
+    int i = 0;
+#ifdef LLM__RV
+    if (gs >= LLM__RVN) {
+        llm__rv m = llm__rv_set1(0.0f), nan = m, zero = m;
+        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+            llm__rv v = llm__rv_load(x + i);
+            m = llm__rv_max(m, llm__rv_abs(v));
+            nan = llm__rv_fma(v, zero, nan); /* x * 0 is NaN for inf and NaN: sticky */
         }
+        amax = llm__rv_hmax(m);
+        bad = llm__rv_hsum(nan);
+    }
+#endif
+    for (; i < gs; i++) {
+        float a = fabsf(x[i]);
+        bad += x[i] * 0.0f;
         if (a > amax) amax = a;
+    }
+    if (bad != 0.0f || !(amax <= FLT_MAX)) { /* inf or NaN somewhere */
+        for (i = 0; i < gs; i++) q[i] = 0;
+        *s = NAN;
+        return 1;
     }
     scale = amax / 127.0f;
     *s = scale;
-    for (i = 0; i < gs; i++) {
-        float v = scale > 0.0f ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+    if (scale == 0.0f) {
+        for (i = 0; i < gs; i++) q[i] = 0;
+        return 0;
+    }
+    i = 0;
+#ifdef LLM__RV
+    {
+        const llm__rv sv = llm__rv_set1(scale), half = llm__rv_set1(0.5f), zero = llm__rv_set1(0.0f);
+        const llm__rv one = llm__rv_set1(1.0f), mone = llm__rv_set1(-1.0f);
+        float t[LLM__RVN];
+        int j;
+        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+            llm__rv v = llm__rv_div(llm__rv_load(x + i), sv), tr = llm__rv_trunc(v);
+            llm__rv up = llm__rv_add(tr, llm__rv_ge_or(v, zero, one, mone));
+            llm__rv_store(t, llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr));
+            for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j]; /* |t| <= 127 */
+        }
+    }
+#endif
+    for (; i < gs; i++) {
+        float v = LLM_ROUNDF(x[i] / scale);
         q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
     }
     return 0;
@@ -2957,14 +3036,25 @@ static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpret
 #endif
 #endif
 
-/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16. */
+/* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16.
+   Two vectors per row per step: 2 nr independent FMA chains. */
 LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
-                             const int bf) {
+                             const int bf, size_t pf) {
     float s[LLM__WR];
     int r, k = 0;
 #ifdef LLM__RV
-    llm__rv acc[LLM__WR];
-    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
+    llm__rv acc[LLM__WR], acc2[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = acc2[r] = llm__rv_set1(0.0f);
+    for (; k + 2 * LLM__RVN <= n; k += 2 * LLM__RVN) {
+        llm__rv xv = llm__rv_load(x + k), xw = llm__rv_load(x + k + LLM__RVN);
+        for (r = 0; r < nr; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            LLM__PREFETCH((const char *)p + pf);
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
+            acc2[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p + LLM__RVN) : llm__rv_load_f16(p + LLM__RVN), xw, acc2[r]);
+        }
+    }
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_add(acc[r], acc2[r]);
     for (; k + LLM__RVN <= n; k += LLM__RVN) {
         llm__rv xv = llm__rv_load(x + k);
         for (r = 0; r < nr; r++) {
@@ -2974,6 +3064,7 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     }
     for (r = 0; r < nr; r++) s[r] = llm__rv_hsum(acc[r]);
 #else
+    (void)pf;
     for (r = 0; r < nr; r++) s[r] = 0.0f;
 #endif
     for (; k < n; k++) /* the tail; every element in scalar builds */
@@ -2982,6 +3073,39 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
             s[r] += (bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h)) * x[k];
         }
     for (r = 0; r < nr; r++) out[r] = s[r];
+}
+
+/* Prefill: LLM__WR rows x 4 tokens at once, o[r * 4 + t]. Each converted weight vector
+   feeds 4 FMAs (one per token) instead of 1, so the conversion is paid once per 4 tokens
+   and 16 independent accumulators keep both FMA pipes busy; x rows are xld apart. */
+#define LLM__WT 4
+LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, const float *x, size_t xld, int n,
+                                 const int bf) {
+    int r, t, k = 0;
+    float s[LLM__WR * LLM__WT];
+#ifdef LLM__RV
+    llm__rv acc[LLM__WR * LLM__WT];
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = llm__rv_set1(0.0f);
+    for (; k + LLM__RVN <= n; k += LLM__RVN) {
+        llm__rv xv[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) xv[t] = llm__rv_load(x + (size_t)t * xld + k);
+        for (r = 0; r < LLM__WR; r++) {
+            const uint16_t *p = w + (size_t)r * ld + k;
+            llm__rv wv = bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p);
+            for (t = 0; t < LLM__WT; t++) acc[r * LLM__WT + t] = llm__rv_fma(wv, xv[t], acc[r * LLM__WT + t]);
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = llm__rv_hsum(acc[r]);
+#else
+    for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = 0.0f;
+#endif
+    for (; k < n; k++)
+        for (r = 0; r < LLM__WR; r++) {
+            uint16_t h = w[(size_t)r * ld + k];
+            float wf = bf ? llm_bf16_to_f32(h) : llm_f16_to_f32(h);
+            for (t = 0; t < LLM__WT; t++) s[r * LLM__WT + t] += wf * x[(size_t)t * xld + k];
+        }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = s[r];
 }
 
 /* ---- int8 rows -----------------------------------------------------------------------
@@ -3014,7 +3138,12 @@ static void llm__dot_q8_scalar(float *out, const int8_t *w, size_t ld, const flo
    group spans whole vectors) and 32 (each vector holds two groups: lanes 0-7 and 8-15,
    scaled by a vector of two scales). */
 #define LLM__Q8_VNNI 1
-LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+static inline __m512 llm__bcast2(const float *p) { /* p[0], p[1] repeated: one 8-byte broadcast */
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+}
+LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, const int32_t *xc, int n, int gs, const int nr) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512 acc[LLM__WR];
@@ -3034,11 +3163,27 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
             __m512 xs2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sx + g));
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
-                __m512i wv = pair ? _mm512_loadu_si512((const void *)p)
+                __m512i wv;
+                LLM__PREFETCH(p + pf);
+                wv = pair ? _mm512_loadu_si512((const void *)p)
                                   : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
-                __m512 ws2 = _mm512_permutexvar_ps(two, _mm512_maskz_loadu_ps(m2, sw + (size_t)r * lds + g));
+                __m512 ws2 = _mm512_permutexvar_ps(two, pair ? llm__bcast2(sw + (size_t)r * lds + g)
+                                                              : _mm512_maskz_loadu_ps(0x1, sw + (size_t)r * lds + g));
                 __m512 d = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(c, _mm512_xor_si512(wv, flip), xv)), xs2);
                 acc[r] = _mm512_fmadd_ps(d, ws2, acc[r]);
+            }
+        }
+    } else if (gs == 64) { /* one vector per group: no inner loop */
+        for (g = 0; g < ng; g++) {
+            __m512i xv = _mm512_loadu_si512((const void *)(xq + (size_t)g * 64));
+            __m512i c = _mm512_maskz_set1_epi32(0x0001, xc[g]);
+            __m512 xs = _mm512_set1_ps(sx[g]);
+            for (r = 0; r < nr; r++) {
+                const int8_t *p = w + (size_t)r * ld + (size_t)g * 64;
+                __m512i d;
+                LLM__PREFETCH(p + pf);
+                d = _mm512_dpbusd_epi32(c, _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
+                acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs), _mm512_set1_ps(sw[(size_t)r * lds + g]), acc[r]);
             }
         }
     } else { /* gs % 64 == 0 */
@@ -3050,6 +3195,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
                 __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
                 for (r = 0; r < nr; r++) {
                     const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
+                    LLM__PREFETCH(p + pf);
                     a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 }
             }
@@ -3059,13 +3205,43 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, const
     }
     for (r = 0; r < nr; r++) out[r] = llm__rv_hsum(acc[r]);
 }
+/* Prefill with gs = 64: LLM__WR rows x LLM__WT tokens, o[r * LLM__WT + t]. Each weight
+   vector is loaded and flipped once for 4 tokens; per (row, token) the arithmetic is the
+   one of llm__dot_q8_vnni above, so the result is the same bits. Token t's quantized x
+   starts at xq + t * xld, its scales and corrections at sx + t * sld, xc + t * sld. */
+#define LLM__Q8_VNNI_TOK 1
+static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, const float *sw, size_t lds,
+                                 const int8_t *xq, size_t xld, const float *sx, const int32_t *xc, size_t sld, int n) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512 acc[LLM__WR * LLM__WT];
+    int r, t, g, ng = n / 64;
+    for (r = 0; r < LLM__WR * LLM__WT; r++) acc[r] = _mm512_setzero_ps();
+    for (g = 0; g < ng; g++) {
+        __m512i xv[LLM__WT], c[LLM__WT];
+        __m512 xs[LLM__WT];
+        for (t = 0; t < LLM__WT; t++) {
+            xv[t] = _mm512_loadu_si512((const void *)(xq + t * xld + (size_t)g * 64));
+            c[t] = _mm512_maskz_set1_epi32(0x0001, xc[t * sld + g]);
+            xs[t] = _mm512_set1_ps(sx[t * sld + g]);
+        }
+        for (r = 0; r < LLM__WR; r++) {
+            __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(w + (size_t)r * ld + (size_t)g * 64)), flip);
+            __m512 swr = _mm512_set1_ps(sw[(size_t)r * lds + g]);
+            for (t = 0; t < LLM__WT; t++) {
+                __m512i d = _mm512_dpbusd_epi32(c[t], wv, xv[t]);
+                acc[r * LLM__WT + t] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs[t]), swr, acc[r * LLM__WT + t]);
+            }
+        }
+    }
+    for (r = 0; r < LLM__WR * LLM__WT; r++) o[r] = llm__rv_hsum(acc[r]);
+}
 #elif (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__AVX2__)
 /* AVX2: vpmaddubsw multiplies unsigned by signed bytes and adds adjacent pairs into
    int16; vpmaddwd with ones widens pairs of those into int32. The unsigned operand is
    |qw| (<= 128) and qx takes qw's sign (vpsignb), so a pair is at most 2 * 128 * 127 =
    32512 and never saturates. Group sizes: multiples of 32. */
 #define LLM__Q8_AVX2 1
-LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, int n, int gs, const int nr) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[LLM__WR];
@@ -3079,8 +3255,10 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const
         for (j = 0; j < gs; j += 32) {
             __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(xg + j));
             for (r = 0; r < nr; r++) {
-                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)r * ld + (size_t)g * gs + j));
-                __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+                const int8_t *pw = w + (size_t)r * ld + (size_t)g * gs + j;
+                __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)pw), p;
+                if (!(j & 32)) LLM__PREFETCH(pw + pf); /* once per 64-byte line */
+                p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
                 a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
             }
         }
@@ -3100,7 +3278,7 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, const
    int16 (|product| <= 16384) and pairwise widening adds to int32. Group sizes:
    multiples of 16; each group's int32 lanes are summed and scaled in fp32. */
 #define LLM__Q8_NEON 1
-LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds,
+LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                    const int8_t *xq, const float *sx, int n, int gs, const int nr) {
     float s[LLM__WR];
     int r, g, j, ng = n / gs;
@@ -3113,6 +3291,7 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const
             int8x16_t xv = vld1q_s8(xg + j);
             for (r = 0; r < nr; r++) {
                 int8x16_t wv = vld1q_s8(w + (size_t)r * ld + (size_t)g * gs + j);
+                if (!(j & 48)) LLM__PREFETCH(w + (size_t)r * ld + (size_t)g * gs + j + pf);
 #ifdef __ARM_FEATURE_DOTPROD
                 a[r] = vdotq_s32(a[r], wv, xv);
 #else
@@ -3128,22 +3307,23 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, const
 #endif
 
 /* One block of nr rows against one quantized token, through the best kernel for gs. */
-LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, const float *sw, size_t lds, const int8_t *xq,
+LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds, const int8_t *xq,
                               const float *sx, const int32_t *xc, int n, int gs, const int nr) {
     (void)xc;
+    (void)pf;
 #if defined(LLM__Q8_VNNI)
     if (gs % 64 == 0 || gs == 32) {
-        llm__dot_q8_vnni(out, w, ld, sw, lds, xq, sx, xc, n, gs, nr);
+        llm__dot_q8_vnni(out, w, ld, pf, sw, lds, xq, sx, xc, n, gs, nr);
         return;
     }
 #elif defined(LLM__Q8_AVX2)
     if (gs % 32 == 0) {
-        llm__dot_q8_avx2(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        llm__dot_q8_avx2(out, w, ld, pf, sw, lds, xq, sx, n, gs, nr);
         return;
     }
 #elif defined(LLM__Q8_NEON)
     if (gs % 16 == 0) {
-        llm__dot_q8_neon(out, w, ld, sw, lds, xq, sx, n, gs, nr);
+        llm__dot_q8_neon(out, w, ld, pf, sw, lds, xq, sx, n, gs, nr);
         return;
     }
 #endif
@@ -3186,15 +3366,27 @@ static void llm__lw_half_task(void *ctx, int ith, int nth) {
     for (r = r0; r < r1;) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
         const uint16_t *wr = W + (size_t)r * ld;
-        for (t = c->t0; t < c->t0 + c->nt; t++) {
+        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
+        t = c->t0;
+        if (nr == LLM__WR) /* groups of LLM__WT tokens share each converted weight */
+            for (; t + LLM__WT <= c->t0 + c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                if (c->type == LLM_BF16) llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 1);
+                else llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 0);
+                for (j = 0; j < LLM__WT; j++)
+                    for (i = 0; i < LLM__WR; i++)
+                        c->y[(size_t)(t + j) * (size_t)c->d_out + r + i] = o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f);
+            }
+        for (; t < c->t0 + c->nt; t++) {
             const float *xt = c->x + (size_t)t * ld;
             float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
             if (c->type == LLM_BF16) {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1);
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1, t == c->t0 ? pf : 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1, 0);
             } else {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0);
+                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0, t == c->t0 ? pf : 0);
+                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0, 0);
             }
             for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
         }
@@ -3213,13 +3405,30 @@ static void llm__lw_q8_task(void *ctx, int ith, int nth) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
         const int8_t *wr = W + (size_t)r * ld + c->k0;
         const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
-        for (t = 0; t < c->nt; t++) {
+        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
+        t = 0;
+#ifdef LLM__Q8_VNNI_TOK
+        if (nr == LLM__WR && c->gs == 64) /* prefill: LLM__WT tokens per loaded weight */
+            for (; t + LLM__WT <= c->nt; t += LLM__WT) {
+                float o4[LLM__WR * LLM__WT];
+                int j;
+                llm__dot_q8_vnni_tok(o4, wr, ld, sr, lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng,
+                                     c->xc + (size_t)t * ng, (size_t)ng, c->kn);
+                for (j = 0; j < LLM__WT; j++) {
+                    float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
+                    for (i = 0; i < LLM__WR; i++)
+                        yt[i] = c->first ? o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o4[i * LLM__WT + j];
+                }
+            }
+#endif
+        for (; t < c->nt; t++) {
             float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
             const int8_t *xq = c->xq + (size_t)t * c->kn;
             if (nr == LLM__WR)
-                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, LLM__WR);
+                llm__dot_q8(o, wr, ld, t == 0 ? pf : 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn,
+                            c->gs, LLM__WR);
             else
-                llm__dot_q8(o, wr, ld, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
+                llm__dot_q8(o, wr, ld, 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
             for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
         }
         r += nr;
@@ -3243,8 +3452,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
         return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
     case LLM_F16:
     case LLM_BF16: {
-        /* token panels of about 64 KiB of x, which stay in L2 while the rows stream */
-        int tp = 16384 / d_in > 1 ? 16384 / d_in : 1;
+        /* token panels of about 512 KiB of x, which stay in L2 while the rows stream */
+        int tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
         for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
             c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
             llm_threads_run(th, llm__lw_half_task, &c);
@@ -3551,7 +3760,13 @@ static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int 
         memcpy((float *)base + row * hd, x, (size_t)hd * sizeof(float));
     } else if (t == LLM_F16) {
         uint16_t *dst = (uint16_t *)base + row * hd;
-        for (d = 0; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
+        d = 0;
+#if defined(__F16C__) && (defined(LLM__AVX2) || defined(LLM__AVX512))
+        /* the F16C instruction rounds to nearest even too: the same bits, 8 at a time */
+        for (; d + 8 <= hd; d += 8)
+            _mm_storeu_si128((__m128i *)(void *)(dst + d), _mm256_cvtps_ph(_mm256_loadu_ps(x + d), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; d < hd; d++) dst[d] = llm_f32_to_f16(x[d]);
     } else {
         int8_t *dst = (int8_t *)base + row * hd;
         float amax = 0, inv;
@@ -3624,106 +3839,11 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
      a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
      the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
 
-#if defined(LLM__AVX512)
-typedef __m512 llm__att_v;
-#define LLM__ATT_W 16
-#define llm__att_load(p) _mm512_loadu_ps(p)
-#define llm__att_store(p, x) _mm512_storeu_ps(p, x)
-#define llm__att_set1(x) _mm512_set1_ps(x)
-#define llm__att_fma(a, b, c) _mm512_fmadd_ps(a, b, c) /* a * b + c */
-#define llm__att_mul(a, b) _mm512_mul_ps(a, b)
-#define llm__att_add(a, b) _mm512_add_ps(a, b)
-#define llm__att_max(a, b) _mm512_max_ps(a, b)
-#define llm__att_hsum(x) _mm512_reduce_add_ps(x)
-#define llm__att_hmax(x) _mm512_reduce_max_ps(x)
-/* exp(x) to ~2 ulp: 2^n e^r, n = round(x / ln 2), |r| <= ln2 / 2, Cephes' polynomial;
-   below -87.3 (e.g. -inf from a mask) the result is 0 */
-static inline __m512 llm__att_exp(__m512 x) {
-    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
-    __m512 n, r, p;
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
-    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
-}
-#elif defined(LLM__AVX2)
-typedef __m256 llm__att_v;
-#define LLM__ATT_W 8
-#define llm__att_load(p) _mm256_loadu_ps(p)
-#define llm__att_store(p, x) _mm256_storeu_ps(p, x)
-#define llm__att_set1(x) _mm256_set1_ps(x)
-#define llm__att_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define llm__att_mul(a, b) _mm256_mul_ps(a, b)
-#define llm__att_add(a, b) _mm256_add_ps(a, b)
-#define llm__att_max(a, b) _mm256_max_ps(a, b)
-static inline float llm__att_hsum(__m256 x) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static inline __m256 llm__att_exp(__m256 x) {
-    __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
-    __m256 n, r, p;
-    __m256i e;
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    /* 2^n by building the exponent bits: n is in [-126, 127] after the clamp */
-    e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
-}
-#elif defined(LLM__NEON)
-typedef float32x4_t llm__att_v;
-#define LLM__ATT_W 4
-#define llm__att_load(p) vld1q_f32(p)
-#define llm__att_store(p, x) vst1q_f32(p, x)
-#define llm__att_set1(x) vdupq_n_f32(x)
-#define llm__att_fma(a, b, c) vfmaq_f32(c, a, b)
-#define llm__att_mul(a, b) vmulq_f32(a, b)
-#define llm__att_add(a, b) vaddq_f32(a, b)
-#define llm__att_max(a, b) vmaxq_f32(a, b)
-#define llm__att_hsum(x) vaddvq_f32(x)
-static inline float32x4_t llm__att_exp(float32x4_t x) {
-    uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
-    float32x4_t n, r, p;
-    int32x4_t e;
-    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
-    n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
-    r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
-    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
-    p = vdupq_n_f32(1.9875691500e-4f);
-    p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
-    p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
-    p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
-    e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
-    p = vmulq_f32(p, vreinterpretq_f32_s32(e));
-    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
-}
-#endif
-
-#ifdef LLM__ATT_W
+/* The vectors are >>rowops' vocabulary (llm__rv_*: load, fma, exp, hsum...), one per ISA. */
+#ifdef LLM__RV
+#define LLM__ATT_W LLM__RVN
 #define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
-typedef llm__att_v llm__att_blk;      /* buffers of vectors are aligned for them */
+typedef llm__rv llm__att_blk;         /* buffers of vectors are aligned for them */
 #else
 #define LLM__ATT_QB 8
 #define LLM__ATT_W 1
@@ -3795,15 +3915,15 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     float s = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     /* four accumulators hide the FMA latency */
-    llm__att_v s0 = llm__att_set1(0), s1 = s0, s2 = s0, s3 = s0;
+    llm__rv s0 = llm__rv_set1(0), s1 = s0, s2 = s0, s3 = s0;
     for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
-        s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
-        s1 = llm__att_fma(llm__att_load(a + i + LLM__ATT_W), llm__att_load(b + i + LLM__ATT_W), s1);
-        s2 = llm__att_fma(llm__att_load(a + i + 2 * LLM__ATT_W), llm__att_load(b + i + 2 * LLM__ATT_W), s2);
-        s3 = llm__att_fma(llm__att_load(a + i + 3 * LLM__ATT_W), llm__att_load(b + i + 3 * LLM__ATT_W), s3);
+        s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
+        s1 = llm__rv_fma(llm__rv_load(a + i + LLM__ATT_W), llm__rv_load(b + i + LLM__ATT_W), s1);
+        s2 = llm__rv_fma(llm__rv_load(a + i + 2 * LLM__ATT_W), llm__rv_load(b + i + 2 * LLM__ATT_W), s2);
+        s3 = llm__rv_fma(llm__rv_load(a + i + 3 * LLM__ATT_W), llm__rv_load(b + i + 3 * LLM__ATT_W), s3);
     }
-    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__att_fma(llm__att_load(a + i), llm__att_load(b + i), s0);
-    s = llm__att_hsum(llm__att_add(llm__att_add(s0, s1), llm__att_add(s2, s3)));
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
+    s = llm__rv_hsum(llm__rv_add(llm__rv_add(s0, s1), llm__rv_add(s2, s3)));
 #endif
     for (; i < n; i++) s += a[i] * b[i];
     return s;
@@ -3818,23 +3938,23 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
     if (hd % (2 * W) == 0)
         for (; j + 4 <= nk; j += 4) {
             const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
-            llm__att_v a0 = llm__att_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
             int d, r;
             for (d = 0; d < hd; d += 2 * W) {
-                llm__att_v qa = llm__att_load(q + d), qb = llm__att_load(q + d + W);
-                a0 = llm__att_fma(qa, llm__att_load(k0 + d), a0);
-                a1 = llm__att_fma(qa, llm__att_load(k1 + d), a1);
-                a2 = llm__att_fma(qa, llm__att_load(k2 + d), a2);
-                a3 = llm__att_fma(qa, llm__att_load(k3 + d), a3);
-                b0 = llm__att_fma(qb, llm__att_load(k0 + d + W), b0);
-                b1 = llm__att_fma(qb, llm__att_load(k1 + d + W), b1);
-                b2 = llm__att_fma(qb, llm__att_load(k2 + d + W), b2);
-                b3 = llm__att_fma(qb, llm__att_load(k3 + d + W), b3);
+                llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
+                a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
+                a1 = llm__rv_fma(qa, llm__rv_load(k1 + d), a1);
+                a2 = llm__rv_fma(qa, llm__rv_load(k2 + d), a2);
+                a3 = llm__rv_fma(qa, llm__rv_load(k3 + d), a3);
+                b0 = llm__rv_fma(qb, llm__rv_load(k0 + d + W), b0);
+                b1 = llm__rv_fma(qb, llm__rv_load(k1 + d + W), b1);
+                b2 = llm__rv_fma(qb, llm__rv_load(k2 + d + W), b2);
+                b3 = llm__rv_fma(qb, llm__rv_load(k3 + d + W), b3);
             }
-            s[j] = llm__att_hsum(llm__att_add(a0, b0)) * scale;
-            s[j + 1] = llm__att_hsum(llm__att_add(a1, b1)) * scale;
-            s[j + 2] = llm__att_hsum(llm__att_add(a2, b2)) * scale;
-            s[j + 3] = llm__att_hsum(llm__att_add(a3, b3)) * scale;
+            s[j] = llm__rv_hsum(llm__rv_add(a0, b0)) * scale;
+            s[j + 1] = llm__rv_hsum(llm__rv_add(a1, b1)) * scale;
+            s[j + 2] = llm__rv_hsum(llm__rv_add(a2, b2)) * scale;
+            s[j + 3] = llm__rv_hsum(llm__rv_add(a3, b3)) * scale;
             for (r = 0; r < 4; r++)
                 if (s[j + r] > mx) mx = s[j + r];
         }
@@ -3851,13 +3971,13 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     int i = 0;
     float sum = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    llm__att_v vm = llm__att_set1(m), acc = llm__att_set1(0);
+    llm__rv vm = llm__rv_set1(m), acc = llm__rv_set1(0);
     for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
-        llm__att_v e = llm__att_exp(llm__att_add(llm__att_load(s + i), llm__att_mul(vm, llm__att_set1(-1.0f))));
-        llm__att_store(s + i, e);
-        acc = llm__att_add(acc, e);
+        llm__rv e = llm__rv_exp(llm__rv_add(llm__rv_load(s + i), llm__rv_mul(vm, llm__rv_set1(-1.0f))));
+        llm__rv_store(s + i, e);
+        acc = llm__rv_add(acc, e);
     }
-    sum = llm__att_hsum(acc);
+    sum = llm__rv_hsum(acc);
 #endif
     for (; i < n; i++) {
         s[i] = LLM_EXPF(s[i] - m);
@@ -3873,39 +3993,39 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
-    llm__att_v va = llm__att_set1(a), zero = llm__att_set1(0);
+    llm__rv va = llm__rv_set1(a), zero = llm__rv_set1(0);
     for (; d + 4 * W <= hd; d += 4 * W) {
         const float *v0 = V + d;
-        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va), e1 = llm__att_mul(llm__att_load(o + d + W), va);
-        llm__att_v e2 = llm__att_mul(llm__att_load(o + d + 2 * W), va), e3 = llm__att_mul(llm__att_load(o + d + 3 * W), va);
-        llm__att_v f0 = zero, f1 = zero, f2 = zero, f3 = zero;
+        llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va), e1 = llm__rv_mul(llm__rv_load(o + d + W), va);
+        llm__rv e2 = llm__rv_mul(llm__rv_load(o + d + 2 * W), va), e3 = llm__rv_mul(llm__rv_load(o + d + 3 * W), va);
+        llm__rv f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
-            llm__att_v pe = llm__att_set1(p[j]), pf = llm__att_set1(p[j + 1]);
-            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
-            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
-            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
-            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
-            f0 = llm__att_fma(pf, llm__att_load(v0 + hd), f0);
-            f1 = llm__att_fma(pf, llm__att_load(v0 + hd + W), f1);
-            f2 = llm__att_fma(pf, llm__att_load(v0 + hd + 2 * W), f2);
-            f3 = llm__att_fma(pf, llm__att_load(v0 + hd + 3 * W), f3);
+            llm__rv pe = llm__rv_set1(p[j]), pf = llm__rv_set1(p[j + 1]);
+            e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
+            e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
+            e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
+            e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
+            f0 = llm__rv_fma(pf, llm__rv_load(v0 + hd), f0);
+            f1 = llm__rv_fma(pf, llm__rv_load(v0 + hd + W), f1);
+            f2 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 2 * W), f2);
+            f3 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 3 * W), f3);
         }
         if (j < nk) {
-            llm__att_v pe = llm__att_set1(p[j]);
-            e0 = llm__att_fma(pe, llm__att_load(v0), e0);
-            e1 = llm__att_fma(pe, llm__att_load(v0 + W), e1);
-            e2 = llm__att_fma(pe, llm__att_load(v0 + 2 * W), e2);
-            e3 = llm__att_fma(pe, llm__att_load(v0 + 3 * W), e3);
+            llm__rv pe = llm__rv_set1(p[j]);
+            e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
+            e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
+            e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
+            e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
         }
-        llm__att_store(o + d, llm__att_add(e0, f0));
-        llm__att_store(o + d + W, llm__att_add(e1, f1));
-        llm__att_store(o + d + 2 * W, llm__att_add(e2, f2));
-        llm__att_store(o + d + 3 * W, llm__att_add(e3, f3));
+        llm__rv_store(o + d, llm__rv_add(e0, f0));
+        llm__rv_store(o + d + W, llm__rv_add(e1, f1));
+        llm__rv_store(o + d + 2 * W, llm__rv_add(e2, f2));
+        llm__rv_store(o + d + 3 * W, llm__rv_add(e3, f3));
     }
     for (; d + W <= hd; d += W) {
-        llm__att_v e0 = llm__att_mul(llm__att_load(o + d), va);
-        for (j = 0; j < nk; j++) e0 = llm__att_fma(llm__att_set1(p[j]), llm__att_load(V + (size_t)j * hd + d), e0);
-        llm__att_store(o + d, e0);
+        llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va);
+        for (j = 0; j < nk; j++) e0 = llm__rv_fma(llm__rv_set1(p[j]), llm__rv_load(V + (size_t)j * hd + d), e0);
+        llm__rv_store(o + d, e0);
     }
 #endif
     for (; d < hd; d++) {
@@ -3920,7 +4040,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    int hd = J->hd, tile = J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    /* several lanes (a GQA group) re-read each tile: 32 keys of K and V stay in L1 */
+    int hd = J->hd, tile = n > 1 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
@@ -3964,28 +4085,28 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #define LLM__ATT_RB 8
 #define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #endif
-#define LLM__ATT_DECL(r) llm__att_v c##r##a = zero, c##r##b = zero;
+#define LLM__ATT_DECL(r) llm__rv c##r##a = zero, c##r##b = zero;
 #define LLM__ATT_QK(r)                                           \
     {                                                            \
-        llm__att_v kb = llm__att_set1(kr[(r) * hd + d]);         \
-        c##r##a = llm__att_fma(kb, qa, c##r##a);                 \
-        c##r##b = llm__att_fma(kb, qb, c##r##b);                 \
+        llm__rv kb = llm__rv_set1(kr[(r) * hd + d]);         \
+        c##r##a = llm__rv_fma(kb, qa, c##r##a);                 \
+        c##r##b = llm__rv_fma(kb, qb, c##r##b);                 \
     }
 #define LLM__ATT_ST(r)                                           \
-    llm__att_store(st + (j + (r)) * QB, c##r##a);                \
-    llm__att_store(st + (j + (r)) * QB + W, c##r##b);
+    llm__rv_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__rv_store(st + (j + (r)) * QB + W, c##r##b);
 #define LLM__ATT_OLOAD(r)                                                  \
-    llm__att_v c##r##a = llm__att_mul(llm__att_load(ot + (d + (r)) * QB), a0); \
-    llm__att_v c##r##b = llm__att_mul(llm__att_load(ot + (d + (r)) * QB + W), a1);
+    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a0); \
+    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a1);
 #define LLM__ATT_PV(r)                                           \
     {                                                            \
-        llm__att_v vb = llm__att_set1(vr[r]);                    \
-        c##r##a = llm__att_fma(vb, pa, c##r##a);                 \
-        c##r##b = llm__att_fma(vb, pb, c##r##b);                 \
+        llm__rv vb = llm__rv_set1(vr[r]);                    \
+        c##r##a = llm__rv_fma(vb, pa, c##r##a);                 \
+        c##r##b = llm__rv_fma(vb, pb, c##r##b);                 \
     }
 #define LLM__ATT_OSTORE(r)                                       \
-    llm__att_store(ot + (d + (r)) * QB, c##r##a);                \
-    llm__att_store(ot + (d + (r)) * QB + W, c##r##b);
+    llm__rv_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__rv_store(ot + (d + (r)) * QB + W, c##r##b);
 
 static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                            const int *pos, llm__att_work *w) {
@@ -3994,8 +4115,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
     int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
-    const llm__att_v zero = llm__att_set1(0), minus1 = llm__att_set1(-1.0f);
-    llm__att_v m0 = llm__att_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
+    const llm__rv zero = llm__rv_set1(0), minus1 = llm__rv_set1(-1.0f);
+    llm__rv m0 = llm__rv_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
     float lv[QB];
     /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
     for (d = 0; d < hd; d++)
@@ -4005,13 +4126,13 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__att_v a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
+        llm__rv a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
         /* S^T = K Q^T */
         for (j = 0; j + RB <= nk; j += RB) {
             const float *kr = K + (size_t)j * hd;
             LLM__ATT_ROWS(LLM__ATT_DECL)
             for (d = 0; d < hd; d++) {
-                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                llm__rv qa = llm__rv_load(qt + d * QB), qb = llm__rv_load(qt + d * QB + W);
                 LLM__ATT_ROWS(LLM__ATT_QK)
             }
             LLM__ATT_ROWS(LLM__ATT_ST)
@@ -4020,37 +4141,39 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             const float *kr = K + (size_t)j * hd;
             LLM__ATT_DECL(0)
             for (d = 0; d < hd; d++) {
-                llm__att_v qa = llm__att_load(qt + d * QB), qb = llm__att_load(qt + d * QB + W);
+                llm__rv qa = llm__rv_load(qt + d * QB), qb = llm__rv_load(qt + d * QB + W);
                 LLM__ATT_QK(0)
             }
-            llm__att_store(st + j * QB, c0a);
-            llm__att_store(st + j * QB + W, c0b);
+            llm__rv_store(st + j * QB, c0a);
+            llm__rv_store(st + j * QB + W, c0b);
         }
         /* the mask, only on tiles that cross the diagonal or the window's edge */
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
-            for (j = 0; j < nk; j++)
+            for (j = 0; j < nk; j++) {
+                int kp = j0 + j;
+                if (kp <= lo && (J->window == 0 || kp >= hi - J->window + 1)) continue; /* all lanes see it */
                 for (i = 0; i < n; i++)
-                    if (j0 + j > pos[i] || (J->window > 0 && j0 + j < pos[i] - J->window + 1))
-                        st[j * QB + i] = -INFINITY;
+                    if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
+            }
         /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
         for (j = 0; j < nk; j++) {
-            mx0 = llm__att_max(mx0, llm__att_load(st + j * QB));
-            mx1 = llm__att_max(mx1, llm__att_load(st + j * QB + W));
+            mx0 = llm__rv_max(mx0, llm__rv_load(st + j * QB));
+            mx1 = llm__rv_max(mx1, llm__rv_load(st + j * QB + W));
         }
         /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
-        mu0 = llm__att_mul(llm__att_max(mx0, llm__att_set1(-FLT_MAX)), minus1);
-        mu1 = llm__att_mul(llm__att_max(mx1, llm__att_set1(-FLT_MAX)), minus1);
-        a0 = llm__att_exp(llm__att_add(m0, mu0));
-        a1 = llm__att_exp(llm__att_add(m1, mu1));
-        l0 = llm__att_mul(l0, a0);
-        l1 = llm__att_mul(l1, a1);
+        mu0 = llm__rv_mul(llm__rv_max(mx0, llm__rv_set1(-FLT_MAX)), minus1);
+        mu1 = llm__rv_mul(llm__rv_max(mx1, llm__rv_set1(-FLT_MAX)), minus1);
+        a0 = llm__rv_exp(llm__rv_add(m0, mu0));
+        a1 = llm__rv_exp(llm__rv_add(m1, mu1));
+        l0 = llm__rv_mul(l0, a0);
+        l1 = llm__rv_mul(l1, a1);
         for (j = 0; j < nk; j++) {
-            llm__att_v p0 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB), mu0));
-            llm__att_v p1 = llm__att_exp(llm__att_add(llm__att_load(st + j * QB + W), mu1));
-            llm__att_store(st + j * QB, p0);
-            llm__att_store(st + j * QB + W, p1);
-            l0 = llm__att_add(l0, p0);
-            l1 = llm__att_add(l1, p1);
+            llm__rv p0 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB), mu0));
+            llm__rv p1 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB + W), mu1));
+            llm__rv_store(st + j * QB, p0);
+            llm__rv_store(st + j * QB + W, p1);
+            l0 = llm__rv_add(l0, p0);
+            l1 = llm__rv_add(l1, p1);
         }
         m0 = mx0;
         m1 = mx1;
@@ -4058,26 +4181,26 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
         for (d = 0; d + RB <= hd; d += RB) {
             LLM__ATT_ROWS(LLM__ATT_OLOAD)
             for (j = 0; j < nk; j++) {
-                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
                 LLM__ATT_ROWS(LLM__ATT_PV)
             }
             LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
         for (; d < hd; d++) { /* leftover dims */
-            llm__att_v c0a = llm__att_mul(llm__att_load(ot + d * QB), a0);
-            llm__att_v c0b = llm__att_mul(llm__att_load(ot + d * QB + W), a1);
+            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a0);
+            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a1);
             for (j = 0; j < nk; j++) {
-                llm__att_v pa = llm__att_load(st + j * QB), pb = llm__att_load(st + j * QB + W);
+                llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
                 LLM__ATT_PV(0)
             }
-            llm__att_store(ot + d * QB, c0a);
-            llm__att_store(ot + d * QB + W, c0b);
+            llm__rv_store(ot + d * QB, c0a);
+            llm__rv_store(ot + d * QB + W, c0b);
         }
     }
-    llm__att_store(lv, l0);
-    llm__att_store(lv + W, l1);
+    llm__rv_store(lv, l0);
+    llm__rv_store(lv + W, l1);
     for (i = 0; i < n; i++) {
         float inv = 1.0f / lv[i];
         for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
@@ -4162,6 +4285,12 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
     if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
     J.group = n_heads / n_kv_heads;
     J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
+    /* decode with fewer KV heads than threads (MQA): split each group's heads over more
+       units, as long as a unit still fills a vector; every lane then computes exactly
+       what it did in the bigger unit, so results still don't depend on the threads */
+    while (n_q == 1 && J.nh % 2 == 0 && J.nh / 2 >= LLM__ATT_W && J.nh / 2 > 1 &&
+           (int64_t)n_kv_heads * ((J.group + J.nh - 1) / J.nh) < llm_threads_count(th))
+        J.nh /= 2;
     J.nt = LLM__ATT_QB / J.nh;
     J.units_h = (J.group + J.nh - 1) / J.nh;
     J.units_t = (n_q + J.nt - 1) / J.nt;
@@ -4794,6 +4923,7 @@ typedef struct llm__reader {
     int gs;        /* v2 group size */
     int bad;       /* 1 once anything did not fit */
     int misaligned;
+    unsigned char *swap; /* big-endian host, own copy: byte-swap every float taken, in place */
 } llm__reader;
 
 static const float *llm__take_f32(llm__reader *r, uint64_t n) {
@@ -4804,6 +4934,11 @@ static const float *llm__take_f32(llm__reader *r, uint64_t n) {
     }
     p = r->base + r->off;
     if (((uintptr_t)p & 3u) != 0) r->misaligned = 1;
+    if (r->swap) {
+        unsigned char *q = r->swap + r->off, t;
+        uint64_t i;
+        for (i = 0; i < n; i++, q += 4) t = q[0], q[0] = q[3], q[3] = t, t = q[1], q[1] = q[2], q[2] = t;
+    }
     r->off += n * 4;
     return (const float *)(const void *)p;
 }
@@ -4832,8 +4967,10 @@ static llm_weight llm__take_w(llm__reader *r, uint64_t n, int int8) {
     return w;
 }
 
-LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
-                                   int n_layers_cap, const char **why) {
+/* Walks the file once to validate every size; then, on a big-endian host and only for a
+   buffer we own (own != NULL), walks it again byte-swapping the floats in place. */
+static llm_status llm__llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                    int n_layers_cap, const char **why, unsigned char *own) {
     llm_config c;
     int ver, gs, L, l, q8;
     uint64_t off, d, hd, kvd, ff, V;
@@ -4843,12 +4980,13 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (why) *why = "";
     if (!m || !layers) LLM__FFAIL(why, "no model or layer table", LLM_EINVAL);
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, (const unsigned char *)buf, len, why));
-    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: llama2.c weights are little-endian", LLM_EUNSUPPORTED);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     L = c.n_layers, d = (uint64_t)c.d_model, hd = (uint64_t)c.head_dim, ff = (uint64_t)c.d_ff, V = (uint64_t)c.vocab;
     kvd = (uint64_t)c.n_kv_heads * hd;
     q8 = ver == 2;
     r.base = (const unsigned char *)buf, r.off = off, r.len = len, r.gs = gs, r.bad = 0, r.misaligned = 0;
+    r.swap = NULL;
+again:
     memset(&w, 0, sizeof w);
     memset(layers, 0, (size_t)L * sizeof *layers);
     /* layer l's slice of an [L][rows][cols] tensor */
@@ -4907,6 +5045,12 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     if (r.bad) LLM__FFAIL(why, "file ends before the tensors its header describes", LLM_EFORMAT);
     if (r.off != r.len) LLM__FFAIL(why, "file is longer than its header describes", LLM_EFORMAT);
     if (r.misaligned) LLM__FFAIL(why, "float data not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    if (!llm__little_endian() && !r.swap) {
+        if (!own) LLM__FFAIL(why, "big-endian host: the weights are little-endian (llm_llama2c_load_file converts)",
+                             LLM_EUNSUPPORTED);
+        r.off = off, r.swap = own; /* every size checked: now convert, same walk */
+        goto again;
+    }
     for (l = 0; l < L; l++) {
         layers[l].attn_norm = an + (uint64_t)l * d;
         layers[l].ffn_norm = fn + (uint64_t)l * d;
@@ -4918,6 +5062,11 @@ LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, ll
     m->weights = w;
     m->file_version = ver;
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
+                                   int n_layers_cap, const char **why) {
+    return llm__llama2c_load(m, buf, len, layers, n_layers_cap, why, NULL);
 }
 
 /* ---- the llama2.c tokenizer --------------------------------------------------------- */
@@ -5072,6 +5221,13 @@ static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
     return t->bytes + t->offset[id];
 }
 
+/* The token of a raw byte: its <0xNN> piece; else id byte + 3 as run.c assumes; and
+   <unk> (0) in a vocabulary too small for that, so every id stays in range. */
+static int llm__byte_token(const llm_tokenizer *t, int b) {
+    if (t->byte_id[b] >= 0) return t->byte_id[b];
+    return b + 3 < t->vocab ? b + 3 : 0;
+}
+
 LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos, int eos, int *ids, int cap,
                                int *n_ids) {
     const char *c;
@@ -5087,7 +5243,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
     /* SentencePiece's dummy prefix: the first word looks like every other word (" Once") */
     if (text[0] != '\0') {
         int sp = llm__lookup2(t, " ", 1, "", 0);
-        LLM__PUSH(sp >= 0 ? sp : (t->byte_id[' '] >= 0 ? t->byte_id[' '] : ' ' + 3));
+        LLM__PUSH(sp >= 0 ? sp : llm__byte_token(t, ' '));
     }
     /* one token per UTF-8 code point (a lead byte and up to 3 continuation bytes 10xxxxxx);
        a code point with no piece falls back to one <0xNN> token per byte */
@@ -5098,10 +5254,7 @@ LLMDEF llm_status llm_tokenize(const llm_tokenizer *t, const char *text, int bos
         if (id >= 0) {
             LLM__PUSH(id);
         } else {
-            for (i = 0; i < k; i++) {
-                int b = (unsigned char)c[i];
-                LLM__PUSH(t->byte_id[b] >= 0 ? t->byte_id[b] : b + 3); /* run.c assumes ids 3..258 */
-            }
+            for (i = 0; i < k; i++) LLM__PUSH(llm__byte_token(t, (unsigned char)c[i]));
         }
         c += k;
     }
@@ -5169,7 +5322,7 @@ LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *id
     size_t used = 0;
     int i, len;
     if (out_len) *out_len = 0;
-    if (!t || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
+    if (!t || !t->bytes || !ids || n < 0 || !out || cap == 0) return LLM_EINVAL;
     for (i = 0; i < n; i++) {
         const char *s;
         if (ids[i] != 1 && ids[i] != 2) {
@@ -5245,7 +5398,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm_llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why);
+    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__model_align(mem), c.n_layers, why, data);
     if (st != LLM_OK) {
         LLM_FREE(mem);
         return st;

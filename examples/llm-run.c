@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "achieved tok/s: %f\n", (pos - 1) / (t_end - t0));
         if (n_dec > 0)
             fprintf(stderr,
-                    "llm-run: prompt %d tokens in %.3f ms; decode %d tokens at %.1f tok/s; %.3f MB streamed per "
+                    "llm-run: prompt %d tokens in %.3f ms (cold caches); decode %d tokens at %.1f tok/s; %.3f MB read per "
                     "token (weights + KV cache, MB = 1e6 B) = %.2f GB/s; %d thread%s\n",
                     n_prompt, 1e3 * (t_first - t0), n_dec, n_dec / dec_s, bytes / 1e6, bytes * n_dec / dec_s / 1e9,
                     n_threads, n_threads > 1 ? "s" : "");

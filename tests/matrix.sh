@@ -199,15 +199,24 @@ fi
 # ---- 32-bit x86 (x87 floating point unless the compiler picks SSE) ------------------
 if wanted m32; then
     runner=none
+    M32="gcc -m32"
+    # Debian's gcc-multilib package provides the /usr/include/asm symlink; installing a
+    # cross gcc removes that package (they conflict) and -m32 then misses <asm/errno.h>.
+    # The x86-64 asm headers serve i386 too: point a private include dir at them.
+    if ! echo '#include <errno.h>' | gcc -m32 -E -x c - >/dev/null 2>&1 && [ -d /usr/include/x86_64-linux-gnu/asm ]; then
+        mkdir -p "$OUT/m32-include"
+        ln -sfn /usr/include/x86_64-linux-gnu/asm "$OUT/m32-include/asm"
+        M32="gcc -m32 -isystem $OUT/m32-include"
+    fi
     m32_probe() { # the kernel may lack 32-bit support: then run under qemu-i386
-        if probe m32 "gcc -m32" ""; then runner=""; elif have qemu-i386 && probe m32 "gcc -m32" qemu-i386; then runner=qemu-i386; fi
+        if probe m32 "$M32" ""; then runner=""; elif have qemu-i386 && probe m32 "$M32" qemu-i386; then runner=qemu-i386; fi
     }
     m32_probe
     if [ "$runner" = none ] && try_install gcc-multilib; then m32_probe; fi
     if [ "$runner" != none ]; then
-        leg_tests "gcc-m32" "gcc -m32 -std=c99 $WARN -O2 -DLLM_PTHREADS -pthread" "$runner" "$TESTS" \
+        leg_tests "gcc-m32" "$M32 -std=c99 $WARN -O2 -DLLM_PTHREADS -pthread" "$runner" "$TESTS" \
             " (x87 math${runner:+, run under $runner})"
-        leg_tests "gcc-m32-sse-nosimd" "gcc -m32 -msse2 -mfpmath=sse -std=c99 $WARN -O2 -DLLM_NO_SIMD" "$runner" "$TESTS" \
+        leg_tests "gcc-m32-sse-nosimd" "$M32 -msse2 -mfpmath=sse -std=c99 $WARN -O2 -DLLM_NO_SIMD" "$runner" "$TESTS" \
             "${runner:+ (run under $runner)}"
     else
         record "gcc-m32" SKIP "gcc -m32 cannot build or run (needs gcc-multilib; qemu-i386 if the kernel has no 32-bit support)"

@@ -129,6 +129,8 @@ static void test_reference(llm_threads *th2) {
     check_case(5, 50, 40, 1, 16, 0, 0, NULL);  /* more heads per KV head than a unit holds */
     check_case(37, 37, 40, 2, 8, 0, 0, th2);
     check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
+    check_case(1, 300, 32, 1, 64, 0, 0, th2); /* MQA decode split over threads */
+    check_case(1, 300, 64, 2, 64, 0, 0, th2);
     /* tile sizes that don't divide T */
     check_case(130, 130, 4, 2, 64, 0, 1, NULL);
     check_case(130, 130, 4, 2, 64, 0, 7, NULL);
@@ -427,6 +429,10 @@ static void test_threads(llm_threads *th2) {
     CHECK_OK(llm_attention(o1, q, k, v, T, T, T, H, Hkv, hd, NULL));
     CHECK_OK(llm_attention(o2, q, k, v, T, T, T, H, Hkv, hd, th2));
     CHECK(memcmp(o1, o2, nq * 4) == 0);
+    /* MQA decode, where two threads split one KV head's query heads */
+    CHECK_OK(llm_attention(o1, q, k, v, 1, T / 2, T, H * 4, 1, hd, NULL));
+    CHECK_OK(llm_attention(o2, q, k, v, 1, T / 2, T, H * 4, 1, hd, th2));
+    CHECK(memcmp(o1, o2, (size_t)H * 4 * hd * 4) == 0);
     free(q), free(k), free(v), free(o1), free(o2);
 }
 

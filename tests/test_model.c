@@ -1,8 +1,20 @@
 /* >>model: the decoder block against a double-precision reference, decoding through the
    KV cache against a full prefill, run.c's sampling, and stories260K token for token. */
+#include <stdlib.h>
+/* Every allocation llm.h makes goes through here: the token loop must make none. */
+static long n_allocs;
+static void *counting_malloc(size_t n) {
+    n_allocs++;
+    return malloc(n);
+}
+#define LLM_MALLOC(n) counting_malloc(n)
+#define LLM_FREE(p) free(p)
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+
+/* max of two doubles (not fmax: gcc 12 for AArch64 crashes vectorizing fmax reductions) */
+static double maxd(double a, double b) { return a > b ? a : b; }
 
 /* ---- a random model in plain fp32 arrays -------------------------------------------- */
 typedef struct rnd_layer {
@@ -245,11 +257,11 @@ static void check_decode_vs_prefill(const llm_config *c, const char *what) {
     CHECK_OK(llm_forward(&s, &m.w, toks, T, 0, all, 1, NULL));
     /* the chunked prefill's last logits */
     CHECK_OK(llm_forward(&s2, &m.w, toks, T, 0, one, 0, NULL));
-    for (i = 0; i < V; i++) worst_chunk = fmax(worst_chunk, fabs(one[i] - all[(size_t)(T - 1) * V + i]));
+    for (i = 0; i < V; i++) worst_chunk = maxd(worst_chunk, fabs(one[i] - all[(size_t)(T - 1) * V + i]));
     /* token by token from position 0 (rewinding the same state) */
     for (t = 0; t < T; t++) {
         CHECK_OK(llm_forward(&s, &m.w, &toks[t], 1, t, one, 0, NULL));
-        for (i = 0; i < V; i++) worst = fmax(worst, fabs(one[i] - all[(size_t)t * V + i]) / (1 + fabs(all[(size_t)t * V + i])));
+        for (i = 0; i < V; i++) worst = maxd(worst, fabs(one[i] - all[(size_t)t * V + i]) / (1 + fabs(all[(size_t)t * V + i])));
     }
     CHECK_MSG(worst < 1e-4, "%s: decode vs prefill logits, worst relative diff %.3g", what, worst);
     CHECK_MSG(worst_chunk < 1e-4, "%s: chunked vs one prefill, worst diff %.3g", what, worst_chunk);
@@ -286,12 +298,37 @@ static void test_forward(void) {
         rnd_model_make(&m, &c);
         CHECK_OK(llm_state_create(&s, &c, 8, 3, LLM_F32));
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, a, 0, NULL));
+        i = (int)n_allocs;
         CHECK_OK(llm_forward(&s, &m.w, toks, 3, 0, b, 0, th));
-        for (i = 0; i < 40; i++) diff = fmax(diff, fabs(a[i] - b[i]));
+        CHECK(n_allocs == i); /* threaded calls allocate nothing either */
+        for (i = 0; i < 40; i++) diff = maxd(diff, fabs(a[i] - b[i]));
         CHECK(diff < 1e-4);
         llm_state_free(&s);
         rnd_model_free(&m);
         llm_threads_free(th);
+    }
+    /* f16 and int8 KV caches: the same logits within their rounding */
+    {
+        rnd_model m;
+        llm_state s;
+        int toks[8] = {1, 5, 9, 13, 2, 7, 33, 21}, i, k;
+        float a[8 * 40], b[8 * 40];
+        static const llm_dtype kinds[2] = {LLM_F16, LLM_INT8};
+        c = small_config();
+        rnd_model_make(&m, &c);
+        CHECK_OK(llm_state_create(&s, &c, 8, 8, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, 8, 0, a, 1, NULL));
+        llm_state_free(&s);
+        for (k = 0; k < 2; k++) {
+            double diff = 0, mx = 0;
+            CHECK_OK(llm_state_create(&s, &c, 8, 8, kinds[k]));
+            for (i = 0; i < 8; i++) CHECK_OK(llm_forward(&s, &m.w, &toks[i], 1, i, b + i * 40, 0, NULL));
+            for (i = 0; i < 8 * 40; i++) diff = maxd(diff, fabs(a[i] - b[i])), mx = maxd(mx, fabs(a[i]));
+            CHECK_MSG(diff < (k == 0 ? 0.01 : 0.05) * mx && diff > 0, "%s KV cache: logits off by %g (max %g)",
+                      llm_dtype_name(kinds[k]), diff, mx);
+            llm_state_free(&s);
+        }
+        rnd_model_free(&m);
     }
     /* a config the forward pass cannot run */
     c = small_config();
@@ -356,6 +393,7 @@ static void test_stories(void) {
     llm_sampler greedy;
     const char *why;
     int want[300], n_want = 0, ids[300], n_ids = 0, n_prompt, pos, token, mismatch = -1, i;
+    long allocs;
     char *text = (char *)malloc(1 << 16), *expect = (char *)malloc(1 << 16);
     size_t tl = 0, el;
     float *logits, *all;
@@ -388,6 +426,7 @@ static void test_stories(void) {
     all = logits;
     token = ids[0];
     n_ids = 1;
+    allocs = n_allocs;
     for (pos = 0; pos < 256; pos++) {
         int next, len;
         const char *piece;
@@ -400,6 +439,7 @@ static void test_stories(void) {
         token = next;
     }
     text[tl++] = '\n';
+    CHECK_MSG(n_allocs == allocs, "the token loop allocated %ld times", n_allocs - allocs);
     for (i = 0; i < n_want; i++)
         if (i >= n_ids || ids[i] != want[i]) {
             mismatch = i;
@@ -423,7 +463,61 @@ static void test_stories(void) {
     free(logits), free(text), free(expect);
 }
 
+/* Every public function of the section with NULL or nonsense: a status code, no crash. */
+static void test_bad_arguments(void) {
+    llm_config c = small_config();
+    llm_state s;
+    llm_sampler smp;
+    llm_model m;
+    llm_tokenizer tok;
+    llm_layer_weights lw;
+    llm_kv_cache kv;
+    float x[64], logits[40];
+    char buf[16];
+    int tokv = 1, n;
+    size_t ol;
+    const char *why = NULL;
+    memset(&lw, 0, sizeof lw);
+    memset(&tok, 0, sizeof tok);
+    CHECK(llm_block_scratch_bytes(NULL, 1) == 0 && llm_block_scratch_bytes(&c, 0) == 0);
+    CHECK(llm_state_bytes(NULL, 8, 1, LLM_F32) == 0 && llm_state_bytes(&c, 0, 1, LLM_F32) == 0);
+    CHECK(llm_state_bytes(&c, 8, 0, LLM_F32) == 0 && llm_state_bytes(&c, -8, 1, LLM_F32) == 0);
+    CHECK(llm_state_create(&s, &c, 0, 1, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_state_create(NULL, &c, 8, 1, LLM_F32) == LLM_EINVAL);
+    CHECK(llm_state_init(&s, x, 16, &c, 8, 1, LLM_F32) == LLM_EINVAL); /* too small */
+    CHECK(llm_forward(NULL, NULL, &tokv, 1, 0, logits, 0, NULL) == LLM_EINVAL);
+    CHECK_OK(llm_kv_cache_create(&kv, &c, 8, LLM_F32));
+    CHECK(llm_block_forward(&c, NULL, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL); /* RoPE needs a table */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 7, x, 1, 0, x, NULL) == LLM_EINVAL); /* no such layer */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, -1, x, NULL) == LLM_EINVAL);
+    CHECK(llm_block_forward(NULL, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) == LLM_EINVAL);
+    c.pos = LLM_POS_NONE;
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 9, x, NULL) == LLM_EFULL);
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 3, x, NULL) == LLM_ERANGE); /* a hole */
+    CHECK(llm_block_forward(&c, &lw, NULL, &kv, 0, x, 1, 0, x, NULL) != LLM_OK);     /* no weights */
+    llm_kv_cache_free(&kv);
+    CHECK(llm_decode_bytes(NULL, NULL, LLM_F32, 0) == 0);
+    CHECK(llm_sampler_bytes(0) == 0 && llm_sampler_bytes(-1) == 0);
+    CHECK(llm_sampler_create(&smp, 0, 1, 1, 1) == LLM_EINVAL);
+    CHECK(llm_sampler_create(&smp, 4, -1, 1, 1) == LLM_EINVAL);
+    CHECK(llm_llama2c_load(NULL, x, sizeof x, &lw, 1, &why) == LLM_EINVAL && why && *why);
+    CHECK(llm_llama2c_load(&m, x, 0, &lw, 1, &why) == LLM_EFORMAT);
+    CHECK(llm_llama2c_read_config(NULL, &n, x, sizeof x, &why) == LLM_EINVAL);
+    CHECK(llm_llama2c_load_file(&m, NULL, &why) == LLM_EIO);
+    CHECK(llm_tokenizer_bytes(0, 100) == 0);
+    CHECK(llm_tokenizer_create(&tok, NULL, 10, 512, &why) == LLM_EINVAL);
+    CHECK(llm_tokenizer_load_file(&tok, "no/such/tokenizer.bin", 512, &why) == LLM_EIO);
+    CHECK(llm_tokenize(&tok, "hi", 1, 0, &tokv, 1, &n) == LLM_EINVAL); /* empty tokenizer */
+    CHECK(llm_tokenize(NULL, "hi", 1, 0, &tokv, 1, &n) == LLM_EINVAL);
+    CHECK(llm_token_piece(&tok, 1, 0, &n) == NULL && llm_token_piece(NULL, 1, 0, &n) == NULL);
+    CHECK(llm_detokenize(&tok, 1, &tokv, 1, buf, sizeof buf, &ol) == LLM_EINVAL);
+    CHECK(llm_piece_printable(NULL, 3) == 0);
+    llm_model_free(NULL), llm_state_free(NULL), llm_sampler_free(NULL), llm_tokenizer_free(NULL);
+}
+
 int main(void) {
+    test_bad_arguments();
     test_blocks();
     test_forward();
     test_sampler();

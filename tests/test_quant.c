@@ -47,6 +47,20 @@ static void test_quantize(void) {
     x[0] = 127.0f, x[1] = 0.5f, x[2] = 2.5f, x[3] = -2.5f, x[4] = -0.5f, x[5] = 1.5f, x[6] = 0.49999997f, x[7] = 0;
     CHECK_OK(llm_quantize_int8(q, s, x, 8, 8));
     CHECK(s[0] == 1.0f && q[1] == 1 && q[2] == 3 && q[3] == -3 && q[4] == -1 && q[5] == 2 && q[6] == 0 && q[7] == 0);
+    /* the same ties inside a 64-wide group, so the vector path rounds them too; and every
+       value of a random group equals C's roundf(x / s) exactly, in every build */
+    for (i = 0; i < 64; i++) x[i] = (float)((i % 21) - 10) + (i % 2 ? 0.5f : 0.0f);
+    x[63] = 127.0f, x[62] = 0.49999997f, x[61] = -0.49999997f;
+    CHECK_OK(llm_quantize_int8(q, s, x, 64, 64));
+    CHECK(s[0] == 1.0f);
+    for (i = 0; i < 64 && q[i] == (int)round(x[i]); i++) {
+    }
+    CHECK_MSG(i == 64, "tie at %d: %g -> %d", i, i < 64 ? x[i] : 0, i < 64 ? q[i] : 0);
+    test_fill(x, 600, 3.0f);
+    CHECK_OK(llm_quantize_int8(q, s, x, 600, 100));
+    for (i = 0; i < 600 && q[i] == (int)roundf(x[i] / s[i / 100]); i++) {
+    }
+    CHECK(i == 600);
     /* an all-zero group: scale 0, values 0, dequantizes to 0 (no 0/0) */
     for (i = 0; i < 64; i++) x[i] = i < 32 ? 0.0f : 1.0f;
     CHECK_OK(llm_quantize_int8(q, s, x, 64, 32));
@@ -187,7 +201,8 @@ static void test_linear_w(llm_threads *th) {
     check_linear(LLM_INT8, 1, 40960, 6, 1024, 0, 1, th);
     /* many tokens: several token panels */
     check_linear(LLM_INT8, 70, 1024, 9, 32, 1, 0, th);
-    check_linear(LLM_F16, 40, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_F16, 140, 1024, 9, 0, 1, 0, th);
+    check_linear(LLM_BF16, 7, 40000, 6, 0, 0, 1, th);
     /* fp32 forwards to llm_linear */
     {
         float w[6] = {1, 2, 3, 4, 5, 6}, x[3] = {1, 0, -1}, y[2], b[2] = {10, 20};
@@ -244,6 +259,16 @@ static void test_bad_args(void) {
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EINVAL);
     W.data = h, W.type = LLM_F16;
     CHECK_OK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL));
+    {   /* a group larger than the activation panel (16384 values) is refused, not overrun */
+        int8_t *big = (int8_t *)calloc(32768, 1);
+        float *bx = (float *)calloc(32768, sizeof(float)), bs = 1.0f;
+        llm_weight B;
+        B.type = LLM_INT8, B.data = big, B.scale = &bs, B.group_size = 32768;
+        CHECK(big && bx && llm_linear_w(y, bx, &B, NULL, 1, 32768, 1, NULL) == LLM_EUNSUPPORTED);
+        B.group_size = 16384, B.scale = s; /* the largest allowed: two groups */
+        CHECK(big && bx && llm_linear_w(y, bx, &B, NULL, 1, 32768, 1, NULL) == LLM_OK && y[0] == 0.0f);
+        free(big), free(bx);
+    }
     W.type = LLM_Q4_32;
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
     W.type = (llm_dtype)99;

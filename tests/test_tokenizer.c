@@ -155,6 +155,24 @@ static void test_hostile(void) {
         CHECK(llm_tokenizer_create(&t, c, b.n, b.vocab, &why) == LLM_EFORMAT);
         free(c);
     }
+    /* a vocabulary without byte pieces: unknown bytes become <unk>, every id in range */
+    {
+        tbuf tiny;
+        int ids[32], n = 0, k, ok = 1;
+        char out[64];
+        size_t ol;
+        memset(&tiny, 0, sizeof tiny);
+        tput_i32(&tiny, 4);
+        tput_piece(&tiny, "<unk>", 0), tput_piece(&tiny, "<s>", 0), tput_piece(&tiny, "</s>", 0);
+        tput_piece(&tiny, "a", 0), tput_piece(&tiny, "b", 0);
+        CHECK_OK(llm_tokenizer_create(&t, tiny.p, tiny.n, tiny.vocab, &why));
+        CHECK_OK(llm_tokenize(&t, "ab xyz\xc3\xa9", 1, 1, ids, 32, &n));
+        for (k = 0; k < n; k++) ok = ok && ids[k] >= 0 && ids[k] < tiny.vocab;
+        CHECK_MSG(ok && n == 11 && ids[1] == 0 && ids[2] == 3 && ids[3] == 4, "n %d: %d %d %d %d", n, ids[0], ids[1], ids[2], ids[3]);
+        CHECK_OK(llm_detokenize(&t, 0, ids, n, out, sizeof out, &ol));
+        llm_tokenizer_free(&t);
+        free(tiny.p);
+    }
     /* caller memory: too small is refused */
     {
         size_t need = llm_tokenizer_bytes(b.vocab, b.n);
