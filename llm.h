@@ -2064,11 +2064,12 @@ static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc
     for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
         int mr = mc - i0 < LLM__MR ? mc - i0 : LLM__MR;
         for (i = 0; i < LLM__MR; i++) {
-            const float *src = a + (ptrdiff_t)(i0 + i) * lda;
-            if (i < mr)
+            if (i < mr) {
+                const float *src = a + (ptrdiff_t)(i0 + i) * lda;
                 for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
-            else
+            } else {
                 for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+            }
         }
     }
 }
@@ -2086,10 +2087,9 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
                 int kk = kc - k0 < 16 ? kc - k0 : 16;
                 __mmask16 m = (__mmask16)((1u << kk) - 1u);
                 __m512 r[16], t[16];
-                for (i = 0; i < 16; i++) { /* row i of the block: 16 consecutive k */
-                    const float *src = w + (ptrdiff_t)(j0 + g + i) * ldw + k0;
-                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, src) : _mm512_setzero_ps();
-                }
+                for (i = 0; i < 16; i++) /* row i of the block: 16 consecutive k */
+                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, w + (ptrdiff_t)(j0 + g + i) * ldw + k0)
+                                           : _mm512_setzero_ps();
                 /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
                    (one per 128-bit lane) of rows 4q..4q+3 */
                 for (i = 0; i < 16; i += 2) {
@@ -2151,7 +2151,7 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
     for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
         int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
         for (j = 0; j < LLM__NR; j++) {
-            const float *src = w + (ptrdiff_t)(j0 + j) * ldw;
+            const float *src = j < nr ? w + (ptrdiff_t)(j0 + j) * ldw : w;
             for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = j < nr ? src[k] : 0.0f;
         }
     }
@@ -2412,7 +2412,7 @@ static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64
 
 /* Below this many multiply-adds (a few microseconds on one core) waking the pool's
    workers costs more than it saves: such calls run on the caller's thread. */
-#define LLM__PAR_MIN_MACS 1000000.0
+#define LLM__PAR_MIN_MACS 4000000.0
 
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
                              int d_out, llm_threads *th) {

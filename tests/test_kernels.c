@@ -148,8 +148,8 @@ int main(void) {
         {1, 1, 1},     {1, 3, 17},   {1, 17, 3},    {1, 1000, 37},  {1, 4096, 9},  {2, 3, 17},  {3, 17, 1000},
         {4, 1000, 21}, {5, 64, 48},  {6, 31, 49},   {7, 257, 97},   {8, 16, 16},   {9, 513, 50}, {17, 1000, 3},
         {17, 3, 1000}, {33, 600, 97}, {64, 64, 64}, {130, 40, 60},  {129, 300, 400}, {12, 2999, 5},
-        /* big enough (>= 1e6 multiply-adds) that the 2-thread pool really splits them */
-        {1, 1000, 1100}, {5, 700, 401}, {8, 513, 300}, {40, 257, 130},
+        /* big enough (>= 4e6 multiply-adds) that the 2-thread pool really splits them */
+        {1, 2000, 2100}, {5, 1000, 801}, {8, 700, 800}, {40, 513, 250},
     };
     llm_threads *pool = NULL;
     int i;
@@ -171,7 +171,7 @@ int main(void) {
     check_matmul(1000, 3, 17, pool);
     check_matmul(1, 300, 70, pool);
     check_matmul(65, 257, 129, pool);
-    check_matmul(600, 200, 10, pool); /* one column strip: the threads split rows */
+    check_matmul(2000, 300, 10, pool); /* one column strip: the threads split rows */
     for (i = 0; i < 8; i++) check_matmul(rand_int(1, 60), rand_int(1, 600), rand_int(1, 200), pool);
     check_bad_args();
     llm_threads_free(pool);
