@@ -1902,12 +1902,17 @@ typedef float llm__vf;
 #ifndef LLM__NC
 #define LLM__NC (LLM__NR * (48 / LLM__NR))
 #endif
+/* LLM__PREFETCH brings a line into L1, LLM__PREFETCH_L2 into L2 only (for data wanted a
+   few tens of KiB later, which would push the working set out of L1). */
 #if defined(LLM__AVX512) || defined(LLM__AVX2)
 #define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
 #elif defined(__GNUC__) || defined(__clang__)
 #define LLM__PREFETCH(p) __builtin_prefetch(p)
+#define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
 #else
 #define LLM__PREFETCH(p) ((void)(p))
+#define LLM__PREFETCH_L2(p) ((void)(p))
 #endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
@@ -3973,6 +3978,17 @@ static const float *llm__att_fetch(const llm__att_job *J, const void *base, cons
 
 /* ---- rows kernel: one query at a time, vectors along head_dim ---- */
 
+/* Ask for n floats from p to come into L2, one request per 64-byte line. Decode streams K
+   and V from memory with little arithmetic per byte; the hardware prefetcher alone left it
+   at about half the read bandwidth, because it stops at every 4 KiB page (8 keys of
+   head_dim 128) and ramps up again. So while a tile is worked on, the next tile's K rows
+   are requested during the scores and its V rows during P V, shared out between the
+   lanes so that the requests run all the way through the tile. */
+static void llm__att_prefetch(const float *p, int n) {
+    int i;
+    for (i = 0; i < n; i += 16) LLM__PREFETCH_L2(p + i);
+}
+
 static float llm__att_dot(const float *a, const float *b, int n) {
     int i = 0;
     float s = 0;
@@ -3994,7 +4010,8 @@ static float llm__att_dot(const float *a, const float *b, int n) {
 
 /* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
    at a time, two accumulators each, so eight FMA chains share each load of q. */
-static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx) {
+static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx,
+                             const float *pf, int npf) {
     int j = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
@@ -4003,6 +4020,7 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
             const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
             llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
             int d, r;
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, 4 * hd);
             for (d = 0; d < hd; d += 2 * W) {
                 llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
                 a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
@@ -4023,6 +4041,7 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
         }
 #endif
     for (; j < nk; j++) {
+        if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, hd);
         s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
         if (s[j] > mx) mx = s[j];
     }
@@ -4049,29 +4068,46 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     return sum;
 }
 
-/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: a chunk of 4 vectors of o is held in
-   registers over the rows, with separate accumulators for even and odd rows so that eight
-   FMA chains run at once (one chain would wait on the FMA latency every row). */
-static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd) {
+/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: up to 8 vectors of o (hd 128 with AVX-512)
+   are held in registers over all the rows, so V streams through once; eight accumulators
+   are eight FMA chains, enough to hide the FMA latency. What is left of hd goes 4 vectors
+   at a time with separate accumulators for even and odd rows (again eight chains), then
+   one vector at a time. pf (may be NULL): rows to prefetch, one per row of V read. */
+static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd, const float *pf,
+                        int npf) {
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
     llm__rv va = llm__rv_set1(a), zero = llm__rv_set1(0);
+    for (; d + 8 * W <= hd; d += 8 * W) {
+        const float *v0 = V + d;
+        llm__rv e[8];
+        int c;
+        for (c = 0; c < 8; c++) e[c] = llm__rv_mul(llm__rv_load(o + d + c * W), va);
+        for (j = 0; j < nk; j++, v0 += hd) {
+            llm__rv pj = llm__rv_set1(p[j]);
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, hd);
+            for (c = 0; c < 8; c++) e[c] = llm__rv_fma(pj, llm__rv_load(v0 + c * W), e[c]);
+        }
+        for (c = 0; c < 8; c++) llm__rv_store(o + d + c * W, e[c]);
+        npf = 0;
+    }
     for (; d + 4 * W <= hd; d += 4 * W) {
         const float *v0 = V + d;
         llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va), e1 = llm__rv_mul(llm__rv_load(o + d + W), va);
         llm__rv e2 = llm__rv_mul(llm__rv_load(o + d + 2 * W), va), e3 = llm__rv_mul(llm__rv_load(o + d + 3 * W), va);
         llm__rv f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
-            llm__rv pe = llm__rv_set1(p[j]), pf = llm__rv_set1(p[j + 1]);
+            llm__rv pe = llm__rv_set1(p[j]), po = llm__rv_set1(p[j + 1]);
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, 2 * hd);
             e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
             e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
             e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
             e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
-            f0 = llm__rv_fma(pf, llm__rv_load(v0 + hd), f0);
-            f1 = llm__rv_fma(pf, llm__rv_load(v0 + hd + W), f1);
-            f2 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 2 * W), f2);
-            f3 = llm__rv_fma(pf, llm__rv_load(v0 + hd + 3 * W), f3);
+            f0 = llm__rv_fma(po, llm__rv_load(v0 + hd), f0);
+            f1 = llm__rv_fma(po, llm__rv_load(v0 + hd + W), f1);
+            f2 = llm__rv_fma(po, llm__rv_load(v0 + hd + 2 * W), f2);
+            f3 = llm__rv_fma(po, llm__rv_load(v0 + hd + 3 * W), f3);
         }
         if (j < nk) {
             llm__rv pe = llm__rv_set1(p[j]);
@@ -4084,6 +4120,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         llm__rv_store(o + d + W, llm__rv_add(e1, f1));
         llm__rv_store(o + d + 2 * W, llm__rv_add(e2, f2));
         llm__rv_store(o + d + 3 * W, llm__rv_add(e3, f3));
+        npf = 0;
     }
     for (; d + W <= hd; d += W) {
         llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va);
@@ -4091,6 +4128,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         llm__rv_store(o + d, e0);
     }
 #endif
+    (void)pf, (void)npf; /* the scalar loop leaves prefetching to the hardware */
     for (; d < hd; d++) {
         float acc = o[d] * a;
         for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
@@ -4166,6 +4204,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        /* an fp32 cache is read in place: the lanes share out the next tile's rows to prefetch */
+        int pf_rows = J->dtype == LLM_F32 && j0 + nk <= hi ? (hi + 1 - j0 - nk < tile ? hi + 1 - j0 - nk : tile) : 0;
 #ifdef LLM__RV
         /* small heads: K^T, V^T after the converted rows (<= 16 x (64 + 16) floats each) */
         float *KT = (float *)w->kbuf + LLM__ATT_CONV / 2, *VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
@@ -4188,10 +4228,13 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                 continue;
             }
 #endif
-            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx);
+            int r0 = pf_rows * i / n, r1 = pf_rows * (i + 1) / n; /* this lane's share */
+            mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx,
+                                 K + (size_t)(nk + r0) * hd, r1 - r0);
             a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
             l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
-            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd);
+            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd,
+                        V + (size_t)(nk + r0) * hd, r1 - r0);
             m[i] = mx;
         }
     }
