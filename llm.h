@@ -4137,7 +4137,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
 }
 
 #ifdef LLM__RV
-/* ---- small heads (head_dim < W: stories260K's 8 with AVX-512) ----
+/* ---- small heads (head_dim < W; AVX-512's head_dim 8 has its own kernels below) ----
    A row shorter than one vector leaves the dot products and o += p_j v_j scalar, per key:
    most of decode time at head_dim 8. Instead the tile is transposed once (shared by the
    unit's lanes), K^T and V^T [hd][ld] (ld = keys rounded up to W, the pad zero), and the
@@ -4187,6 +4187,69 @@ static void llm__att_pv_t(float *o, float a, float *p, const float *VT, int ld, 
 }
 #endif
 
+#if defined(LLM__AVX512)
+/* ---- head_dim 8 with AVX-512 (stories260K): two keys per vector, no transpose ----
+   A 16-float vector holds rows j and j+1 of K (or V) as they lie in the cache. Scores of
+   16 keys: eight products q.k (q repeated twice), then a reduction tree sums each group
+   of 8 lanes: pairs of lanes (unpack), then 4-lane blocks (shuffle), then the two
+   blocks of a key (128-bit shuffle), leaving the 16 sums in an order one permute undoes.
+   That is about 2 instructions per key where the transposing path spent about 50.
+   P V: p_j and p_j+1 are spread over the two halves of a vector (one permute) and
+   multiply the two rows at once; the halves are added at the end. Rows past n are
+   masked loads of zero. */
+static float llm__att_scores8(float *s, const float *q, const float *K, int n, float scale, float mx) {
+    const __m512 qq = _mm512_mul_ps(_mm512_broadcast_f32x8(_mm256_loadu_ps(q)), _mm512_set1_ps(scale));
+    /* lane of the reduced vector that holds key k (even keys of each 8 first) */
+    const __m512i order = _mm512_set_epi32(15, 11, 14, 10, 13, 9, 12, 8, 7, 3, 6, 2, 5, 1, 4, 0);
+    int j, i;
+    for (j = 0; j < n; j += 16) {
+        __m512 p[8], a[4], c0, c1, r;
+        __mmask16 valid = (__mmask16)(n - j >= 16 ? 0xffffu : (1u << (n - j)) - 1u);
+        for (i = 0; i < 8; i++) {
+            int left = n - j - 2 * i; /* keys of this block still to come */
+            __mmask16 mk = (__mmask16)(left >= 2 ? 0xffffu : left == 1 ? 0x00ffu : 0u);
+            p[i] = _mm512_mul_ps(qq, _mm512_maskz_loadu_ps(mk, K + (size_t)(j + 2 * i) * 8));
+        }
+        for (i = 0; i < 4; i++) /* per 128-bit block: [p0 d0+d2, p1 d0+d2, p0 d1+d3, p1 d1+d3] */
+            a[i] = _mm512_add_ps(_mm512_unpacklo_ps(p[2 * i], p[2 * i + 1]), _mm512_unpackhi_ps(p[2 * i], p[2 * i + 1]));
+        /* per block b: the 4-dim sums of p0..p3 (c0) and p4..p7 (c1) */
+        c0 = _mm512_add_ps(_mm512_shuffle_ps(a[0], a[1], 0x44), _mm512_shuffle_ps(a[0], a[1], 0xee));
+        c1 = _mm512_add_ps(_mm512_shuffle_ps(a[2], a[3], 0x44), _mm512_shuffle_ps(a[2], a[3], 0xee));
+        /* blocks 0 + 1 are a key's two halves, 2 + 3 the next key's */
+        r = _mm512_add_ps(_mm512_shuffle_f32x4(c0, c1, 0x88), _mm512_shuffle_f32x4(c0, c1, 0xdd));
+        r = _mm512_permutexvar_ps(order, r);
+        _mm512_mask_storeu_ps(s + j, valid, r);
+        r = _mm512_mask_max_ps(_mm512_set1_ps(mx), valid, r, _mm512_set1_ps(mx)); /* lanes past n: mx */
+        mx = _mm512_reduce_max_ps(r);
+    }
+    return mx;
+}
+
+/* o[8] = a o + sum_{j < n} p[j] V[j][:] */
+static void llm__att_pv8(float *o, float a, const float *p, const float *V, int n) {
+    const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0;
+    __m256 sum;
+    int j, i;
+    for (j = 0; j < n; j += 16) {
+        __mmask16 valid = (__mmask16)(n - j >= 16 ? 0xffffu : (1u << (n - j)) - 1u);
+        __m512 p16 = _mm512_maskz_loadu_ps(valid, p + j); /* zero past n */
+        for (i = 0; i < 8; i += 2) {
+            int left = n - j - 2 * i;
+            __mmask16 m0 = (__mmask16)(left >= 2 ? 0xffffu : left == 1 ? 0x00ffu : 0u);
+            __mmask16 m1 = (__mmask16)(left >= 4 ? 0xffffu : left == 3 ? 0x00ffu : 0u);
+            __m512 pp0 = _mm512_permutexvar_ps(_mm512_add_epi32(two, _mm512_set1_epi32(2 * i)), p16);
+            __m512 pp1 = _mm512_permutexvar_ps(_mm512_add_epi32(two, _mm512_set1_epi32(2 * i + 2)), p16);
+            acc0 = _mm512_fmadd_ps(pp0, _mm512_maskz_loadu_ps(m0, V + (size_t)(j + 2 * i) * 8), acc0);
+            acc1 = _mm512_fmadd_ps(pp1, _mm512_maskz_loadu_ps(m1, V + (size_t)(j + 2 * i + 2) * 8), acc1);
+        }
+    }
+    acc0 = _mm512_add_ps(acc0, acc1);
+    sum = _mm256_add_ps(_mm512_castps512_ps256(acc0), _mm512_extractf32x8_ps(acc0, 1));
+    _mm256_storeu_ps(o, _mm256_fmadd_ps(_mm256_loadu_ps(o), _mm256_set1_ps(a), sum));
+}
+#endif
+
 /* The readable version: n lanes with query pointers qp, output pointers op, positions pos. */
 static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                           const int *pos, llm__att_work *w) {
@@ -4210,6 +4273,9 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
         /* small heads: K^T, V^T after the converted rows (<= 16 x (64 + 16) floats each) */
         float *KT = (float *)w->kbuf + LLM__ATT_CONV / 2, *VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
         int ld = llm__att_ld(nk), small = hd < LLM__ATT_W;
+#ifdef LLM__AVX512
+        if (hd == 8) small = 0; /* the two-keys-per-vector kernels below */
+#endif
         if (small) llm__att_transpose(KT, K, nk, hd), llm__att_transpose(VT, V, nk, hd);
 #endif
         for (i = 0; i < n; i++) {
@@ -4218,6 +4284,16 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             float mx = m[i], a;
             if (js >= je) continue;
+#ifdef LLM__AVX512
+            if (hd == 8) {
+                mx = llm__att_scores8(s, qp[i], K + (size_t)(js - j0) * hd, je - js, J->scale, mx);
+                a = LLM_EXPF(m[i] - mx);
+                l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
+                llm__att_pv8(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js);
+                m[i] = mx;
+                continue;
+            }
+#endif
 #ifdef LLM__RV
             if (small) {
                 mx = llm__att_scores_t(s, qp[i], KT + (js - j0), ld, je - js, hd, J->scale, mx);

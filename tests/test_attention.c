@@ -134,6 +134,12 @@ static void test_reference(llm_threads *th2) {
        odd tiles, 2..16 dims */
     check_case(1, 300, 8, 4, 8, 0, 0, th2); /* stories260K's shape */
     check_case(1, 77, 8, 4, 8, 0, 0, NULL);
+    /* head_dim 8 with AVX-512 puts two keys in a vector: odd key counts, windows and
+       tiles that leave one key of a pair, a single key */
+    check_case(1, 1, 2, 1, 8, 0, 0, NULL);
+    check_case(2, 99, 4, 2, 8, 7, 13, NULL);
+    check_case(3, 45, 6, 2, 8, 0, 5, NULL);
+    check_case(1, 17, 2, 2, 8, 0, 0, NULL);
     check_case(1, 130, 4, 2, 2, 0, 7, NULL);
     check_case(2, 99, 8, 8, 6, 0, 0, NULL);
     check_case(3, 200, 4, 1, 16, 33, 0, NULL);
