@@ -1848,6 +1848,21 @@ static float llm__vsum(__m512 v) {
     v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
     return _mm512_cvtss_f32(v);
 }
+/* Four horizontal sums at once, s[i] = sum of vector i: the shuffles are shared, 13
+   instructions instead of 32. Pairs of lanes first (unpack), then the 4-lane blocks of
+   the four vectors side by side (shuffle), then the four blocks. */
+static void llm__vsum4(__m512 a, __m512 b, __m512 c, __m512 d, float *s) {
+    const __mmask16 all = (__mmask16)0xffff;
+    __m512 ab = _mm512_add_ps(_mm512_mask_unpacklo_ps(a, all, a, b), _mm512_mask_unpackhi_ps(a, all, a, b));
+    __m512 cd = _mm512_add_ps(_mm512_mask_unpacklo_ps(c, all, c, d), _mm512_mask_unpackhi_ps(c, all, c, d));
+    __m512 v = _mm512_add_ps(_mm512_mask_shuffle_ps(ab, all, ab, cd, 0x44), _mm512_mask_shuffle_ps(ab, all, ab, cd, 0xee));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1));
+    _mm_storeu_ps(s, _mm512_castps512_ps128(v));
+}
+/* The first n < 16 floats of p, the rest zero (a row's tail). */
+#define llm__vload_n(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1u), p)
+#define LLM__VLOAD_N 1
 #elif defined(LLM__AVX2)
 #define LLM__VF 8
 typedef __m256 llm__vf;
@@ -1861,6 +1876,10 @@ static float llm__vsum(__m256 v) {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
+static void llm__vsum4(__m256 a, __m256 b, __m256 c, __m256 d, float *s) {
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
+    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
 #elif defined(LLM__NEON)
 #define LLM__VF 4
 typedef float32x4_t llm__vf;
@@ -1869,6 +1888,9 @@ typedef float32x4_t llm__vf;
 #define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
 #define llm__vadd(a, b) vaddq_f32(a, b)
 #define llm__vsum(v) vaddvq_f32(v)
+static void llm__vsum4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d, float *s) {
+    vst1q_f32(s, vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d)));
+}
 #else
 #define LLM__VF 1
 typedef float llm__vf;
@@ -1877,6 +1899,7 @@ typedef float llm__vf;
 #define llm__vfma(a, b, c) ((a) * (b) + (c))
 #define llm__vadd(a, b) ((a) + (b))
 #define llm__vsum(v) (v)
+static void llm__vsum4(float a, float b, float c, float d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
 #endif
 
 /* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
@@ -2318,7 +2341,7 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
         llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
         llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
-        float s0, s1, s2, s3;
+        float s[4];
         for (i = 0; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
             llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
             a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
@@ -2337,20 +2360,28 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
             a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
             a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
         }
-        s0 = llm__vsum(llm__vadd(a0, b0));
-        s1 = llm__vsum(llm__vadd(a1, b1));
-        s2 = llm__vsum(llm__vadd(a2, b2));
-        s3 = llm__vsum(llm__vadd(a3, b3));
-        for (; i < k; i++) {
-            s0 += w0[i] * x[i];
-            s1 += w1[i] * x[i];
-            s2 += w2[i] * x[i];
-            s3 += w3[i] * x[i];
+#ifdef LLM__VLOAD_N
+        if (i < k) { /* the tail as one masked vector (stories260K's hidden 172 = 10 x 16 + 12) */
+            llm__vf xv = llm__vload_n(x + i, k - i);
+            b0 = llm__vfma(llm__vload_n(w0 + i, k - i), xv, b0);
+            b1 = llm__vfma(llm__vload_n(w1 + i, k - i), xv, b1);
+            b2 = llm__vfma(llm__vload_n(w2 + i, k - i), xv, b2);
+            b3 = llm__vfma(llm__vload_n(w3 + i, k - i), xv, b3);
+            i = k;
         }
-        y[r] = (bias ? bias[r] : 0.0f) + s0;
-        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s1;
-        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s2;
-        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s3;
+#endif
+        /* small k (stories260K: 64) makes the horizontal sums a large part of a row */
+        llm__vsum4(llm__vadd(a0, b0), llm__vadd(a1, b1), llm__vadd(a2, b2), llm__vadd(a3, b3), s);
+        for (; i < k; i++) {
+            s[0] += w0[i] * x[i];
+            s[1] += w1[i] * x[i];
+            s[2] += w2[i] * x[i];
+            s[3] += w3[i] * x[i];
+        }
+        y[r] = (bias ? bias[r] : 0.0f) + s[0];
+        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s[1];
+        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s[2];
+        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s[3];
     }
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
@@ -2378,10 +2409,10 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
         LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
 #undef LLM__ROW4
     }
-    s[0][0] = llm__vsum(a00), s[0][1] = llm__vsum(a01), s[0][2] = llm__vsum(a02), s[0][3] = llm__vsum(a03);
-    s[1][0] = llm__vsum(a10), s[1][1] = llm__vsum(a11), s[1][2] = llm__vsum(a12), s[1][3] = llm__vsum(a13);
-    s[2][0] = llm__vsum(a20), s[2][1] = llm__vsum(a21), s[2][2] = llm__vsum(a22), s[2][3] = llm__vsum(a23);
-    s[3][0] = llm__vsum(a30), s[3][1] = llm__vsum(a31), s[3][2] = llm__vsum(a32), s[3][3] = llm__vsum(a33);
+    llm__vsum4(a00, a01, a02, a03, s[0]);
+    llm__vsum4(a10, a11, a12, a13, s[1]);
+    llm__vsum4(a20, a21, a22, a23, s[2]);
+    llm__vsum4(a30, a31, a32, a33, s[3]);
     for (; i < k; i++) { /* the k % LLM__VF tail */
         const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
         for (rr = 0; rr < 4; rr++)
@@ -4048,23 +4079,29 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
     return mx;
 }
 
-/* s[i] = exp(s[i] - m); returns the sum */
+/* s[i] = exp(s[i] - m) for i < n; returns the sum. SIMD: the last n % W keys are one more
+   vector whose lanes past n are set to zero (s has room for n rounded up to W: the
+   kernels' score buffers hold LLM_ATTN_TILE, a multiple of W); calling the scalar exp
+   for them cost as much as the rest of the softmax at stories260K's sizes. */
 static float llm__att_exp_sub(float *s, int n, float m) {
     int i = 0;
     float sum = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    llm__rv vm = llm__rv_set1(m), acc = llm__rv_set1(0);
-    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
-        llm__rv e = llm__rv_exp(llm__rv_add(llm__rv_load(s + i), llm__rv_mul(vm, llm__rv_set1(-1.0f))));
+    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    llm__rv nm = llm__rv_set1(-m), zero = llm__rv_set1(0), acc = zero;
+    for (; i < n; i += LLM__ATT_W) {
+        llm__rv e = llm__rv_exp(llm__rv_add(llm__rv_load(s + i), nm));
+        if (n - i < LLM__ATT_W) e = llm__rv_ge_or(llm__rv_load(iota), llm__rv_set1((float)(n - i)), zero, e);
         llm__rv_store(s + i, e);
         acc = llm__rv_add(acc, e);
     }
     sum = llm__rv_hsum(acc);
-#endif
+#else
     for (; i < n; i++) {
         s[i] = LLM_EXPF(s[i] - m);
         sum += s[i];
     }
+#endif
     return sum;
 }
 
@@ -4255,8 +4292,9 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    /* several lanes (a GQA group) re-read each tile: 32 keys of K and V stay in L1 */
-    int hd = J->hd, tile = n > 1 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
+    /* several lanes (a GQA group) re-read each tile: it must stay in L1, so heads over 64
+       dims take 32 keys (32 KiB of K and V at head_dim 128) */
+    int hd = J->hd, tile = n > 1 && hd > 64 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
