@@ -1009,11 +1009,15 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 /* Workers sleep on a condition variable between jobs; a job is announced by bumping
    `gen`. Both sides first spin briefly on the counters (gcc/clang atomics), because in a
    decode step jobs arrive back to back (about 97 per token for the 110M shape) and a
-   worker still spinning picks the next one up without a wake-up. */
+   worker still spinning picks the next one up without a wake-up. Briefly: 1000 pauses
+   (tens of microseconds), longer than the gaps between a decode step's jobs. With
+   20,000 (about a millisecond) a machine whose cores were shared with another process
+   lost the core to the spinning thread while the other one waited for it: 2-thread int8
+   110M decode fell to 0.16x one thread; with 2,000 or 500 it was 0.64-0.78x. */
 #if defined(__GNUC__) || defined(__clang__)
 #define LLM__LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define LLM__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
-#define LLM__SPINS 20000
+#define LLM__SPINS 1000
 #else
 #define LLM__LOAD(p) (*(p))
 #define LLM__STORE(p, v) (*(p) = (v))
