@@ -4067,12 +4067,12 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
                 b2 = llm__rv_fma(qb, llm__rv_load(k2 + d + W), b2);
                 b3 = llm__rv_fma(qb, llm__rv_load(k3 + d + W), b3);
             }
-            s[j] = llm__rv_hsum(llm__rv_add(a0, b0)) * scale;
-            s[j + 1] = llm__rv_hsum(llm__rv_add(a1, b1)) * scale;
-            s[j + 2] = llm__rv_hsum(llm__rv_add(a2, b2)) * scale;
-            s[j + 3] = llm__rv_hsum(llm__rv_add(a3, b3)) * scale;
-            for (r = 0; r < 4; r++)
+            /* the four sums at once (>>matmul's llm__vsum4: the vector types are the same) */
+            llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s + j);
+            for (r = 0; r < 4; r++) {
+                s[j + r] *= scale;
                 if (s[j + r] > mx) mx = s[j + r];
+            }
         }
 #endif
     for (; j < nk; j++) {
