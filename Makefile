@@ -186,7 +186,7 @@ fuzz-replay: fuzz-build
 # ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
 # (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
 # falls back to clang --target when only the cross binutils and libc are installed.
-NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c,$(wildcard tests/test_*.c))
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c,$(wildcard tests/test_*.c))
 NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
              echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
 NEON_RUN ?= qemu-aarch64
