@@ -6,7 +6,7 @@
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make bench     throughput beside this machine's own roofs
-#   make neon      the kernel tests built for aarch64 (NEON) and run under qemu-aarch64
+#   make neon      the kernel, attention and model tests built for aarch64 (NEON), run under qemu-aarch64
 #   make clean
 CC ?= cc
 CXX ?= c++
