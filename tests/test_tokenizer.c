@@ -394,7 +394,7 @@ static void test_synth512_long(void) {
     static const char *const words[] = {"Once", "upon", "a", "time", "there", "was", "little", "girl", "named",
                                         "Lily", "She", "loved", "to", "play", "outside", "the", "sun", "and",
                                         "Permission", "hereby", "granted", "free", "of", "charge", "software",
-                                        "Gr\xc3\xbc\xc3\x9f" "e", "K\xc3\xb6ln", "\xe6\x9d\xb1\xe4\xba\xac",
+                                        "Gr\303\274\303\237e", "K\xc3\xb6ln", "\xe6\x9d\xb1\xe4\xba\xac",
                                         "\xf0\x9f\x98\x80", "caf\xc3\xa9", "1234", "--", "\"quoted\"", "(x)"};
     size_t size = 1 << 20, n = 0, out_len = 0;
     char *text, *out;
