@@ -157,6 +157,20 @@ static void destroy_tokenizer(void *obj) {
     llm_tokenizer_free((llm_tokenizer *)obj);
     free(obj);
 }
+/* llm_tokenize of a text of more than 128 tokens takes its merge scratch from LLM_MALLOC:
+   ctx is a tokenizer, obj the ids (plain malloc, not counted). */
+static llm_status create_tokenize(void *ctx, void **obj) {
+    static char text[1001];
+    int *ids = (int *)malloc(1004 * sizeof(int)), n = 0, i;
+    llm_status s;
+    if (!ids) return LLM_ENOMEM;
+    for (i = 0; i < 1000; i++) text[i] = "the cat sat on a mat "[i % 21];
+    s = llm_tokenize((const llm_tokenizer *)ctx, text, 1, 1, ids, 1004, &n);
+    if (s != LLM_OK) free(ids);
+    else *obj = ids;
+    return s;
+}
+static void destroy_ids(void *obj) { free(obj); }
 static llm_status create_model_file(void *ctx, void **obj) {
     llm_model *m = (llm_model *)malloc(sizeof *m);
     const char *why;
@@ -190,6 +204,13 @@ static void test_alloc(void) {
     CHECK(check_alloc_failures("llm_state_create(int8)", create_state, destroy_state, &dt) >= 1);
     CHECK(check_alloc_failures("llm_sampler_create", create_sampler, destroy_sampler, NULL) >= 1);
     CHECK(check_alloc_failures("llm_tokenizer_create", create_tokenizer, destroy_tokenizer, NULL) >= 1);
+    {
+        llm_tokenizer *t = NULL;
+        if (create_tokenizer(NULL, (void **)&t) == LLM_OK) {
+            CHECK(check_alloc_failures("llm_tokenize (1000 bytes)", create_tokenize, destroy_ids, t) == 1);
+            destroy_tokenizer(t);
+        }
+    }
     {   /* the file loaders: a checkpoint of each format and a tokenizer, written here */
         static const ckw_dims d[3] = {{0, 8, 16, 2, 2, 1, 300, 4, 0, 0}, {1, 8, 16, 2, 2, 2, 300, 4, 1, 0},
                                       {2, 8, 16, 1, 2, 2, 300, 4, 0, 8}};

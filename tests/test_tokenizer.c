@@ -1,9 +1,11 @@
 /* >>files: the llama2.c tokenizer: run.c's encoding (dummy prefix, UTF-8 code points,
    byte fallback, best-score merges), decoding (space after BOS, raw bytes), round trips
-   on ASCII and UTF-8, and hostile tokenizer files. */
+   on ASCII and UTF-8, and hostile tokenizer files. The O(n log n) encoder against run.c's
+   O(n^2) one (tests/tok_reference.h) on random, UTF-8 and tie-heavy texts, and a 1 MB text. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "tok_reference.h"
 
 /* A tokenizer.bin in memory (test.h's test_buf; items counts the pieces, the vocab):
    <unk> <s> </s>, the 256 byte pieces, then `extra` pieces. */
@@ -207,9 +209,241 @@ static void test_synth512(void) {
     CHECK(llm_tokenizer_load_file(&t, path, 511, &why) == LLM_EFORMAT);
 }
 
+/* ---- the heap-based encoder against run.c's (tests/tok_reference.h) ---------------- */
+
+static uint32_t rng = 2463534242u;
+static uint32_t rnd(void) { /* xorshift32 */
+    rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
+    return rng;
+}
+
+/* Appends one UTF-8 code point of 1-4 bytes (never NUL); returns the bytes written. */
+static int put_utf8(char *o, uint32_t cp) {
+    if (cp < 0x80) return o[0] = (char)cp, 1;
+    if (cp < 0x800) return o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), 2;
+    if (cp < 0x10000)
+        return o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)), 3;
+    o[0] = (char)(0xF0 | cp >> 18), o[1] = (char)(0x80 | ((cp >> 12) & 63));
+    o[2] = (char)(0x80 | ((cp >> 6) & 63)), o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+/* A random text of at most max bytes: the vocabulary's own pieces glued together (so
+   long runs of merges), `alpha` characters (a small alphabet: many equal-score pairs),
+   printable ASCII, code points of 2-4 bytes, and stray bytes (continuation bytes alone,
+   cut sequences, control characters). */
+static int random_text(const llm_tokenizer *t, const char *alpha, char *out, int max) {
+    int n = 0, na = (int)strlen(alpha);
+    while (n < max - 8) {
+        uint32_t r = rnd() % 100;
+        if (r < 35) { /* a piece of the vocabulary, skipping <unk> <s> </s> */
+            int len, id = 3 + (int)(rnd() % (uint32_t)(t->vocab - 3));
+            const char *p = llm__piece(t, id, &len);
+            if (len > 0 && len <= max - 8 - n && (int)strlen(p) == len) memcpy(out + n, p, (size_t)len), n += len;
+        } else if (r < 60) {
+            out[n++] = alpha[rnd() % (uint32_t)na];
+        } else if (r < 72) {
+            out[n++] = (char)(' ' + rnd() % 95);
+        } else if (r < 87) {
+            static const uint32_t lo[3] = {0x80, 0x800, 0x10000}, span[3] = {0x780, 0xF800, 0x100000};
+            int k = (int)(rnd() % 3);
+            uint32_t cp = lo[k] + rnd() % span[k];
+            if (cp >= 0xD800 && cp < 0xE000) cp = 0xE9;
+            n += put_utf8(out + n, cp);
+        } else {
+            out[n++] = (char)(1 + rnd() % 255);
+        }
+        if (rnd() % 16 == 0) break;
+    }
+    out[n] = 0;
+    return n;
+}
+
+/* llm_tokenize, llm_tokenize_scratch and the reference agree on status and ids; the cap
+   is sometimes short, to compare the LLM_ERANGE cases too. Returns 1 if they agree. */
+static int same_as_reference(const llm_tokenizer *t, const char *text) {
+    static int want[2048], got[2048], got2[2048];
+    static unsigned char scratch[2048 * 20 + 64];
+    int len = (int)strlen(text), bos = (int)(rnd() & 1), eos = (int)(rnd() & 1), nw = -1, ng = -1, ng2 = -1, i;
+    int cap = len + 3;
+    llm_status sw, sg, sg2;
+    if (cap > 2048) return 0;
+    if (rnd() % 4 == 0) cap = (int)(rnd() % (uint32_t)(cap + 1));
+    sw = ref_tokenize(t, text, bos, eos, want, cap, &nw);
+    sg = llm_tokenize(t, text, bos, eos, got, cap, &ng);
+    sg2 = llm_tokenize_scratch(t, text, bos, eos, got2, cap, &ng2, scratch, llm_tokenize_scratch_bytes(cap));
+    if (sw != sg || sw != sg2 || nw != ng || nw != ng2) {
+        printf("  \"%.60s\" (%d bytes, bos %d eos %d cap %d): reference %s n %d, llm_tokenize %s n %d, _scratch %s n %d\n",
+               text, len, bos, eos, cap, llm_status_str(sw), nw, llm_status_str(sg), ng, llm_status_str(sg2), ng2);
+        return 0;
+    }
+    for (i = 0; i < nw; i++)
+        if (want[i] != got[i] || want[i] != got2[i]) {
+            printf("  \"%.60s\" (%d bytes): token %d of %d: reference %d, llm_tokenize %d, _scratch %d\n", text, len, i, nw,
+                   want[i], got[i], got2[i]);
+            return 0;
+        }
+    return 1;
+}
+
+static int compare_random(const llm_tokenizer *t, const char *alpha, int n_texts, const char *what) {
+    static char text[1200];
+    int k, bad = 0;
+    for (k = 0; k < n_texts && bad < 3; k++) {
+        /* mostly short texts (the reference is O(n^2)), one in eight up to 1 KB */
+        random_text(t, alpha, text, rnd() % 8 == 0 ? 1 + (int)(rnd() % 1100) : 10 + (int)(rnd() % 100));
+        if (!same_as_reference(t, text)) bad++;
+    }
+    CHECK_MSG(bad == 0, "%s: %d random texts encode differently from run.c's algorithm", what, bad);
+    return bad;
+}
+
+/* A vocabulary where equal scores are the rule: every string of 1-3 symbols over
+   {a, b, space, é} scored -1, 0 or 1, plus hostile entries: a duplicate piece with a better
+   score (the lowest id wins the lookup), scores of NaN, -inf, exactly -1e10 (never merged,
+   as in run.c) and -9e9 (merged last), and an empty piece. bytes: the 256 <0xNN> pieces,
+   or none (then byte fallback lands on whatever piece has id byte + 3). */
+static test_buf make_ties_tok(int bytes) {
+    static const char *const sym[4] = {"a", "b", " ", "\xc3\xa9"};
+    test_buf b;
+    char piece[16];
+    int i, len, k;
+    memset(&b, 0, sizeof b);
+    test_buf_i32(&b, 8);
+    tput_piece(&b, "<unk>", 0), tput_piece(&b, "<s>", 0), tput_piece(&b, "</s>", 0);
+    if (bytes)
+        for (i = 0; i < 256; i++) {
+            sprintf(piece, "<0x%02X>", i);
+            tput_piece(&b, piece, 0);
+        }
+    for (len = 1; len <= 3; len++)
+        for (i = 0; i < (len == 1 ? 4 : len == 2 ? 16 : 64); i++) {
+            float sc = (float)((int)(rnd() % 3) - 1);
+            int v = i;
+            piece[0] = 0;
+            for (k = 0; k < len; k++, v /= 4) strcat(piece, sym[v % 4]);
+            if (strcmp(piece, "aaa") == 0) sc = (float)NAN;
+            if (strcmp(piece, "bbb") == 0) sc = -(float)INFINITY;
+            if (strcmp(piece, "a b") == 0) sc = -1e10f;
+            if (strcmp(piece, "b a") == 0) sc = -9e9f;
+            tput_piece(&b, piece, sc);
+        }
+    tput_piece(&b, "ab", 5.0f); /* a duplicate: never found, "ab" keeps its first id */
+    tput_piece(&b, "", 3.0f);
+    return b;
+}
+
+static void test_against_reference(void) {
+    llm_tokenizer t;
+    const char *why;
+    test_buf b = make_tok();
+    CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
+    compare_random(&t, "the cat sat on abc", 300, "the small test vocabulary");
+    llm_tokenizer_free(&t);
+    free(b.p);
+    b = make_ties_tok(1);
+    CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
+    compare_random(&t, "ab \xc3\xa9", 400, "the tie vocabulary");
+    {   /* all-tie texts: the leftmost pair must win every time */
+        static char text[600];
+        int k, i, bad = 0;
+        for (k = 0; k < 100; k++) {
+            int n = 1 + (int)(rnd() % 500);
+            for (i = 0; i < n; i++) text[i] = "ab "[rnd() % 3];
+            text[n] = 0;
+            bad += !same_as_reference(&t, text);
+        }
+        CHECK_MSG(bad == 0, "%d texts over {a, b, space} encode differently from run.c's algorithm", bad);
+    }
+    llm_tokenizer_free(&t);
+    free(b.p);
+    b = make_ties_tok(0);
+    CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
+    compare_random(&t, "ab \xc3\xa9", 300, "the tie vocabulary without byte pieces");
+    llm_tokenizer_free(&t);
+    free(b.p);
+    /* scratch: exactly enough works, one byte less is refused, and one token needs none */
+    {
+        int ids[16], n = -1;
+        size_t need;
+        void *mem;
+        b = make_tok();
+        CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
+        need = llm_tokenize_scratch_bytes(6); /* BOS, prefix, h, e, l, l... : 7 tokens for "hello" */
+        CHECK(llm_tokenize_scratch_bytes(-1) == 0 && llm_tokenize_scratch_bytes(0) > 0);
+        mem = malloc(llm_tokenize_scratch_bytes(7));
+        CHECK_OK(llm_tokenize_scratch(&t, "hello", 1, 1, ids, 16, &n, mem, llm_tokenize_scratch_bytes(7)));
+        CHECK(llm_tokenize_scratch(&t, "hello", 1, 1, ids, 16, &n, mem, need) == LLM_EINVAL && n == 0);
+        CHECK(llm_tokenize_scratch(&t, "hello", 1, 1, ids, 16, &n, NULL, 0) == LLM_EINVAL);
+        CHECK(llm_tokenize_scratch(&t, "hello", 1, 1, ids, 4, &n, mem, need) == LLM_ERANGE);
+        CHECK_OK(llm_tokenize_scratch(&t, "", 1, 1, ids, 16, &n, NULL, 0));
+        CHECK(n == 2 && ids[0] == 1 && ids[1] == 2);
+        free(mem);
+        llm_tokenizer_free(&t);
+        free(b.p);
+    }
+}
+
+/* synth512 (a real 512-piece tokenizer): random texts against the reference, then a
+   1 MB text (the old encoder took minutes there; no time limit here, it just has to
+   finish and round-trip). */
+static void test_synth512_long(void) {
+    char path[512];
+    llm_tokenizer t;
+    const char *why;
+    static const char *const words[] = {"Once", "upon", "a", "time", "there", "was", "little", "girl", "named",
+                                        "Lily", "She", "loved", "to", "play", "outside", "the", "sun", "and",
+                                        "Permission", "hereby", "granted", "free", "of", "charge", "software",
+                                        "Gr\303\274\303\237e", "K\xc3\xb6ln", "\xe6\x9d\xb1\xe4\xba\xac",
+                                        "\xf0\x9f\x98\x80", "caf\xc3\xa9", "1234", "--", "\"quoted\"", "(x)"};
+    size_t size = 1 << 20, n = 0, out_len = 0;
+    char *text, *out;
+    int *ids, n_ids = 0, i, ok = 1;
+    FILE *f;
+    sprintf(path, "%s/synth512.bin", test_models_dir());
+    if (!(f = fopen(path, "rb"))) {
+        printf("test_tokenizer: %s absent: the 1 MB text uses the small test vocabulary\n", path);
+        test_buf b = make_tok();
+        CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
+        free(b.p);
+    } else {
+        fclose(f);
+        CHECK_OK(llm_tokenizer_load_file(&t, path, 512, &why));
+        compare_random(&t, " the and of", 300, "synth512");
+    }
+    text = (char *)malloc(size + 64);
+    out = (char *)malloc(size + 64);
+    ids = (int *)malloc((size + 3) * sizeof(int));
+    if (!text || !out || !ids) {
+        CHECK_MSG(0, "no memory for the 1 MB text");
+        free(text), free(out), free(ids);
+        llm_tokenizer_free(&t);
+        return;
+    }
+    while (n < size) { /* words, spaces, now and then a newline or a sentence end */
+        const char *w = words[rnd() % (sizeof words / sizeof words[0])];
+        size_t wl = strlen(w);
+        if (n + wl + 2 > size) break;
+        memcpy(text + n, w, wl), n += wl;
+        text[n++] = rnd() % 12 == 0 ? '\n' : rnd() % 10 == 0 ? '.' : ' ';
+    }
+    text[n] = 0;
+    CHECK_OK(llm_tokenize(&t, text, 1, 1, ids, (int)size + 3, &n_ids));
+    CHECK(n_ids > 2 && n_ids < (int)n && ids[0] == 1 && ids[n_ids - 1] == 2); /* merges happened */
+    for (i = 0; i < n_ids; i++) ok = ok && ids[i] >= 0 && ids[i] < t.vocab;
+    CHECK_MSG(ok, "1 MB text: an id out of range");
+    CHECK_OK(llm_detokenize(&t, 0, ids, n_ids, out, size + 64, &out_len));
+    CHECK_MSG(out_len == n && memcmp(out, text, n) == 0, "1 MB text: decode(encode(text)) differs (%zu of %zu bytes)",
+              out_len, n);
+    free(text), free(out), free(ids);
+    llm_tokenizer_free(&t);
+}
+
 int main(void) {
     test_encode_decode();
     test_hostile();
     test_synth512();
+    test_against_reference();
+    test_synth512_long();
     return test_done();
 }

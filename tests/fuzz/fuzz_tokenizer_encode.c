@@ -2,11 +2,13 @@
    380-piece one written by tests/ckpt_writer.h: every byte has a <0xNN> fallback, plus
    printable characters and merges). Checks: ids in range, at most strlen + 3 of them,
    a too-small cap is LLM_ERANGE, and decode(encode(text)) gives back exactly the text
-   (after BOS the dummy-prefix space is dropped). */
+   (after BOS the dummy-prefix space is dropped); and for texts up to 512 bytes, the same
+   ids as run.c's O(n^2) encoder (tests/tok_reference.h), through both entry points. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "fuzz.h"
 #include "ckpt_writer.h"
+#include "tok_reference.h"
 #include <stdlib.h>
 
 #define VOCAB 380
@@ -53,6 +55,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (bos) {
         s = llm_detokenize(t, 0, ids, n, out, len + 8, &out_len);
         if (s != LLM_OK || out_len != len || memcmp(out, text, len) != 0) abort();
+    }
+    /* differential: the reference encoder and llm_tokenize_scratch give the same ids */
+    if (len <= 512) {
+        int *want = (int *)malloc((size_t)cap * sizeof(int)), m = -1, m2 = -1;
+        size_t sb = llm_tokenize_scratch_bytes(cap);
+        void *scratch = malloc(sb);
+        if (!want || !scratch) abort();
+        if (ref_tokenize(t, text, bos, eos, want, cap, &m) != LLM_OK || m != n) abort();
+        for (i = 0; i < n; i++)
+            if (want[i] != ids[i]) abort();
+        if (llm_tokenize_scratch(t, text, bos, eos, want, cap, &m2, scratch, sb) != LLM_OK || m2 != n) abort();
+        for (i = 0; i < n; i++)
+            if (want[i] != ids[i]) abort();
+        free(scratch);
+        free(want);
     }
     /* one id too few of room: LLM_ERANGE, and nothing written past the cap */
     if (n > 0) {
