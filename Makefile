@@ -1,7 +1,8 @@
 # llm.h build. Everything goes into build/; nothing to install.
 #   make demo      build and run the examples tour (numbered examples, in order)
-#   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in three builds:
-#                  native SIMD, AVX2+FMA (on x86-64) and scalar (-DLLM_NO_SIMD), the header
+#   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in up to four builds:
+#                  native SIMD, AVX2+FMA and AVX512F alone (on x86-64 CPUs that run them)
+#                  and scalar (-DLLM_NO_SIMD), the header
 #                  compiled as C++11, and the link checks; ends with "N passed, N failed"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
@@ -28,10 +29,16 @@ DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/tok_reference.h $(wildcard e
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
 TEST_VARIANTS += avx2
+# AVX-512 Foundation alone (no DQ, BW, VNNI: Skylake's and Knights Landing's common base),
+# when this CPU can run it: the header must not reach past AVX512F in its AVX-512 paths
+ifneq ($(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes),)
+TEST_VARIANTS += avx512f
 endif
-FLAGS_native = $(ARCH)
-FLAGS_scalar = $(ARCH) -DLLM_NO_SIMD
-FLAGS_avx2   = -mavx2 -mfma
+endif
+FLAGS_native  = $(ARCH)
+FLAGS_scalar  = $(ARCH) -DLLM_NO_SIMD
+FLAGS_avx2    = -mavx2 -mfma
+FLAGS_avx512f = -mavx512f -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \

@@ -4258,7 +4258,9 @@ static void llm__att_pv_t(float *o, float a, float *p, const float *VT, int ld, 
    multiply the two rows at once; the halves are added at the end. Rows past n are
    masked loads of zero. */
 static float llm__att_scores8(float *s, const float *q, const float *K, int n, float scale, float mx) {
-    const __m512 qq = _mm512_mul_ps(_mm512_broadcast_f32x8(_mm256_loadu_ps(q)), _mm512_set1_ps(scale));
+    /* q twice (a 256-bit broadcast written with AVX512F alone: the f32x8 one needs DQ) */
+    const __m512 qq = _mm512_mul_ps(_mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(q)))),
+                                    _mm512_set1_ps(scale));
     /* lane of the reduced vector that holds key k (even keys of each 8 first) */
     const __m512i order = _mm512_set_epi32(15, 11, 14, 10, 13, 9, 12, 8, 7, 3, 6, 2, 5, 1, 4, 0);
     __m512 vmx = _mm512_set1_ps(mx);
@@ -4305,7 +4307,7 @@ static void llm__att_pv8(float *o, float a, const float *p, const float *V, int 
         }
     }
     acc0 = _mm512_add_ps(acc0, acc1);
-    sum = _mm256_add_ps(_mm512_castps512_ps256(acc0), _mm512_extractf32x8_ps(acc0, 1));
+    sum = _mm256_add_ps(_mm512_castps512_ps256(acc0), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc0), 1)));
     _mm256_storeu_ps(o, _mm256_fmadd_ps(_mm256_loadu_ps(o), _mm256_set1_ps(a), sum));
 }
 #endif
