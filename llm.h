@@ -4032,15 +4032,15 @@ static const float *llm__att_fetch(const llm__att_job *J, const void *base, cons
 
 /* ---- rows kernel: one query at a time, vectors along head_dim ---- */
 
-/* Ask for n floats from p to come into L2, one request per 64-byte line. Decode streams K
+/* Ask for the bytes from p to come into L2, one request per 64-byte line. Decode streams K
    and V from memory with little arithmetic per byte; the hardware prefetcher alone left it
    at about half the read bandwidth, because it stops at every 4 KiB page (8 keys of
    head_dim 128) and ramps up again. So while a tile is worked on, the next tile's K rows
    are requested during the scores and its V rows during P V, shared out between the
    lanes so that the requests run all the way through the tile. */
-static void llm__att_prefetch(const float *p, int n) {
-    int i;
-    for (i = 0; i < n; i += 16) LLM__PREFETCH_L2(p + i);
+static void llm__att_prefetch(const char *p, size_t bytes) {
+    size_t i;
+    for (i = 0; i < bytes; i += 64) LLM__PREFETCH_L2(p + i);
 }
 
 static float llm__att_dot(const float *a, const float *b, int n) {
@@ -4065,7 +4065,7 @@ static float llm__att_dot(const float *a, const float *b, int n) {
 /* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
    at a time, two accumulators each, so eight FMA chains share each load of q. */
 static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx,
-                             const float *pf, int npf) {
+                             const char *pf, size_t pf_row, int npf) {
     int j = 0;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
@@ -4074,7 +4074,7 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
             const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
             llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
             int d, r;
-            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, 4 * hd);
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, 4 * pf_row);
             for (d = 0; d < hd; d += 2 * W) {
                 llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
                 a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
@@ -4095,7 +4095,7 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
         }
 #endif
     for (; j < nk; j++) {
-        if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, hd);
+        if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
         s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
         if (s[j] > mx) mx = s[j];
     }
@@ -4133,8 +4133,8 @@ static float llm__att_exp_sub(float *s, int n, float m) {
    are eight FMA chains, enough to hide the FMA latency. What is left of hd goes 4 vectors
    at a time with separate accumulators for even and odd rows (again eight chains), then
    one vector at a time. pf (may be NULL): rows to prefetch, one per row of V read. */
-static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd, const float *pf,
-                        int npf) {
+static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd, const char *pf,
+                        size_t pf_row, int npf) {
     int d = 0, j;
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
     enum { W = LLM__ATT_W };
@@ -4146,7 +4146,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         for (c = 0; c < 8; c++) e[c] = llm__rv_mul(llm__rv_load(o + d + c * W), va);
         for (j = 0; j < nk; j++, v0 += hd) {
             llm__rv pj = llm__rv_set1(p[j]);
-            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, hd);
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
             for (c = 0; c < 8; c++) e[c] = llm__rv_fma(pj, llm__rv_load(v0 + c * W), e[c]);
         }
         for (c = 0; c < 8; c++) llm__rv_store(o + d + c * W, e[c]);
@@ -4159,7 +4159,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         llm__rv f0 = zero, f1 = zero, f2 = zero, f3 = zero;
         for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
             llm__rv pe = llm__rv_set1(p[j]), po = llm__rv_set1(p[j + 1]);
-            if (j < npf) llm__att_prefetch(pf + (size_t)j * hd, 2 * hd);
+            if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, 2 * pf_row);
             e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
             e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
             e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
@@ -4188,7 +4188,7 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         llm__rv_store(o + d, e0);
     }
 #endif
-    (void)pf, (void)npf; /* the scalar loop leaves prefetching to the hardware */
+    (void)pf, (void)pf_row, (void)npf; /* the scalar loop leaves prefetching to the hardware */
     for (; d < hd; d++) {
         float acc = o[d] * a;
         for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
@@ -4330,8 +4330,10 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        /* an fp32 cache is read in place: the lanes share out the next tile's rows to prefetch */
-        int pf_rows = J->dtype == LLM_F32 && j0 + nk <= hi ? (hi + 1 - j0 - nk < tile ? hi + 1 - j0 - nk : tile) : 0;
+        /* the lanes share out the next tile's rows of the cache (fp32, f16 or int8) to prefetch */
+        int pf_rows = j0 + nk <= hi ? (hi + 1 - j0 - nk < tile ? hi + 1 - j0 - nk : tile) : 0;
+        size_t row = (size_t)hd * llm__kv_esize(J->dtype), next = ((size_t)kvh * J->kv_stride + j0 + nk) * row;
+        const char *kn = (const char *)J->k + next, *vn = (const char *)J->v + next;
 #ifdef LLM__RV
         /* small heads: K^T, V^T after the converted rows (<= 16 x (64 + 16) floats each) */
         float *KT = (float *)w->kbuf + LLM__ATT_CONV / 2, *VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
@@ -4369,11 +4371,11 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #endif
             int r0 = pf_rows * i / n, r1 = pf_rows * (i + 1) / n; /* this lane's share */
             mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx,
-                                 K + (size_t)(nk + r0) * hd, r1 - r0);
+                                 kn + r0 * row, row, r1 - r0);
             a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
             l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
-            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd,
-                        V + (size_t)(nk + r0) * hd, r1 - r0);
+            llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row,
+                        r1 - r0);
             m[i] = mx;
         }
     }
