@@ -4063,7 +4063,8 @@ static float llm__att_dot(const float *a, const float *b, int n) {
 }
 
 /* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
-   at a time, two accumulators each, so eight FMA chains share each load of q. */
+   at a time, two accumulators each, so eight FMA chains share each load of q. Prefetch:
+   npf rows of pf_row bytes from pf (the next tile's), one row per key scored. */
 static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx,
                              const char *pf, size_t pf_row, int npf) {
     int j = 0;
@@ -4132,7 +4133,7 @@ static float llm__att_exp_sub(float *s, int n, float m) {
    are held in registers over all the rows, so V streams through once; eight accumulators
    are eight FMA chains, enough to hide the FMA latency. What is left of hd goes 4 vectors
    at a time with separate accumulators for even and odd rows (again eight chains), then
-   one vector at a time. pf (may be NULL): rows to prefetch, one per row of V read. */
+   one vector at a time. Prefetch: npf rows of pf_row bytes from pf, one per row of V read. */
 static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd, const char *pf,
                         size_t pf_row, int npf) {
     int d = 0, j;
