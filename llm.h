@@ -870,6 +870,7 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 
 #ifdef LLM_PTHREADS
 #include <pthread.h>
+#include <sched.h> /* sched_yield */
 #endif
 
 /* ======================================================================================
@@ -1017,15 +1018,17 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 /* Workers sleep on a condition variable between jobs; a job is announced by bumping
    `gen`. Both sides first spin briefly on the counters (gcc/clang atomics), because in a
    decode step jobs arrive back to back (about 97 per token for the 110M shape) and a
-   worker still spinning picks the next one up without a wake-up. Briefly: 1000 pauses
-   (tens of microseconds), longer than the gaps between a decode step's jobs. With
-   20,000 (about a millisecond) a machine whose cores were shared with another process
-   lost the core to the spinning thread while the other one waited for it: 2-thread int8
-   110M decode fell to 0.16x one thread; with 2,000 or 500 it was 0.64-0.78x. */
+   worker still spinning picks the next one up without a wake-up. The spin lasts up to
+   20,000 pauses (about a millisecond), longer than any gap between a decode step's jobs:
+   with 1,000, 2-thread int8 110M decode fell from 1.94x to 1.30-1.36x one thread on a
+   quiet machine, the workers sleeping and waking between jobs. Every 64 pauses the
+   spinner yields its core (sched_yield returns at once when nothing else is runnable):
+   on a machine shared with another process, a thread that only spins holds the core its
+   partner needs, and 2-thread int8 decode measured 0.16x one thread. */
 #if defined(__GNUC__) || defined(__clang__)
 #define LLM__LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define LLM__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
-#define LLM__SPINS 1000
+#define LLM__SPINS 20000
 #else
 #define LLM__LOAD(p) (*(p))
 #define LLM__STORE(p, v) (*(p) = (v))
@@ -1036,6 +1039,14 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 #else
 #define LLM__PAUSE() ((void)0)
 #endif
+/* one step of a spin-wait: a pause, and every 64th step the core to whoever needs it */
+#define LLM__SPIN_STEP(i)              \
+    do {                               \
+        if (((i) & 63) == 63)          \
+            (void)sched_yield();       \
+        else                           \
+            LLM__PAUSE();              \
+    } while (0)
 
 #ifndef LLM_THREAD_STACK
 #define LLM_THREAD_STACK (1024 * 1024) /* bytes of stack each worker thread gets, at least */
@@ -1067,7 +1078,7 @@ static void *llm__worker_main(void *arg) {
         llm_task_fn fn;
         void *ctx;
         int i;
-        for (i = 0; i < LLM__SPINS && LLM__LOAD(&p->gen) == seen && !LLM__LOAD(&p->quit); i++) LLM__PAUSE();
+        for (i = 0; i < LLM__SPINS && LLM__LOAD(&p->gen) == seen && !LLM__LOAD(&p->quit); i++) LLM__SPIN_STEP(i);
         pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->wake, &p->mu);
         if (p->quit) {
@@ -1162,7 +1173,7 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
     pthread_cond_broadcast(&th->wake);
     pthread_mutex_unlock(&th->mu);
     fn(ctx, 0, th->n);
-    for (i = 0; i < LLM__SPINS && LLM__LOAD(&th->pending) != 0; i++) LLM__PAUSE();
+    for (i = 0; i < LLM__SPINS && LLM__LOAD(&th->pending) != 0; i++) LLM__SPIN_STEP(i);
     pthread_mutex_lock(&th->mu);
     while (th->pending != 0) pthread_cond_wait(&th->done, &th->mu);
     LLM_ASSERT(th->busy == 1 && th->pending == 0);
