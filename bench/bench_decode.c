@@ -94,8 +94,13 @@ static void big_free(big_model *m) {
     while (m->n_mem > 0) free(m->mem[--m->n_mem]);
 }
 
-/* Decode n tokens at positions p0..p0+n-1 (after a prefill of p0 tokens): tok/s. */
-static double decode_rate(const llm_config *c, const llm_weights *w, int p0, int n, llm_threads *th, int reps) {
+/* Decode n tokens at positions p0..p0+n-1 (after a prefill of p0 tokens): tok/s. Token i
+   runs with weights ws[i % nw]: copies of one model, so that a model smaller than the
+   last-level cache is still read from memory (this VM reports a 260 MiB L3, which holds
+   the 121 MB int8 110M model: 2 threads then "read" 104-108 % of the DRAM roof). */
+static double decode_rate(const llm_config *c, const llm_weights *const *ws, int nw, int p0, int n, llm_threads *th,
+                          int reps) {
+    const llm_weights *w = ws[0];
     llm_state s;
     float *logits = (float *)malloc((size_t)c->vocab * sizeof(float));
     int *toks = (int *)malloc((size_t)(p0 + n) * sizeof(int)), i, r;
@@ -107,7 +112,7 @@ static double decode_rate(const llm_config *c, const llm_weights *w, int p0, int
         if (p0 > 0) llm_forward(&s, w, toks, p0, 0, logits, 0, th);
         t0 = roofs_now(), c0 = cpu_now();
         for (i = 0; i < n; i++)
-            if (llm_forward(&s, w, &toks[p0 + i], 1, p0 + i, logits, 0, th) != LLM_OK) exit(1);
+            if (llm_forward(&s, ws[i % nw], &toks[p0 + i], 1, p0 + i, logits, 0, th) != LLM_OK) exit(1);
         t0 = roofs_now() - t0, c0 = cpu_now() - c0;
         if (n / t0 > best) best = n / t0, g_share = c0 / (t0 * llm_threads_count(th));
     }
@@ -172,7 +177,8 @@ int main(void) {
     if (llm_llama2c_load_file(&small, path, &why) == LLM_OK) {
         double target = 1.5 * 23000.0 * fma1 / PEER_FMA_GFLOPS, r1 = 0;
         for (nt = 1; nt <= 2; nt++) {
-            double r = decode_rate(&small.config, &small.weights, 0, 256, nt == 2 ? th2 : NULL, 20);
+            const llm_weights *sw = &small.weights; /* 1 MB: in cache, as it is in use */
+            double r = decode_rate(&small.config, &sw, 1, 0, 256, nt == 2 ? th2 : NULL, 20);
             if (nt == 1) r1 = r;
             printf("  stories260K fp32 decode, %d thread%s: %8.0f tok/s, CPU share %3.0f%% (256 tokens from "
                    "position 0)",
@@ -187,14 +193,26 @@ int main(void) {
 
     /* the 110M shape, fp32 then int8 */
     for (q = 0; q < 2; q++) {
-        big_model m;
+        static big_model copies[8];
+        const llm_weights *ws[8];
+        big_model *mp = &copies[0];
         double bytes, r, pf, pf1 = 0, share_target, speedup_target = q ? 1.7 : 1.3;
-        big_make(&m, q);
-        bytes = llm_decode_bytes(&m.c, &m.w, LLM_F32, 64);
+        int nw, k;
+        big_make(mp, q);
+        bytes = llm_decode_bytes(&mp->c, &mp->w, LLM_F32, 64);
+        /* copies until the weights cycled over are >= 600 MB */
+        nw = (int)(600e6 / bytes) + 1;
+        if (nw > 8) nw = 8;
+        for (k = 0; k < nw; k++) {
+            if (k > 0) big_make(&copies[k], q);
+            ws[k] = &copies[k].w;
+        }
+        printf("  (110M %s: %d copies of the weights, %.0f MB, cycled token by token)\n", q ? "int8" : "fp32", nw,
+               nw * bytes / 1e6);
         share_target = q ? 244.0 * bytes / (PEER_READ_GBS * 1e9) : 0.85;
         for (nt = 1; nt <= 2; nt++) {
             double share;
-            r = decode_rate(&m.c, &m.w, 32, 64, nt == 2 ? th2 : NULL, 2);
+            r = decode_rate(&mp->c, ws, nw, 32, 64, nt == 2 ? th2 : NULL, 2);
             if (nt == 1) base[q] = r;
             share = r * bytes / 1e9 / bw[nt];
             printf("  110M %s decode, %d thread%s: %6.1f tok/s, CPU share %3.0f%%, %.1f MB/token -> %5.1f GB/s = "
@@ -214,14 +232,14 @@ int main(void) {
         }
         for (nt = 1; nt <= 2; nt++) {
             double target = 760.0 * fma1 / PEER_FMA_GFLOPS;
-            pf = prefill_rate(&m.c, &m.w, 128, nt == 2 ? th2 : NULL, 2);
+            pf = prefill_rate(&mp->c, &mp->w, 128, nt == 2 ? th2 : NULL, 2);
             if (nt == 1) pf1 = pf;
             printf("  110M %s prefill of 128 tokens, %d thread%s: %6.1f tok/s, CPU share %3.0f%%", q ? "int8" : "fp32", nt,
                    nt > 1 ? "s" : " ", pf, 100 * g_share);
             if (nt == 1) printf("; target >= %.0f (llama.cpp 760 x FMA/226): %s\n", target, verdict(pf, target));
             else printf(", %.2fx 1 thread\n", pf / pf1);
         }
-        big_free(&m);
+        for (k = 0; k < nw; k++) big_free(&copies[k]);
     }
     printf("  CPU share < 90%%: other processes had the cores; the figures are then lower bounds.\n");
     llm_threads_free(th2);
