@@ -3997,7 +3997,7 @@ typedef struct llm__att_work {
     union {
         struct { /* rows kernel: o[lane][hd] */
             llm__att_blk o[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
-            float s[LLM_ATTN_TILE];
+            float s[4 * LLM_ATTN_TILE]; /* a tile of scores per lane of a group */
         } rows;
         struct { /* lanes kernel: Q^T, O^T [hd][lanes], S^T [tile][lanes] */
             llm__att_blk qt[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
@@ -4073,6 +4073,27 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     return s;
 }
 
+#ifdef LLM__RV
+/* s[i] *= scale for i < n; returns max(mx, max_i s[i]). A vector at a time: per key, the
+   scalar max was a chain of dependent maxss, a fifth of GQA decode's time with K and V in
+   L2 (perf). */
+static float llm__att_scale_max(float *s, int n, float scale, float mx) {
+    llm__rv vs = llm__rv_set1(scale), vm = llm__rv_set1(mx);
+    int i;
+    for (i = 0; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
+        llm__rv x = llm__rv_mul(llm__rv_load(s + i), vs);
+        llm__rv_store(s + i, x);
+        vm = llm__rv_max(vm, x);
+    }
+    mx = llm__rv_hmax(vm);
+    for (; i < n; i++) {
+        s[i] *= scale;
+        if (s[i] > mx) mx = s[i];
+    }
+    return mx;
+}
+#endif
+
 /* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
    at a time, two accumulators each, so eight FMA chains share each load of q. Prefetch:
    npf rows of pf_row bytes from pf (the next tile's), one row per key scored. */
@@ -4101,22 +4122,7 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
             /* the four sums at once (>>matmul's llm__vsum4: the vector types are the same) */
             llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s + j);
         }
-    /* scale and running max a vector at a time: per key, the scalar max was a chain of
-       dependent maxss, a fifth of GQA decode's time with K and V in L2 (perf) */
-    {
-        llm__rv vs = llm__rv_set1(scale), vm = llm__rv_set1(mx);
-        int i;
-        for (i = 0; i + W <= j; i += W) {
-            llm__rv x = llm__rv_mul(llm__rv_load(s + i), vs);
-            llm__rv_store(s + i, x);
-            vm = llm__rv_max(vm, x);
-        }
-        mx = llm__rv_hmax(vm);
-        for (; i < j; i++) {
-            s[i] *= scale;
-            if (s[i] > mx) mx = s[i];
-        }
-    }
+    mx = llm__att_scale_max(s, j, scale, mx);
 #endif
     for (; j < nk; j++) {
         if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
@@ -4224,6 +4230,94 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         o[d] = acc;
     }
 }
+
+#ifdef LLM__RV
+/* ---- lane groups: the query heads of a GQA group at one position (decode) ----
+   One lane at a time reads every K and V row of the tile once per lane. Here LG lanes go
+   together: each K vector loaded meets the LG queries (4 keys x LG lanes of accumulators),
+   each V vector loaded is multiplied into the LG outputs (4 vectors of o x LG lanes), so
+   the loads per FMA halve and the per-lane overheads are paid once per group. LG = 4 with
+   32 vector registers (AVX-512, NEON): 16 accumulators; 2 with AVX2's 16. The names are
+   written out by macros, because gcc -O2 keeps an array of vectors on the stack. */
+#if defined(LLM__AVX2)
+#define LLM__ATT_LG 2
+#define LLM__ATT_GL(X) X(0) X(1)
+#else
+#define LLM__ATT_LG 4
+#define LLM__ATT_GL(X) X(0) X(1) X(2) X(3)
+#endif
+#define LLM__ATT_G_DECL(l) llm__rv c##l##0 = zero, c##l##1 = zero, c##l##2 = zero, c##l##3 = zero;
+#define LLM__ATT_G_QK(l)                                                                  \
+    {                                                                                     \
+        llm__rv qv = llm__rv_load(q[l] + d);                                              \
+        c##l##0 = llm__rv_fma(qv, x0, c##l##0), c##l##1 = llm__rv_fma(qv, x1, c##l##1);    \
+        c##l##2 = llm__rv_fma(qv, x2, c##l##2), c##l##3 = llm__rv_fma(qv, x3, c##l##3);    \
+    }
+#define LLM__ATT_G_SUM(l) llm__vsum4(c##l##0, c##l##1, c##l##2, c##l##3, s + (l) * LLM_ATTN_TILE + j);
+#define LLM__ATT_G_OLOAD(l)                                                                 \
+    llm__rv c##l##0 = llm__rv_mul(llm__rv_load(o[l] + d), llm__rv_set1(a[l]));               \
+    llm__rv c##l##1 = llm__rv_mul(llm__rv_load(o[l] + d + W), llm__rv_set1(a[l]));           \
+    llm__rv c##l##2 = llm__rv_mul(llm__rv_load(o[l] + d + 2 * W), llm__rv_set1(a[l]));       \
+    llm__rv c##l##3 = llm__rv_mul(llm__rv_load(o[l] + d + 3 * W), llm__rv_set1(a[l]));
+#define LLM__ATT_G_PV(l)                                                                  \
+    {                                                                                     \
+        llm__rv pj = llm__rv_set1(p[(l) * LLM_ATTN_TILE + j]);                            \
+        c##l##0 = llm__rv_fma(pj, x0, c##l##0), c##l##1 = llm__rv_fma(pj, x1, c##l##1);    \
+        c##l##2 = llm__rv_fma(pj, x2, c##l##2), c##l##3 = llm__rv_fma(pj, x3, c##l##3);    \
+    }
+#define LLM__ATT_G_OSTORE(l)                                                                \
+    llm__rv_store(o[l] + d, c##l##0), llm__rv_store(o[l] + d + W, c##l##1);                 \
+    llm__rv_store(o[l] + d + 2 * W, c##l##2), llm__rv_store(o[l] + d + 3 * W, c##l##3);
+
+/* s[l * LLM_ATTN_TILE + j] = scale * q[l] . K[j] for the LG lanes and nk keys, hd % W == 0;
+   mx[l] = max(mx[l], max_j s[l][j]). Prefetch as in llm__att_scores. */
+static void llm__att_scores_g(float *s, const float *const *q, const float *K, int nk, int hd, float scale,
+                              float *mx, const char *pf, size_t pf_row, int npf) {
+    enum { W = LLM__ATT_W };
+    const llm__rv zero = llm__rv_set1(0);
+    int j = 0, d, l;
+    for (; j + 4 <= nk; j += 4) {
+        const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+        LLM__ATT_GL(LLM__ATT_G_DECL)
+        if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, (size_t)(npf - j < 4 ? npf - j : 4) * pf_row);
+        for (d = 0; d < hd; d += W) {
+            llm__rv x0 = llm__rv_load(k0 + d), x1 = llm__rv_load(k1 + d), x2 = llm__rv_load(k2 + d);
+            llm__rv x3 = llm__rv_load(k3 + d);
+            LLM__ATT_GL(LLM__ATT_G_QK)
+        }
+        LLM__ATT_GL(LLM__ATT_G_SUM)
+    }
+    for (l = 0; l < LLM__ATT_LG; l++) {
+        int r;
+        for (r = j; r < nk; r++) s[l * LLM_ATTN_TILE + r] = llm__att_dot(q[l], K + (size_t)r * hd, hd);
+        mx[l] = llm__att_scale_max(s + l * LLM_ATTN_TILE, nk, scale, mx[l]);
+    }
+}
+
+/* o[l] = a[l] o[l] + sum_j p[l * LLM_ATTN_TILE + j] V[j] for the LG lanes, hd % (4 W) == 0:
+   4 vectors of head_dim per pass over the tile's V rows (from L1 after the first).
+   Prefetch as in llm__att_pv. */
+static void llm__att_pv_g(float *const *o, const float *a, const float *p, const float *V, int nk, int hd,
+                          const char *pf, size_t pf_row, int npf) {
+    enum { W = LLM__ATT_W };
+    int d, j, pass = 0, npass = hd / (4 * W);
+    for (d = 0; d < hd; d += 4 * W, pass++) {
+        const float *vr = V + d;
+        int jp = pass; /* pass p prefetches rows p, p + npass, ...: spread over all passes */
+        LLM__ATT_GL(LLM__ATT_G_OLOAD)
+        for (j = 0; j < nk; j++, vr += hd) {
+            llm__rv x0 = llm__rv_load(vr), x1 = llm__rv_load(vr + W), x2 = llm__rv_load(vr + 2 * W);
+            llm__rv x3 = llm__rv_load(vr + 3 * W);
+            if (j == jp) {
+                if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
+                jp += npass;
+            }
+            LLM__ATT_GL(LLM__ATT_G_PV)
+        }
+        LLM__ATT_GL(LLM__ATT_G_OSTORE)
+    }
+}
+#endif
 
 #ifdef LLM__RV
 /* ---- small heads (head_dim < W; AVX-512's head_dim 8 has its own kernels below) ----
@@ -4367,7 +4461,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #ifdef LLM__RV
         /* small heads: K^T, V^T after the converted rows (<= 16 x (64 + 16) floats each) */
         float *KT = (float *)w->kbuf + LLM__ATT_CONV / 2, *VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
-        int ld = llm__att_ld(nk), small = hd < LLM__ATT_W;
+        int ld = llm__att_ld(nk), small = hd < LLM__ATT_W, grouped = hd % (4 * LLM__ATT_W) == 0;
 #ifdef LLM__AVX512
         if (hd == 8) small = 0; /* the two-keys-per-vector kernels below */
 #endif
@@ -4379,6 +4473,28 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             int r0 = pf_rows * i / n, r1 = pf_rows * (i + 1) / n; /* this lane's prefetch share */
             float mx = m[i], a;
+#ifdef LLM__RV
+            if (grouped && i + LLM__ATT_LG <= n && pos[i + LLM__ATT_LG - 1] == pos[i]) {
+                /* LLM__ATT_LG lanes at one position: one group, the same keys */
+                const float *gq[LLM__ATT_LG];
+                float *go[LLM__ATT_LG], gm[LLM__ATT_LG], ga[LLM__ATT_LG];
+                int g;
+                r1 = pf_rows * (i + LLM__ATT_LG) / n;
+                for (g = 0; g < LLM__ATT_LG; g++) gq[g] = qp[i + g], go[g] = o + (size_t)(i + g) * hd, gm[g] = m[i + g];
+                if (js < je) {
+                    llm__att_scores_g(s, gq, K + (size_t)(js - j0) * hd, je - js, hd, J->scale, gm, kn + r0 * row,
+                                      row, r1 - r0);
+                    for (g = 0; g < LLM__ATT_LG; g++) {
+                        ga[g] = LLM_EXPF(m[i + g] - gm[g]);
+                        l[i + g] = l[i + g] * ga[g] + llm__att_exp_sub(s + g * LLM_ATTN_TILE, je - js, gm[g]);
+                        m[i + g] = gm[g];
+                    }
+                    llm__att_pv_g(go, ga, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row, r1 - r0);
+                }
+                i += LLM__ATT_LG - 1;
+                continue;
+            }
+#endif
             if (js >= je) continue;
             /* scores by the kernel that suits head_dim ... */
 #ifdef LLM__AVX512

@@ -148,6 +148,20 @@ static void test_reference(llm_threads *th2) {
     check_case(9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0, NULL);
     check_case(1, 300, 32, 1, 64, 0, 0, th2); /* MQA decode split over threads */
     check_case(1, 300, 64, 2, 64, 0, 0, th2);
+    /* a GQA group's heads at one position go through the rows kernel together (lane
+       groups: 4 heads share each K and V load with AVX-512 and NEON, 2 with AVX2): key
+       counts that leave 1..3 keys of a block of 4, several passes over V (head_dim 192),
+       groups of 6 (a group and two lanes alone), 2 and 3 positions, windows, odd tiles */
+    check_case(1, 77, 8, 2, 64, 0, 0, NULL);
+    check_case(1, 130, 8, 2, 128, 0, 0, NULL);
+    check_case(1, 301, 16, 4, 128, 0, 0, th2);
+    check_case(1, 99, 12, 2, 64, 0, 0, NULL);
+    check_case(1, 150, 8, 1, 128, 0, 0, NULL);
+    check_case(1, 66, 8, 2, 192, 0, 0, NULL);
+    check_case(2, 90, 8, 2, 64, 0, 0, NULL);
+    check_case(3, 70, 8, 2, 128, 17, 0, NULL);
+    check_case(1, 200, 8, 2, 64, 50, 13, NULL);
+    check_case(1, 40, 8, 2, 32, 0, 3, NULL);
     /* tile sizes that don't divide T */
     check_case(130, 130, 4, 2, 64, 0, 1, NULL);
     check_case(130, 130, 4, 2, 64, 0, 7, NULL);
@@ -213,7 +227,7 @@ static void test_gqa_is_repeated_mha(void) {
 /* Decoding token by token through the cache gives what one prefill gives, in each dtype,
    with and without a window; and the cache's error against fp32 K/V is within bounds. */
 static void test_decode_equals_prefill(llm_dtype dt, int window, int hd, llm_threads *th) {
-    int T = 90, L = 2, H = 8, Hkv = 4, t, layer = 1;
+    int T = 90, L = 2, H = 16, Hkv = 4, t, layer = 1; /* groups of 4: the lane-group kernel */
     llm_config c = small_config(L, H, Hkv, hd);
     llm_kv_cache kv;
     size_t nq = (size_t)T * H * hd, nk = (size_t)T * Hkv * hd;
