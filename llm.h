@@ -3972,7 +3972,8 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
 
    Two kernels run a unit:
    - rows (the scalar oracle, and SIMD when a unit has few lanes, e.g. decode): for each
-     lane, dot products along head_dim, then o += p_j v_j;
+     lane, dot products along head_dim, then o += p_j v_j; with SIMD, the heads of a GQA
+     group at one position go together, sharing each K and V load (lane groups);
    - lanes (SIMD prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
      a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
      the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
