@@ -8,7 +8,8 @@
    rescaling work of the softmax is not counted.
    Decode: one query per head over a T-token fp32 cache; bytes = K + V read once =
    2 * n_kv_heads * T * hd * 4, reported as GB/s (1e9 B/s) against the read roof.
-   "CPU share" = CPU time / (wall time x threads) of the best run: below ~90% another
+   "CPU share" = CPU time of the pool's threads (roofs_cpu_seconds) / (wall time x
+   threads) of the best run: below ~90% another
    process was using the cores and the wall-clock figures understate the code; the
    .../CPU-s column divides by the CPU time instead (what the code does when it runs). */
 #define LLM_IMPLEMENTATION
@@ -21,14 +22,6 @@ static float *alloc_fill(size_t n) {
     if (posix_memalign((void **)&p, 64, n * sizeof(float)) != 0) return NULL;
     for (i = 0; i < n; i++) p[i] = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
     return p;
-}
-
-/* CPU seconds used by this process (all threads): with the wall time, the share of the
-   CPUs this run actually got; under 90% means the machine was busy and the figures low */
-static double cpu_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Reading this much evicts K and V from every cache level, so each decode run streams
@@ -51,12 +44,12 @@ static double time_attention(float *out, const float *q, const float *k, const f
     for (r = 0; r < reps; r++) {
         double t0, c0, t;
         if (n_q == 1 && flush_caches() == 12345.0f) printf(" ");
-        t0 = roofs_now(), c0 = cpu_seconds();
+        c0 = roofs_cpu_seconds(th), t0 = roofs_now();
         if (llm_attention(out, q, k, v, n_q, T, T, H, Hkv, hd, th) != LLM_OK) return -1;
         t = roofs_now() - t0;
         if (t < best) {
             best = t;
-            *share = (cpu_seconds() - c0) / (t * llm_threads_count(th));
+            *share = (roofs_cpu_seconds(th) - c0) / (t * llm_threads_count(th));
         }
     }
     return best;

@@ -14,13 +14,8 @@
 
 #define BENCH_SEED 0x243F6A8885A308D3ull
 
-/* CPU seconds of the whole process (all threads): on a shared machine, CPU time / (wall
-   time x threads) says how much of the cores the run really had. */
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* On a shared machine, CPU time of the pool's threads (roofs_cpu_seconds) / (wall time x
+   threads) says how much of the cores the run really had. */
 static double g_share; /* CPU share of the last best run */
 
 static void fill(float *x, size_t n, float scale, uint64_t *s) {
@@ -110,10 +105,10 @@ static double decode_rate(const llm_config *c, const llm_weights *const *ws, int
     for (r = 0; r < reps; r++) {
         double t0, c0;
         if (p0 > 0) llm_forward(&s, w, toks, p0, 0, logits, 0, th);
-        t0 = roofs_now(), c0 = cpu_now();
+        c0 = roofs_cpu_seconds(th), t0 = roofs_now();
         for (i = 0; i < n; i++)
             if (llm_forward(&s, ws[i % nw], &toks[p0 + i], 1, p0 + i, logits, 0, th) != LLM_OK) exit(1);
-        t0 = roofs_now() - t0, c0 = cpu_now() - c0;
+        t0 = roofs_now() - t0, c0 = roofs_cpu_seconds(th) - c0;
         if (n / t0 > best) best = n / t0, g_share = c0 / (t0 * llm_threads_count(th));
     }
     llm_state_free(&s);
@@ -129,9 +124,9 @@ static double prefill_rate(const llm_config *c, const llm_weights *w, int n, llm
     for (i = 0; i < n; i++) toks[i] = (i * 7919 + 1) % c->vocab;
     if (llm_state_create(&s, c, n, n, LLM_F32) != LLM_OK) exit(1);
     for (r = 0; r < reps; r++) {
-        double t0 = roofs_now(), c0 = cpu_now();
+        double c0 = roofs_cpu_seconds(th), t0 = roofs_now();
         if (llm_forward(&s, w, toks, n, 0, logits, 0, th) != LLM_OK) exit(1);
-        t0 = roofs_now() - t0, c0 = cpu_now() - c0;
+        t0 = roofs_now() - t0, c0 = roofs_cpu_seconds(th) - c0;
         if (n / t0 > best) best = n / t0, g_share = c0 / (t0 * llm_threads_count(th));
     }
     llm_state_free(&s);

@@ -6,6 +6,8 @@
                               was compiled for (AVX-512, AVX2+FMA, NEON or scalar)
      roofs_read_gbs(n)        read bandwidth with n threads over a 1 GiB buffer (far larger
                               than any last-level cache), GB/s = 1e9 bytes/s
+     roofs_cpu_seconds(th)    CPU seconds used so far by the threads of pool th (NULL: this
+                              thread); with the wall time, the share of the cores a run had
 
    The FMA roof keeps 16 independent accumulators in registers: enough to cover the FMA
    latency (4 cycles) on two pipes. The bandwidth roof sums the buffer with vector loads
@@ -23,6 +25,24 @@ static double roofs_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Each thread of the pool reads its own CPU clock. The process clock
+   (CLOCK_PROCESS_CPUTIME_ID) adds another thread's current time slice only when that
+   thread is next descheduled or ticked, so over a 2 ms call it showed 50 % for two threads
+   that were both busy; a thread's own clock is exact. */
+static void roofs__cpu_task(void *p, int ith, int nth) {
+    struct timespec ts;
+    (void)nth;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    ((double *)p)[ith & 63] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double roofs_cpu_seconds(llm_threads *th) {
+    double t[64], sum = 0;
+    int i, n = llm_threads_count(th) < 64 ? llm_threads_count(th) : 64;
+    llm_threads_run(th, roofs__cpu_task, t);
+    for (i = 0; i < n; i++) sum += t[i];
+    return sum;
 }
 
 static const char *roofs_isa(void) {
