@@ -31,13 +31,13 @@ static double roofs_now(void) {
    (CLOCK_PROCESS_CPUTIME_ID) adds another thread's current time slice only when that
    thread is next descheduled or ticked, so over a 2 ms call it showed 50 % for two threads
    that were both busy; a thread's own clock is exact. */
-static void roofs__cpu_task(void *p, int ith, int nth) {
+static inline void roofs__cpu_task(void *p, int ith, int nth) {
     struct timespec ts;
     (void)nth;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     ((double *)p)[ith & 63] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static double roofs_cpu_seconds(llm_threads *th) {
+static inline double roofs_cpu_seconds(llm_threads *th) { /* inline: not every bench uses it */
     double t[64], sum = 0;
     int i, n = llm_threads_count(th) < 64 ? llm_threads_count(th) : 64;
     llm_threads_run(th, roofs__cpu_task, t);
