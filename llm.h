@@ -4045,11 +4045,14 @@ static const float *llm__att_fetch(const llm__att_job *J, const void *base, cons
 /* ---- rows kernel: one query at a time, vectors along head_dim ---- */
 
 /* Ask for the bytes from p to come into L2, one request per 64-byte line. Decode streams K
-   and V from memory with little arithmetic per byte; the hardware prefetcher alone left it
-   at 48-54 % of the read bandwidth (likely because it stops at every 4 KiB page, 8 keys
-   of head_dim 128, and ramps up again). So while a tile is worked on, the next tile's K rows
-   are requested during the scores and its V rows during P V, shared out between the
-   lanes so that the requests run all the way through the tile. */
+   and V from memory; the hardware prefetcher stops at every 4 KiB page (8 keys of head_dim
+   128). Without these requests decode read 48-54 % of the read bandwidth on one day of the
+   development VM; on another, MHA read the same with or without them, and GQA, with more
+   work per byte, 10.3 against 11.5 GB/s (13.5-15 roof). So while a tile is worked on, the
+   next tile's K rows are requested during the scores and its V rows during P V, shared out
+   between the lanes so that the requests run all the way through the tile. Every line:
+   asking for one line in 2..64 and leaving the rest to the hardware took GQA's lane
+   groups from 11.2 to 9.4-9.6 GB/s. */
 static void llm__att_prefetch(const char *p, size_t bytes) {
     size_t i;
     for (i = 0; i < bytes; i += 64) LLM__PREFETCH_L2(p + i);
@@ -4157,6 +4160,17 @@ static float llm__att_exp_sub(float *s, int n, float m) {
     }
 #endif
     return sum;
+}
+
+/* One tile of the online softmax for one lane, whose scores s[0..n) have max mx (with the
+   lane's running max m folded in): s = exp(s - mx) in place, the running sum l rescaled
+   and the tile's sum added, m = mx. Returns a = exp(m_old - mx), the factor o is rescaled
+   by (0 at the first tile, where m_old = -inf). */
+static float llm__att_online(float *s, int n, float mx, float *m, float *l) {
+    float a = LLM_EXPF(*m - mx);
+    *l = *l * a + llm__att_exp_sub(s, n, mx);
+    *m = mx;
+    return a;
 }
 
 /* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: up to 8 vectors of o (hd 128 with AVX-512)
@@ -4444,8 +4458,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
-    /* several lanes (a GQA group) re-read each tile: it must stay in L1, so heads over 64
-       dims take 32 keys (32 KiB of K and V at head_dim 128) */
+    /* several lanes (a GQA group, or a lane group's passes over V) re-read each tile: it
+       must stay in L1, so heads over 64 dims take 32 keys (32 KiB of K and V at hd 128) */
     int hd = J->hd, tile = n > 1 && hd > 64 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     for (i = 0; i < n; i++) {
@@ -4487,11 +4501,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
                 if (js < je) {
                     llm__att_scores_g(s, gq, K + (size_t)(js - j0) * hd, je - js, hd, J->scale, gm, kn + r0 * row,
                                       row, r1 - r0);
-                    for (g = 0; g < LLM__ATT_LG; g++) {
-                        ga[g] = LLM_EXPF(m[i + g] - gm[g]);
-                        l[i + g] = l[i + g] * ga[g] + llm__att_exp_sub(s + g * LLM_ATTN_TILE, je - js, gm[g]);
-                        m[i + g] = gm[g];
-                    }
+                    for (g = 0; g < LLM__ATT_LG; g++)
+                        ga[g] = llm__att_online(s + g * LLM_ATTN_TILE, je - js, gm[g], &m[i + g], &l[i + g]);
                     llm__att_pv_g(go, ga, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row, r1 - r0);
                 }
                 i += LLM__ATT_LG - 1;
@@ -4512,8 +4523,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #endif
                 mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx,
                                      kn + r0 * row, row, r1 - r0);
-            a = LLM_EXPF(m[i] - mx); /* rescales what was summed under the old max; 0 at first */
-            l[i] = l[i] * a + llm__att_exp_sub(s, je - js, mx);
+            a = llm__att_online(s, je - js, mx, &m[i], &l[i]);
             /* ... and o = a o + P V by the matching one */
 #ifdef LLM__AVX512
             if (hd == 8)
@@ -4527,7 +4537,6 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
 #endif
                 llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row,
                             r1 - r0);
-            m[i] = mx;
         }
     }
     for (i = 0; i < n; i++) {

@@ -179,7 +179,7 @@ int main(void) {
                    "position 0)",
                    nt, nt > 1 ? "s" : " ", r, 100 * g_share);
             if (nt == 1) printf("; target >= %.0f (1.5x run.c x FMA/226): %s\n", target, verdict(r, target));
-            else printf("; %.2fx 1 thread (too small to split)\n", r / r1);
+            else printf("; %.2fx 1 thread (too small to split: the worker idles, hence its CPU share)\n", r / r1);
         }
         llm_model_free(&small);
     } else {
@@ -236,7 +236,8 @@ int main(void) {
         }
         for (k = 0; k < nw; k++) big_free(&copies[k]);
     }
-    printf("  CPU share < 90%%: other processes had the cores; the figures are then lower bounds.\n");
+    printf("  CPU share < 90%% (where the work is split): other processes had the cores; the figures are then lower "
+           "bounds.\n");
     llm_threads_free(th2);
     return 0;
 }
