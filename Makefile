@@ -1,9 +1,11 @@
 # llm.h build. Everything goes into build/; nothing to install.
 #   make demo      build and run the examples tour (numbered examples, in order)
-#   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in up to four builds:
-#                  native SIMD, AVX2+FMA and AVX512F alone (on x86-64 CPUs that run them)
-#                  and scalar (-DLLM_NO_SIMD), the header
-#                  compiled as C++11, and the link checks; ends with "N passed, N failed"
+#   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in every build whose
+#                  code paths differ: native SIMD, scalar (-DLLM_NO_SIMD) and, on x86-64,
+#                  AVX2+FMA with F16C (what AVX2 CPUs run), AVX2+FMA without it, AVX512F
+#                  alone (when this CPU runs it); the NEON build under qemu-aarch64 (SKIP
+#                  when qemu-user or gcc-aarch64-linux-gnu is missing); the header compiled
+#                  as C++11, and the link checks; ends with "N passed, N failed, N skipped"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make bench     throughput beside this machine's own roofs
@@ -28,7 +30,9 @@ DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/tok_reference.h $(wildcard e
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
-TEST_VARIANTS += avx2
+# avx2f16c is the path real AVX2 CPUs take under -march=native; avx2 alone keeps the
+# F16C-less fp16 conversions run
+TEST_VARIANTS += avx2f16c avx2
 # AVX-512 Foundation alone (no DQ, BW, VNNI: Skylake's and Knights Landing's common base),
 # when this CPU can run it: the header must not reach past AVX512F in its AVX-512 paths
 ifneq ($(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes),)
@@ -38,11 +42,28 @@ endif
 FLAGS_native  = $(ARCH)
 FLAGS_scalar  = $(ARCH) -DLLM_NO_SIMD
 FLAGS_avx2    = -mavx2 -mfma
+FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
             $(B)/test/link/readme_check
+
+# The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
+# hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c,$(wildcard tests/test_*.c))
+NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS)) $(B)/neon/dotprod_test_quant
+ifeq ($(UNAME_M),x86_64)
+ifeq ($(shell command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo yes),yes)
+TEST_NEON = $(NEON_BINS)
+else
+TEST_NEON = $(B)/test/link/neon_skip
+endif
+endif
+$(B)/test/link/neon_skip: | $(B)/test/link
+	printf '#!/bin/sh\necho "SKIP %s: the NEON build (%s test programs) under qemu: qemu-aarch64 or aarch64-linux-gnu-gcc missing (apt-get install qemu-user gcc-aarch64-linux-gnu)"\necho "neon: 0 passed, 0 failed, %s skipped"\n' \
+	  $(words $(NEON_BINS)) $(words $(NEON_BINS)) $(words $(NEON_BINS)) > $@
+	chmod +x $@
 
 .PHONY: all demo test sanitize bench clean
 .SECONDARY:
@@ -109,8 +130,8 @@ $(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example
 	printf '#!/bin/sh\nexec sh tests/readme_check.sh $(B)/test/link/readme_example\n' > $@
 	chmod +x $@
 
-test: $(TEST_BINS) $(LINK_BINS)
-	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS)
+test: $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
+	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
 
 # ---- sanitizers ---------------------------------------------------------------------
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -193,11 +214,9 @@ fuzz-replay: fuzz-build
 # ---- neon: the kernel tests cross-compiled for aarch64, run under qemu-user ----------
 # (block owned by the kernels/quant helpers) Needs gcc-aarch64-linux-gnu and qemu-user;
 # falls back to clang --target when only the cross binutils and libc are installed.
-NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c,$(wildcard tests/test_*.c))
 NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
              echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
 NEON_RUN ?= qemu-aarch64
-NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS))
 # tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
 $(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
 	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
@@ -206,8 +225,8 @@ $(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
 $(B)/neon/dotprod_%: tests/%.c $(DEPS) | $(B)/neon
 	$(NEON_CC) $(CSTD) $(WARN) -static -O2 -march=armv8.2-a+dotprod $(THREADS) -I. $< -o $@.elf $(LDLIBS)
 	@printf '#!/bin/sh\nexec %s -cpu max %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
-neon: $(NEON_BINS) $(B)/neon/dotprod_test_quant
-	@sh tests/run.sh $(NEON_BINS) $(B)/neon/dotprod_test_quant
+neon: $(NEON_BINS)
+	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
 
 # ---- directories --------------------------------------------------------------------

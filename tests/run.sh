@@ -1,25 +1,29 @@
 #!/bin/sh
-# Runs each test program given, adds up their "N passed, N failed" lines, and ends with
-# the total. A program that crashes or exits non-zero without reporting counts as one
-# failure. Exit status: 0 only if nothing failed.
-passed=0; failed=0
+# Runs each test program given, adds up their "N passed, N failed[, N skipped]" lines, and
+# ends with the total. A program that crashes or exits non-zero without reporting counts
+# as one failure. Every "SKIP n: why" line a program prints is shown under its result, so
+# a skip is never silent. Exit status: 0 only if nothing failed.
+passed=0; failed=0; skipped=0
 for t in "$@"; do
   out=$("$t" 2>&1); rc=$?
   line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
   if [ -n "$line" ]; then
     p=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
     f=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+    s=$(printf '%s' "$line" | sed -n -E 's/.*, ([0-9]+) skipped.*/\1/p')
+    [ -n "$s" ] || s=0
   else
-    p=0; f=0
+    p=0; f=0; s=0
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  passed=$((passed + p)); failed=$((failed + f))
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 40
     echo "FAILED: $t (exit $rc)"
   else
     printf '%-28s %s\n' "$t" "$(printf '%s' "$line" | sed 's/^[^:]*: //')"
+    printf '%s\n' "$out" | grep -E '^SKIP [0-9]+: ' | sed 's/^/    /'
   fi
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -471,7 +471,7 @@ static void test_stories(void) {
     sprintf(ipath, "%s/stories260K.prompt.ids", test_models_dir());
     sprintf(xpath, "%s/stories260K.prompt.txt", test_models_dir());
     if (!(f = fopen(path, "rb")) || (fclose(f), !(f = fopen(tpath, "rb")))) {
-        printf("test_model: %s or synth512.bin absent: skipping the stories260K golden test\n", path);
+        TEST_SKIP_SHARED(268, "stories260K golden test: %s or synth512.bin absent", path);
         free(text), free(expect);
         return;
     }

@@ -194,7 +194,7 @@ static void test_synth512(void) {
     FILE *f;
     sprintf(path, "%s/synth512.bin", test_models_dir());
     if (!(f = fopen(path, "rb"))) {
-        printf("test_tokenizer: %s absent: skipping the synth512 checks\n", path);
+        TEST_SKIP_SHARED(13, "synth512 checks: %s absent", path);
         return;
     }
     fclose(f);
@@ -402,7 +402,7 @@ static void test_synth512_long(void) {
     FILE *f;
     sprintf(path, "%s/synth512.bin", test_models_dir());
     if (!(f = fopen(path, "rb"))) {
-        printf("test_tokenizer: %s absent: the 1 MB text uses the small test vocabulary\n", path);
+        TEST_SKIP_SHARED(0, "the 1 MB text uses the small test vocabulary: %s absent", path);
         test_buf b = make_tok();
         CHECK_OK(llm_tokenizer_create(&t, b.p, b.n, b.items, &why));
         free(b.p);
