@@ -158,22 +158,26 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx);
    >>config
    ====================================================================================== */
 
-typedef enum llm_norm_kind { LLM_NORM_RMS = 0, LLM_NORM_LAYER } llm_norm_kind;
+/* Each kind enum ends in a _COUNT sentinel: range checks and the per-kind tables of the
+   implementation are sized by it, so a new kind cannot be forgotten in one of them. */
+typedef enum llm_norm_kind { LLM_NORM_RMS = 0, LLM_NORM_LAYER, LLM_NORM_COUNT } llm_norm_kind;
 typedef enum llm_ffn_kind {
     LLM_FFN_SWIGLU = 0, /* W2 (silu(W1 x) * W3 x): three matrices (Llama) */
     LLM_FFN_GELU,       /* W2 gelu(W1 x): two matrices (GPT-2) */
-    LLM_FFN_GEGLU       /* W2 (gelu(W1 x) * W3 x): three matrices (Gemma) */
+    LLM_FFN_GEGLU,      /* W2 (gelu(W1 x) * W3 x): three matrices (Gemma) */
+    LLM_FFN_COUNT
 } llm_ffn_kind;
-typedef enum llm_pos_kind { LLM_POS_ROPE = 0, LLM_POS_LEARNED, LLM_POS_NONE } llm_pos_kind;
+typedef enum llm_pos_kind { LLM_POS_ROPE = 0, LLM_POS_LEARNED, LLM_POS_NONE, LLM_POS_COUNT } llm_pos_kind;
 /* Which pairs of a head's dimensions RoPE rotates together. Loading weights with the
    other layout than the one they were trained with silently ruins the model:
      LLM_ROPE_INTERLEAVED: pairs (2i, 2i+1)   RoFormer, Meta's Llama code, llama2.c, GGUF
      LLM_ROPE_HALVES:      pairs (i, i + d/2) Hugging Face transformers, GPT-NeoX */
-typedef enum llm_rope_layout { LLM_ROPE_INTERLEAVED = 0, LLM_ROPE_HALVES } llm_rope_layout;
+typedef enum llm_rope_layout { LLM_ROPE_INTERLEAVED = 0, LLM_ROPE_HALVES, LLM_ROPE_LAYOUT_COUNT } llm_rope_layout;
 typedef enum llm_bias_kind {
     LLM_BIAS_NONE = 0, /* Llama, Mistral */
     LLM_BIAS_QKV,      /* q, k, v projections only (Qwen2) */
-    LLM_BIAS_ALL       /* every linear layer and the norms (GPT-2) */
+    LLM_BIAS_ALL,      /* every linear layer (GPT-2; the norms' biases are norm_bias) */
+    LLM_BIAS_COUNT
 } llm_bias_kind;
 
 /* The architecture of a decoder-only transformer: everything the estimators, the
@@ -220,6 +224,13 @@ LLMDEF llm_config llm_config_default(void);
    top-k larger than the number of experts, an enum out of range, a NaN, or a model so
    large its parameter count would not fit in 64 bits. On LLM_OK *reason is "ok". */
 LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason);
+
+/* Whether llm_forward can run this architecture: LLM_OK; llm_config_check's LLM_EINVAL
+   for an invalid config; or LLM_EUNSUPPORTED with *reason naming the feature the forward
+   pass does not have yet (mixture-of-experts routing). The estimators take every valid
+   config; llm_state_bytes, llm_state_init and llm_block_forward take only runnable ones,
+   so an MoE model is refused, never run as if it were dense. */
+LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason);
 
 /* head_dim, or d_model / n_heads when head_dim is 0. */
 LLMDEF int llm_config_head_dim(const llm_config *c);
@@ -606,7 +617,8 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
    Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
 
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
-   read or mapped into memory, or flash); nothing is copied. A NULL bias means "no bias".
+   read or mapped into memory, or flash); nothing is copied. The config says which biases
+   exist (bias, norm_bias): those must be set and the others NULL, else LLM_EINVAL.
    Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
    w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU. */
 typedef struct llm_layer_weights {
@@ -652,7 +664,8 @@ LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights
 
 /* Everything a forward pass writes, sized once: RoPE table, KV cache for `capacity`
    positions, the residual stream and block scratch for up to max_tokens tokens per pass
-   (longer prompts run in chunks). Then no call allocates. */
+   (longer prompts run in chunks). Then no call allocates. A config llm_config_runnable
+   refuses gets LLM_EUNSUPPORTED from llm_state_init / llm_state_create (and 0 bytes). */
 typedef struct llm_state {
     llm_config config;
     int capacity, max_tokens;
@@ -1201,50 +1214,115 @@ LLMDEF int llm_config_head_dim(const llm_config *c) {
     return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
 }
 
-/* The published architectures, one row per model, from each model's config.json or
-   paper (../shared/presets.tsv). Columns:
-     d      residual width          L    layers            H / KV  query / key-value heads
-     hd     head dim                ff   FFN hidden width  V       vocabulary
-     ctx    trained context         norm RMS or LAYER (+b: LayerNorm bias)   eps
-     ffn    SWIGLU, GELU or GEGLU   pos  ROPE or LEARNED   theta   RoPE base
-     pairs  which dims RoPE pairs: INTERLEAVED in Meta's / Mistral's reference code and
-            llama2.c, HALVES for models published only in Hugging Face format
-     rs     Llama 3.1-style RoPE frequency scaling factor (low 1, high 4, original 8192)
-     tie    LM head tied to the embedding   bias NONE, QKV or ALL
-     E / k  experts per layer / routed per token   win  sliding attention window */
-#define LLM__ROW(name, d, L, H, KV, hd, ff, V, ctx, norm, nb, eps, ffn, pos, theta, pairs, rs, tie, bias, E, \
-                 k, win)                                                                                  \
-    {name, d, L, H, KV, hd, ff, V, ctx, LLM_NORM_##norm, nb, eps, LLM_FFN_##ffn, LLM_POS_##pos, theta,      \
-     LLM_ROPE_##pairs, 0, rs, (rs) > 0 ? 1.0f : 0.0f, (rs) > 0 ? 4.0f : 0.0f, (rs) > 0 ? 8192 : 0, tie,    \
-     LLM_BIAS_##bias, 0, E, k, 0, win}
-static const llm_config llm__presets[] = {
-/*  name              d      L    H    KV  hd   ff     V       ctx     norm   nb eps    ffn     pos      theta    pairs        rs  tie bias E  k  win */
-LLM__ROW("gpt2",           768,  12,  12,  12, 64,  3072, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
-LLM__ROW("gpt2-medium",   1024,  24,  16,  16, 64,  4096, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
-LLM__ROW("gpt2-large",    1280,  36,  20,  20, 64,  5120, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
-LLM__ROW("gpt2-xl",       1600,  48,  25,  25, 64,  6400, 50257,   1024, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
-LLM__ROW("gpt-3-175b",   12288,  96,  96,  96, 128, 49152, 50257,  2048, LAYER, 1, 1e-5f, GELU,   LEARNED, 0,       INTERLEAVED, 0,  1, ALL,  0, 0, 0),
-LLM__ROW("llama-2-7b",    4096,  32,  32,  32, 128, 11008, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-2-13b",   5120,  40,  40,  40, 128, 13824, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-2-70b",   8192,  80,  64,   8, 128, 28672, 32000,  4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3-8b",    4096,  32,  32,   8, 128, 14336, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3-70b",   8192,  80,  64,   8, 128, 28672, 128256, 8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 0,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3.1-8b",  4096,  32,  32,   8, 128, 14336, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3.1-70b", 8192,  80,  64,   8, 128, 28672, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3.1-405b",16384, 126, 128,  8, 128, 53248, 128256, 131072, RMS, 0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 8,  0, NONE, 0, 0, 0),
-LLM__ROW("llama-3.2-1b",  2048,  16,  32,   8, 64,  8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
-LLM__ROW("llama-3.2-3b",  3072,  28,  24,   8, 128, 8192, 128256, 131072, RMS,  0, 1e-5f, SWIGLU, ROPE,    500000,  INTERLEAVED, 32, 1, NONE, 0, 0, 0),
-LLM__ROW("mistral-7b",    4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   INTERLEAVED, 0,  0, NONE, 0, 0, 4096),
-LLM__ROW("mixtral-8x7b",  4096,  32,  32,   8, 128, 14336, 32000, 32768, RMS,   0, 1e-5f, SWIGLU, ROPE,    1000000, INTERLEAVED, 0,  0, NONE, 8, 2, 0),
-LLM__ROW("qwen2.5-0.5b",   896,  24,  14,   2, 64,  4864, 151936, 32768, RMS,   0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  1, QKV,  0, 0, 0),
-LLM__ROW("qwen2.5-7b",    3584,  28,  28,   4, 128, 18944, 152064, 131072, RMS, 0, 1e-6f, SWIGLU, ROPE,    1000000, HALVES,      0,  0, QKV,  0, 0, 0),
-LLM__ROW("tinyllama-1.1b",2048,  22,  32,   4, 64,  5632, 32000,   2048, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 0),
-LLM__ROW("smollm2-135m",   576,  30,   9,   3, 64,  1536, 49152,   8192, RMS,   0, 1e-5f, SWIGLU, ROPE,    100000,  HALVES,      0,  1, NONE, 0, 0, 0),
-LLM__ROW("phi-3-mini",    3072,  32,  32,  32, 96,  8192, 32064,   4096, RMS,   0, 1e-5f, SWIGLU, ROPE,    10000,   HALVES,      0,  0, NONE, 0, 0, 2047),
-LLM__ROW("gemma-2b",      2048,  18,   8,   1, 256, 16384, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
-LLM__ROW("gemma-7b",      3072,  28,  16,  16, 256, 24576, 256000, 8192, RMS,   0, 1e-6f, GEGLU,  ROPE,    10000,   HALVES,      0,  1, NONE, 0, 0, 0),
+/* ---- the kinds, as data -------------------------------------------------------------
+   What each FFN and bias kind means, in one place: the estimator counts from these rows,
+   the forward pass runs from them and llm_decode_bytes reads by them, so a new kind is a
+   row here (and its kernel), not an edit in each. */
+static llm_status llm__geglu(float *out, const float *gate, const float *up, int n); /* >>model */
+typedef struct llm__ffn_info {
+    const char *name;
+    int matrices; /* d x d_ff matrices: 3 when gated (W1 gate, W3 up, W2 down), else 2 */
+    llm_status (*act)(float *out, const float *x, int n);                    /* plain: act(W1 x) */
+    llm_status (*glu)(float *out, const float *gate, const float *up, int n); /* gated: act(gate) * up */
+} llm__ffn_info;
+static const llm__ffn_info llm__ffn_kinds[LLM_FFN_COUNT] = {
+    {"swiglu", 3, NULL, llm_swiglu}, /* Shazeer 2020 */
+    {"gelu", 2, llm_gelu, NULL},     /* GPT-2's MLP, tanh GELU */
+    {"geglu", 3, NULL, llm__geglu},  /* Gemma */
 };
-#undef LLM__ROW
+/* Which linear layers carry a bias vector (the norms' biases are the separate norm_bias). */
+typedef struct llm__bias_info {
+    const char *name;
+    int qkv;  /* bq, bk, bv */
+    int rest; /* bo and the FFN's b1, b2 (b3 when gated) */
+} llm__bias_info;
+static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {"qkv", 1, 0}, {"all", 1, 1}};
+
+/* The published architectures, one row per model, from each model's config.json or
+   paper. A row is a few named field groups, in llm_config's order:
+     LLM__SHAPE(d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len)
+     LLM__NORM(kind, norm_bias, norm_eps)   LLM__FFN(kind)
+     positions: LLM__ROPE(theta, pairs), LLM__ROPE_LLAMA3(theta, factor) or LLM__LEARNED_POS.
+       pairs: INTERLEAVED in Meta's / Mistral's reference code and llama2.c, HALVES for
+       models published only in Hugging Face format
+     LLM__HEAD(tied: LM head shares the embedding)   LLM__BIAS(NONE, QKV or ALL)
+     LLM__DENSE or LLM__MOE(experts, per token)   LLM__WINDOW(sliding window; 0 = none)
+   Every row is pre-norm. */
+#define LLM__SHAPE(d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len) \
+    d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len
+#define LLM__NORM(kind, norm_bias, eps) LLM_NORM_##kind, norm_bias, eps
+#define LLM__FFN(kind) LLM_FFN_##kind
+/* pos, rope_theta, rope_layout, rotary_dim, then the Llama 3 scaling fields */
+#define LLM__ROPE(theta, pairs) LLM_POS_ROPE, theta, LLM_ROPE_##pairs, 0, 0.0f, 0.0f, 0.0f, 0
+#define LLM__LEARNED_POS LLM_POS_LEARNED, 0.0f, LLM_ROPE_INTERLEAVED, 0, 0.0f, 0.0f, 0.0f, 0
+/* Llama 3.1 / 3.2's rope_scaling: the factor, low 1, high 4, original context 8192 */
+#define LLM__ROPE_LLAMA3(theta, factor) LLM_POS_ROPE, theta, LLM_ROPE_INTERLEAVED, 0, factor, 1.0f, 4.0f, 8192
+#define LLM__HEAD(tied) tied
+#define LLM__BIAS(kind) LLM_BIAS_##kind, 0 /* post_norm 0: pre-norm */
+#define LLM__DENSE 0, 0, 0
+#define LLM__MOE(experts, per_token) experts, per_token, 0
+#define LLM__WINDOW(w) w
+static const llm_config llm__presets[] = {
+    {"gpt2",           LLM__SHAPE(768, 12, 12, 12, 64, 3072, 50257, 1024),
+     LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt2-medium",    LLM__SHAPE(1024, 24, 16, 16, 64, 4096, 50257, 1024),
+     LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt2-large",     LLM__SHAPE(1280, 36, 20, 20, 64, 5120, 50257, 1024),
+     LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt2-xl",        LLM__SHAPE(1600, 48, 25, 25, 64, 6400, 50257, 1024),
+     LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt-3-175b",     LLM__SHAPE(12288, 96, 96, 96, 128, 49152, 50257, 2048),
+     LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-2-7b",     LLM__SHAPE(4096, 32, 32, 32, 128, 11008, 32000, 4096),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-2-13b",    LLM__SHAPE(5120, 40, 40, 40, 128, 13824, 32000, 4096),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-2-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 32000, 4096),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3-8b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 8192),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 8192),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3.1-8b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 131072),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3.1-70b",  LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 131072),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3.1-405b", LLM__SHAPE(16384, 126, 128, 8, 128, 53248, 128256, 131072),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3.2-1b",   LLM__SHAPE(2048, 16, 32, 8, 64, 8192, 128256, 131072),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"llama-3.2-3b",   LLM__SHAPE(3072, 28, 24, 8, 128, 8192, 128256, 131072),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"mistral-7b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(4096)},
+    {"mixtral-8x7b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, INTERLEAVED), LLM__HEAD(0), LLM__BIAS(NONE), LLM__MOE(8, 2), LLM__WINDOW(0)},
+    {"qwen2.5-0.5b",   LLM__SHAPE(896, 24, 14, 2, 64, 4864, 151936, 32768),
+     LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(1), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"qwen2.5-7b",     LLM__SHAPE(3584, 28, 28, 4, 128, 18944, 152064, 131072),
+     LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(0), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
+    {"tinyllama-1.1b", LLM__SHAPE(2048, 22, 32, 4, 64, 5632, 32000, 2048),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"smollm2-135m",   LLM__SHAPE(576, 30, 9, 3, 64, 1536, 49152, 8192),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(100000, HALVES),       LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"phi-3-mini",     LLM__SHAPE(3072, 32, 32, 32, 96, 8192, 32064, 4096),
+     LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(2047)},
+    {"gemma-2b",       LLM__SHAPE(2048, 18, 8, 1, 256, 16384, 256000, 8192),
+     LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"gemma-7b",       LLM__SHAPE(3072, 28, 16, 16, 256, 24576, 256000, 8192),
+     LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+};
+#undef LLM__SHAPE
+#undef LLM__NORM
+#undef LLM__FFN
+#undef LLM__ROPE
+#undef LLM__LEARNED_POS
+#undef LLM__ROPE_LLAMA3
+#undef LLM__HEAD
+#undef LLM__BIAS
+#undef LLM__DENSE
+#undef LLM__MOE
+#undef LLM__WINDOW
 #define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
 
 /* ASCII case-insensitive equality, independent of the C locale. */
@@ -1291,11 +1369,11 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
     if (c->d_ff <= 0) LLM__REJECT("d_ff must be positive");
     if (c->vocab <= 0) LLM__REJECT("vocab must be positive");
     if (c->max_seq_len <= 0) LLM__REJECT("max_seq_len must be positive");
-    if ((int)c->norm < 0 || (int)c->norm > (int)LLM_NORM_LAYER) LLM__REJECT("norm kind out of range");
-    if ((int)c->ffn < 0 || (int)c->ffn > (int)LLM_FFN_GEGLU) LLM__REJECT("ffn kind out of range");
-    if ((int)c->pos < 0 || (int)c->pos > (int)LLM_POS_NONE) LLM__REJECT("position kind out of range");
-    if ((int)c->bias < 0 || (int)c->bias > (int)LLM_BIAS_ALL) LLM__REJECT("bias kind out of range");
-    if ((int)c->rope_layout < 0 || (int)c->rope_layout > (int)LLM_ROPE_HALVES) LLM__REJECT("rope layout out of range");
+    if ((unsigned)c->norm >= (unsigned)LLM_NORM_COUNT) LLM__REJECT("norm kind out of range");
+    if ((unsigned)c->ffn >= (unsigned)LLM_FFN_COUNT) LLM__REJECT("ffn kind out of range");
+    if ((unsigned)c->pos >= (unsigned)LLM_POS_COUNT) LLM__REJECT("position kind out of range");
+    if ((unsigned)c->bias >= (unsigned)LLM_BIAS_COUNT) LLM__REJECT("bias kind out of range");
+    if ((unsigned)c->rope_layout >= (unsigned)LLM_ROPE_LAYOUT_COUNT) LLM__REJECT("rope layout out of range");
     if (c->norm_bias && c->norm != LLM_NORM_LAYER) LLM__REJECT("norm_bias needs LayerNorm (RMSNorm has no bias)");
     /* !(x >= 0) also catches NaN */
     if (!(c->norm_eps >= 0.0f) || c->norm_eps > 1.0f) LLM__REJECT("norm_eps must be in [0, 1]");
@@ -1321,6 +1399,16 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
                                3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts + c->n_shared_experts) +
                                (double)c->d_model * (c->n_experts + 8.0) + 2.0 * c->d_ff);
     if (n * 64.0 > 9.2e18) LLM__REJECT("model too large: byte counts would overflow 64 bits");
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) {
+    llm_status st = llm_config_check(c, reason);
+    if (st != LLM_OK) return st;
+    if (c->n_experts > 0) {
+        if (reason) *reason = "mixture of experts (n_experts > 0): the forward pass has no expert routing yet";
+        return LLM_EUNSUPPORTED;
+    }
     return LLM_OK;
 }
 
@@ -1350,11 +1438,11 @@ LLMDEF llm_params llm_count_params(const llm_config *c) {
     L = (uint64_t)c->n_layers;
 
     attn_w = d * q + 2 * d * kv + q * d;
-    attn_b = c->bias == LLM_BIAS_QKV ? q + 2 * kv : c->bias == LLM_BIAS_ALL ? q + 2 * kv + d : 0;
+    attn_b = (llm__bias_kinds[c->bias].qkv ? q + 2 * kv : 0) + (llm__bias_kinds[c->bias].rest ? d : 0);
 
-    mats = c->ffn == LLM_FFN_GELU ? 2 : 3; /* gated FFNs have a third matrix */
+    mats = (uint64_t)llm__ffn_kinds[c->ffn].matrices;
     ffn_one = mats * d * ff;
-    ffn_b_one = c->bias == LLM_BIAS_ALL ? ff * (mats - 1) + d : 0;
+    ffn_b_one = llm__bias_kinds[c->bias].rest ? ff * (mats - 1) + d : 0;
     experts = c->n_experts ? (uint64_t)c->n_experts + (uint64_t)c->n_shared_experts : 1;
     active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok + (uint64_t)c->n_shared_experts : 1;
     router = c->n_experts ? d * (uint64_t)c->n_experts : 0;
@@ -4813,12 +4901,14 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
 
 static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->norm_eps : 1e-5f; }
 
-/* The shapes a forward pass needs, checked once: llm_config_check (the one validation
-   every section shares), then caps that keep the int products of a forward pass
-   (n_heads * head_dim, n * d) inside int. An unusable config is LLM_EINVAL. */
+/* The shapes a forward pass needs, checked once: llm_config_runnable (llm_config_check,
+   the one validation every section shares, and the features the forward pass has), then
+   caps that keep the int products of a forward pass (n_heads * head_dim, n * d) inside
+   int. An invalid config is LLM_EINVAL, one the forward pass cannot run LLM_EUNSUPPORTED. */
 static llm_status llm__model_check(const llm_config *c) {
     int hd;
-    if (llm_config_check(c, NULL) != LLM_OK) return LLM_EINVAL;
+    llm_status st = llm_config_runnable(c, NULL);
+    if (st != LLM_OK) return st;
     hd = llm_config_head_dim(c);
     if (hd <= 0) return LLM_EINVAL;
     if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
@@ -4851,6 +4941,30 @@ static llm_status llm__model_norm(const llm_config *c, float *out, const float *
         else
             st = llm_rmsnorm(out + (size_t)i * d, x + (size_t)i * d, w, d, llm__model_eps(c));
     }
+    return st;
+}
+
+/* The config is the one source of truth for what a block has: a bias or norm bias it
+   names must be there, one it does not name must be absent (a loader that found a bias
+   the config lacks has the wrong config). w3 / b3 are not read by an ungated FFN. */
+static llm_status llm__layer_check(const llm_config *c, const llm_layer_weights *w) {
+    const llm__bias_info *bk = &llm__bias_kinds[c->bias];
+    int gated = llm__ffn_kinds[c->ffn].matrices == 3, nb = c->norm_bias != 0;
+    if (!w->attn_norm || !w->ffn_norm || !w->wq.data || !w->wk.data || !w->wv.data || !w->wo.data ||
+        !w->w1.data || !w->w2.data || (gated && !w->w3.data))
+        return LLM_EINVAL;
+    if (!w->attn_norm_b != !nb || !w->ffn_norm_b != !nb) return LLM_EINVAL;
+    if (!w->bq != !bk->qkv || !w->bk != !bk->qkv || !w->bv != !bk->qkv) return LLM_EINVAL;
+    if (!w->bo != !bk->rest || !w->b1 != !bk->rest || !w->b2 != !bk->rest || (gated && !w->b3 != !bk->rest))
+        return LLM_EINVAL;
+    return LLM_OK;
+}
+
+/* GEGLU's gate: gelu(gate) * up (the FFN kinds table's row for Gemma). */
+static llm_status llm__geglu(float *out, const float *gate, const float *up, int n) {
+    int j;
+    llm_status st = llm_gelu(out, gate, n);
+    for (j = 0; st == LLM_OK && j < n; j++) out[j] *= up[j];
     return st;
 }
 
@@ -4908,14 +5022,17 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     const float *in;
     int d, hd, qd, kvd, ff, i;
     int64_t work;
+    const llm__ffn_info *ffn;
     memset(&b, 0, sizeof b); /* gcc -O3 cannot see llm__model_block_layout fills it (-Wmaybe-uninitialized) */
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
+    ffn = &llm__ffn_kinds[c->ffn];
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
     if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
     if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
     if (pos > kv->len) return LLM_ERANGE;
+    LLM__MTRY(llm__layer_check(c, w));
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
@@ -4952,23 +5069,15 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
         LLM__MTRY(llm__model_norm(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d));
         in = b.xb;
     }
-    /* hb: [n][d_ff] gate (or the only hidden projection for GELU) */
+    /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
     LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
-    if (c->ffn == LLM_FFN_GELU) {
-        for (i = 0; i < n; i++) LLM__MTRY(llm_gelu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
+    if (ffn->matrices == 2) {
+        for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
     } else {
         /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
         LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
-        for (i = 0; i < n; i++) {
-            float *g = b.hb + (size_t)i * ff, *u = b.hb2 + (size_t)i * ff;
-            if (c->ffn == LLM_FFN_SWIGLU) {
-                LLM__MTRY(llm_swiglu(g, g, u, ff));
-            } else {
-                int j;
-                LLM__MTRY(llm_gelu(g, g, ff));
-                for (j = 0; j < ff; j++) g[j] *= u[j];
-            }
-        }
+        for (i = 0; i < n; i++)
+            LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
     }
     /* down-projection back to d and the second residual add */
     LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
@@ -5021,6 +5130,7 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
     if (!s) return LLM_EINVAL;
     memset(s, 0, sizeof *s); /* every error below leaves it empty, never half-filled */
     if (!mem) return LLM_EINVAL;
+    LLM__MTRY(llm__model_check(c)); /* LLM_EUNSUPPORTED for what the forward pass cannot run */
     need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     if (need == 0 || mem_bytes < need) return LLM_EINVAL;
     llm__model_state_layout(c, capacity, max_tokens, kv_dtype, &ro, &ko, &xo, &so);
@@ -5046,6 +5156,7 @@ LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capaci
     llm_status st;
     if (!s) return LLM_EINVAL;
     memset(s, 0, sizeof *s);
+    LLM__MTRY(llm__model_check(c));
     need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     if (need == 0) return LLM_EINVAL;
     mem = LLM_MALLOC(need);
@@ -5134,6 +5245,7 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
     if ((int64_t)pos + n_tokens > s->capacity) return LLM_EFULL;
     if (pos > s->kv.len) return LLM_ERANGE;
     if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos + n_tokens > c->max_seq_len)) return LLM_ERANGE;
+    if (w->out_norm && !w->out_norm_b != !c->norm_bias) return LLM_EINVAL; /* the config says whether it has one */
     for (i = 0; i < n_tokens; i++)
         if (tokens[i] < 0 || tokens[i] >= V) return LLM_EINVAL;
     /* Rewinding drops every position from pos on, so the cache never holds keys of an old
@@ -5156,7 +5268,7 @@ static double llm__model_wbytes(const llm_weight *w, double n) {
 }
 
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
-    double d, hd, qd, kvd, ff, total, kv_row;
+    double d, hd, qd, kvd, ff, total, kv_row, bias;
     int l, nb;
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
@@ -5164,13 +5276,16 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
     if (w->out_norm) total += 4 * d * nb;
     if (c->pos == LLM_POS_LEARNED) total += 4 * d;
+    /* the bias vectors the config names: q, k, v; the output projection and the FFN's */
+    bias = (llm__bias_kinds[c->bias].qkv ? qd + 2 * kvd : 0) +
+           (llm__bias_kinds[c->bias].rest ? d + ff * (llm__ffn_kinds[c->ffn].matrices - 1) + d : 0);
     for (l = 0; l < c->n_layers; l++) {
         const llm_layer_weights *L = &w->layers[l];
-        total += 4 * 2 * d * nb;
+        total += 4 * 2 * d * nb + 4 * bias;
         total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
                  llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
         total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
-        if (c->ffn != LLM_FFN_GELU) total += llm__model_wbytes(&L->w3, ff * d);
+        if (llm__ffn_kinds[c->ffn].matrices == 3) total += llm__model_wbytes(&L->w3, ff * d);
     }
     /* attention reads K and V of positions 0..pos in every layer */
     kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);

@@ -20,6 +20,118 @@ static uint64_t total(const char *name) {
     return c ? llm_count_params(c).total : 0;
 }
 
+/* Architectures as data: which configs the forward pass runs, the _COUNT range checks,
+   and the config as the one source of truth for biases. */
+static void test_runnable(void) {
+    const llm_config *mix = llm_preset("mixtral-8x7b");
+    llm_config c = llm_config_default(), moe;
+    const char *why = NULL;
+    llm_state s;
+    llm_kv_cache kv;
+    llm_rope rope;
+    llm_layer_weights w;
+    float mem[64], *buf, x[16];
+    int i, n_ok = 0, n_presets = 0;
+    /* every preset runs but the MoE one, which names what is missing */
+    for (i = 0; llm_preset_at(i); i++, n_presets++) {
+        llm_status st = llm_config_runnable(llm_preset_at(i), &why);
+        if (llm_preset_at(i)->n_experts > 0) CHECK(st == LLM_EUNSUPPORTED && strstr(why, "expert"));
+        else n_ok += st == LLM_OK;
+    }
+    CHECK(n_ok == n_presets - 1);
+    CHECK(llm_config_runnable(NULL, &why) == LLM_EINVAL);
+    CHECK(mix && llm_config_runnable(mix, &why) == LLM_EUNSUPPORTED && strstr(why, "routing"));
+    /* ... and the forward pass refuses it instead of running it as a dense model */
+    CHECK(llm_state_init(&s, mem, sizeof mem, mix, 16, 1, LLM_F16) == LLM_EUNSUPPORTED);
+    CHECK(llm_state_create(&s, mix, 16, 1, LLM_F16) == LLM_EUNSUPPORTED && s.x == NULL);
+    CHECK(llm_state_bytes(mix, 16, 1, LLM_F16) == 0 && llm_block_scratch_bytes(mix, 1) == 0);
+    /* a tiny MoE config, so a cache can exist: the block refuses it too */
+    c.d_model = 16, c.n_layers = 1, c.n_heads = 2, c.n_kv_heads = 2, c.d_ff = 16, c.vocab = 8, c.max_seq_len = 8;
+    moe = c;
+    moe.n_experts = 4, moe.n_experts_per_tok = 2;
+    CHECK_OK(llm_config_check(&moe, &why));
+    CHECK_OK(llm_kv_cache_create(&kv, &c, 4, LLM_F32));
+    buf = (float *)malloc(llm_rope_bytes(8, 4) + llm_block_scratch_bytes(&c, 1));
+    CHECK_OK(llm_rope_init(&rope, buf, 8, 4, 10000, LLM_ROPE_INTERLEAVED));
+    memset(&w, 0, sizeof w);
+    memset(x, 0, sizeof x);
+    CHECK(llm_block_forward(&moe, &w, &rope, &kv, 0, x, 1, 0, buf, NULL) == LLM_EUNSUPPORTED);
+    /* every enum's range ends at its _COUNT */
+    {
+        llm_config e = c;
+        CHECK_OK(llm_config_check(&e, &why));
+        e.norm = LLM_NORM_COUNT, CHECK(llm_config_check(&e, &why) == LLM_EINVAL), e = c;
+        e.ffn = LLM_FFN_COUNT, CHECK(llm_config_check(&e, &why) == LLM_EINVAL), e = c;
+        e.pos = LLM_POS_COUNT, CHECK(llm_config_check(&e, &why) == LLM_EINVAL), e = c;
+        e.bias = LLM_BIAS_COUNT, CHECK(llm_config_check(&e, &why) == LLM_EINVAL), e = c;
+        e.rope_layout = LLM_ROPE_LAYOUT_COUNT, CHECK(llm_config_check(&e, &why) == LLM_EINVAL), e = c;
+        e.ffn = (llm_ffn_kind)(LLM_FFN_COUNT - 1), e.bias = (llm_bias_kind)(LLM_BIAS_COUNT - 1);
+        CHECK_OK(llm_config_check(&e, &why));
+    }
+    /* the config decides which biases exist: a block whose weights disagree is refused
+       before anything runs (kv.len stays 0) */
+    {
+        float wt[16 * 16], g[16], bvec[16], *scr = buf + llm_rope_bytes(8, 4) / sizeof(float);
+        llm_config q = c;
+        llm_weight m;
+        memset(&m, 0, sizeof m);
+        m.type = LLM_F32, m.data = wt;
+        for (i = 0; i < 16 * 16; i++) wt[i] = 0.01f * (float)(i % 7);
+        for (i = 0; i < 16; i++) g[i] = 1, bvec[i] = 0.5f;
+        w.attn_norm = w.ffn_norm = g;
+        w.wq = w.wk = w.wv = w.wo = w.w1 = w.w2 = w.w3 = m;
+        CHECK_OK(llm_block_forward(&c, &w, &rope, &kv, 0, x, 1, 0, scr, NULL));
+        CHECK(kv.len == 1);
+        llm_kv_cache_reset(&kv);
+        w.bq = bvec; /* a bias the config (LLM_BIAS_NONE) does not have */
+        CHECK(llm_block_forward(&c, &w, &rope, &kv, 0, x, 1, 0, scr, NULL) == LLM_EINVAL && kv.len == 0);
+        q.bias = LLM_BIAS_QKV; /* now bk and bv are missing */
+        CHECK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 0, scr, NULL) == LLM_EINVAL && kv.len == 0);
+        w.bk = w.bv = bvec;
+        CHECK_OK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 0, scr, NULL));
+        q.norm = LLM_NORM_LAYER, q.norm_bias = 1; /* LayerNorm biases named but absent */
+        CHECK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 1, scr, NULL) == LLM_EINVAL);
+        w.attn_norm_b = w.ffn_norm_b = bvec;
+        CHECK_OK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 1, scr, NULL));
+        q.bias = LLM_BIAS_ALL; /* bo, b1, b2, b3 */
+        CHECK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 2, scr, NULL) == LLM_EINVAL);
+        w.bo = w.b1 = w.b2 = w.b3 = bvec;
+        CHECK_OK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 2, scr, NULL));
+        q.ffn = LLM_FFN_GELU; /* an ungated FFN never reads w3 / b3 */
+        w.w3.data = NULL, w.b3 = NULL;
+        CHECK_OK(llm_block_forward(&q, &w, &rope, &kv, 0, x, 1, 3, scr, NULL));
+    }
+    /* llm_decode_bytes counts what the estimator counts: every parameter once (fp32),
+       but one row of the embedding (and of learned positions), plus the KV rows */
+    {
+        llm_config g = c;
+        llm_layer_weights lw[2];
+        llm_weights ws;
+        llm_params pc;
+        int tied, k;
+        memset(lw, 0, sizeof lw);
+        memset(&ws, 0, sizeof ws);
+        for (k = 0; k < 2; k++) lw[k].wq.type = LLM_F32; /* all fp32: the zeroed weights */
+        ws.layers = lw;
+        ws.out_norm = x;
+        g.n_layers = 2;
+        for (tied = 0; tied < 2; tied++) {
+            double kvb = 2.0 * g.n_layers * g.n_kv_heads * 8 * 4 * (5 + 1), want;
+            g.tied_embeddings = tied;
+            g.norm = LLM_NORM_LAYER, g.norm_bias = 1, g.ffn = LLM_FFN_GELU, g.bias = LLM_BIAS_ALL, g.pos = LLM_POS_LEARNED;
+            pc = llm_count_params(&g);
+            want = 4.0 * ((double)pc.total - (tied ? 0 : (double)pc.embedding) - (double)pc.positions + 2 * g.d_model);
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb, 0);
+            g.norm = LLM_NORM_RMS, g.norm_bias = 0, g.ffn = LLM_FFN_SWIGLU, g.bias = LLM_BIAS_QKV, g.pos = LLM_POS_ROPE;
+            pc = llm_count_params(&g);
+            want = 4.0 * ((double)pc.total - (tied ? 0 : (double)pc.embedding) + g.d_model);
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb, 0);
+        }
+    }
+    llm_kv_cache_free(&kv);
+    free(buf);
+}
+
 int main(void) {
     const char *why;
     const llm_config *c;
@@ -180,5 +292,6 @@ int main(void) {
         x.n_layers = 1 << 16; /* 4.6e17 parameters: 16 B each would pass 2^63 */
         expect_reject(&x, "overflow");
     }
+    test_runnable();
     return test_done();
 }
