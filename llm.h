@@ -1,4 +1,5 @@
 /* llm.h - v0.1.0 - a decoder-only transformer in one C99 header, public domain / MIT
+   (the license text is at the end of this file)
 
    In exactly ONE C or C++ file, before including it:
 
@@ -20,7 +21,8 @@
            return 0;    // prints 6738415616, the published count
        }
 
-   See README.md for the planner, the kernels, and running a llama2.c checkpoint.
+   The llm.h repository's README.md and examples/ show the planner, the kernels, and
+   running a llama2.c checkpoint; everything needed to use this file is in this file.
 
    CONTENTS (search for the tag to jump)
    -------------------------------------
@@ -44,8 +46,9 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions (and by
                            llm_tokenize for long texts); define both or neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_LOGF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_POW LLM_COS LLM_SIN
-                           libm replacements for firmware (implementation file)
+       LLM_SQRTF LLM_EXPF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_SQRT LLM_POW LLM_COS LLM_SIN
+                           libm replacements for firmware: every libm call the implementation
+                           makes goes through one of these (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
@@ -840,14 +843,14 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #ifndef LLM_EXPF
 #define LLM_EXPF(x) expf(x)
 #endif
-#ifndef LLM_LOGF
-#define LLM_LOGF(x) logf(x)
-#endif
 #ifndef LLM_TANHF
 #define LLM_TANHF(x) tanhf(x)
 #endif
 #ifndef LLM_ERFF
 #define LLM_ERFF(x) erff(x)
+#endif
+#ifndef LLM_SQRT
+#define LLM_SQRT(x) sqrt(x)
 #endif
 #ifndef LLM_POW
 #define LLM_POW(x, y) pow(x, y)
@@ -1032,12 +1035,11 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
    `gen`. Both sides first spin briefly on the counters (gcc/clang atomics), because in a
    decode step jobs arrive back to back (about 97 per token for the 110M shape) and a
    worker still spinning picks the next one up without a wake-up. The spin lasts up to
-   20,000 pauses (about a millisecond), longer than any gap between a decode step's jobs:
-   with 1,000, 2-thread int8 110M decode fell from 1.94x to 1.30-1.36x one thread on a
-   quiet machine, the workers sleeping and waking between jobs. Every 64 pauses the
-   spinner yields its core (sched_yield returns at once when nothing else is runnable):
-   on a machine shared with another process, a thread that only spins holds the core its
-   partner needs, and 2-thread int8 decode measured 0.16x one thread. */
+   20,000 pauses (about a millisecond), longer than any gap between a decode step's jobs,
+   so workers do not sleep and wake between them. Every 64 pauses the spinner yields its
+   core (sched_yield returns at once when nothing else is runnable), so on a shared
+   machine a spinning thread does not hold the core its partner needs. The measurements
+   behind both numbers are in bench/NOTES.md. */
 #if defined(__GNUC__) || defined(__clang__)
 #define LLM__LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define LLM__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -1525,7 +1527,7 @@ LLMDEF double llm_mfu(double flops, double seconds, double n_gpus, double peak_f
 LLMDEF double llm_chinchilla_tokens(double n_params) { return n_params > 0 ? 20.0 * n_params : 0.0; }
 LLMDEF void llm_chinchilla_optimal(double flops, double *n_params, double *tokens) {
     /* C = 6 N D and D = 20 N give C = 120 N^2 */
-    double n = flops > 0 ? sqrt(flops / 120.0) : 0.0;
+    double n = flops > 0 ? LLM_SQRT(flops / 120.0) : 0.0;
     if (n_params) *n_params = n;
     if (tokens) *tokens = 20.0 * n;
 }
@@ -1572,7 +1574,7 @@ LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t
 
 /* ---- GPUs ----------------------------------------------------------------------------- */
 
-/* Memory "as the driver reports it" is nvidia-smi's total in MiB (../shared/gpus.tsv);
+/* Memory "as the driver reports it" is nvidia-smi's total in MiB;
    bf16 TFLOPS are dense, never the 2x sparsity headline; GeForce cards are quoted with
    fp32 accumulation, which is what bf16 GEMMs use. */
 #define LLM__MIB 1048576.0
@@ -3760,7 +3762,7 @@ LLMDEF llm_status llm_rope_init_ex(llm_rope *r, void *mem, size_t mem_bytes, int
     return llm__rope_fill(r, mem, mem_bytes, head_dim, head_dim, max_pos, theta, layout, 0, 0, 0, 0);
 }
 
-/* The unchecked form DESIGN.md pins: the caller vouches for mem's length. */
+/* The unchecked form, kept for callers of 0.1.0: the caller vouches for mem's length. */
 LLMDEF llm_status llm_rope_init(llm_rope *r, void *mem, int head_dim, int max_pos, float theta,
                                 llm_rope_layout layout) {
     return llm_rope_init_ex(r, mem, llm_rope_bytes(head_dim, max_pos), head_dim, max_pos, theta, layout);
@@ -6211,6 +6213,47 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #endif /* LLM_IMPLEMENTATION */
 
 /*
-   LICENSE: this software is available under two licenses; choose whichever you prefer.
-   A) MIT: see the LICENSE file. B) Public domain (Unlicense): see the LICENSE file.
+   llm.h is available under either of the following licenses; choose whichever you prefer.
+
+   ------------------------------------------------------------------------------
+   ALTERNATIVE A - MIT License
+
+   Copyright (c) 2026 the llm.h authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this
+   software and associated documentation files (the "Software"), to deal in the Software
+   without restriction, including without limitation the rights to use, copy, modify, merge,
+   publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons
+   to whom the Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+   INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR
+   PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE
+   FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+   OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+   DEALINGS IN THE SOFTWARE.
+
+   ------------------------------------------------------------------------------
+   ALTERNATIVE B - Public Domain (www.unlicense.org)
+
+   This is free and unencumbered software released into the public domain. Anyone is free to
+   copy, modify, publish, use, compile, sell, or distribute this software, either in source
+   code form or as a compiled binary, for any purpose, commercial or non-commercial, and by
+   any means.
+
+   In jurisdictions that recognize copyright laws, the author or authors of this software
+   dedicate any and all copyright interest in the software to the public domain. We make this
+   dedication for the benefit of the public at large and to the detriment of our heirs and
+   successors. We intend this dedication to be an overt act of relinquishment in perpetuity
+   of all present and future rights to this software under copyright law.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+   INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR
+   PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+   FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+   SOFTWARE.
 */
