@@ -647,7 +647,7 @@ typedef struct llm_weights {
 typedef struct llm_model {
     llm_config config;
     llm_weights weights;
-    int file_version; /* llama2.c: 0 legacy, 1 fp32, 2 int8 */
+    int file_version; /* llama2.c: 0 legacy, 1 fp32, 2 int8; GGUF: 2 or 3 */
     void *owned;
 } llm_model;
 LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
@@ -797,11 +797,105 @@ LLMDEF int llm_piece_printable(const char *piece, int len);
 LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *ids, int n, char *out, size_t cap,
                                  size_t *out_len);
 
+/* ---- GGUF, llama.cpp's model file (ggml's docs/gguf.md) -----------------------------
+   Little-endian: "GGUF", uint32 version, uint64 tensor count, uint64 metadata count; the
+   metadata, each (string key, uint32 value type, value); the tensor infos, each (string
+   name, uint32 n_dims, uint64 ne[n_dims] innermost first, uint32 ggml type, uint64 offset
+   into the data section); zero padding to general.alignment (default 32); the tensor
+   data. A string is a uint64 length and that many bytes, no terminator; an array is a
+   uint32 element type, a uint64 count and the elements.
+   llm_gguf_init reads the header, every metadata value and every tensor info, checks
+   each count, length, offset and dimension in 64-bit against the buffer, and records
+   where each one is: zero-copy, no weight is read. Versions 2 and 3 are read; version 1
+   and big-endian files are LLM_EUNSUPPORTED; anything malformed (truncated, a length
+   past the end, a duplicate key or tensor name, n_dims outside 1..4, a dimension product
+   that overflows, a tensor outside the data or off its alignment, an unknown value or
+   tensor type) is LLM_EFORMAT, and *why names the field. */
+typedef enum llm_gguf_type {
+    LLM_GGUF_UINT8 = 0, LLM_GGUF_INT8, LLM_GGUF_UINT16, LLM_GGUF_INT16, LLM_GGUF_UINT32, LLM_GGUF_INT32,
+    LLM_GGUF_FLOAT32, LLM_GGUF_BOOL, LLM_GGUF_STRING, LLM_GGUF_ARRAY, LLM_GGUF_UINT64, LLM_GGUF_INT64,
+    LLM_GGUF_FLOAT64, LLM_GGUF_TYPE_COUNT
+} llm_gguf_type;
+
+/* Bytes inside the file's buffer: not NUL-terminated. */
+typedef struct llm_gguf_str {
+    const char *s;
+    uint64_t n;
+} llm_gguf_str;
+
+typedef struct llm_gguf_kv {
+    llm_gguf_str key;
+    llm_gguf_type type;
+    llm_gguf_type arr_type;     /* LLM_GGUF_ARRAY: the elements' type */
+    uint64_t arr_n;             /* LLM_GGUF_ARRAY: how many */
+    const unsigned char *value; /* the value in the buffer (an array: its first element) */
+} llm_gguf_kv;
+
+typedef struct llm_gguf_tensor {
+    llm_gguf_str name;
+    int n_dims;
+    int64_t ne[4];    /* ne[0] is a row's length; a [out][in] matrix is ne = {in, out}; unused 1 */
+    uint32_t type;    /* ggml's type id: llm_gguf_type_name(type) names it */
+    uint64_t offset;  /* from the start of the data section */
+    uint64_t bytes;   /* its data's size, from the type's block layout */
+    const void *data; /* in the buffer */
+} llm_gguf_tensor;
+
+typedef struct llm_gguf {
+    uint32_t version, alignment;
+    int64_t n_kv, n_tensors;
+    const unsigned char *buf;
+    size_t len;
+    uint64_t data_offset;     /* where the data section starts */
+    llm_gguf_kv *kv;          /* [n_kv] */
+    llm_gguf_tensor *tensors; /* [n_tensors] */
+    void *owned;              /* set by llm_gguf_create */
+} llm_gguf;
+
+/* Bytes of the kv and tensor tables of the GGUF in buf (a 64-bit-checked bound from the
+   header's counts); 0 if buf does not start like a GGUF file or its counts cannot fit.
+   mem: at least that many bytes, 8-byte aligned. buf must outlive g. */
+LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len);
+LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why);
+LLMDEF llm_status llm_gguf_create(llm_gguf *g, const void *buf, size_t len, const char **why); /* allocates the tables */
+LLMDEF void llm_gguf_free(llm_gguf *g);
+/* Lookups: the key's index (-1 if absent), the tensor by name (NULL if absent). */
+LLMDEF int64_t llm_gguf_find_key(const llm_gguf *g, const char *key);
+LLMDEF const llm_gguf_tensor *llm_gguf_find_tensor(const llm_gguf *g, const char *name);
+/* Typed reads of a scalar value: an integer of any width (bool too) into int64 (a uint64
+   above INT64_MAX is LLM_ERANGE), float32 / float64 into double, a string. LLM_ENOTFOUND
+   for an absent key, LLM_EFORMAT for a value of another type. */
+LLMDEF llm_status llm_gguf_get_int(const llm_gguf *g, const char *key, int64_t *out);
+LLMDEF llm_status llm_gguf_get_float(const llm_gguf *g, const char *key, double *out);
+LLMDEF llm_status llm_gguf_get_str(const llm_gguf *g, const char *key, llm_gguf_str *out);
+/* Element i of an array of integers / of floats (LLM_ERANGE past its end), and the strings
+   of an array of strings in order: *cursor = 0 for the first, each call moves it on. */
+LLMDEF llm_status llm_gguf_arr_int(const llm_gguf_kv *kv, uint64_t i, int64_t *out);
+LLMDEF llm_status llm_gguf_arr_float(const llm_gguf_kv *kv, uint64_t i, double *out);
+LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_gguf_str *out);
+/* ggml's name of a tensor type ("f32", "q8_0", "q4_k", "iq2_xxs"); NULL for an id this
+   build does not know. And the value types' names ("uint32", "string", "array"). */
+LLMDEF const char *llm_gguf_type_name(uint32_t ggml_type);
+LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
+
+/* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
+   conversions), tensors in F32, F16 or BF16 (norms F32). Another architecture, tensor
+   type, a MoE file or a tensor the forward pass would not use (rope_freqs, biases) is
+   LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
+   only the config. The weights point into g's buffer, which must outlive the model and
+   hold the F32 tensors 4-byte aligned (a GGUF's own 32-byte alignment does, from an
+   aligned buffer). layers: caller memory for n_layers_cap entries. */
+LLMDEF llm_status llm_gguf_read_config(llm_config *c, const llm_gguf *g, const char **why);
+LLMDEF llm_status llm_gguf_load(llm_model *m, const llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
+                                const char **why);
+
 #ifndef LLM_NO_STDIO
-/* The same from files; they allocate (the model: the file's bytes and the layer table),
-   freed by llm_model_free / llm_tokenizer_free. */
+/* The same from files; they allocate (the model: the file's bytes and the layer table;
+   a GGUF model also its tables), freed by llm_model_free / llm_tokenizer_free. */
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why);
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why);
+LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why);
 #endif
 
 #ifdef __cplusplus
