@@ -882,6 +882,11 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
    build does not know. And the value types' names ("uint32", "string", "array"). */
 LLMDEF const char *llm_gguf_type_name(uint32_t ggml_type);
 LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
+/* n values of a tensor of ggml type `type` at src to floats: F32, F16, BF16, Q4_0, Q4_1,
+   Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, each value the float nearest the
+   format's exact value. n a multiple of the type's block (32 or 256), else LLM_EINVAL;
+   LLM_EUNSUPPORTED for the types with no dequantizer here (IQ*, TQ*, MXFP4). */
+LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n);
 
 /* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
    conversions), tensors in F32, F16 or BF16 (norms F32). Another architecture, tensor
@@ -6240,6 +6245,175 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t) {
 }
 
 static uint64_t llm__le64(const unsigned char *p) { return (uint64_t)llm__le32(p) | ((uint64_t)llm__le32(p + 4) << 32); }
+
+/* ---- ggml's block formats, dequantized ------------------------------------------------
+   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
+   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
+   fp16 scales in double and rounded once, so it is the float nearest the format's exact
+   value (ggml's own float expressions can differ from it by an ulp). */
+static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
+static void llm__dq_q4_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
+        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
+    }
+}
+/* Q4_1: half d, half m, 16 bytes of q: d q + m */
+static void llm__dq_q4_1(const unsigned char *b, float *y) {
+    double d = llm__h(b), m = llm__h(b + 2);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * (b[4 + j] & 15) + m);
+        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
+    }
+}
+/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
+   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
+static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
+    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
+    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
+    uint32_t h = llm__le32(qh);
+    int j, off = with_min ? 0 : 16;
+    for (j = 0; j < 16; j++) {
+        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
+        y[j] = (float)(d * (q0 - off) + m);
+        y[j + 16] = (float)(d * (q1 - off) + m);
+    }
+}
+/* Q8_0: half d, 32 int8: d q */
+static void llm__dq_q8_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
+}
+/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
+   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
+   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
+   top two bits in the high bits of bytes 0-7. */
+static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
+    if (j < 4) {
+        *sc = q[j] & 63, *mn = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
+   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
+   shift 0, 2, 4, 6 for the four 32-value runs. */
+static void llm__dq_q2_k(const unsigned char *b, float *y) {
+    const unsigned char *sc = b, *q = b + 16;
+    double d = llm__h(b + 80), dmin = llm__h(b + 82);
+    int n, j, l, is = 0;
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
+            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
+        }
+}
+/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
+   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
+   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
+static void llm__dq_q3_k(const unsigned char *b, float *y) {
+    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
+    double d = llm__h(b + 108);
+    int sc[16], i, n, j, l, is = 0;
+    for (i = 0; i < 16; i++) {
+        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+        sc[i] = (lo | (hi << 4)) - 32;
+    }
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * sc[is];
+            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
+            for (l = 0; l < 16; l++) {
+                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
+                *y++ = (float)(dl * v);
+            }
+        }
+}
+/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
+   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
+static void llm__dq_q4_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *q = b + 16;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
+    }
+}
+/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
+   of value l of sub-block 2k / 2k+1. */
+static void llm__dq_q5_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *qh = b + 16, *q = b + 48;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
+    }
+}
+/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
+   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
+   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
+   0, 2, 4, 6 the top bits. */
+static void llm__dq_q6_k(const unsigned char *b, float *y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const signed char *sc = (const signed char *)(b + 192);
+    double d = llm__h(b + 208);
+    int n, l;
+    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
+        for (l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = (float)(d * (sc[is] * q1));
+            y[l + 32] = (float)(d * (sc[is + 2] * q2));
+            y[l + 64] = (float)(d * (sc[is + 4] * q3));
+            y[l + 96] = (float)(d * (sc[is + 6] * q4));
+        }
+}
+
+LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n) {
+    const unsigned char *b = (const unsigned char *)src;
+    const llm__ggml_type *ty = type < 40 ? &llm__ggml_types[type] : NULL;
+    int64_t i;
+    if (!src || !dst || n < 0) return LLM_EINVAL;
+    if (!ty || !ty->name) return LLM_EINVAL;
+    if (n % ty->block) return LLM_EINVAL;
+    for (i = 0; i < n; i += ty->block, b += ty->bytes, dst += ty->block) {
+        switch (type) {
+        case LLM__GGML_F32: *dst = llm__le32f(b); break;
+        case LLM__GGML_F16: *dst = llm__h(b); break;
+        case LLM__GGML_BF16: *dst = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); break;
+        case 2: llm__dq_q4_0(b, dst); break;
+        case 3: llm__dq_q4_1(b, dst); break;
+        case 6: llm__dq_q5(b, dst, 0); break;
+        case 7: llm__dq_q5(b, dst, 1); break;
+        case 8: llm__dq_q8_0(b, dst); break;
+        case 10: llm__dq_q2_k(b, dst); break;
+        case 11: llm__dq_q3_k(b, dst); break;
+        case 12: llm__dq_q4_k(b, dst); break;
+        case 13: llm__dq_q5_k(b, dst); break;
+        case 14: llm__dq_q6_k(b, dst); break;
+        default: return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
+        }
+    }
+    return LLM_OK;
+}
 
 /* A reason that names something from the file: a + the name (cut to fit) + b, in buf. */
 static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b) {
