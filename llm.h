@@ -900,6 +900,40 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why);
 
+/* ---- JSON (RFC 8259), for config.json, safetensors headers and tokenizer.json ---------
+   A strict reader into a caller's token array, in one pass and without allocation:
+   every value becomes one llm_json_tok (an object's members are a key token followed by
+   the value's tokens), in document order. No comments, trailing commas, NaN, raw control
+   characters or invalid UTF-8; depth at most 64; texts below 4 GiB. A malformed text is
+   LLM_EFORMAT with *why naming the problem; tokens past cap are LLM_ERANGE with
+   *n_toks the count needed (call with toks = NULL, cap = 0 to count). */
+typedef enum llm_json_type {
+    LLM_JSON_NULL = 0, LLM_JSON_FALSE, LLM_JSON_TRUE, LLM_JSON_NUMBER, LLM_JSON_STRING, LLM_JSON_ARRAY,
+    LLM_JSON_OBJECT, LLM_JSON_TYPE_COUNT
+} llm_json_type;
+typedef struct llm_json_tok {
+    llm_json_type type;
+    uint32_t start, len; /* the value's bytes in the text (a string: between its quotes, escapes kept) */
+    uint32_t n;          /* array: elements; object: members (key-value pairs) */
+    uint32_t next;       /* index of the first token after this value and everything inside it */
+} llm_json_tok;
+
+LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *toks, size_t cap, size_t *n_toks,
+                                 const char **why);
+/* In object `obj` (a token index), the value of `key` (its token index), or -1. */
+LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key);
+/* Element i of array `arr`, or -1. */
+LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, uint32_t i);
+/* A number token as a double (LLM_EFORMAT if not a number) or as an int64 (LLM_ERANGE if
+   it has a fraction, an exponent that makes it one, or does not fit). */
+LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out);
+LLMDEF llm_status llm_json_int(const char *text, const llm_json_tok *t, int64_t *out);
+/* A string token decoded (escapes, \uXXXX with surrogate pairs, to UTF-8) into out[cap],
+   NUL-terminated; LLM_ERANGE if it does not fit (*out_len the bytes needed). */
+LLMDEF llm_status llm_json_str(const char *text, const llm_json_tok *t, char *out, size_t cap, size_t *out_len);
+/* Whether a string token equals s (after decoding). */
+LLMDEF int llm_json_eq(const char *text, const llm_json_tok *t, const char *s);
+
 #ifndef LLM_NO_STDIO
 /* The same from files; they allocate (the model: the file's bytes and the layer table;
    a GGUF model also its tables), freed by llm_model_free / llm_tokenizer_free. */
@@ -7008,6 +7042,386 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     m->config = c;
     m->weights = w;
     m->file_version = (int)g->version;
+    return LLM_OK;
+}
+
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+#define LLM__JSON_DEPTH 64
+typedef struct llm__jp {
+    const unsigned char *s;
+    size_t len, pos, n, cap;
+    llm_json_tok *t;
+} llm__jp;
+
+static void llm__jp_ws(llm__jp *p) {
+    while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+        p->pos++;
+}
+static size_t llm__jp_emit(llm__jp *p, llm_json_type type, size_t start, size_t end) {
+    if (p->n < p->cap) {
+        llm_json_tok *t = &p->t[p->n];
+        t->type = type, t->start = (uint32_t)start, t->len = (uint32_t)(end - start), t->n = 0;
+        t->next = (uint32_t)(p->n + 1);
+    }
+    return p->n++;
+}
+/* The code point of \uXXXX at s (after the backslash-u), or -1. */
+static long llm__json_u4(const unsigned char *s) {
+    int a = llm__hexval((char)s[0]), b = llm__hexval((char)s[1]), c = llm__hexval((char)s[2]), d = llm__hexval((char)s[3]);
+    return a < 0 || b < 0 || c < 0 || d < 0 ? -1 : (long)((a << 12) | (b << 8) | (c << 4) | d);
+}
+/* Length of the UTF-8 sequence at s (n bytes left), 0 if invalid: no overlong forms, no
+   surrogates, nothing above U+10FFFF (RFC 3629). */
+static int llm__utf8_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80) return 0;
+        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)) return 0; /* overlong; surrogates */
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80) return 0;
+        if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+/* A string at p->pos (on its opening quote): checked, emitted without its quotes. */
+static const char *llm__jp_string(llm__jp *p) {
+    size_t start = ++p->pos;
+    while (p->pos < p->len) {
+        unsigned c = p->s[p->pos];
+        if (c == '"') {
+            llm__jp_emit(p, LLM_JSON_STRING, start, p->pos);
+            p->pos++;
+            return NULL;
+        }
+        if (c < 0x20) return "raw control character in a string";
+        if (c == '\\') {
+            unsigned e;
+            if (p->pos + 1 >= p->len) break;
+            e = p->s[p->pos + 1];
+            if (e == 'u') {
+                long u;
+                if (p->len - p->pos < 6 || (u = llm__json_u4(p->s + p->pos + 2)) < 0) return "bad \\u escape";
+                p->pos += 6;
+                if (u >= 0xdc00 && u <= 0xdfff) return "lone low surrogate in a \\u escape";
+                if (u >= 0xd800 && u <= 0xdbff) { /* a high surrogate needs its low half next */
+                    long lo;
+                    if (p->len - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
+                        (lo = llm__json_u4(p->s + p->pos + 2)) < 0xdc00 || lo > 0xdfff)
+                        return "high surrogate without its low surrogate";
+                    p->pos += 6;
+                }
+                continue;
+            }
+            if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                return "unknown escape in a string";
+            p->pos += 2;
+            continue;
+        }
+        if (c >= 0x80) {
+            int k = llm__utf8_len(p->s + p->pos, p->len - p->pos);
+            if (!k) return "invalid UTF-8 in a string";
+            p->pos += (size_t)k;
+            continue;
+        }
+        p->pos++;
+    }
+    return "text ends inside a string";
+}
+
+/* A number at p->pos, by RFC 8259's grammar: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
+static const char *llm__jp_number(llm__jp *p) {
+    size_t start = p->pos, d;
+    const unsigned char *s = p->s;
+#define LLM__JDIGIT(i) ((i) < p->len && s[i] >= '0' && s[i] <= '9')
+    if (p->pos < p->len && s[p->pos] == '-') p->pos++;
+    if (!LLM__JDIGIT(p->pos)) return "a number needs a digit";
+    if (s[p->pos] == '0') p->pos++;
+    else
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+    if (p->pos < p->len && s[p->pos] == '.') {
+        d = ++p->pos;
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+        if (p->pos == d) return "a number's fraction needs a digit";
+    }
+    if (p->pos < p->len && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
+        p->pos++;
+        if (p->pos < p->len && (s[p->pos] == '+' || s[p->pos] == '-')) p->pos++;
+        d = p->pos;
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+        if (p->pos == d) return "a number's exponent needs a digit";
+    }
+#undef LLM__JDIGIT
+    llm__jp_emit(p, LLM_JSON_NUMBER, start, p->pos);
+    return NULL;
+}
+
+/* One value of any kind at p->pos; containers are opened here and closed by the caller. */
+static const char *llm__jp_scalar(llm__jp *p) {
+    static const char *const lit[3] = {"null", "false", "true"};
+    int i;
+    unsigned c = p->s[p->pos];
+    if (c == '"') return llm__jp_string(p);
+    if (c == '-' || (c >= '0' && c <= '9')) return llm__jp_number(p);
+    for (i = 0; i < 3; i++) {
+        size_t k = strlen(lit[i]);
+        if (p->len - p->pos >= k && memcmp(p->s + p->pos, lit[i], k) == 0) {
+            llm__jp_emit(p, (llm_json_type)(LLM_JSON_NULL + i), p->pos, p->pos + k);
+            p->pos += k;
+            return NULL;
+        }
+    }
+    return "unexpected character where a value should be";
+}
+
+static void llm__jp_close(llm__jp *p, size_t idx, uint32_t count) {
+    if (idx < p->cap) {
+        p->t[idx].len = (uint32_t)(p->pos - p->t[idx].start);
+        p->t[idx].n = count;
+        p->t[idx].next = (uint32_t)p->n;
+    }
+}
+
+/* Iterative, with an explicit stack of open containers: no recursion on hostile nesting. */
+static const char *llm__jp_run(llm__jp *p) {
+    size_t stack[LLM__JSON_DEPTH];
+    uint32_t count[LLM__JSON_DEPTH];
+    unsigned char is_obj[LLM__JSON_DEPTH];
+    int depth = 0, obj;
+    const char *e;
+    for (;;) {
+        /* a value */
+        llm__jp_ws(p);
+        if (p->pos >= p->len) return "text ends where a value should be";
+        if (p->s[p->pos] == '{' || p->s[p->pos] == '[') {
+            obj = p->s[p->pos] == '{';
+            if (depth == LLM__JSON_DEPTH) return "nested deeper than 64";
+            stack[depth] = llm__jp_emit(p, obj ? LLM_JSON_OBJECT : LLM_JSON_ARRAY, p->pos, p->pos);
+            is_obj[depth] = (unsigned char)obj;
+            count[depth++] = 0;
+            p->pos++;
+            llm__jp_ws(p);
+            if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+                p->pos++;
+                llm__jp_close(p, stack[--depth], 0);
+            } else {
+                if (obj) {
+                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string";
+                    if ((e = llm__jp_string(p)) != NULL) return e;
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+                    p->pos++;
+                }
+                continue;
+            }
+        } else if ((e = llm__jp_scalar(p)) != NULL) {
+            return e;
+        }
+        /* after a value: the containers it ends, or the next member */
+        for (;;) {
+            llm__jp_ws(p);
+            if (depth == 0) return p->pos == p->len ? NULL : "text after the JSON value";
+            obj = is_obj[depth - 1];
+            count[depth - 1]++;
+            if (p->pos < p->len && p->s[p->pos] == ',') {
+                p->pos++;
+                if (obj) {
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string (no trailing comma)";
+                    if ((e = llm__jp_string(p)) != NULL) return e;
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+                    p->pos++;
+                }
+                break;
+            }
+            if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+                p->pos++;
+                depth--;
+                llm__jp_close(p, stack[depth], count[depth]);
+                continue;
+            }
+            return obj ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array";
+        }
+    }
+}
+
+LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *toks, size_t cap, size_t *n_toks,
+                                 const char **why) {
+    llm__jp p;
+    const char *e;
+    if (why) *why = "";
+    if (n_toks) *n_toks = 0;
+    if (!text || (!toks && cap)) LLM__FFAIL(why, "no text or token array", LLM_EINVAL);
+    if (len >= 0xffffffffu) LLM__FFAIL(why, "JSON text of 4 GiB or more", LLM_EFORMAT);
+    p.s = (const unsigned char *)text, p.len = len, p.pos = 0, p.n = 0, p.cap = cap, p.t = toks;
+    e = llm__jp_run(&p);
+    if (e) LLM__FFAIL(why, e, LLM_EFORMAT);
+    if (n_toks) *n_toks = p.n;
+    if (p.n > cap) LLM__FFAIL(why, "more tokens than the array holds (*n_toks says how many)", LLM_ERANGE);
+    return LLM_OK;
+}
+
+/* Decodes string token t into out (cap bytes; NULL to measure); the byte count. */
+static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *out, size_t cap) {
+    const unsigned char *s = (const unsigned char *)text + t->start, *end = s + t->len;
+    size_t k = 0;
+    while (s < end) {
+        unsigned long u;
+        unsigned char tmp[4];
+        int n, i;
+        if (*s != '\\') {
+            if (out && k < cap) out[k] = (char)*s;
+            k++, s++;
+            continue;
+        }
+        switch (s[1]) {
+        case 'b': u = 8; break;
+        case 'f': u = 12; break;
+        case 'n': u = 10; break;
+        case 'r': u = 13; break;
+        case 't': u = 9; break;
+        case 'u':
+            u = (unsigned long)llm__json_u4(s + 2);
+            if (u >= 0xd800 && u <= 0xdbff) { /* llm_json_parse checked the pair */
+                u = 0x10000 + ((u - 0xd800) << 10) + ((unsigned long)llm__json_u4(s + 8) - 0xdc00);
+                s += 6;
+            }
+            s += 4;
+            break;
+        default: u = s[1]; break; /* " \\ / */
+        }
+        s += 2;
+        if (u < 0x80) tmp[0] = (unsigned char)u, n = 1;
+        else if (u < 0x800) tmp[0] = (unsigned char)(0xc0 | (u >> 6)), tmp[1] = (unsigned char)(0x80 | (u & 63)), n = 2;
+        else if (u < 0x10000)
+            tmp[0] = (unsigned char)(0xe0 | (u >> 12)), tmp[1] = (unsigned char)(0x80 | ((u >> 6) & 63)),
+            tmp[2] = (unsigned char)(0x80 | (u & 63)), n = 3;
+        else
+            tmp[0] = (unsigned char)(0xf0 | (u >> 18)), tmp[1] = (unsigned char)(0x80 | ((u >> 12) & 63)),
+            tmp[2] = (unsigned char)(0x80 | ((u >> 6) & 63)), tmp[3] = (unsigned char)(0x80 | (u & 63)), n = 4;
+        for (i = 0; i < n; i++, k++)
+            if (out && k < cap) out[k] = (char)tmp[i];
+    }
+    return k;
+}
+
+LLMDEF llm_status llm_json_str(const char *text, const llm_json_tok *t, char *out, size_t cap, size_t *out_len) {
+    size_t n;
+    if (!text || !t || (!out && cap)) return LLM_EINVAL;
+    if (t->type != LLM_JSON_STRING) return LLM_EFORMAT;
+    n = llm__json_unescape(text, t, NULL, 0);
+    if (out_len) *out_len = n;
+    if (n + 1 > cap) return LLM_ERANGE;
+    llm__json_unescape(text, t, out, cap);
+    out[n] = '\0';
+    return LLM_OK;
+}
+
+LLMDEF int llm_json_eq(const char *text, const llm_json_tok *t, const char *s) {
+    char buf[256];
+    size_t n, k;
+    if (!text || !t || !s || t->type != LLM_JSON_STRING) return 0;
+    k = strlen(s);
+    if (!memchr(text + t->start, '\\', t->len)) return t->len == k && memcmp(text + t->start, s, k) == 0;
+    n = llm__json_unescape(text, t, NULL, 0);
+    if (n != k) return 0;
+    if (n <= sizeof buf) {
+        llm__json_unescape(text, t, buf, sizeof buf);
+        return memcmp(buf, s, n) == 0;
+    }
+    return 0; /* keys with escapes longer than 256 bytes are not looked up */
+}
+
+LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key) {
+    size_t i, m;
+    if (!text || !toks || !key || obj >= n_toks || toks[obj].type != LLM_JSON_OBJECT) return -1;
+    for (i = obj + 1, m = 0; m < toks[obj].n && i + 1 < n_toks; m++, i = toks[i + 1].next)
+        if (llm_json_eq(text, &toks[i], key)) return (int64_t)(i + 1);
+    return -1;
+}
+
+LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, uint32_t idx) {
+    size_t i;
+    uint32_t k;
+    if (!toks || arr >= n_toks || toks[arr].type != LLM_JSON_ARRAY || idx >= toks[arr].n) return -1;
+    for (i = arr + 1, k = 0; k < idx && i < n_toks; k++) i = toks[i].next;
+    return i < n_toks ? (int64_t)i : -1;
+}
+
+/* Decimal to double: the digits as an integer and a power of ten. Up to 19 significant
+   digits with |power| <= 22 the result is one correctly rounded multiply or divide of
+   exact doubles (Clinger's fast path), which covers every value a config file holds;
+   beyond that it is within a few ulps. */
+LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out) {
+    const unsigned char *s, *end;
+    uint64_t mant = 0;
+    int neg = 0, e10 = 0, digits = 0, eneg = 0;
+    long ex = 0;
+    double v;
+    if (!text || !t || !out) return LLM_EINVAL;
+    if (t->type != LLM_JSON_NUMBER) return LLM_EFORMAT;
+    s = (const unsigned char *)text + t->start, end = s + t->len;
+    if (*s == '-') neg = 1, s++;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        if (digits < 19) mant = mant * 10 + (uint64_t)(*s - '0'), digits += mant > 0;
+        else e10++;
+    }
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++)
+            if (digits < 19) mant = mant * 10 + (uint64_t)(*s - '0'), digits += mant > 0, e10--;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (*s == '+' || *s == '-') eneg = *s++ == '-';
+        for (; s < end && *s >= '0' && *s <= '9'; s++)
+            if (ex < 100000) ex = ex * 10 + (*s - '0');
+    }
+    ex = eneg ? -ex : ex;
+    ex += e10;
+    if (mant == 0) v = 0.0;
+    else if (ex > 330) return LLM_ERANGE;
+    else if (ex < -360) v = 0.0;
+    else if (mant < ((uint64_t)1 << 53) && ex >= -22 && ex <= 22) {
+        double p = 1.0;
+        int i, a = ex < 0 ? (int)-ex : (int)ex;
+        for (i = 0; i < a; i++) p *= 10.0; /* exact up to 1e22 */
+        v = ex < 0 ? (double)mant / p : (double)mant * p;
+    } else {
+        v = (double)mant * LLM_POW(10.0, (double)ex);
+    }
+    if (v > DBL_MAX) return LLM_ERANGE;
+    *out = neg ? -v : v;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_json_int(const char *text, const llm_json_tok *t, int64_t *out) {
+    const unsigned char *s, *end;
+    uint64_t u = 0;
+    int neg = 0;
+    if (!text || !t || !out) return LLM_EINVAL;
+    if (t->type != LLM_JSON_NUMBER) return LLM_EFORMAT;
+    s = (const unsigned char *)text + t->start, end = s + t->len;
+    if (memchr(s, '.', t->len) || memchr(s, 'e', t->len) || memchr(s, 'E', t->len)) {
+        double d;
+        LLM__MTRY(llm_json_num(text, t, &d));
+        if (d < -9007199254740992.0 || d > 9007199254740992.0 || (double)(int64_t)d != d) return LLM_ERANGE;
+        *out = (int64_t)d;
+        return LLM_OK;
+    }
+    if (*s == '-') neg = 1, s++;
+    for (; s < end; s++) {
+        if (u > (UINT64_MAX - 9) / 10) return LLM_ERANGE;
+        u = u * 10 + (uint64_t)(*s - '0');
+    }
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg) return LLM_ERANGE;
+    *out = neg ? (u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u) : (int64_t)u;
     return LLM_OK;
 }
 
