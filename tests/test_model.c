@@ -892,7 +892,7 @@ static void test_bad_arguments(void) {
     CHECK(llm_llama2c_load(NULL, x, sizeof x, &lw, 1, &why) == LLM_EINVAL && why && *why);
     CHECK(llm_llama2c_load(&m, x, 0, &lw, 1, &why) == LLM_EFORMAT);
     CHECK(llm_llama2c_read_config(NULL, &n, x, sizeof x, &why) == LLM_EINVAL);
-    CHECK(llm_llama2c_load_file(&m, NULL, &why) == LLM_EIO);
+    CHECK(llm_llama2c_load_file(&m, NULL, &why) == LLM_EINVAL);
     CHECK(llm_tokenizer_bytes(0, 100) == 0);
     CHECK(llm_tokenizer_create(&tok, NULL, 10, 512, &why) == LLM_EINVAL);
     CHECK(llm_tokenizer_load_file(&tok, "no/such/tokenizer.bin", 512, &why) == LLM_EIO);
