@@ -6502,6 +6502,195 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
     return LLM_OK;
 }
 
+/* ---- ggml's block formats, multiplied --------------------------------------------------
+   A quantized matrix times activations: the activations are quantized once per call, in
+   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
+   the formats with a min term need), so each block's dot is an integer sum and two scales.
+   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
+   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
+typedef struct llm__q8x {
+    float d;          /* x ~= d q */
+    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
+    int8_t q[32];
+} llm__q8x;
+
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero). */
+static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
+    int64_t b;
+    int j;
+    for (b = 0; b < n / 32; b++, x += 32) {
+        float amax = 0.0f, id;
+        llm__q8x *o = &out[b];
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+        o->d = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        for (j = 0; j < 32; j++) {
+            float v = x[j] * id;
+            int q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
+        }
+    }
+}
+
+/* sum of a[i] b[i] over n int8 pairs */
+static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
+    int32_t s = 0;
+    int i;
+    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
+    return s;
+}
+
+/* One row of n values against the quantized activations, per format. Each unpacks a
+   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
+static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
+    return acc;
+}
+static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 18) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
+        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
+    }
+    return acc;
+}
+static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 20) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
+    }
+    return acc;
+}
+static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
+    int64_t b;
+    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += bs) {
+        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
+        uint32_t h = llm__le32(qh);
+        for (j = 0; j < 16; j++) {
+            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
+            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
+        }
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
+                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
+    }
+    return acc;
+}
+static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
+static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
+
+/* The K-quants: 256-value super-blocks of 8 activation blocks. */
+static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
+        const unsigned char *sc = w, *qs = w + 16;
+        float d = llm__h(w + 80), dmin = llm__h(w + 82);
+        int k, j, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
+            j = k % 2;
+            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
+        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
+        float d = llm__h(w + 108);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) {
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
+            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++)
+                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
+            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
+        float d = llm__h(w), dmin = llm__h(w + 2);
+        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
+        int j, l, sc, mn;
+        int8_t q[32];
+        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
+            const unsigned char *p = qs + 32 * (j / 2);
+            for (l = 0; l < 32; l++)
+                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
+            llm__k4_scale_min(j, w + 4, &sc, &mn);
+            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
+static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
+static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
+        const unsigned char *ql = w, *qh = w + 128;
+        const signed char *sc = (const signed char *)(w + 192);
+        float d = llm__h(w + 208);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
+            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
+            int base = 16 * (r % 2);
+            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
+            for (l = 0; l < 16; l++) {
+                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
+                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
+            }
+            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+
+/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
+typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
+static llm__qdot_fn llm__qdot_of(uint32_t type) {
+    switch (type) {
+    case 2: return llm__qdot_q4_0;
+    case 3: return llm__qdot_q4_1;
+    case 6: return llm__qdot_q5_0;
+    case 7: return llm__qdot_q5_1;
+    case 8: return llm__qdot_q8_0;
+    case 10: return llm__qdot_q2_k;
+    case 11: return llm__qdot_q3_k;
+    case 12: return llm__qdot_q4_k;
+    case 13: return llm__qdot_q5_k;
+    case 14: return llm__qdot_q6_k;
+    default: return NULL;
+    }
+}
+
 /* A reason that names something from the file: a + the name (cut to fit) + b, in buf. */
 static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b) {
     size_t k = 0, i;
