@@ -269,7 +269,7 @@ static void test_bad_args(void) {
         CHECK(big && bx && llm_linear_w(y, bx, &B, NULL, 1, 32768, 1, NULL) == LLM_OK && y[0] == 0.0f);
         free(big), free(bx);
     }
-    W.type = LLM_Q4_32;
+    W.type = LLM_INT4; /* no kernel: the estimator's 4-bit (ggml's formats run: tests/test_ggml_quants.c) */
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
     W.type = (llm_dtype)99;
     CHECK(llm_linear_w(y, x, &W, NULL, 1, 64, 1, NULL) == LLM_EUNSUPPORTED);
