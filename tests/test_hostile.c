@@ -457,7 +457,12 @@ static void test_bad_args_rope(void) {
     CHECK(llm_rope_apply(&r, x, 2, 16) == LLM_ERANGE);
     CHECK(llm_rope_apply(&r, x, 2, -1) != LLM_OK);
     CHECK(llm_rope_apply(&r, x, 2, INT_MAX) == LLM_ERANGE);
-    CHECK(llm_rope_apply(&r, x, 0, 0) != LLM_OK || 1); /* zero heads: nothing to do */
+    {   /* zero heads: refused like every other count below 1, and x is left alone */
+        float before[64];
+        memcpy(before, x, sizeof x);
+        CHECK(llm_rope_apply(&r, x, 0, 0) == LLM_EINVAL && llm_rope_apply_tokens(&r, x, 0, 2, 0) == LLM_EINVAL);
+        CHECK(memcmp(before, x, sizeof x) == 0);
+    }
     CHECK(llm_rope_apply(&r, x, -2, 0) == LLM_EINVAL);
     CHECK(llm_rope_apply(NULL, x, 2, 0) == LLM_EINVAL && llm_rope_apply(&r, NULL, 2, 0) == LLM_EINVAL);
     CHECK(llm_rope_apply_tokens(&r, x, 2, 2, 15) == LLM_ERANGE);     /* the 2nd token is at 16 */
@@ -620,7 +625,25 @@ static void test_hostile_checkpoints(void) {
                     CHECK_MSG(s == LLM_EFORMAT, "format %d: header field %d = %ld gave %s", d->version, f, (long)val,
                               llm_status_str(s));
                 }
-                CHECK(llm_llama2c_read_config(&c, &v, q, n, &why) == LLM_OK || s != LLM_OK);
+                {   /* the header alone: a value no header can hold is refused by read_config
+                       too (as load refused it); one it accepts reads back as written */
+                    llm_status rc;
+                    int32_t got[7];
+                    memset(&c, 0, sizeof c), v = -1;
+                    rc = llm_llama2c_read_config(&c, &v, q, n, &why);
+                    int32_t want = f == 5 && d->version == 0 && val < 0 && val != INT32_MIN ? -val : val;
+                    got[0] = c.d_model, got[1] = c.d_ff, got[2] = c.n_layers, got[3] = c.n_heads;
+                    got[4] = c.n_kv_heads, got[5] = c.vocab, got[6] = c.max_seq_len;
+                    if (val <= 0 && !(f == 5 && d->version == 0 && val != INT32_MIN && val != 0))
+                        CHECK_MSG(rc == LLM_EFORMAT, "format %d: read_config took header field %d = %ld", d->version, f,
+                                  (long)val);
+                    else if (rc == LLM_OK)
+                        CHECK_MSG(got[f] == want && v == d->version, "format %d: header field %d = %ld read as %ld",
+                                  d->version, f, (long)val, (long)got[f]);
+                    else
+                        CHECK_MSG(rc == LLM_EFORMAT && s == LLM_EFORMAT, "format %d: field %d = %ld: read_config %s",
+                                  d->version, f, (long)val, llm_status_str(rc));
+                }
             }
         /* version 2: group sizes that cannot be right */
         if (d->version == 2) {
