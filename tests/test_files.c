@@ -1,5 +1,6 @@
 /* >>files: llama2.c checkpoints the test writes itself (legacy, version 1, version 2; GQA
-   and MHA; shared and separate classifier) load and give the same logits; every truncated
+   and MHA; shared and separate classifier) load and give the logits of a double-precision
+   forward pass written here (version 2: of the exact quantized model); every truncated
    or nonsensical variant is rejected with LLM_EFORMAT, never a crash. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
@@ -10,9 +11,12 @@ static double maxd(double a, double b) { return a > b ? a : b; }
 
 enum { D = 32, FF = 64, L = 2, NH = 4, V = 48, SEQ = 16, GS = 16 };
 
-/* Logits against the double references below, relative to max |logit|: */
-#define TOL_F32 1e-4
-#define TOL_Q8 1e-4
+/* Logits against the double references below (dforward), relative to max |logit|,
+   10x the worst measured over the native, scalar, avx2, avx2f16c and avx512f builds:
+   fp32 weights 6.83e-7 (scalar), version 2's int8 model 2.13e-7 (avx2). (Against the
+   fp32 model, version 2's logits are 1.2-2.3 % off: the quantization itself.) */
+#define TOL_F32 7e-6
+#define TOL_Q8 2e-6
 
 /* llm_llama2c_load uses the weights in place: only on a little-endian host. Big-endian
    hosts must get LLM_EUNSUPPORTED from it (and working files from llm_llama2c_load_file). */
