@@ -1,7 +1,9 @@
 /* >>attention: tiled causal attention against a naive double-precision reference that
    builds the masked T x T matrix, its properties (causality, GQA = repeated MHA, decode
-   through the cache = prefill, tiles that don't divide T, sliding window), and the KV
-   cache (sizes, f16 / int8 error, EFULL / ERANGE leave it untouched, truncate, reset). */
+   through the cache = prefill, tiles that don't divide T, sliding window), scores whose
+   max grows across the tiles (the online softmax's rescaling, in every kernel and cache
+   dtype), and the KV cache (sizes, stored bits against the fp16 / int8 rules, f16 / int8
+   error, EFULL / ERANGE leave it untouched, truncate, reset). */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
@@ -322,6 +324,22 @@ static void cache_values(float *dst, const llm_kv_cache *kv, int k_not_v, int T)
         }
 }
 
+/* How many of a stored int8 row's n values (and its scale) differ from the rule applied
+   here to x: scale = max|x| / 127 and x / scale in fp32, rounded half away from zero. */
+static int q8_rule_errors(const int8_t *q, float scale, const float *x, int n) {
+    float amax = 0, s;
+    int d, bad;
+    for (d = 0; d < n; d++) amax = fabsf(x[d]) > amax ? fabsf(x[d]) : amax;
+    s = amax / 127.0f;
+    bad = scale != s;
+    for (d = 0; d < n; d++) {
+        float v = s > 0 ? x[d] / s : 0.0f;
+        double r = v < 0 ? -floor(-(double)v + 0.5) : floor((double)v + 0.5);
+        bad += q[d] != (int)r;
+    }
+    return bad;
+}
+
 /* How many stored values of layer 0 differ from the format's rule applied here to the
    fp32 input src ([T][Hkv][hd]): fp16 = llm_f32_to_f16's bits (round to nearest even);
    int8: scale = max|x| / 127 in fp32, q = x / scale rounded half away from zero. */
@@ -332,19 +350,10 @@ static int cache_store_errors(const llm_kv_cache *kv, int k_not_v, const float *
             size_t row = (size_t)h * kv->capacity + t;
             const float *x = src + ((size_t)t * Hkv + h) * hd;
             const void *base = k_not_v ? kv->k : kv->v;
-            float amax = 0, s;
-            if (kv->dtype == LLM_F16) {
+            if (kv->dtype == LLM_F16)
                 for (d = 0; d < hd; d++) bad += ((const uint16_t *)base)[row * hd + d] != llm_f32_to_f16(x[d]);
-                continue;
-            }
-            if (kv->dtype != LLM_INT8) continue;
-            for (d = 0; d < hd; d++) amax = fabsf(x[d]) > amax ? fabsf(x[d]) : amax;
-            s = amax / 127.0f;
-            bad += (k_not_v ? kv->k_scale : kv->v_scale)[row] != s;
-            for (d = 0; d < hd; d++) {
-                double v = (double)x[d] / s, r = v < 0 ? -floor(-v + 0.5) : floor(v + 0.5);
-                bad += ((const int8_t *)base)[row * hd + d] != (int)r;
-            }
+            else if (kv->dtype == LLM_INT8)
+                bad += q8_rule_errors((const int8_t *)base + row * hd, (k_not_v ? kv->k_scale : kv->v_scale)[row], x, hd);
         }
     return bad;
 }
@@ -500,8 +509,9 @@ static void test_cache_rows(void) {
         for (t = 0; t < 32; t++) { /* finite rows of varied scale: the weights' bits */
             test_fill(row, HD, (float)ldexp(1.0, t - 16));
             CHECK_OK(llm_kv_cache_write(&kv, 0, t, row, row, 1));
+            CHECK(q8_rule_errors(kq + t * HD, kv.k_scale[t], row, HD) == 0); /* the format's rule, here */
             CHECK_OK(llm_quantize_int8(q, &s, row, HD, HD));
-            CHECK(memcmp(q, kq + t * HD, HD) == 0 && s == kv.k_scale[t]);
+            CHECK(memcmp(q, kq + t * HD, HD) == 0 && s == kv.k_scale[t]); /* = the weights' quantizer */
         }
         /* max|x| = 178 * 2^-149 (subnormal): scale rounds to 2^-149, x / scale = 178 */
         for (i = 0; i < HD; i++) row[i] = ldexpf((float)(i % 2 ? -(i * 178 / HD) : i * 178 / HD), -149);
