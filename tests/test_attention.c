@@ -83,7 +83,7 @@ static double max_diff_f(const float *a, const float *b, size_t n) {
     return m;
 }
 
-/* one comparison against the reference; returns the max error */
+/* one comparison against the reference (the worst error goes to worst_ref) */
 static void check_case(int n_q, int n_kv, int H, int Hkv, int hd, int window, int tile, llm_threads *th) {
     int stride = n_kv + 3; /* the cache's capacity is usually more than what is filled */
     size_t nq = (size_t)n_q * H * hd, nkv = (size_t)Hkv * stride * hd;
@@ -410,7 +410,7 @@ static void test_growing_max(llm_dtype dt, int H, int Hkv, int hd, int window, l
     CHECK_MSG(err <= TOL_GROW, "growing max, %s cache, heads %d/%d hd %d window %d: max error %.3g", llm_dtype_name(dt),
               H, Hkv, hd, window, err);
     if (err > worst_growing) worst_growing = err;
-    if (th) { /* two threads: the same bits, prefill and decode */
+    if (th) { /* two threads: the same bits */
         CHECK_OK(llm_attention_cache(out, q, &kv, 0, T, 0, H, window, th));
         CHECK_MSG(memcmp(out, pre, nq * 4) == 0, "growing max, %s cache: 2 threads differ from 1", llm_dtype_name(dt));
     }
