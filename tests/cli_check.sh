@@ -114,6 +114,7 @@ plan|--model llama-2-7b --train=1|--train|takes no value
 plan|--model llama-2-7b --json=yes|--json|takes no value
 plan|--model llama2-7b|unknown model 'llama2-7b'|closest: llama-2-7b
 plan|--model llama-2-7b --gpu a10|unknown GPU 'a10'|closest
+plan|--model llama-2-7b --gpu|--gpu|needs a value
 plan|--model|--model|needs a value
 plan|--model llama-2-7b --fast|--fast|unknown option
 plan|--model llama-2-7b extra|extra|unexpected argument
