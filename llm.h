@@ -62,9 +62,11 @@
    Row-major. Activations are [n_tokens][dim]. Linear weights are [out][in] as in PyTorch's
    nn.Linear and llama2.c: y = x W^T + b. Every function that can fail returns llm_status
    (LLM_OK = 0) and never aborts on anything a caller passes. Counts are uint64_t; bytes,
-   FLOPs and seconds are double; printed bytes say GB (1e9) or GiB (2^30). No function
-   allocates unless its name ends in _create; all are re-entrant; threads are an explicit
-   llm_threads * argument (NULL = the caller's thread).
+   FLOPs and seconds are double; printed bytes say GB (1e9) or GiB (2^30). Only these
+   allocate (through LLM_MALLOC): the *_create functions, the *_load_file functions (the
+   file's bytes) and llm_tokenize for a text over 128 tokens (scratch freed before it
+   returns; llm_tokenize_scratch never allocates). All are re-entrant; threads are an
+   explicit llm_threads * argument (NULL = the caller's thread).
 */
 #ifndef LLM_H
 #define LLM_H
@@ -607,8 +609,8 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 *
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
    to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
-   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
-   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos < 0 or pos + n_q >
+   kv->len (write the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
@@ -630,7 +632,8 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
            llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
        }
 
-   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones
+   and llm_tokenize above 128 tokens. */
 
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. The config says which biases
@@ -724,13 +727,17 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
 typedef struct llm_sampler {
     int vocab;
     float temperature, topp;
-    uint64_t rng;  /* xorshift state; the seed as is (0 stays 0: pass a nonzero seed) */
+    uint64_t rng;  /* xorshift state: the seed, or LLM_SAMPLER_SEED0 for seed 0 */
     void *scratch; /* 2 * vocab (index, probability) pairs */
     void *owned;
 } llm_sampler;
 
 LLMDEF size_t llm_sampler_bytes(int vocab);
-/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. */
+/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. Seed 0
+   means "pick one": xorshift would stay at state 0 (every draw 0, near-greedy), so it is
+   replaced by the fixed LLM_SAMPLER_SEED0, the same tokens every run; seed from the
+   time or a counter for a different run each time (llm-run's -s 0 uses the time). */
+#define LLM_SAMPLER_SEED0 0x9E3779B97F4A7C15ull
 LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
                                    float topp, uint64_t seed);
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
@@ -5549,7 +5556,7 @@ LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, 
     s->vocab = vocab;
     s->temperature = temperature;
     s->topp = topp;
-    s->rng = seed;
+    s->rng = seed ? seed : LLM_SAMPLER_SEED0;
     s->scratch = mem;
     s->owned = NULL;
     return LLM_OK;

@@ -345,7 +345,7 @@ int main(void) {
         static llm_plan_args a; /* large: keep it off the stack */
         char err[256];
         char *ok[] = {"llm-plan", "--model", "llama-2-13b", "--gpu=a100-80gb", "--batch", "16", "--seq", "4096"};
-        char *train[] = {"llm-plan", "--model", "llama-2-7b", "--gpus", "8", "--zero=3", "--flash"};
+        char *train[] = {"llm-plan", "--model", "llama-2-7b", "--gpus", "8", "--zero=3", "--flash", "--train"};
         char *cfg[] = {"llm-plan", "--config", "d_model=2048,n_layers=22,n_heads=32,n_kv_heads=4,d_ff=5632,vocab=32000,max_seq_len=2048"};
         char *over[] = {"llm-plan", "--model", "llama-2-7b", "--config", "n_kv_heads=8,ffn=gelu,bias=all,norm=layer,norm_bias=1"};
         struct { char *argv[4]; const char *want; } bad[] = {
@@ -369,7 +369,7 @@ int main(void) {
         CHECK(a.plan.gpu == a100 && a.plan.seq_len == 4096 && !a.plan.train && a.plan.weights == LLM_F16);
         CHECK_OK(llm_plan_evaluate(&a.plan, &r, &why));
         CHECK(r.verdict == LLM_TIGHT);
-        CHECK(llm_plan_parse_args(&a, 7, train, err, sizeof err));
+        CHECK(llm_plan_parse_args(&a, 8, train, err, sizeof err));
         CHECK(a.plan.train && a.plan.zero_stage == 3 && a.plan.flash && a.plan.n_gpus == 8);
         CHECK(llm_plan_parse_args(&a, 3, cfg, err, sizeof err));
         CHECK_EQ_U64(llm_count_params(a.plan.model).total, 1100048384ull); /* TinyLlama, described by hand */
