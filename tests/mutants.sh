@@ -263,7 +263,7 @@ sort -u "$WORK/pairs" | sed 's/^/_baseline /' >"$WORK/jobs.all"
 sort -s -n -k1,1 "$WORK/jobs" | cut -d' ' -f2- >>"$WORK/jobs.all"
 n_jobs=$(wc -l <"$WORK/jobs.all")
 n_mut=$(wc -l <"$WORK/manifest")
-echo "mutants: $n_mut mutants, $n_jobs builds ($(sort -u "$WORK/pairs" | wc -l) baseline), settings: $SETTINGS," \
+echo "mutants: $n_mut mutants, up to $n_jobs builds ($(sort -u "$WORK/pairs" | wc -l) baseline), settings: $SETTINGS," \
      "variants: $MUTANT_VARIANTS, $MUTANT_JOBS jobs, timeout ${MUTANT_TIMEOUT}s"
 xargs -r -P "$MUTANT_JOBS" -L 1 bash "$SELF" --job <"$WORK/jobs.all"
 echo >&2
@@ -335,11 +335,11 @@ while IFS='	' read -r name fn status l0 l1 tests only why; do
     [ -n "$vs" ] || vs="-"
     [ -n "$vn" ] || vn="-"
     [ "$bs" = "$bn" ] && [ "$bs" != - ] && bs="(same)"
-    rows="$rows$name	$fn	$vs	$vn	$bn	$bs
+    rows="$rows$name	$fn	$vn	$vs	$bn	$bs
 "
 done <"$WORK/manifest"
 printf '%s' "$rows" | awk -F'\t' '
-    BEGIN { h[1] = "mutant"; h[2] = "function"; h[3] = "with ../shared"; h[4] = "without ../shared"
+    BEGIN { h[1] = "mutant"; h[2] = "function"; h[3] = "without ../shared"; h[4] = "with ../shared"
             h[5] = "caught by (without ../shared)"; h[6] = "caught by (with ../shared)" }
     { for (i = 1; i <= 6; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
     END {
@@ -355,7 +355,8 @@ printf '%s' "$rows" | awk -F'\t' '
         }
     }'
 END=$(date +%s)
-echo "mutants: $fails of $n_mut not caught (in some setting) or not found;" \
-     "$n_jobs builds in $((END - START)) s ($(( (END - START) / 60 )) min $(( (END - START) % 60 )) s)"
+n_built=$(find "$WORK/log" -name '*.build' | wc -l)
+echo "mutants: $fails of $n_mut not caught (in some setting) or not found; $n_built builds" \
+     "($((n_jobs - n_built)) skipped: already caught), $((END - START)) s ($(( (END - START) / 60 )) min $(( (END - START) % 60 )) s)"
 [ $bad_base = 0 ] || { echo "mutants: the baseline fails: fix the tests first"; exit 2; }
 [ $fails = 0 ]
