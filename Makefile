@@ -8,6 +8,8 @@
 #                  as C++11, and the link checks; ends with "N passed, N failed, N skipped"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
+#   make mutants   plant each bug of tests/mutants.txt in a copy of llm.h, run its tests with
+#                  and without ../shared, table of caught / NOT CAUGHT (M=name,name to pick)
 #   make bench     throughput beside this machine's own roofs
 #   make neon      the kernel, attention and model tests built for aarch64 (NEON), run under qemu-aarch64
 #   make clean
@@ -145,6 +147,13 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run 
 
 test: $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
 	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
+
+# ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
+mutants:
+	@CC="$(CC)" CSTD="$(CSTD)" WARN="$(WARN)" OPT="$(OPT)" THREADS="$(THREADS)" LDLIBS="$(LDLIBS)" \
+	  FLAGS_native="$(FLAGS_native)" FLAGS_scalar="$(FLAGS_scalar)" FLAGS_avx2f16c="$(FLAGS_avx2f16c)" \
+	  FLAGS_avx2="$(FLAGS_avx2)" FLAGS_avx512f="$(FLAGS_avx512f)" M="$(M)" bash tests/mutants.sh
+.PHONY: mutants
 
 # ---- sanitizers ---------------------------------------------------------------------
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
