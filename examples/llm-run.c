@@ -35,9 +35,13 @@ static const char *usage =
     "the flag: a value that is not all a number (-t abc, -n 12x: run.c reads 0), -t below 0\n"
     "(run.c: 0), -p outside [0,1] (run.c: 0.9), -n below 0 (run.c: 0), -s below 0, an unknown\n"
     "flag or mode, -y without -m chat (run.c ignores it), a flag without its value.\n"
-    "Files are checked first: a directory, an empty file, a GGUF file (not read yet, issue\n"
-    "12), a text file, a tokenizer given as the checkpoint (or the reverse), or a tokenizer\n"
-    "whose piece count differs from the model's vocabulary are each named as such.\n";
+    "The checkpoint is a llama2.c .bin, a GGUF file (llama architecture; F32, F16, BF16 or\n"
+    "ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K) or a Hugging Face directory (config.json\n"
+    "and model.safetensors: llama, mistral, qwen2), told apart by their contents. The\n"
+    "tokenizer is llama2.c's format for now (a GGUF's own tokenizer is issue 13).\n"
+    "Files are checked first: a directory without config.json, an empty file, a text file,\n"
+    "a tokenizer given as the checkpoint (or the reverse), or a tokenizer whose piece count\n"
+    "differs from the model's vocabulary are each named as such.\n";
 
 static double now_s(void) {
 #if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
@@ -62,9 +66,20 @@ static int load_model(llm_model *m, const char *path) {
     llm_file_probe p = llm_args_probe_file(path);
     llm_status st;
     snprintf(what, sizeof what, "checkpoint '%.500s'", path);
-    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
-        p.kind == LLM_FILE_GGUF)
-        return fail(what, LLM_EIO, p.what);
+    if (p.kind == LLM_FILE_GGUF) {
+        if ((st = llm_gguf_load_file(m, path, &why)) == LLM_OK) return 0;
+        return fail(what, st, why);
+    }
+    if (p.kind == LLM_FILE_DIRECTORY) {
+        char cfg[700];
+        FILE *f;
+        snprintf(cfg, sizeof cfg, "%.600s/config.json", path);
+        if (!(f = fopen(cfg, "rb"))) return fail(what, LLM_EIO, "a directory without config.json (not a Hugging Face model)");
+        fclose(f);
+        if ((st = llm_hf_load_dir(m, path, &why)) == LLM_OK) return 0;
+        return fail(what, st, why);
+    }
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_EMPTY) return fail(what, LLM_EIO, p.what);
     if ((st = llm_llama2c_load_file(m, path, &why)) == LLM_OK) return 0;
     if (p.kind == LLM_FILE_TOKENIZER) {
         char why2[320];
@@ -83,8 +98,9 @@ static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_
     llm_status st;
     llm_model other;
     snprintf(what, sizeof what, "-z '%.500s'%s", path, is_default ? " (the default tokenizer)" : "");
-    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
-        p.kind == LLM_FILE_GGUF)
+    if (p.kind == LLM_FILE_GGUF)
+        return fail(what, LLM_EUNSUPPORTED, "a GGUF file: its tokenizer is not read yet (issue 13); give -z a llama2.c tokenizer.bin");
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY)
         return fail(what, LLM_EIO, p.what);
     if (p.kind == LLM_FILE_TOKENIZER && p.pieces != vocab) {
         snprintf(why2, sizeof why2, "the tokenizer has %s pieces, the model %s (the tokenizer of another model?)",

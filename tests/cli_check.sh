@@ -63,16 +63,16 @@ run|$M -z $Z --ids=1|--ids|takes no value
 run|$M -z $Z -q 1|-q|unknown option
 run|$M $M -z $Z|a second checkpoint|the first
 run|-z $Z -n 4|no checkpoint|usage
-run|$T/dir -z $Z|checkpoint '$T/dir'|a directory
+run|$T/dir -z $Z|checkpoint '$T/dir'|a directory without config.json
 run|$T/empty.bin -z $Z|checkpoint '$T/empty.bin'|an empty file
 run|$T/text.txt -z $Z|checkpoint '$T/text.txt'|a text file
-run|$T/model.gguf -z $Z|checkpoint '$T/model.gguf'|GGUF is not read yet
+run|$T/model.gguf -z $Z|checkpoint '$T/model.gguf'|general.architecture is missing
 run|$Z -z $Z|checkpoint '$Z'|tokenizer
 run|$T/missing.bin -z $Z|checkpoint '$T/missing.bin'|cannot open
 run|$M -z $T/dir|-z '$T/dir'|a directory
 run|$M -z $T/empty.bin|-z '$T/empty.bin'|an empty file
 run|$M -z $T/text.txt|-z '$T/text.txt'|a text file
-run|$M -z $T/model.gguf|-z '$T/model.gguf'|GGUF is not read yet
+run|$M -z $T/model.gguf|-z '$T/model.gguf'|its tokenizer is not read yet
 run|$M -z $M|-z '$M'|a llama2.c checkpoint
 run|$M -z $T/missing.bin|-z '$T/missing.bin'|cannot open
 run|$M -z $T/tok_plus1.bin|-z '$T/tok_plus1.bin'|pieces, the model
