@@ -391,7 +391,10 @@ static void test_num(void) {
         llm_status st;
         CHECK_OK(parse(c[i].s, strlen(c[i].s), &n, NULL));
         st = llm_json_num(c[i].s, &toks[0], &v);
-        CHECK_MSG(st == LLM_OK && v == c[i].v && signbit(v) == signbit(c[i].v), "llm_json_num(%s) = %.17g", c[i].s, v);
+        /* the first twelve are on the fast path: exact; the rest within the few ulps the
+           general path promises (see below) */
+        CHECK_MSG(st == LLM_OK && ulps(v, c[i].v) <= (i < 12 ? 0 : 4) && signbit(v) == signbit(c[i].v),
+                  "llm_json_num(%s) = %.17g, want %.17g", c[i].s, v, c[i].v);
     }
     CHECK_OK(parse("1e309", 5, &n, NULL));
     CHECK(llm_json_num("1e309", &toks[0], &v) == LLM_ERANGE);
