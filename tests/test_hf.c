@@ -857,8 +857,9 @@ static void test_stories(void) {
         CHECK_OK(llm_forward(&s2, &gm.weights, want, 256, 0, b, 1, NULL));
         rel = max_diff(a, b, 256 * V) / max_abs(b, 256 * V);
         printf("test_hf: stories260K, HF directory vs stories260K.gguf, 256 positions: max |diff| %.3g of max |logit|\n", rel);
-        /* measured 1.8e-6 (AVX-512), 2.1e-6 (AVX2), 2.2e-6 (scalar): the reordered q.k sums over 256 positions and 5 layers,
-           float rounding (stories260K.bin and the GGUF alone agree bit for bit) */
+        /* measured 1.8e-6 (AVX-512), 2.1e-6 (AVX2), 2.2e-6 (scalar): the reordered q.k
+           sums over 256 positions and 5 layers, float rounding (stories260K.bin and the
+           GGUF alone agree bit for bit) */
         CHECK_MSG(rel < 2e-5, "stories260K HF vs GGUF logits differ by %.3g of max |logit|", rel);
         llm_state_free(&s2);
         llm_model_free(&gm);
