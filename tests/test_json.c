@@ -564,6 +564,31 @@ done:
     free(text);
 }
 
+/* tokenizer_config.json: the chat template, a long string of escapes, decodes to the
+   length Python's json module gives (348 / 4116 bytes) */
+static void test_tokenizer_config(const char *dir, size_t template_bytes, uint32_t n_added, const char *marker) {
+    char path[512], *text, *tmpl;
+    size_t len, n = 0, tl = 0;
+    llm_json_tok *t;
+    int64_t k;
+    snprintf(path, sizeof path, "../shared/vocab/%s/tokenizer_config.json", dir);
+    text = read_all(path, &len);
+    if (!text) {
+        TEST_SKIP_SHARED(4, "%s absent (chat_template %u bytes)", path, (unsigned)template_bytes);
+        return;
+    }
+    CHECK(llm_json_parse(text, len, NULL, 0, &n, NULL) == LLM_ERANGE);
+    t = (llm_json_tok *)malloc(n * sizeof *t);
+    CHECK_OK(llm_json_parse(text, len, t, n, &n, NULL));
+    k = llm_json_find(text, t, n, 0, "added_tokens_decoder");
+    CHECK(k > 0 && t[k].type == LLM_JSON_OBJECT && t[k].n == n_added);
+    k = llm_json_find(text, t, n, 0, "chat_template");
+    CHECK(k > 0 && llm_json_str(text, &t[k], NULL, 0, &tl) == LLM_ERANGE && tl == template_bytes);
+    tmpl = (char *)malloc(tl + 1);
+    CHECK(k > 0 && llm_json_str(text, &t[k], tmpl, tl + 1, &tl) == LLM_OK && strstr(tmpl, marker));
+    free(tmpl), free(t), free(text);
+}
+
 int main(void) {
     test_valid();
     test_invalid();
@@ -575,5 +600,7 @@ int main(void) {
     /* counts and pieces from Python's json module on the same files */
     test_tokenizer_json("hf-llama3", 128000, 280147, 256, 22691, "\xc3\xa9\xc4\xb6\xc2\xa6");
     test_tokenizer_json("hf-qwen3", 151643, 151387, 26, 21927, "\xc3\xa2\xc2\xbd\xc4\xb9");
+    test_tokenizer_config("hf-llama3", 348, 256, "<|start_header_id|>");
+    test_tokenizer_config("hf-qwen3", 4116, 26, "<|im_start|>");
     return test_done();
 }
