@@ -697,6 +697,19 @@ static void test_dir(void) {
     rm_file(dir, "model.safetensors.index.json");
     CHECK(put_file(dir, "model.safetensors", file, 20) == 0); /* cut inside the header */
     CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "truncated: %s", why);
+    {   /* a header length of 2 GiB (the most llm_hf_load_dir takes) and above, in a file of 16 bytes */
+        unsigned char lie[16];
+        memcpy(lie, file, 16);
+        lie[0] = lie[1] = lie[2] = 0, lie[3] = 0x80, lie[4] = lie[5] = lie[6] = lie[7] = 0;
+        CHECK(put_file(dir, "model.safetensors", lie, 16) == 0);
+        CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "2 GiB header in 16 bytes: %s", why);
+        lie[0] = 1;
+        CHECK(put_file(dir, "model.safetensors", lie, 16) == 0);
+        CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "2 GiB + 1 header: %s", why);
+        lie[7] = 0xff;
+        CHECK(put_file(dir, "model.safetensors", lie, 16) == 0);
+        CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "huge header: %s", why);
+    }
     CHECK(put_file(dir, "model.safetensors", file, len - 1) == 0); /* cut inside the data */
     CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "data truncated: %s", why);
     CHECK(put_file(dir, "model.safetensors", file, len) == 0);
@@ -862,6 +875,7 @@ static void test_stories(void) {
            GGUF alone agree bit for bit) */
         CHECK_MSG(rel < 2e-5, "stories260K HF vs GGUF logits differ by %.3g of max |logit|", rel);
         llm_state_free(&s2);
+        llm_state_free(&s);
         llm_model_free(&gm);
         free(a), free(b);
     }
