@@ -561,16 +561,8 @@ static void test_hostile(void) {
             for (b = 0; b < 8; b++) bad[b] = (unsigned char)(L >> (8 * b));
             CHECK_MSG(st_try(bad, n, &why) == LLM_EFORMAT && *why, "header length %llu: %s", (unsigned long long)L, why);
         }
-        /* header length one short: the JSON is cut */
+        /* a header length 20 bytes short: the JSON is cut */
         memcpy(bad, file, n);
-        bad[0] = (unsigned char)(file[0] - 1 - 0);
-        {
-            llm_status e = st_try(bad, n, &why);
-            /* the padding is spaces, so one short may still be valid JSON, with offsets now
-               counting from a byte earlier: the data of 'c' then reaches past the end? no,
-               it ends 1 byte earlier than the file: accepted; cut further into the JSON */
-            (void)e;
-        }
         bad[0] = (unsigned char)(file[0] - 20);
         CHECK(st_try(bad, n, &why) == LLM_EFORMAT);
         CHECK(llm_safetensors_bytes(bad, 4) == 0 && llm_safetensors_bytes(NULL, 100) == 0);
