@@ -945,8 +945,10 @@ LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *tok
 LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key);
 /* Element i of array `arr`, or -1. */
 LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, uint32_t i);
-/* A number token as a double (LLM_EFORMAT if not a number) or as an int64 (LLM_ERANGE if
-   it has a fraction, an exponent that makes it one, or does not fit). */
+/* A number token as a double (LLM_EFORMAT if not a number; within a few ulps, exact for
+   up to 15 significant digits) or as an int64: written as an integer (it must fit), or
+   with a fraction or exponent whose double value is a whole number below 2^53 ("32.0",
+   "1e3"); else LLM_ERANGE. */
 LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out);
 LLMDEF llm_status llm_json_int(const char *text, const llm_json_tok *t, int64_t *out);
 /* A string token decoded (escapes, \uXXXX with surrogate pairs, to UTF-8) into out[cap],
@@ -979,6 +981,7 @@ typedef struct llm_safetensors {
     uint64_t data_offset;  /* 8 + N */
     int64_t n_tensors;
     llm_st_tensor *tensors;
+    int64_t *order;        /* tensor indices sorted by name */
     llm_json_tok *toks;    /* the header's JSON */
     size_t n_toks;
     void *owned;
@@ -6876,39 +6879,54 @@ static int llm__gstr_cmp(llm_gguf_str a, llm_gguf_str b) {
     int c = memcmp(a.s, b.s, (size_t)(a.n < b.n ? a.n : b.n));
     return c ? c : a.n < b.n ? -1 : a.n > b.n;
 }
-/* An in-place heap sort of indices by name: no recursion, no scratch. */
-static void llm__gguf_sort(int64_t *idx, int64_t n, const llm_gguf *g, int tensors) {
-    int64_t i, end;
-#define LLM__GNAME(k) (tensors ? g->tensors[idx[k]].name : g->kv[idx[k]].key)
-    for (i = 0; i < n; i++) idx[i] = i;
-    for (end = n; end > 1;) {
-        int64_t start = end == n ? n / 2 : 0;
-        if (end == n) {
-            for (i = start; i-- > 0;) { /* heapify, sifting down from each parent */
-                int64_t root = i, child;
-                while ((child = 2 * root + 1) < end) {
-                    if (child + 1 < end && llm__gstr_cmp(LLM__GNAME(child), LLM__GNAME(child + 1)) < 0) child++;
-                    if (llm__gstr_cmp(LLM__GNAME(root), LLM__GNAME(child)) >= 0) break;
-                    { int64_t t = idx[root]; idx[root] = idx[child], idx[child] = t; }
-                    root = child;
-                }
-            }
-        }
-        /* move the largest to the end, sift the new root down */
-        end--;
-        { int64_t t = idx[0]; idx[0] = idx[end], idx[end] = t; }
-        {
-            int64_t root = 0, child;
-            while ((child = 2 * root + 1) < end) {
-                if (child + 1 < end && llm__gstr_cmp(LLM__GNAME(child), LLM__GNAME(child + 1)) < 0) child++;
-                if (llm__gstr_cmp(LLM__GNAME(root), LLM__GNAME(child)) >= 0) break;
-                { int64_t t = idx[root]; idx[root] = idx[child], idx[child] = t; }
-                root = child;
-            }
-        }
+/* Names sorted through an index, for duplicate checks and binary-search lookups: the
+   name of entry i is the llm_gguf_str at first + i * stride (a field of a table of
+   structs). An in-place heap sort: no recursion, no scratch, O(n log n) on any input. */
+#define LLM__NAME_AT(i) (*(const llm_gguf_str *)(const void *)(first + (size_t)idx[i] * stride))
+static void llm__name_sift(int64_t *idx, int64_t root, int64_t end, const char *first, size_t stride) {
+    int64_t child;
+    while ((child = 2 * root + 1) < end) {
+        int64_t t;
+        if (child + 1 < end && llm__gstr_cmp(LLM__NAME_AT(child), LLM__NAME_AT(child + 1)) < 0) child++;
+        if (llm__gstr_cmp(LLM__NAME_AT(root), LLM__NAME_AT(child)) >= 0) return;
+        t = idx[root], idx[root] = idx[child], idx[child] = t;
+        root = child;
     }
-#undef LLM__GNAME
 }
+static void llm__name_sort(int64_t *idx, int64_t n, const void *first_name, size_t stride) {
+    const char *first = (const char *)first_name;
+    int64_t i, t;
+    for (i = 0; i < n; i++) idx[i] = i;
+    for (i = n / 2; i-- > 0;) llm__name_sift(idx, i, n, first, stride);
+    for (i = n - 1; i > 0; i--) {
+        t = idx[0], idx[0] = idx[i], idx[i] = t;
+        llm__name_sift(idx, 0, i, first, stride);
+    }
+}
+/* The entry named `name` (NUL-terminated) in a table sorted by llm__name_sort, or -1; a
+   duplicate: the position of the first pair of equal neighbours in *dup (-1 if none). */
+static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *name) {
+    const char *first = (const char *)first_name;
+    llm_gguf_str key;
+    int64_t lo = 0, hi = n;
+    key.s = name, key.n = strlen(name);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = llm__gstr_cmp(LLM__NAME_AT(mid), key);
+        if (c == 0) return idx[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+static int64_t llm__name_dup(const int64_t *idx, int64_t n, const void *first_name, size_t stride) {
+    const char *first = (const char *)first_name;
+    int64_t i;
+    for (i = 1; i < n; i++)
+        if (llm__gstr_cmp(LLM__NAME_AT(i - 1), LLM__NAME_AT(i)) == 0) return idx[i];
+    return -1;
+}
+#undef LLM__NAME_AT
 
 /* The header's counts, checked against the smallest size each entry can have (a key-value
    13 bytes, a tensor info 32), so the tables are never sized by a lie. */
@@ -6990,10 +7008,12 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
         if (kv->type == LLM_GGUF_BOOL && *kv->value > 1)
             LLM__GFAIL_NAME(g, "metadata ", kv->key, ": bool is not 0 or 1", LLM_EFORMAT);
     }
-    llm__gguf_sort(g->kv_order, g->n_kv, g, 0);
-    for (i = 1; i < nkv; i++)
-        if (llm__gstr_cmp(g->kv[g->kv_order[i - 1]].key, g->kv[g->kv_order[i]].key) == 0)
-            LLM__GFAIL_NAME(g, "metadata key ", g->kv[g->kv_order[i]].key, " appears twice", LLM_EFORMAT);
+    if (nkv > 0) {
+        int64_t dup;
+        llm__name_sort(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv);
+        if ((dup = llm__name_dup(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv)) >= 0)
+            LLM__GFAIL_NAME(g, "metadata key ", g->kv[dup].key, " appears twice", LLM_EFORMAT);
+    }
     {
         int64_t a = llm_gguf_find_key(g, "general.alignment");
         if (a >= 0) {
@@ -7045,10 +7065,12 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
             LLM__GFAIL_NAME(g, "tensor ", t->name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + g->data_offset + t->offset;
     }
-    llm__gguf_sort(g->tensor_order, g->n_tensors, g, 1);
-    for (i = 1; i < nt; i++)
-        if (llm__gstr_cmp(g->tensors[g->tensor_order[i - 1]].name, g->tensors[g->tensor_order[i]].name) == 0)
-            LLM__GFAIL_NAME(g, "tensor name ", g->tensors[g->tensor_order[i]].name, " appears twice", LLM_EFORMAT);
+    if (nt > 0) {
+        int64_t dup;
+        llm__name_sort(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors);
+        if ((dup = llm__name_dup(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors)) >= 0)
+            LLM__GFAIL_NAME(g, "tensor name ", g->tensors[dup].name, " appears twice", LLM_EFORMAT);
+    }
     return LLM_OK;
 }
 
@@ -7080,21 +7102,11 @@ LLMDEF void llm_gguf_free(llm_gguf *g) {
     memset(g, 0, sizeof *g);
 }
 
-/* Binary search of the sorted index for a NUL-terminated name. */
+/* The kv or tensor named `name`, through the sorted index. */
 static int64_t llm__gguf_find(const llm_gguf *g, const char *name, int tensors) {
-    llm_gguf_str key;
-    int64_t lo = 0, hi;
     if (!g || !name || !(tensors ? g->tensor_order : g->kv_order)) return -1;
-    key.s = name, key.n = strlen(name);
-    hi = tensors ? g->n_tensors : g->n_kv;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2, at = tensors ? g->tensor_order[mid] : g->kv_order[mid];
-        int c = llm__gstr_cmp(tensors ? g->tensors[at].name : g->kv[at].key, key);
-        if (c == 0) return at;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
+    if (tensors) return g->n_tensors ? llm__name_find(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors, name) : -1;
+    return g->n_kv ? llm__name_find(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv, name) : -1;
 }
 LLMDEF int64_t llm_gguf_find_key(const llm_gguf *g, const char *key) { return llm__gguf_find(g, key, 0); }
 LLMDEF const llm_gguf_tensor *llm_gguf_find_tensor(const llm_gguf *g, const char *name) {
@@ -7712,10 +7724,10 @@ LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, 
     return i < n_toks ? (int64_t)i : -1;
 }
 
-/* Decimal to double: the digits as an integer and a power of ten. Up to 19 significant
-   digits with |power| <= 22 the result is one correctly rounded multiply or divide of
-   exact doubles (Clinger's fast path), which covers every value a config file holds;
-   beyond that it is within a few ulps. */
+/* Decimal to double: the digits as an integer and a power of ten. When the digits fit in
+   2^53 and |power| <= 22 the result is one correctly rounded multiply or divide of exact
+   doubles (Clinger's fast path): every value a config file holds, 15 significant digits
+   or fewer; beyond that it is within a few ulps (tests/test_json.c measures 2). */
 LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out) {
     const unsigned char *s, *end;
     uint64_t mant = 0;
@@ -7741,7 +7753,9 @@ LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *
     }
     ex = eneg ? -ex : ex;
     ex += e10;
-    while (mant != 0 && mant % 10 == 0 && ex < 100000) mant /= 10, ex++; /* "2.50" is 25e-1: keep the fast path */
+    /* "2.50" is 25e-1 and "1.000...0" 1: trailing zeros off while that brings the power
+       toward 0 or the digits under 2^53, so more numbers take the exact path */
+    while (mant != 0 && mant % 10 == 0 && (ex < 0 || mant >= ((uint64_t)1 << 53))) mant /= 10, ex++;
     if (mant == 0) v = 0.0;
     else if (ex > 330) return LLM_ERANGE;
     else if (ex < -360) v = 0.0;
@@ -7814,7 +7828,7 @@ LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
     if (llm_json_parse((const char *)buf + 8, (size_t)n, NULL, 0, &nt, NULL) != LLM_ERANGE && nt == 0) return 0;
     if (nt == 0) return 0;
     /* every tensor is a member of the top object, so tokens bound the tensors */
-    return LLM__ST_TOKS(nt) + nt * sizeof(llm_st_tensor);
+    return LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t));
 }
 
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
@@ -7830,10 +7844,11 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
     LLM__MTRY(llm__st_header(p, len, &n, why));
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
     if (e != LLM_ERANGE && e != LLM_OK) return e;
-    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < LLM__ST_TOKS(nt) + nt * sizeof(llm_st_tensor))
+    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t)))
         LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_safetensors_bytes", LLM_EINVAL);
     st->toks = (llm_json_tok *)mem;
     st->tensors = (llm_st_tensor *)(void *)((char *)mem + LLM__ST_TOKS(nt));
+    st->order = (int64_t *)(void *)(st->tensors + nt);
     LLM__MTRY(llm_json_parse(text, (size_t)n, st->toks, nt, &st->n_toks, why));
     st->buf = p, st->len = len, st->data_offset = 8 + n;
     cap = nt;
@@ -7889,11 +7904,13 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
         if (end > len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + st->data_offset + begin;
     }
-    /* duplicate names would make a lookup ambiguous */
-    for (i = 0; i < (size_t)st->n_tensors; i++)
-        for (m = i + 1; m < (size_t)st->n_tensors; m++)
-            if (llm__gstr_cmp(st->tensors[i].name, st->tensors[m].name) == 0)
-                LLM__GFAIL_NAME(st, "tensor name ", st->tensors[i].name, " appears twice", LLM_EFORMAT);
+    /* sorted names: duplicates would make a lookup ambiguous */
+    if (st->n_tensors > 0) {
+        int64_t dup;
+        llm__name_sort(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors);
+        if ((dup = llm__name_dup(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors)) >= 0)
+            LLM__GFAIL_NAME(st, "tensor name ", st->tensors[dup].name, " appears twice", LLM_EFORMAT);
+    }
     return LLM_OK;
 }
 
@@ -7911,7 +7928,7 @@ LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, s
     e = llm_safetensors_init(st, mem, need, buf, len, why);
     if (e != LLM_OK) {
         LLM_FREE(mem);
-        st->toks = NULL, st->tensors = NULL, st->n_tensors = 0, st->n_toks = 0;
+        st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
         return e;
     }
     st->owned = mem;
@@ -7925,13 +7942,10 @@ LLMDEF void llm_safetensors_free(llm_safetensors *st) {
 }
 
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name) {
-    llm_gguf_str key;
     int64_t i;
-    if (!st || !name || !st->tensors) return NULL;
-    key.s = name, key.n = strlen(name);
-    for (i = 0; i < st->n_tensors; i++)
-        if (llm__gstr_cmp(st->tensors[i].name, key) == 0) return &st->tensors[i];
-    return NULL;
+    if (!st || !name || !st->tensors || !st->order || st->n_tensors <= 0) return NULL;
+    i = llm__name_find(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors, name);
+    return i < 0 ? NULL : &st->tensors[i];
 }
 
 /* ---- a model from config.json + safetensors ---------------------------------------------- */
@@ -8008,6 +8022,7 @@ LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len
         LLM__FFAIL(why, "config.json: num_key_value_heads out of range", LLM_EFORMAT);
     if (llm__hf_int(json, t, n, "head_dim", 1, 1 << 12, &c->head_dim) == LLM_EFORMAT)
         LLM__FFAIL(why, "config.json: head_dim out of range", LLM_EFORMAT);
+    c->norm_eps = 1e-6f; /* transformers' default for llama, mistral and qwen2 */
     if (llm__hf_num(json, t, n, "rms_norm_eps", &f) == LLM_OK) c->norm_eps = (float)f;
     if (llm__hf_num(json, t, n, "rope_theta", &f) == LLM_OK) c->rope_theta = (float)f;
     c->tied_embeddings = llm__hf_true(json, t, n, "tie_word_embeddings");
@@ -8025,6 +8040,10 @@ LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len
     /* Hugging Face's rotate_half pairs dimension i with i + d/2 */
     c->rope_layout = LLM_ROPE_HALVES;
     rs = llm_json_find(json, t, n, 0, "rope_scaling");
+    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
+        int64_t ty0 = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
+        if (ty0 >= 0 && llm_json_eq(json, &t[ty0], "default")) rs = -1; /* transformers' name for none */
+    }
     if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
         int64_t ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
         int64_t k;
@@ -8391,10 +8410,15 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     /* the safetensors header sizes its tables */
     got = fread(head, 1, 8, f);
     hn = got == 8 ? llm__le64(head) : 0;
+    {
+        uint64_t fsize = 0;
+        if (llm__file_size(f, &fsize) != 0 || fsize < 8 || hn > fsize - 8) hn = 0; /* a length past the end: refused below */
+        if (fseek(f, 8, SEEK_SET) != 0) hn = 0;
+    }
     if (got != 8 || hn < 2 || hn > ((uint64_t)1 << 31)) {
         fclose(f);
         e = LLM_EFORMAT;
-        if (why) *why = "model.safetensors: header length missing or above 2 GiB";
+        if (why) *why = "model.safetensors: header length missing, past the end of the file or above 2 GiB";
         goto fail;
     }
     hdr = (unsigned char *)LLM_MALLOC((size_t)hn + 8);
