@@ -649,6 +649,7 @@ typedef struct llm_model {
     llm_weights weights;
     int file_version; /* llama2.c: 0 legacy, 1 fp32, 2 int8; GGUF: 2 or 3 */
     void *owned;
+    char why[160];    /* a loader's reason that names a tensor or key (*why may point here) */
 } llm_model;
 LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
 
@@ -829,6 +830,7 @@ typedef struct llm_gguf_kv {
     llm_gguf_type arr_type;     /* LLM_GGUF_ARRAY: the elements' type */
     uint64_t arr_n;             /* LLM_GGUF_ARRAY: how many */
     const unsigned char *value; /* the value in the buffer (an array: its first element) */
+    uint64_t bytes;             /* from value to the value's end */
 } llm_gguf_kv;
 
 typedef struct llm_gguf_tensor {
@@ -849,7 +851,9 @@ typedef struct llm_gguf {
     uint64_t data_offset;     /* where the data section starts */
     llm_gguf_kv *kv;          /* [n_kv] */
     llm_gguf_tensor *tensors; /* [n_tensors] */
+    int64_t *kv_order, *tensor_order; /* indices sorted by name, for the lookups */
     void *owned;              /* set by llm_gguf_create */
+    char why[160];            /* a reason that names a key or tensor (*why may point here) */
 } llm_gguf;
 
 /* Bytes of the kv and tensor tables of the GGUF in buf (a 64-bit-checked bound from the
@@ -878,6 +882,11 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
    build does not know. And the value types' names ("uint32", "string", "array"). */
 LLMDEF const char *llm_gguf_type_name(uint32_t ggml_type);
 LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
+/* n values of a tensor of ggml type `type` at src to floats: F32, F16, BF16, Q4_0, Q4_1,
+   Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, each value the float nearest the
+   format's exact value. n a multiple of the type's block (32 or 256), else LLM_EINVAL;
+   LLM_EUNSUPPORTED for the types with no dequantizer here (IQ*, TQ*, MXFP4). */
+LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n);
 
 /* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
    conversions), tensors in F32, F16 or BF16 (norms F32). Another architecture, tensor
@@ -885,9 +894,10 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
    LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
    only the config. The weights point into g's buffer, which must outlive the model and
    hold the F32 tensors 4-byte aligned (a GGUF's own 32-byte alignment does, from an
-   aligned buffer). layers: caller memory for n_layers_cap entries. */
-LLMDEF llm_status llm_gguf_read_config(llm_config *c, const llm_gguf *g, const char **why);
-LLMDEF llm_status llm_gguf_load(llm_model *m, const llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
+   aligned buffer). layers: caller memory for n_layers_cap entries. g is not changed but
+   for g->why, where a reason that names a tensor or key is written. */
+LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why);
+LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why);
 
 #ifndef LLM_NO_STDIO
@@ -6195,6 +6205,812 @@ LLMDEF llm_status llm_detokenize(const llm_tokenizer *t, int prev, const int *id
     return LLM_OK;
 }
 
+/* ---- GGUF ------------------------------------------------------------------------------ */
+
+/* ggml's tensor types by id: name, values per block and bytes per block (ggml-common.h's
+   block structs: Q4_0 is an fp16 scale + 32 4-bit values = 18 bytes, Q4_K a 256-value
+   super-block of 144 bytes...). Knowing every type's size lets the reader check any file;
+   which of them a model can run is the loader's business. Ids 4, 5 and 31-33, 36-38 were
+   removed from ggml and are unknown here. */
+typedef struct llm__ggml_type {
+    const char *name;
+    uint32_t block, bytes;
+} llm__ggml_type;
+static const llm__ggml_type llm__ggml_types[40] = {
+    {"f32", 1, 4},        {"f16", 1, 2},       {"q4_0", 32, 18},   {"q4_1", 32, 20},     {NULL, 0, 0},
+    {NULL, 0, 0},         {"q5_0", 32, 22},    {"q5_1", 32, 24},   {"q8_0", 32, 34},     {"q8_1", 32, 36},
+    {"q2_k", 256, 84},    {"q3_k", 256, 110},  {"q4_k", 256, 144}, {"q5_k", 256, 176},   {"q6_k", 256, 210},
+    {"q8_k", 256, 292},   {"iq2_xxs", 256, 66}, {"iq2_xs", 256, 74}, {"iq3_xxs", 256, 98}, {"iq1_s", 256, 50},
+    {"iq4_nl", 32, 18},   {"iq3_s", 256, 110}, {"iq2_s", 256, 82}, {"iq4_xs", 256, 136}, {"i8", 1, 1},
+    {"i16", 1, 2},        {"i32", 1, 4},       {"i64", 1, 8},      {"f64", 1, 8},        {"iq1_m", 256, 56},
+    {"bf16", 1, 2},       {NULL, 0, 0},        {NULL, 0, 0},       {NULL, 0, 0},         {"tq1_0", 256, 54},
+    {"tq2_0", 256, 66},   {NULL, 0, 0},        {NULL, 0, 0},       {NULL, 0, 0},         {"mxfp4", 32, 17},
+};
+#define LLM__GGML_F32 0u
+#define LLM__GGML_F16 1u
+#define LLM__GGML_BF16 30u
+
+LLMDEF const char *llm_gguf_type_name(uint32_t t) { return t < 40 ? llm__ggml_types[t].name : NULL; }
+
+/* The metadata value types: name and fixed size (0: a string or an array). */
+static const struct {
+    const char *name;
+    uint32_t size;
+} llm__gguf_vtypes[LLM_GGUF_TYPE_COUNT] = {
+    {"uint8", 1}, {"int8", 1},   {"uint16", 2}, {"int16", 2},  {"uint32", 4}, {"int32", 4},  {"float32", 4},
+    {"bool", 1},  {"string", 0}, {"array", 0},  {"uint64", 8}, {"int64", 8},  {"float64", 8},
+};
+LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t) {
+    return (unsigned)t < (unsigned)LLM_GGUF_TYPE_COUNT ? llm__gguf_vtypes[t].name : NULL;
+}
+
+static uint64_t llm__le64(const unsigned char *p) { return (uint64_t)llm__le32(p) | ((uint64_t)llm__le32(p + 4) << 32); }
+
+/* ---- ggml's block formats, dequantized ------------------------------------------------
+   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
+   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
+   fp16 scales in double and rounded once, so it is the float nearest the format's exact
+   value (ggml's own float expressions can differ from it by an ulp). */
+static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
+static void llm__dq_q4_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
+        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
+    }
+}
+/* Q4_1: half d, half m, 16 bytes of q: d q + m */
+static void llm__dq_q4_1(const unsigned char *b, float *y) {
+    double d = llm__h(b), m = llm__h(b + 2);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * (b[4 + j] & 15) + m);
+        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
+    }
+}
+/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
+   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
+static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
+    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
+    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
+    uint32_t h = llm__le32(qh);
+    int j, off = with_min ? 0 : 16;
+    for (j = 0; j < 16; j++) {
+        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
+        y[j] = (float)(d * (q0 - off) + m);
+        y[j + 16] = (float)(d * (q1 - off) + m);
+    }
+}
+/* Q8_0: half d, 32 int8: d q */
+static void llm__dq_q8_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
+}
+/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
+   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
+   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
+   top two bits in the high bits of bytes 0-7. */
+static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
+    if (j < 4) {
+        *sc = q[j] & 63, *mn = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
+   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
+   shift 0, 2, 4, 6 for the four 32-value runs. */
+static void llm__dq_q2_k(const unsigned char *b, float *y) {
+    const unsigned char *sc = b, *q = b + 16;
+    double d = llm__h(b + 80), dmin = llm__h(b + 82);
+    int n, j, l, is = 0;
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
+            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
+        }
+}
+/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
+   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
+   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
+static void llm__dq_q3_k(const unsigned char *b, float *y) {
+    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
+    double d = llm__h(b + 108);
+    int sc[16], i, n, j, l, is = 0;
+    for (i = 0; i < 16; i++) {
+        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+        sc[i] = (lo | (hi << 4)) - 32;
+    }
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * sc[is];
+            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
+            for (l = 0; l < 16; l++) {
+                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
+                *y++ = (float)(dl * v);
+            }
+        }
+}
+/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
+   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
+static void llm__dq_q4_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *q = b + 16;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
+    }
+}
+/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
+   of value l of sub-block 2k / 2k+1. */
+static void llm__dq_q5_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *qh = b + 16, *q = b + 48;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
+    }
+}
+/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
+   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
+   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
+   0, 2, 4, 6 the top bits. */
+static void llm__dq_q6_k(const unsigned char *b, float *y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const signed char *sc = (const signed char *)(b + 192);
+    double d = llm__h(b + 208);
+    int n, l;
+    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
+        for (l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = (float)(d * (sc[is] * q1));
+            y[l + 32] = (float)(d * (sc[is + 2] * q2));
+            y[l + 64] = (float)(d * (sc[is + 4] * q3));
+            y[l + 96] = (float)(d * (sc[is + 6] * q4));
+        }
+}
+
+LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n) {
+    const unsigned char *b = (const unsigned char *)src;
+    const llm__ggml_type *ty = type < 40 ? &llm__ggml_types[type] : NULL;
+    int64_t i;
+    if (!src || !dst || n < 0) return LLM_EINVAL;
+    if (!ty || !ty->name) return LLM_EINVAL;
+    if (n % ty->block) return LLM_EINVAL;
+    for (i = 0; i < n; i += ty->block, b += ty->bytes, dst += ty->block) {
+        switch (type) {
+        case LLM__GGML_F32: *dst = llm__le32f(b); break;
+        case LLM__GGML_F16: *dst = llm__h(b); break;
+        case LLM__GGML_BF16: *dst = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); break;
+        case 2: llm__dq_q4_0(b, dst); break;
+        case 3: llm__dq_q4_1(b, dst); break;
+        case 6: llm__dq_q5(b, dst, 0); break;
+        case 7: llm__dq_q5(b, dst, 1); break;
+        case 8: llm__dq_q8_0(b, dst); break;
+        case 10: llm__dq_q2_k(b, dst); break;
+        case 11: llm__dq_q3_k(b, dst); break;
+        case 12: llm__dq_q4_k(b, dst); break;
+        case 13: llm__dq_q5_k(b, dst); break;
+        case 14: llm__dq_q6_k(b, dst); break;
+        default: return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
+        }
+    }
+    return LLM_OK;
+}
+
+/* A reason that names something from the file: a + the name (cut to fit) + b, in buf. */
+static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b) {
+    size_t k = 0, i;
+    for (i = 0; a[i] && k + 1 < cap; i++) buf[k++] = a[i];
+    for (i = 0; i < n && k + 4 < cap && i < 64; i++) buf[k++] = (unsigned char)name[i] >= 32 ? name[i] : '?';
+    if (n > 64 && k + 4 < cap) buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
+    for (i = 0; b[i] && k + 1 < cap; i++) buf[k++] = b[i];
+    buf[k] = '\0';
+    return buf;
+}
+#define LLM__GFAIL_NAME(g, a, str, b, code) LLM__FFAIL(why, llm__why_name((g)->why, sizeof (g)->why, a, (str).s, (str).n, b), code)
+
+/* A cursor over the buffer: every read checks what is left first, so once `bad` is set
+   nothing further is read and the caller reports the field that ran past the end. */
+typedef struct llm__gr {
+    const unsigned char *p;
+    uint64_t off, len;
+    int bad;
+} llm__gr;
+static int llm__gr_has(llm__gr *r, uint64_t n) {
+    if (r->bad || n > r->len - r->off) r->bad = 1;
+    return !r->bad;
+}
+static uint32_t llm__gr_u32(llm__gr *r) {
+    uint32_t v = 0;
+    if (llm__gr_has(r, 4)) v = llm__le32(r->p + r->off), r->off += 4;
+    return v;
+}
+static uint64_t llm__gr_u64(llm__gr *r) {
+    uint64_t v = 0;
+    if (llm__gr_has(r, 8)) v = llm__le64(r->p + r->off), r->off += 8;
+    return v;
+}
+static llm_gguf_str llm__gr_str(llm__gr *r) {
+    llm_gguf_str s;
+    s.n = llm__gr_u64(r), s.s = NULL;
+    if (llm__gr_has(r, s.n)) s.s = (const char *)r->p + r->off, r->off += s.n;
+    else s.n = 0;
+    return s;
+}
+
+/* Steps over one value of type t (arrays nest at most 3 deep). 0, or -1 for an unknown
+   type, -2 for arrays nested deeper; running past the end sets r->bad. */
+static int llm__gr_skip(llm__gr *r, uint32_t t, int depth) {
+    uint64_t n, i, size;
+    if (t >= (uint32_t)LLM_GGUF_TYPE_COUNT) return -1;
+    if (t == LLM_GGUF_STRING) {
+        llm__gr_str(r);
+        return 0;
+    }
+    if (t != LLM_GGUF_ARRAY) {
+        llm__gr_has(r, llm__gguf_vtypes[t].size);
+        if (!r->bad) r->off += llm__gguf_vtypes[t].size;
+        return 0;
+    }
+    if (depth >= 3) return -2;
+    t = llm__gr_u32(r);
+    n = llm__gr_u64(r);
+    if (t >= (uint32_t)LLM_GGUF_TYPE_COUNT) return -1;
+    size = llm__gguf_vtypes[t].size;
+    if (size) {
+        if (n > (r->len - r->off) / size) r->bad = 1; /* n * size would pass the end (or wrap) */
+        if (!r->bad) r->off += n * size;
+        return 0;
+    }
+    /* strings take at least 8 bytes and arrays 12 each: a count beyond that is past the end */
+    if (n > (r->len - r->off) / 8) r->bad = 1;
+    for (i = 0; i < n && !r->bad; i++) {
+        int e = llm__gr_skip(r, t, depth + 1);
+        if (e) return e;
+    }
+    return 0;
+}
+
+static int llm__gstr_cmp(llm_gguf_str a, llm_gguf_str b) {
+    int c = memcmp(a.s, b.s, (size_t)(a.n < b.n ? a.n : b.n));
+    return c ? c : a.n < b.n ? -1 : a.n > b.n;
+}
+/* An in-place heap sort of indices by name: no recursion, no scratch. */
+static void llm__gguf_sort(int64_t *idx, int64_t n, const llm_gguf *g, int tensors) {
+    int64_t i, end;
+#define LLM__GNAME(k) (tensors ? g->tensors[idx[k]].name : g->kv[idx[k]].key)
+    for (i = 0; i < n; i++) idx[i] = i;
+    for (end = n; end > 1;) {
+        int64_t start = end == n ? n / 2 : 0;
+        if (end == n) {
+            for (i = start; i-- > 0;) { /* heapify, sifting down from each parent */
+                int64_t root = i, child;
+                while ((child = 2 * root + 1) < end) {
+                    if (child + 1 < end && llm__gstr_cmp(LLM__GNAME(child), LLM__GNAME(child + 1)) < 0) child++;
+                    if (llm__gstr_cmp(LLM__GNAME(root), LLM__GNAME(child)) >= 0) break;
+                    { int64_t t = idx[root]; idx[root] = idx[child], idx[child] = t; }
+                    root = child;
+                }
+            }
+        }
+        /* move the largest to the end, sift the new root down */
+        end--;
+        { int64_t t = idx[0]; idx[0] = idx[end], idx[end] = t; }
+        {
+            int64_t root = 0, child;
+            while ((child = 2 * root + 1) < end) {
+                if (child + 1 < end && llm__gstr_cmp(LLM__GNAME(child), LLM__GNAME(child + 1)) < 0) child++;
+                if (llm__gstr_cmp(LLM__GNAME(root), LLM__GNAME(child)) >= 0) break;
+                { int64_t t = idx[root]; idx[root] = idx[child], idx[child] = t; }
+                root = child;
+            }
+        }
+    }
+#undef LLM__GNAME
+}
+
+/* The header's counts, checked against the smallest size each entry can have (a key-value
+   13 bytes, a tensor info 32), so the tables are never sized by a lie. */
+#define LLM__GGUF_MAGIC 0x46554747u /* "GGUF" */
+static llm_status llm__gguf_header(const unsigned char *p, size_t len, uint32_t *version, uint64_t *n_kv,
+                                   uint64_t *n_t, const char **why) {
+    uint32_t v;
+    if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
+    if (len < 24) LLM__FFAIL(why, "file shorter than the 24-byte GGUF header", LLM_EFORMAT);
+    if (llm__le32(p) != LLM__GGUF_MAGIC) LLM__FFAIL(why, "not a GGUF file (no \"GGUF\" magic)", LLM_EFORMAT);
+    v = llm__le32(p + 4);
+    if (v == 1) LLM__FFAIL(why, "GGUF version 1 (32-bit counts, 2023) is not read: convert it again", LLM_EUNSUPPORTED);
+    if ((v & 0xffffu) == 0 && (v >> 16) != 0)
+        LLM__FFAIL(why, "big-endian GGUF: only little-endian GGUF files are read", LLM_EUNSUPPORTED);
+    if (v != 2 && v != 3) LLM__FFAIL(why, "unknown GGUF version (2 and 3 are read)", LLM_EFORMAT);
+    *version = v;
+    *n_t = llm__le64(p + 8);
+    *n_kv = llm__le64(p + 16);
+    if (*n_kv > (len - 24) / 13) LLM__FFAIL(why, "metadata count larger than the file can hold", LLM_EFORMAT);
+    if (*n_t > (len - 24 - *n_kv * 13) / 32) LLM__FFAIL(why, "tensor count larger than the file can hold", LLM_EFORMAT);
+    return LLM_OK;
+}
+
+static uint64_t llm__gguf_table_bytes(uint64_t n_kv, uint64_t n_t) {
+    return n_kv * (sizeof(llm_gguf_kv) + sizeof(int64_t)) + n_t * (sizeof(llm_gguf_tensor) + sizeof(int64_t)) + 8;
+}
+
+LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len) {
+    uint32_t v;
+    uint64_t nkv, nt, b;
+    if (llm__gguf_header((const unsigned char *)buf, len, &v, &nkv, &nt, NULL) != LLM_OK) return 0;
+    b = llm__gguf_table_bytes(nkv, nt);
+    return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
+}
+
+LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t nkv, nt, i, k;
+    uint32_t ver;
+    llm__gr r;
+    char *m;
+    if (why) *why = "";
+    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
+    memset(g, 0, sizeof *g);
+    LLM__MTRY(llm__gguf_header(p, len, &ver, &nkv, &nt, why));
+    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < llm__gguf_table_bytes(nkv, nt))
+        LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_gguf_bytes", LLM_EINVAL);
+    m = (char *)mem;
+    g->kv = (llm_gguf_kv *)(void *)m, m += nkv * sizeof(llm_gguf_kv);
+    g->tensors = (llm_gguf_tensor *)(void *)m, m += nt * sizeof(llm_gguf_tensor);
+    g->kv_order = (int64_t *)(void *)m, m += nkv * sizeof(int64_t);
+    g->tensor_order = (int64_t *)(void *)m;
+    g->version = ver, g->n_kv = (int64_t)nkv, g->n_tensors = (int64_t)nt, g->buf = p, g->len = len;
+    g->alignment = 32;
+    r.p = p, r.off = 24, r.len = len, r.bad = 0;
+    /* the metadata: key, type, value */
+    for (i = 0; i < nkv; i++) {
+        llm_gguf_kv *kv = &g->kv[i];
+        int e;
+        kv->key = llm__gr_str(&r);
+        kv->type = (llm_gguf_type)llm__gr_u32(&r);
+        if (r.bad) LLM__FFAIL(why, "file ends inside a metadata key or its type", LLM_EFORMAT);
+        if ((unsigned)kv->type >= (unsigned)LLM_GGUF_TYPE_COUNT)
+            LLM__GFAIL_NAME(g, "metadata ", kv->key, ": unknown value type", LLM_EFORMAT);
+        if (kv->type == LLM_GGUF_ARRAY) {
+            llm__gr q = r;
+            kv->arr_type = (llm_gguf_type)llm__gr_u32(&q);
+            kv->arr_n = llm__gr_u64(&q);
+            kv->value = p + q.off;
+        } else {
+            kv->value = p + r.off;
+        }
+        e = llm__gr_skip(&r, (uint32_t)kv->type, 0);
+        kv->bytes = (uint64_t)(p + r.off - kv->value);
+        if (e == -1) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": array of an unknown value type", LLM_EFORMAT);
+        if (e == -2) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": arrays nested more than 3 deep", LLM_EFORMAT);
+        if (r.bad) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": value runs past the end of the file", LLM_EFORMAT);
+        if (kv->type == LLM_GGUF_BOOL && *kv->value > 1)
+            LLM__GFAIL_NAME(g, "metadata ", kv->key, ": bool is not 0 or 1", LLM_EFORMAT);
+    }
+    llm__gguf_sort(g->kv_order, g->n_kv, g, 0);
+    for (i = 1; i < nkv; i++)
+        if (llm__gstr_cmp(g->kv[g->kv_order[i - 1]].key, g->kv[g->kv_order[i]].key) == 0)
+            LLM__GFAIL_NAME(g, "metadata key ", g->kv[g->kv_order[i]].key, " appears twice", LLM_EFORMAT);
+    {
+        int64_t a = llm_gguf_find_key(g, "general.alignment");
+        if (a >= 0) {
+            uint32_t al;
+            if (g->kv[a].type != LLM_GGUF_UINT32) LLM__FFAIL(why, "general.alignment is not a uint32", LLM_EFORMAT);
+            al = llm__le32(g->kv[a].value);
+            if (al == 0 || (al & (al - 1)) != 0) LLM__FFAIL(why, "general.alignment is not a power of two", LLM_EFORMAT);
+            g->alignment = al;
+        }
+    }
+    /* the tensor infos: name, dims, type, offset; the sizes follow from the type */
+    for (i = 0; i < nt; i++) {
+        llm_gguf_tensor *t = &g->tensors[i];
+        const llm__ggml_type *ty;
+        uint32_t nd;
+        uint64_t elems = 1;
+        t->name = llm__gr_str(&r);
+        nd = llm__gr_u32(&r);
+        if (r.bad) LLM__FFAIL(why, "file ends inside a tensor's name or dimension count", LLM_EFORMAT);
+        if (nd < 1 || nd > 4) LLM__GFAIL_NAME(g, "tensor ", t->name, ": n_dims not in 1..4", LLM_EFORMAT);
+        t->n_dims = (int)nd;
+        for (k = 0; k < 4; k++) t->ne[k] = 1;
+        for (k = 0; k < nd; k++) {
+            uint64_t ne = llm__gr_u64(&r);
+            if (r.bad) break;
+            if (ne == 0 || ne > (uint64_t)INT64_MAX) LLM__GFAIL_NAME(g, "tensor ", t->name, ": a dimension is 0 or above 2^63", LLM_EFORMAT);
+            if (elems > (uint64_t)INT64_MAX / ne) LLM__GFAIL_NAME(g, "tensor ", t->name, ": its dimensions' product overflows", LLM_EFORMAT);
+            elems *= ne;
+            t->ne[k] = (int64_t)ne;
+        }
+        t->type = llm__gr_u32(&r);
+        t->offset = llm__gr_u64(&r);
+        if (r.bad) LLM__GFAIL_NAME(g, "tensor ", t->name, ": file ends inside its info", LLM_EFORMAT);
+        ty = t->type < 40 ? &llm__ggml_types[t->type] : NULL;
+        if (!ty || !ty->name) LLM__GFAIL_NAME(g, "tensor ", t->name, ": unknown ggml type", LLM_EFORMAT);
+        if ((uint64_t)t->ne[0] % ty->block)
+            LLM__GFAIL_NAME(g, "tensor ", t->name, ": row length not a multiple of its type's block", LLM_EFORMAT);
+        if (elems / ty->block > UINT64_MAX / ty->bytes) LLM__GFAIL_NAME(g, "tensor ", t->name, ": byte size overflows", LLM_EFORMAT);
+        t->bytes = elems / ty->block * ty->bytes;
+        if (t->offset % g->alignment) LLM__GFAIL_NAME(g, "tensor ", t->name, ": offset not a multiple of the alignment", LLM_EFORMAT);
+    }
+    /* the data section starts at the next multiple of the alignment */
+    g->data_offset = r.off + (g->alignment - r.off % g->alignment) % g->alignment;
+    if (nt > 0 && g->data_offset > len) LLM__FFAIL(why, "file ends before its data section", LLM_EFORMAT);
+    for (i = 0; i < nt; i++) {
+        llm_gguf_tensor *t = &g->tensors[i];
+        uint64_t room = len - g->data_offset;
+        if (t->offset > room || t->bytes > room - t->offset)
+            LLM__GFAIL_NAME(g, "tensor ", t->name, ": data runs past the end of the file", LLM_EFORMAT);
+        t->data = p + g->data_offset + t->offset;
+    }
+    llm__gguf_sort(g->tensor_order, g->n_tensors, g, 1);
+    for (i = 1; i < nt; i++)
+        if (llm__gstr_cmp(g->tensors[g->tensor_order[i - 1]].name, g->tensors[g->tensor_order[i]].name) == 0)
+            LLM__GFAIL_NAME(g, "tensor name ", g->tensors[g->tensor_order[i]].name, " appears twice", LLM_EFORMAT);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gguf_create(llm_gguf *g, const void *buf, size_t len, const char **why) {
+    size_t need;
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
+    memset(g, 0, sizeof *g);
+    need = llm_gguf_bytes(buf, len);
+    if (need == 0) return llm_gguf_init(g, NULL, 0, buf, len, why); /* for its reason */
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_gguf_init(g, mem, need, buf, len, why);
+    if (st != LLM_OK) {
+        /* the reason may live in g->why: keep g's text, drop its tables */
+        LLM_FREE(mem);
+        g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
+        return st;
+    }
+    g->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_gguf_free(llm_gguf *g) {
+    if (!g) return;
+    if (g->owned) LLM_FREE(g->owned);
+    memset(g, 0, sizeof *g);
+}
+
+/* Binary search of the sorted index for a NUL-terminated name. */
+static int64_t llm__gguf_find(const llm_gguf *g, const char *name, int tensors) {
+    llm_gguf_str key;
+    int64_t lo = 0, hi;
+    if (!g || !name || !(tensors ? g->tensor_order : g->kv_order)) return -1;
+    key.s = name, key.n = strlen(name);
+    hi = tensors ? g->n_tensors : g->n_kv;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2, at = tensors ? g->tensor_order[mid] : g->kv_order[mid];
+        int c = llm__gstr_cmp(tensors ? g->tensors[at].name : g->kv[at].key, key);
+        if (c == 0) return at;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+LLMDEF int64_t llm_gguf_find_key(const llm_gguf *g, const char *key) { return llm__gguf_find(g, key, 0); }
+LLMDEF const llm_gguf_tensor *llm_gguf_find_tensor(const llm_gguf *g, const char *name) {
+    int64_t i = llm__gguf_find(g, name, 1);
+    return i < 0 ? NULL : &g->tensors[i];
+}
+
+/* One number of type t at p, as int64 or double. */
+static llm_status llm__gguf_num(llm_gguf_type t, const unsigned char *p, int64_t *iv, double *fv) {
+    uint64_t u;
+    switch (t) {
+    case LLM_GGUF_UINT8: case LLM_GGUF_BOOL: u = p[0]; *iv = (int64_t)u; break;
+    case LLM_GGUF_INT8: *iv = p[0] < 128 ? p[0] : (int64_t)p[0] - 256; break;
+    case LLM_GGUF_UINT16: *iv = (int64_t)(p[0] | (p[1] << 8)); break;
+    case LLM_GGUF_INT16: u = (uint64_t)(p[0] | (p[1] << 8)); *iv = u < 32768 ? (int64_t)u : (int64_t)u - 65536; break;
+    case LLM_GGUF_UINT32: *iv = (int64_t)llm__le32(p); break;
+    case LLM_GGUF_INT32: *iv = (int64_t)llm__le32s(p); break;
+    case LLM_GGUF_UINT64:
+        u = llm__le64(p);
+        if (u > (uint64_t)INT64_MAX) return LLM_ERANGE;
+        *iv = (int64_t)u;
+        break;
+    case LLM_GGUF_INT64:
+        u = llm__le64(p);
+        *iv = u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+        break;
+    case LLM_GGUF_FLOAT32: *fv = llm__le32f(p); return LLM_OK;
+    case LLM_GGUF_FLOAT64: {
+        uint64_t b = llm__le64(p);
+        memcpy(fv, &b, 8);
+        return LLM_OK;
+    }
+    default: return LLM_EFORMAT;
+    }
+    *fv = (double)*iv;
+    return LLM_OK;
+}
+static int llm__gguf_is_int(llm_gguf_type t) {
+    return t != LLM_GGUF_FLOAT32 && t != LLM_GGUF_FLOAT64 && t != LLM_GGUF_STRING && t != LLM_GGUF_ARRAY &&
+           (unsigned)t < (unsigned)LLM_GGUF_TYPE_COUNT;
+}
+
+LLMDEF llm_status llm_gguf_get_int(const llm_gguf *g, const char *key, int64_t *out) {
+    int64_t i = llm_gguf_find_key(g, key);
+    double f;
+    if (!out) return LLM_EINVAL;
+    if (i < 0) return LLM_ENOTFOUND;
+    if (!llm__gguf_is_int(g->kv[i].type)) return LLM_EFORMAT;
+    return llm__gguf_num(g->kv[i].type, g->kv[i].value, out, &f);
+}
+LLMDEF llm_status llm_gguf_get_float(const llm_gguf *g, const char *key, double *out) {
+    int64_t i = llm_gguf_find_key(g, key), iv;
+    if (!out) return LLM_EINVAL;
+    if (i < 0) return LLM_ENOTFOUND;
+    if (g->kv[i].type != LLM_GGUF_FLOAT32 && g->kv[i].type != LLM_GGUF_FLOAT64) return LLM_EFORMAT;
+    return llm__gguf_num(g->kv[i].type, g->kv[i].value, &iv, out);
+}
+LLMDEF llm_status llm_gguf_get_str(const llm_gguf *g, const char *key, llm_gguf_str *out) {
+    int64_t i = llm_gguf_find_key(g, key);
+    if (!out) return LLM_EINVAL;
+    if (i < 0) return LLM_ENOTFOUND;
+    if (g->kv[i].type != LLM_GGUF_STRING) return LLM_EFORMAT;
+    out->n = llm__le64(g->kv[i].value); /* checked by llm_gguf_init */
+    out->s = (const char *)g->kv[i].value + 8;
+    return LLM_OK;
+}
+LLMDEF llm_status llm_gguf_arr_int(const llm_gguf_kv *kv, uint64_t i, int64_t *out) {
+    double f;
+    if (!kv || !out || kv->type != LLM_GGUF_ARRAY) return LLM_EINVAL;
+    if (!llm__gguf_is_int(kv->arr_type)) return LLM_EFORMAT;
+    if (i >= kv->arr_n) return LLM_ERANGE;
+    return llm__gguf_num(kv->arr_type, kv->value + i * llm__gguf_vtypes[kv->arr_type].size, out, &f);
+}
+LLMDEF llm_status llm_gguf_arr_float(const llm_gguf_kv *kv, uint64_t i, double *out) {
+    int64_t iv;
+    if (!kv || !out || kv->type != LLM_GGUF_ARRAY) return LLM_EINVAL;
+    if (kv->arr_type != LLM_GGUF_FLOAT32 && kv->arr_type != LLM_GGUF_FLOAT64) return LLM_EFORMAT;
+    if (i >= kv->arr_n) return LLM_ERANGE;
+    return llm__gguf_num(kv->arr_type, kv->value + i * llm__gguf_vtypes[kv->arr_type].size, &iv, out);
+}
+/* The cursor is the byte offset of the next string from kv->value; every read is checked
+   against the array's byte size, so even a cursor that is not on a string stays inside. */
+LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_gguf_str *out) {
+    uint64_t n;
+    if (!kv || !cursor || !out || kv->type != LLM_GGUF_ARRAY) return LLM_EINVAL;
+    if (kv->arr_type != LLM_GGUF_STRING) return LLM_EFORMAT;
+    if (*cursor >= kv->bytes || kv->bytes - *cursor < 8) return LLM_ERANGE;
+    n = llm__le64(kv->value + *cursor);
+    if (n > kv->bytes - *cursor - 8) return LLM_ERANGE;
+    out->s = (const char *)kv->value + *cursor + 8, out->n = n;
+    *cursor += 8 + n;
+    return LLM_OK;
+}
+
+/* ---- a model from a GGUF --------------------------------------------------------------- */
+
+/* "blk." + l + "." + suffix, into buf (64 bytes: ggml's own limit on names). */
+static const char *llm__gguf_blk(char *buf, int l, const char *suffix) {
+    char digits[12];
+    int n = 0, k = 0;
+    do digits[n++] = (char)('0' + l % 10), l /= 10;
+    while (l > 0 && n < 11);
+    memcpy(buf, "blk.", 4), k = 4;
+    while (n > 0) buf[k++] = digits[--n];
+    buf[k++] = '.';
+    while (*suffix && k < 63) buf[k++] = *suffix++;
+    buf[k] = '\0';
+    return buf;
+}
+
+/* "llama." + key: the architecture's own keys are prefixed with its name. */
+static llm_status llm__gguf_arch_int(const llm_gguf *g, const char *arch, const char *key, int64_t lo, int64_t hi,
+                                     int64_t *out, int required) {
+    char name[96];
+    size_t a = strlen(arch), k = strlen(key);
+    llm_status st;
+    if (a + k + 2 > sizeof name) return LLM_EINVAL;
+    memcpy(name, arch, a), name[a] = '.', memcpy(name + a + 1, key, k + 1);
+    st = llm_gguf_get_int(g, name, out);
+    if (st == LLM_ENOTFOUND && !required) return LLM_ENOTFOUND;
+    if (st != LLM_OK || *out < lo || *out > hi) return LLM_EFORMAT;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
+    static const char arch[] = "llama";
+    llm_gguf_str a;
+    int64_t v;
+    double f;
+    const llm_gguf_tensor *emb;
+    if (why) *why = "";
+    if (!c || !g || !g->kv) LLM__FFAIL(why, "no config or GGUF", LLM_EINVAL);
+    *c = llm_config_default();
+    c->name = "gguf";
+    if (llm_gguf_get_str(g, "general.architecture", &a) != LLM_OK)
+        LLM__FFAIL(why, "general.architecture is missing or not a string", LLM_EFORMAT);
+    if (a.n != 5 || memcmp(a.s, arch, 5) != 0)
+        LLM__GFAIL_NAME(g, "architecture '", a, "' is not run yet (llama is)", LLM_EUNSUPPORTED);
+#define LLM__GKEY(key, lo, hi, field, what)                                                         \
+    do {                                                                                          \
+        if (llm__gguf_arch_int(g, arch, key, lo, hi, &v, 1) != LLM_OK)                           \
+            LLM__FFAIL(why, "llama." key " is missing or out of range (" what ")", LLM_EFORMAT);   \
+        c->field = (int)v;                                                                        \
+    } while (0)
+    LLM__GKEY("embedding_length", 1, 1 << 20, d_model, "1..2^20");
+    LLM__GKEY("block_count", 1, 4096, n_layers, "1..4096");
+    LLM__GKEY("attention.head_count", 1, 1 << 16, n_heads, "1..65536");
+    LLM__GKEY("feed_forward_length", 1, 1 << 22, d_ff, "1..2^22");
+    LLM__GKEY("context_length", 1, INT32_MAX, max_seq_len, "1..2^31-1");
+#undef LLM__GKEY
+    c->n_kv_heads = c->n_heads;
+    if (llm__gguf_arch_int(g, arch, "attention.head_count_kv", 1, 1 << 16, &v, 0) == LLM_OK) c->n_kv_heads = (int)v;
+    else if (llm__gguf_arch_int(g, arch, "attention.head_count_kv", 1, 1 << 16, &v, 0) != LLM_ENOTFOUND)
+        LLM__FFAIL(why, "llama.attention.head_count_kv is not an integer in 1..65536", LLM_EFORMAT);
+    if (llm__gguf_arch_int(g, arch, "attention.key_length", 2, 1 << 12, &v, 0) == LLM_OK) c->head_dim = (int)v;
+    if (llm__gguf_arch_int(g, arch, "rope.dimension_count", 2, 1 << 12, &v, 0) == LLM_OK) c->rotary_dim = (int)v;
+    if (llm__gguf_arch_int(g, arch, "expert_count", 0, 1 << 16, &v, 0) == LLM_OK && v > 0) {
+        c->n_experts = (int)v;
+        c->n_experts_per_tok = 1;
+        if (llm__gguf_arch_int(g, arch, "expert_used_count", 1, v, &v, 0) == LLM_OK) c->n_experts_per_tok = (int)v;
+    }
+    if (llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f) == LLM_OK) {
+        if (!(f > 0 && f <= 1)) LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon not in (0, 1]", LLM_EFORMAT);
+        c->norm_eps = (float)f;
+    }
+    if (llm_gguf_get_float(g, "llama.rope.freq_base", &f) == LLM_OK) {
+        if (!(f > 0 && f < 1e30)) LLM__FFAIL(why, "llama.rope.freq_base not positive and finite", LLM_EFORMAT);
+        c->rope_theta = (float)f;
+    }
+    if (llm_gguf_find_key(g, "llama.rope.scaling.type") >= 0 || llm_gguf_find_key(g, "llama.rope.scale_linear") >= 0)
+        LLM__FFAIL(why, "RoPE scaling (llama.rope.scaling.*) is not applied yet", LLM_EUNSUPPORTED);
+    /* llama.cpp's converter permutes Q and K so that RoPE rotates adjacent pairs */
+    c->rope_layout = LLM_ROPE_INTERLEAVED;
+    if (c->rotary_dim == (c->head_dim ? c->head_dim : (c->d_model % c->n_heads ? 0 : c->d_model / c->n_heads)))
+        c->rotary_dim = 0;
+    /* the vocabulary is the embedding's row count */
+    emb = llm_gguf_find_tensor(g, "token_embd.weight");
+    if (!emb || emb->n_dims != 2 || emb->ne[1] > (1 << 24)) LLM__FFAIL(why, "token_embd.weight is missing or not [vocab][d]", LLM_EFORMAT);
+    c->vocab = (int)emb->ne[1];
+    c->tied_embeddings = llm_gguf_find_tensor(g, "output.weight") == NULL;
+    {
+        const char *reason;
+        llm_status st = llm_config_check(c, &reason);
+        if (st != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
+    }
+    return LLM_OK;
+}
+
+/* One tensor the model needs, found, shaped [rows][cols] (ne = {cols, rows}) and typed. */
+static llm_status llm__gguf_take(llm_gguf *g, const char *name, int64_t cols, int64_t rows, int matrix, llm_weight *w,
+                                 const float **vec, int64_t *n_used, const char **why) {
+    const llm_gguf_tensor *t = llm_gguf_find_tensor(g, name);
+    llm_gguf_str n;
+    n.s = name, n.n = strlen(name);
+    if (!t) LLM__GFAIL_NAME(g, "tensor ", n, " is missing", LLM_EFORMAT);
+    (*n_used)++; /* names are unique (llm_gguf_init), so each take is another tensor */
+    if (t->ne[0] != cols || t->ne[1] != rows || t->ne[2] != 1 || t->ne[3] != 1)
+        LLM__GFAIL_NAME(g, "tensor ", n, " has the wrong shape for the config", LLM_EFORMAT);
+    if (((uintptr_t)t->data & 3u) != 0)
+        LLM__GFAIL_NAME(g, "tensor ", n, " is not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
+    if (matrix && (t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16)) {
+        memset(w, 0, sizeof *w);
+        w->type = t->type == LLM__GGML_F32 ? LLM_F32 : t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
+        w->data = t->data;
+        return LLM_OK;
+    }
+    if (!matrix && t->type == LLM__GGML_F32) {
+        *vec = (const float *)t->data;
+        return LLM_OK;
+    }
+    {
+        char tail[48];
+        const char *tn = llm_gguf_type_name(t->type);
+        size_t k = 0;
+        const char *a = matrix ? " is " : " is not f32: ";
+        while (*a) tail[k++] = *a++;
+        while (*tn && k < 30) tail[k++] = *tn++;
+        a = matrix ? ", not run yet" : "";
+        while (*a && k < 47) tail[k++] = *a++;
+        tail[k] = '\0';
+        LLM__GFAIL_NAME(g, "tensor ", n, tail, LLM_EUNSUPPORTED);
+    }
+}
+
+/* Whether the llama forward pass reads a tensor of this name (blk.N. + a block suffix). */
+static int llm__gguf_llama_name(llm_gguf_str s, int n_layers, int tied) {
+    static const char *const top[3] = {"token_embd.weight", "output_norm.weight", "output.weight"};
+    static const char *const blk[9] = {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+                                       "attn_output.weight", "ffn_norm.weight", "ffn_gate.weight",
+                                       "ffn_down.weight", "ffn_up.weight"};
+    uint64_t k = 4;
+    int i, l = 0;
+    for (i = 0; i < 3 - tied; i++)
+        if (s.n == strlen(top[i]) && memcmp(s.s, top[i], s.n) == 0) return 1;
+    if (s.n < 6 || memcmp(s.s, "blk.", 4) != 0 || s.s[4] < '0' || s.s[4] > '9') return 0;
+    while (k < s.n && s.s[k] >= '0' && s.s[k] <= '9' && l < n_layers) l = l * 10 + (s.s[k++] - '0');
+    if (l >= n_layers || k >= s.n || s.s[k] != '.' || (s.s[4] == '0' && k > 5)) return 0;
+    for (i = 0; i < 9; i++)
+        if (s.n - k - 1 == strlen(blk[i]) && memcmp(s.s + k + 1, blk[i], s.n - k - 1) == 0) return 1;
+    return 0;
+}
+
+LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
+                                const char **why) {
+    llm_config c;
+    llm_weights w;
+    int64_t d, hd, qd, kvd, ff, V, i, n_used = 0;
+    int l;
+    char name[64];
+    llm_status st;
+    const char *reason;
+    if (why) *why = "";
+    if (!m || !g || !layers) LLM__FFAIL(why, "no model, GGUF or layer table", LLM_EINVAL);
+    LLM__MTRY(llm_gguf_read_config(&c, g, why));
+    st = llm_config_runnable(&c, &reason);
+    if (st != LLM_OK) LLM__FFAIL(why, reason, st);
+    if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
+    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: GGUF weights are little-endian", LLM_EUNSUPPORTED);
+    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
+    ff = c.d_ff, V = c.vocab;
+    memset(&w, 0, sizeof w);
+    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
+#define LLM__TAKE(nm, cols, rows, mat, wp, vp)                                                          \
+    do {                                                                                              \
+        st = llm__gguf_take(g, nm, cols, rows, mat, wp, vp, &n_used, why);                            \
+        if (st != LLM_OK) return st;                                                                  \
+    } while (0)
+    LLM__TAKE("token_embd.weight", d, V, 1, &w.tok_embed, NULL);
+    LLM__TAKE("output_norm.weight", d, 1, 0, NULL, &w.out_norm);
+    if (c.tied_embeddings) w.lm_head = w.tok_embed;
+    else LLM__TAKE("output.weight", d, V, 1, &w.lm_head, NULL);
+    for (l = 0; l < c.n_layers; l++) {
+        llm_layer_weights *y = &layers[l];
+        LLM__TAKE(llm__gguf_blk(name, l, "attn_norm.weight"), d, 1, 0, NULL, &y->attn_norm);
+        LLM__TAKE(llm__gguf_blk(name, l, "attn_q.weight"), d, qd, 1, &y->wq, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "attn_k.weight"), d, kvd, 1, &y->wk, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "attn_v.weight"), d, kvd, 1, &y->wv, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "attn_output.weight"), qd, d, 1, &y->wo, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "ffn_norm.weight"), d, 1, 0, NULL, &y->ffn_norm);
+        LLM__TAKE(llm__gguf_blk(name, l, "ffn_gate.weight"), d, ff, 1, &y->w1, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "ffn_down.weight"), ff, d, 1, &y->w2, NULL);
+        LLM__TAKE(llm__gguf_blk(name, l, "ffn_up.weight"), d, ff, 1, &y->w3, NULL);
+    }
+#undef LLM__TAKE
+    /* every tensor of the file is used: one the forward pass would skip (rope_freqs, a
+       bias) means the model is not what llm.h would run */
+    if (n_used != g->n_tensors)
+        for (i = 0; i < g->n_tensors; i++)
+            if (!llm__gguf_llama_name(g->tensors[i].name, c.n_layers, c.tied_embeddings))
+                LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the llama forward pass (refused, not ignored)",
+                                LLM_EUNSUPPORTED);
+    w.layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = c;
+    m->weights = w;
+    m->file_version = (int)g->version;
+    return LLM_OK;
+}
+
 #ifndef LLM_NO_STDIO
 /* The size of an open file in 64 bits, leaving it positioned at the start; 0 on success.
    llama2.c's 7B checkpoint is 27 GB, past what a 32-bit long holds. Windows' long is 32
@@ -6218,14 +7034,34 @@ static int llm__file_size(FILE *f, uint64_t *size) {
 /* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
    aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
    libraries' fread mishandles a single request of several GiB. */
-static llm_status llm__l2c_read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
+/* Opens path for reading and reads its first byte back: fopen succeeds on a directory on
+   POSIX systems, and its size would then be nonsense. */
+static llm_status llm__open_read(const char *path, FILE **out, const char **why) {
+    FILE *f;
+    int c;
+    *out = NULL;
+    if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
+    f = fopen(path, "rb");
+    if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    c = fgetc(f);
+    if (c == EOF && ferror(f)) {
+        fclose(f);
+        LLM__FFAIL(why, "cannot read the file: a directory, or not readable", LLM_EIO);
+    }
+    if (c != EOF && fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        LLM__FFAIL(why, "cannot seek in the file", LLM_EIO);
+    }
+    *out = f;
+    return LLM_OK;
+}
+
+static llm_status llm__read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
                                  const char **why) {
     FILE *f;
     uint64_t n, done = 0;
     *mem = NULL;
-    if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
-    f = fopen(path, "rb");
-    if (!f) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    LLM__MTRY(llm__open_read(path, &f, why));
     if (llm__file_size(f, &n) != 0) {
         fclose(f);
         LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
@@ -6270,7 +7106,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
     memset(m, 0, sizeof *m);
     /* the header first: it says how many layers the table needs */
-    if (!path || !(f = fopen(path, "rb"))) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    LLM__MTRY(llm__open_read(path, &f, why));
     memset(head, 0, sizeof head);
     got = fread(head, 1, sizeof head, f);
     size_ok = llm__file_size(f, &n) == 0;
@@ -6279,7 +7115,7 @@ LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const ch
     if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     (void)got; /* a short file leaves zeros, which the length checks reject */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
-    LLM__MTRY(llm__l2c_read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
+    LLM__MTRY(llm__read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
     st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data);
     if (st != LLM_OK) {
         LLM_FREE(mem);
@@ -6297,10 +7133,54 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
     if (why) *why = "";
     if (!t) LLM__FFAIL(why, "no tokenizer", LLM_EINVAL);
     memset(t, 0, sizeof *t);
-    LLM__MTRY(llm__l2c_read_file(path, 0, &mem, &data, &len, why));
+    LLM__MTRY(llm__read_file(path, 0, &mem, &data, &len, why));
     st = llm_tokenizer_create(t, data, len, vocab, why);
     LLM_FREE(mem);
     return st;
+}
+
+LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why) {
+    unsigned char head[24], *data;
+    void *mem;
+    size_t len, got;
+    uint32_t ver;
+    uint64_t nkv, nt, n, tables, layers;
+    llm_gguf g;
+    llm_status st;
+    FILE *f;
+    int size_ok;
+    if (why) *why = "";
+    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
+    memset(m, 0, sizeof *m);
+    /* the header first: its counts size the tables that go in front of the file's bytes */
+    LLM__MTRY(llm__open_read(path, &f, why));
+    memset(head, 0, sizeof head);
+    got = fread(head, 1, sizeof head, f);
+    size_ok = llm__file_size(f, &n) == 0;
+    fclose(f);
+    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    (void)got;
+    LLM__MTRY(llm__gguf_header(head, (size_t)n, &ver, &nkv, &nt, why));
+    /* a layer has at least one tensor, so n_tensors bounds n_layers (and 4096 is the cap) */
+    layers = (nt < 4096 ? nt : 4096) * sizeof(llm_layer_weights);
+    tables = llm__gguf_table_bytes(nkv, nt);
+    if (tables + layers > (uint64_t)(SIZE_MAX / 2)) LLM__FFAIL(why, "GGUF tables too large for this address space", LLM_ENOMEM);
+    LLM__MTRY(llm__read_file(path, (size_t)(LLM__MALIGN(layers) + tables), &mem, &data, &len, why));
+    st = llm_gguf_init(&g, (char *)llm__align64(mem) + LLM__MALIGN(layers), (size_t)tables, data, len, why);
+    if (st == LLM_OK)
+        st = llm_gguf_load(m, &g, (llm_layer_weights *)llm__align64(mem), (int)(layers / sizeof(llm_layer_weights)), why);
+    if (st != LLM_OK) {
+        /* the reason may be in g.why, which ends with this call: keep it in the model */
+        if (why && *why == g.why) {
+            memcpy(m->why, g.why, sizeof m->why);
+            *why = m->why;
+        }
+        LLM_FREE(mem);
+        return st;
+    }
+    m->owned = mem;
+    return LLM_OK;
 }
 #endif /* LLM_NO_STDIO */
 
