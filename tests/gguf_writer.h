@@ -101,6 +101,8 @@ typedef struct gw {
     uint32_t alignment;      /* the layout's: 32 unless gw_alignment says otherwise */
     int big_endian;          /* every number most significant byte first */
     int no_end_pad;          /* no padding after the last tensor's data (ggml writes it) */
+    int no_data_pad;         /* no padding before the data section: with no tensors the
+                                file then ends where the metadata does */
     int n_kv_lie, n_tensors_lie;       /* write these counts instead of the true ones */
     uint64_t n_kv_value, n_tensors_value;
     uint64_t n_kv;           /* metadata entries written (gw_key counts them) */
@@ -299,7 +301,7 @@ GW_FN void gw_finish(gw *w) {
         gw__num(&b, w->big_endian, t->type, 4);
         gw__num(&b, w->big_endian, t->offset_lie ? t->offset_value : t->offset, 8);
     }
-    while (b.n % w->alignment) gw__put(&b, zeros, 1);
+    while (!w->no_data_pad && b.n % w->alignment) gw__put(&b, zeros, 1);
     w->data_at = b.n;
     for (i = 0; i < w->n_t; i++) {
         const gw_tensor *t = &w->t[i];
