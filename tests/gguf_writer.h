@@ -326,7 +326,7 @@ GW_FN void gw_finish(gw *w) {
 typedef struct gw_llama {
     const char *arch;      /* general.architecture and the keys' prefix; NULL = "llama" */
     int d, ff, n_layers, n_heads, n_kv_heads, vocab, ctx;
-    float eps, theta;      /* theta 0: llama.rope.freq_base not written */
+    float eps, theta;      /* 0: llama.attention.layer_norm_rms_epsilon / llama.rope.freq_base not written */
     int rope_dim;          /* 0: llama.rope.dimension_count not written */
     uint32_t type;         /* GW_F32, GW_F16 or GW_BF16 */
     const float *emb, *attn_norm, *ffn_norm, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *out_norm, *out;
@@ -355,7 +355,7 @@ GW_FN void gw_llama_model(gw *w, const gw_llama *m, gw_names *names) {
     gw_kv_u32(w, GW__KEY("block_count"), (uint32_t)m->n_layers);
     gw_kv_u32(w, GW__KEY("attention.head_count"), (uint32_t)m->n_heads);
     gw_kv_u32(w, GW__KEY("attention.head_count_kv"), (uint32_t)m->n_kv_heads);
-    gw_kv_f32(w, GW__KEY("attention.layer_norm_rms_epsilon"), m->eps);
+    if (m->eps != 0) gw_kv_f32(w, GW__KEY("attention.layer_norm_rms_epsilon"), m->eps);
     if (m->theta != 0) gw_kv_f32(w, GW__KEY("rope.freq_base"), m->theta);
     if (m->rope_dim) gw_kv_u32(w, GW__KEY("rope.dimension_count"), (uint32_t)m->rope_dim);
     ne[0] = d, ne[1] = V;

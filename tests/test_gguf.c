@@ -277,6 +277,54 @@ static void test_names(void) {
     CHECK(llm_gguf_type_name(200) == NULL && llm_gguf_type_name(0xffffffffu) == NULL);
 }
 
+/* The lookups over many names in a scrambled order (the reader sorts them): each found,
+   none of the names in between; a duplicate far from its twin is still seen. */
+static void test_lookups(void) {
+    enum { NK = 300, NT = 120 };
+    static char keys[NK][24], tnames[NT][24];
+    static const float x[8] = {1};
+    uint64_t ne[1] = {8};
+    gw w;
+    opened o;
+    int i, found = 0, absent = 0, right = 0;
+    gw_init(&w);
+    for (i = 0; i < NK; i++) {
+        sprintf(keys[i], "k.%d", (i * 7919) % NK * 2); /* even numbers, scrambled */
+        gw_kv_i32(&w, keys[i], (i * 7919) % NK);
+    }
+    for (i = 0; i < NT; i++) {
+        sprintf(tnames[i], "t%d.w", (i * 37) % NT * 2);
+        gw_tensor_f(&w, tnames[i], 1, ne, GW_F32, x);
+    }
+    open_gw(&o, &w);
+    CHECK_MSG(o.st == LLM_OK, "%d keys, %d tensors: %s", NK, NT, o.why ? o.why : "");
+    if (o.st == LLM_OK) {
+        for (i = 0; i < NK; i++) {
+            char name[24];
+            int64_t k = llm_gguf_find_key(&o.g, keys[i]), v = -1;
+            found += k == i;
+            right += llm_gguf_get_int(&o.g, keys[i], &v) == LLM_OK && v == (i * 7919) % NK;
+            sprintf(name, "k.%d", 2 * i + 1);
+            absent += llm_gguf_find_key(&o.g, name) == -1;
+        }
+        for (i = 0; i < NT; i++) {
+            char name[24];
+            found += llm_gguf_find_tensor(&o.g, tnames[i]) == &o.g.tensors[i];
+            sprintf(name, "t%d.w", 2 * i + 1);
+            absent += llm_gguf_find_tensor(&o.g, name) == NULL;
+        }
+        CHECK_MSG(found == NK + NT && absent == NK + NT && right == NK, "found %d, absent %d, values %d of %d", found,
+                  absent, right, NK + NT);
+    }
+    close_opened(&o);
+    /* the same with one key and one tensor name repeated, first and last */
+    gw_kv_i32(&w, keys[0], 1);
+    expect_refused_gw(&w, LLM_EFORMAT, "300 keys, the first repeated last");
+    gw_init(&w);
+    for (i = 0; i < NT; i++) gw_tensor_f(&w, i == NT - 1 ? tnames[0] : tnames[i], 1, ne, GW_F32, x);
+    expect_refused_gw(&w, LLM_EFORMAT, "120 tensors, the first name repeated last");
+}
+
 /* Alignment: the default 32, general.alignment 64 (odd tensor sizes so the padding
    shows), 1 and 256; zero tensors; zero metadata; both. */
 static void test_layouts(void) {
@@ -740,6 +788,25 @@ static llm_status load_gw(gw *w, llm_model *m, llm_layer_weights *layers, int ca
 /* Writes the reference model, lets edit() change the file, and expects llm_gguf_load's
    status `want` with a reason that names `name` (if not NULL). */
 typedef void (*edit_fn)(gw *w, void *ctx);
+/* one more metadata entry, of any scalar type */
+typedef struct kv_edit {
+    const char *key;
+    uint32_t type;
+    uint64_t u; /* integers and bools */
+    double f;   /* floats */
+    const char *s;
+} kv_edit;
+static void edit_kv(gw *w, void *ctx) {
+    const kv_edit *e = (const kv_edit *)ctx;
+    gw_key(w, e->key, e->type);
+    if (e->type == GW_T_STRING) gw_m_str(w, e->s);
+    else if (e->type == GW_T_FLOAT32) gw_m_f32(w, (float)e->f);
+    else if (e->type == GW_T_FLOAT64) gw_m_f64(w, e->f);
+    else if (e->type == GW_T_UINT8 || e->type == GW_T_INT8 || e->type == GW_T_BOOL) gw_m_u8(w, (unsigned)e->u);
+    else if (e->type == GW_T_UINT16 || e->type == GW_T_INT16) gw_m_u16(w, (unsigned)e->u);
+    else if (e->type == GW_T_UINT64 || e->type == GW_T_INT64) gw_m_u64(w, e->u);
+    else gw_m_u32(w, (uint32_t)e->u);
+}
 static void expect_load(const ref *r, int tied, edit_fn edit, void *ctx, llm_status want, const char *name,
                         const char *what) {
     gw w;
@@ -751,11 +818,12 @@ static void expect_load(const ref *r, int tied, edit_fn edit, void *ctx, llm_sta
     unsigned char *buf;
     const char *why;
     llm_status st;
+    if (edit == edit_kv) desc.eps = 0, desc.theta = 0, desc.rope_dim = 0; /* the edit writes its own */
     gw_init(&w);
     gw_llama_model(&w, &desc, &names);
     if (edit) edit(&w, ctx);
     st = load_gw(&w, &m, layers, L + 2, &buf, &g, &why);
-    CHECK_MSG(st == want && why && *why && (!name || mentions(why, name)), "%s: %s (want %s naming %s), why \"%s\"",
+    CHECK_MSG(st == want && why && (*why || want == LLM_OK) && (!name || mentions(why, name)), "%s: %s (want %s naming %s), why \"%s\"",
               what, llm_status_str(st), llm_status_str(want), name ? name : "-", why ? why : "(null)");
     llm_gguf_free(&g);
     free(buf);
@@ -886,6 +954,39 @@ static void test_refusals(void) {
         }
     }
     expect_load(&r, 1, edit_experts, NULL, LLM_EUNSUPPORTED, NULL, "llama.expert_count 8");
+    {   /* optional keys that are there but wrong: refused, not replaced by their defaults */
+        static const kv_edit bad[] = {
+            {"llama.rope.freq_base", GW_T_UINT32, 5000, 0, NULL},
+            {"llama.rope.freq_base", GW_T_STRING, 0, 0, "5000"},
+            {"llama.rope.freq_base", GW_T_FLOAT32, 0, -1.0, NULL},
+            {"llama.attention.layer_norm_rms_epsilon", GW_T_UINT32, 0, 0, NULL},
+            {"llama.attention.layer_norm_rms_epsilon", GW_T_FLOAT64, 0, 0.0, NULL},
+            {"llama.rope.dimension_count", GW_T_UINT32, 0, 0, NULL},
+            {"llama.rope.dimension_count", GW_T_UINT32, 9999, 0, NULL},
+            {"llama.rope.dimension_count", GW_T_FLOAT32, 0, 8.0, NULL},
+            {"llama.attention.key_length", GW_T_UINT32, 1, 0, NULL},
+            {"llama.attention.head_count_kv", GW_T_UINT32, 0, 0, NULL},
+            {"llama.expert_count", GW_T_UINT32, 100000, 0, NULL},
+            {"llama.expert_count", GW_T_FLOAT32, 0, 8.0, NULL},
+        };
+        for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+            char what[96];
+            sprintf(what, "%s as a %s", bad[i].key, llm_gguf_value_type_name((llm_gguf_type)bad[i].type));
+            expect_load(&r, 1, edit_kv, (void *)&bad[i], LLM_EFORMAT, bad[i].key + 6, what);
+        }
+    }
+    {   /* the same keys, right: read */
+        static const kv_edit good[] = {
+            {"llama.rope.freq_base", GW_T_FLOAT64, 0, 5000.0, NULL},
+            {"llama.rope.dimension_count", GW_T_UINT32, HD, 0, NULL},
+            {"llama.expert_count", GW_T_UINT32, 0, 0, NULL},
+        };
+        for (i = 0; i < 3; i++) {
+            char what[96];
+            sprintf(what, "%s as a %s", good[i].key, llm_gguf_value_type_name((llm_gguf_type)good[i].type));
+            expect_load(&r, 1, edit_kv, (void *)&good[i], LLM_OK, NULL, what);
+        }
+    }
     {   /* tensors the forward pass would not use */
         static const char *const extra[] = {"rope_freqs.weight", "blk.0.attn_q.bias", "blk.2.attn_q.weight",
                                             "mystery.weight"};
@@ -1148,6 +1249,7 @@ int main(void) {
     test_all_types(3);
     test_all_types(2);
     test_layouts();
+    test_lookups();
     test_hostile();
     test_model(GW_F32, 1);
     test_model(GW_F32, 0);
