@@ -877,6 +877,42 @@ static void test_model(uint32_t type, int tied) {
     }
     llm_gguf_free(&g);
     free(buf);
+    /* the file from a buffer 4 bytes off its 32-byte alignment loads and runs the same; 2 or
+       1 bytes off, an F32 tensor would be misaligned: refused, never read misaligned */
+    {
+        unsigned char *raw = (unsigned char *)malloc(w.n + 8);
+        int shift, ok4 = 0;
+        for (shift = 1; shift <= 4; shift++) {
+            memcpy(raw + shift, w.p, w.n);
+            st = llm_gguf_create(&g, raw + shift, w.n, &why);
+            if (st == LLM_OK) st = llm_gguf_load(&m, &g, layers, L, &why);
+            if (shift == 4 && st == LLM_OK && llm_state_create(&s, &m.config, CTX, NTOK, LLM_F32) == LLM_OK) {
+                ok4 = llm_forward(&s, &m.weights, toks, NTOK, 0, got, 1, NULL) == LLM_OK &&
+                      memcmp(got, direct, sizeof got) == 0;
+                llm_state_free(&s);
+            }
+            if (shift < 4 && type == GW_F32) CHECK_MSG(st != LLM_OK && why && *why, "%s: buffer %d bytes off: %s", tn, shift, llm_status_str(st));
+            llm_gguf_free(&g);
+        }
+        CHECK_MSG(ok4, "%s %s: from a buffer 4 bytes off alignment", tn, tied ? "tied" : "untied");
+        free(raw);
+    }
+    /* and from a file */
+    {
+        FILE *f = fopen("build/test_gguf_model.gguf", "wb");
+        int ok = f && fwrite(w.p, 1, w.n, f) == w.n;
+        if (f) ok &= fclose(f) == 0;
+        st = ok ? llm_gguf_load_file(&m, "build/test_gguf_model.gguf", &why) : LLM_EIO;
+        CHECK_MSG(st == LLM_OK, "%s: llm_gguf_load_file: %s: %s", tn, llm_status_str(st), why ? why : "");
+        if (st == LLM_OK) {
+            ok = llm_state_create(&s, &m.config, CTX, NTOK, LLM_F32) == LLM_OK;
+            ok = ok && llm_forward(&s, &m.weights, toks, NTOK, 0, got, 1, NULL) == LLM_OK;
+            if (ok) llm_state_free(&s);
+            CHECK(ok && memcmp(got, direct, sizeof got) == 0 && m.owned != NULL);
+            llm_model_free(&m);
+        }
+        remove("build/test_gguf_model.gguf");
+    }
     gw_free(&w);
     ref_free(&r);
 }
@@ -892,6 +928,10 @@ static void edit_type(gw *w, void *ctx) {
     gw_tensor *t = &w->t[gw_find(w, "blk.1.ffn_down.weight")]; /* ne {256, 32}: whole blocks of 256 */
     t->type = *(const uint32_t *)ctx;
     t->data = NULL, t->data_n = 0;
+}
+static void edit_norm_f16(gw *w, void *ctx) {
+    static const float ones[D] = {1, 1, 1, 1};
+    gw_tensor_floats(w, gw_find(w, (const char *)ctx), ones, D, GW_F16);
 }
 static void edit_extra(gw *w, void *ctx) {
     static const float x[D * D] = {1};
@@ -987,6 +1027,8 @@ static void test_refusals(void) {
             expect_load(&r, 1, edit_kv, (void *)&good[i], LLM_OK, NULL, what);
         }
     }
+    expect_load(&r, 1, edit_norm_f16, (void *)"blk.1.ffn_norm.weight", LLM_EUNSUPPORTED, "blk.1.ffn_norm.weight",
+                "an F16 norm");
     {   /* tensors the forward pass would not use */
         static const char *const extra[] = {"rope_freqs.weight", "blk.0.attn_q.bias", "blk.2.attn_q.weight",
                                             "mystery.weight"};
