@@ -229,6 +229,10 @@ static void test_all_types(uint32_t version) {
     cur = 0;
     for (i = 0; i < 4; i++) CHECK_MSG(llm_gguf_arr_str(kv, &cur, &sv) == LLM_OK && str_is(sv, arr_str[i]), "piece %d", (int)i);
     CHECK(llm_gguf_arr_str(kv, &cur, &sv) != LLM_OK); /* past the end */
+    cur = (uint64_t)-1;
+    CHECK(llm_gguf_arr_str(kv, &cur, &sv) != LLM_OK); /* a cursor no call returned */
+    cur = kv->bytes - 1;
+    CHECK(llm_gguf_arr_str(kv, &cur, &sv) != LLM_OK);
     CHECK(llm_gguf_arr_int(kv, 0, &iv) == LLM_EFORMAT && llm_gguf_arr_float(kv, 0, &fv) == LLM_EFORMAT);
     /* a scalar is not an array */
     kv = &g->kv[llm_gguf_find_key(g, "t.i32")];
@@ -590,6 +594,9 @@ static void test_hostile(void) {
             sprintf(what, "general.alignment %lu", (unsigned long)bad_align[k]);
             expect_refused_gw(&w, LLM_EFORMAT, what);
         }
+        /* a power of two, but the data section would start past the end */
+        write_base(&w), gw_kv_u32(&w, "general.alignment", 0x80000000u);
+        expect_refused_gw(&w, LLM_EFORMAT, "general.alignment 2^31");
         write_base(&w), gw_kv_f32(&w, "general.alignment", 32.0f);
         expect_refused_gw(&w, LLM_EFORMAT, "general.alignment as a float32");
         write_base(&w), gw_kv_str(&w, "general.alignment", "32");
@@ -845,7 +852,6 @@ static void test_model(uint32_t type, int tied) {
     float direct[NTOK * V], got[NTOK * V];
     llm_status st;
     const char *tn = type == GW_F32 ? "F32" : type == GW_F16 ? "F16" : "BF16";
-    test__rng = 0x1234567ull + type; /* the same weights for tied and untied */
     ref_make(&r);
     desc = ref_desc(&r, type, tied);
     logits_direct(&r, type, tied, direct);
@@ -911,7 +917,14 @@ static void test_model(uint32_t type, int tied) {
             CHECK(ok && memcmp(got, direct, sizeof got) == 0 && m.owned != NULL);
             llm_model_free(&m);
         }
+        /* the same file cut short: refused by the header's or a tensor's check */
+        f = fopen("build/test_gguf_model.gguf", "wb");
+        ok = f && fwrite(w.p, 1, w.n - 100, f) == w.n - 100;
+        if (f) ok &= fclose(f) == 0;
+        st = ok ? llm_gguf_load_file(&m, "build/test_gguf_model.gguf", &why) : LLM_EIO;
+        CHECK_MSG(st == LLM_EFORMAT && why && *why, "%s: a truncated file: %s", tn, llm_status_str(st));
         remove("build/test_gguf_model.gguf");
+        CHECK(llm_gguf_load_file(&m, "build", &why) == LLM_EIO); /* a directory */
     }
     gw_free(&w);
     ref_free(&r);
@@ -954,7 +967,6 @@ static void test_refusals(void) {
     ref r;
     gw_llama desc;
     int i;
-    test__rng = 99;
     ref_make(&r);
     {   /* other architectures: refused by name */
         static const char *const archs[] = {"qwen2", "gpt2", "gemma2", "falcon"};
