@@ -1,10 +1,11 @@
 /* fuzz_gguf: the GGUF reader on arbitrary bytes (the seeds are files tests/gguf_writer.h
-   writes: every value type, other alignments, llama models in F32, F16 and BF16).
-   llm_gguf_bytes + llm_gguf_init may refuse, with a reason, but never crash; a file they
-   accept must agree with llm_gguf_create, answer every getter and array walk over every
-   key, and keep every string and tensor inside the buffer. llm_gguf_load then fills a
-   bounded layer table; a model it accepts has every weight inside the buffer, and small
-   ones are run for two tokens. */
+   writes: every value type, other alignments, llama models in F32, F16 and BF16, a tensor
+   of each block type). llm_gguf_bytes + llm_gguf_init may refuse, with a reason, but never
+   crash; a file they accept must agree with llm_gguf_create, answer every getter and array
+   walk over every key, keep every string and tensor inside the buffer, and dequantize its
+   small tensors whatever their bytes. llm_gguf_load then fills a bounded layer table; a
+   model it accepts has every weight inside the buffer, and small ones are run for two
+   tokens. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "fuzz.h"
@@ -71,6 +72,16 @@ static void walk(const llm_gguf *g) {
         memcpy(name, t->name.s, nn);
         name[nn] = 0;
         if (nn == t->name.n && !memchr(name, 0, nn) && !llm_gguf_find_tensor(g, name)) abort();
+        /* the dequantizers on the tensor's own bytes (small ones): any bit pattern is a
+           value or a status, never a read past its data */
+        {
+            int64_t n = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+            if (n > 0 && n <= 4096) {
+                float *y = (float *)malloc((size_t)n * sizeof(float));
+                if (y) (void)llm_gguf_dequantize(t->type, t->data, y, n);
+                free(y);
+            }
+        }
     }
 }
 

@@ -112,6 +112,18 @@ static int gguf_seeds(const char *dir) {
     gw_init(&w);
     gw_kv_str(&w, "general.architecture", "llama");
     bad |= put_gguf(dir, "no_tensors", &w);
+    {   /* one tensor of each block type, random bytes (x's) as its blocks */
+        static const uint32_t qt[] = {GW_Q4_0, GW_Q4_1, GW_Q5_0, GW_Q5_1, GW_Q8_0, GW_Q2_K,
+                                      GW_Q3_K, GW_Q4_K, GW_Q5_K, GW_Q6_K, GW_IQ2_XXS};
+        static const char *const qn[] = {"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
+                                         "q3_k", "q4_k", "q5_k", "q6_k", "iq2_xxs"};
+        gw_init(&w);
+        for (i = 0; i < (int)(sizeof qt / sizeof qt[0]); i++) {
+            uint64_t qne[2] = {256, 1};
+            gw_tensor_add(&w, qn[i], 2, qne, qt[i], x, sizeof x);
+        }
+        bad |= put_gguf(dir, "block_types", &w);
+    }
     return bad;
 }
 
