@@ -900,12 +900,99 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why);
 
+/* ---- JSON (RFC 8259), for config.json, safetensors headers and tokenizer.json ---------
+   A strict reader into a caller's token array, in one pass and without allocation:
+   every value becomes one llm_json_tok (an object's members are a key token followed by
+   the value's tokens), in document order. No comments, trailing commas, NaN, raw control
+   characters or invalid UTF-8; depth at most 64; texts below 4 GiB. A malformed text is
+   LLM_EFORMAT with *why naming the problem; tokens past cap are LLM_ERANGE with
+   *n_toks the count needed (call with toks = NULL, cap = 0 to count). */
+typedef enum llm_json_type {
+    LLM_JSON_NULL = 0, LLM_JSON_FALSE, LLM_JSON_TRUE, LLM_JSON_NUMBER, LLM_JSON_STRING, LLM_JSON_ARRAY,
+    LLM_JSON_OBJECT, LLM_JSON_TYPE_COUNT
+} llm_json_type;
+typedef struct llm_json_tok {
+    llm_json_type type;
+    uint32_t start, len; /* the value's bytes in the text (a string: between its quotes, escapes kept) */
+    uint32_t n;          /* array: elements; object: members (key-value pairs) */
+    uint32_t next;       /* index of the first token after this value and everything inside it */
+} llm_json_tok;
+
+LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *toks, size_t cap, size_t *n_toks,
+                                 const char **why);
+/* In object `obj` (a token index), the value of `key` (its token index), or -1. */
+LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key);
+/* Element i of array `arr`, or -1. */
+LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, uint32_t i);
+/* A number token as a double (LLM_EFORMAT if not a number) or as an int64 (LLM_ERANGE if
+   it has a fraction, an exponent that makes it one, or does not fit). */
+LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out);
+LLMDEF llm_status llm_json_int(const char *text, const llm_json_tok *t, int64_t *out);
+/* A string token decoded (escapes, \uXXXX with surrogate pairs, to UTF-8) into out[cap],
+   NUL-terminated; LLM_ERANGE if it does not fit (*out_len the bytes needed). */
+LLMDEF llm_status llm_json_str(const char *text, const llm_json_tok *t, char *out, size_t cap, size_t *out_len);
+/* Whether a string token equals s (after decoding). */
+LLMDEF int llm_json_eq(const char *text, const llm_json_tok *t, const char *s);
+
+/* ---- safetensors + Hugging Face config.json ------------------------------------------
+   A safetensors file: uint64 little-endian header length N, N bytes of JSON
+   {"name": {"dtype": "F32", "shape": [rows, cols], "data_offsets": [begin, end]}, ...,
+   "__metadata__": {...}}, then the data; offsets count from the data's start. Shapes are
+   outermost first (PyTorch's order: a linear weight is [out][in], as llm.h wants it).
+   llm_safetensors_init checks every entry (dtype known, shape product x element size =
+   end - begin, inside the data) into caller memory: the header's JSON tokens and a tensor
+   table, llm_safetensors_bytes of them. Zero-copy: no weight is read. */
+typedef struct llm_st_tensor {
+    llm_gguf_str name;
+    llm_gguf_str dtype;   /* "F32", "F16", "BF16", "I8", ... as written */
+    int elem_bytes;       /* 0 for a dtype llm.h does not know */
+    int n_dims;
+    int64_t shape[4];     /* outermost first; unused 1 */
+    uint64_t bytes;
+    const void *data;
+    int used;             /* set by llm_hf_load on the tensors the model reads */
+} llm_st_tensor;
+typedef struct llm_safetensors {
+    const unsigned char *buf;
+    size_t len;
+    uint64_t data_offset;  /* 8 + N */
+    int64_t n_tensors;
+    llm_st_tensor *tensors;
+    llm_json_tok *toks;    /* the header's JSON */
+    size_t n_toks;
+    void *owned;
+    char why[160];
+} llm_safetensors;
+LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len); /* 0 if its header is not JSON */
+LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                       const char **why);
+LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why);
+LLMDEF void llm_safetensors_free(llm_safetensors *st);
+LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name);
+
+/* A Hugging Face config.json to an llm_config: model_type "llama" or "mistral" (SwiGLU,
+   RMSNorm, RoPE on halves) and "qwen2" (q/k/v biases); Llama 3's rope_scaling. Anything
+   the forward pass does not run (another model_type or hidden_act, attention or MLP
+   biases, other RoPE scalings, Qwen2's per-layer windows) is LLM_EUNSUPPORTED naming it. */
+LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why);
+/* The model of a config.json and its model.safetensors, tensors in F32, F16 or BF16.
+   llm.h keeps norm gains and biases in fp32: those stored as F16 / BF16 (most HF files)
+   are converted into aux, caller memory of llm_hf_aux_floats(c) floats (F32 ones are used
+   in place). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
+LLMDEF size_t llm_hf_aux_floats(const llm_config *c);
+LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
+                              llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
+                              const char **why);
+
 #ifndef LLM_NO_STDIO
 /* The same from files; they allocate (the model: the file's bytes and the layer table;
    a GGUF model also its tables), freed by llm_model_free / llm_tokenizer_free. */
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why);
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why);
 LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why);
+/* A Hugging Face directory: dir/config.json and dir/model.safetensors (one file; sharded
+   checkpoints are LLM_EUNSUPPORTED for now). */
+LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why);
 #endif
 
 #ifdef __cplusplus
@@ -6415,6 +6502,195 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
     return LLM_OK;
 }
 
+/* ---- ggml's block formats, multiplied --------------------------------------------------
+   A quantized matrix times activations: the activations are quantized once per call, in
+   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
+   the formats with a min term need), so each block's dot is an integer sum and two scales.
+   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
+   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
+typedef struct llm__q8x {
+    float d;          /* x ~= d q */
+    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
+    int8_t q[32];
+} llm__q8x;
+
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero). */
+static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
+    int64_t b;
+    int j;
+    for (b = 0; b < n / 32; b++, x += 32) {
+        float amax = 0.0f, id;
+        llm__q8x *o = &out[b];
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+        o->d = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        for (j = 0; j < 32; j++) {
+            float v = x[j] * id;
+            int q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
+        }
+    }
+}
+
+/* sum of a[i] b[i] over n int8 pairs */
+static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
+    int32_t s = 0;
+    int i;
+    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
+    return s;
+}
+
+/* One row of n values against the quantized activations, per format. Each unpacks a
+   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
+static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
+    return acc;
+}
+static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 18) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
+        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
+    }
+    return acc;
+}
+static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 20) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
+    }
+    return acc;
+}
+static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
+    int64_t b;
+    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += bs) {
+        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
+        uint32_t h = llm__le32(qh);
+        for (j = 0; j < 16; j++) {
+            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
+            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
+        }
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
+                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
+    }
+    return acc;
+}
+static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
+static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
+
+/* The K-quants: 256-value super-blocks of 8 activation blocks. */
+static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
+        const unsigned char *sc = w, *qs = w + 16;
+        float d = llm__h(w + 80), dmin = llm__h(w + 82);
+        int k, j, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
+            j = k % 2;
+            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
+        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
+        float d = llm__h(w + 108);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) {
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
+            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++)
+                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
+            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
+        float d = llm__h(w), dmin = llm__h(w + 2);
+        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
+        int j, l, sc, mn;
+        int8_t q[32];
+        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
+            const unsigned char *p = qs + 32 * (j / 2);
+            for (l = 0; l < 32; l++)
+                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
+            llm__k4_scale_min(j, w + 4, &sc, &mn);
+            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
+static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
+static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
+        const unsigned char *ql = w, *qh = w + 128;
+        const signed char *sc = (const signed char *)(w + 192);
+        float d = llm__h(w + 208);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
+            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
+            int base = 16 * (r % 2);
+            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
+            for (l = 0; l < 16; l++) {
+                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
+                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
+            }
+            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+
+/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
+typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
+static llm__qdot_fn llm__qdot_of(uint32_t type) {
+    switch (type) {
+    case 2: return llm__qdot_q4_0;
+    case 3: return llm__qdot_q4_1;
+    case 6: return llm__qdot_q5_0;
+    case 7: return llm__qdot_q5_1;
+    case 8: return llm__qdot_q8_0;
+    case 10: return llm__qdot_q2_k;
+    case 11: return llm__qdot_q3_k;
+    case 12: return llm__qdot_q4_k;
+    case 13: return llm__qdot_q5_k;
+    case 14: return llm__qdot_q6_k;
+    default: return NULL;
+    }
+}
+
 /* A reason that names something from the file: a + the name (cut to fit) + b, in buf. */
 static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b) {
     size_t k = 0, i;
@@ -7030,6 +7306,768 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     return LLM_OK;
 }
 
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+#define LLM__JSON_DEPTH 64
+typedef struct llm__jp {
+    const unsigned char *s;
+    size_t len, pos, n, cap;
+    llm_json_tok *t;
+} llm__jp;
+
+static void llm__jp_ws(llm__jp *p) {
+    while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+        p->pos++;
+}
+static size_t llm__jp_emit(llm__jp *p, llm_json_type type, size_t start, size_t end) {
+    if (p->n < p->cap) {
+        llm_json_tok *t = &p->t[p->n];
+        t->type = type, t->start = (uint32_t)start, t->len = (uint32_t)(end - start), t->n = 0;
+        t->next = (uint32_t)(p->n + 1);
+    }
+    return p->n++;
+}
+/* The code point of \uXXXX at s (after the backslash-u), or -1. */
+static long llm__json_u4(const unsigned char *s) {
+    int a = llm__hexval((char)s[0]), b = llm__hexval((char)s[1]), c = llm__hexval((char)s[2]), d = llm__hexval((char)s[3]);
+    return a < 0 || b < 0 || c < 0 || d < 0 ? -1 : (long)((a << 12) | (b << 8) | (c << 4) | d);
+}
+/* Length of the UTF-8 sequence at s (n bytes left), 0 if invalid: no overlong forms, no
+   surrogates, nothing above U+10FFFF (RFC 3629). */
+static int llm__utf8_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80) return 0;
+        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)) return 0; /* overlong; surrogates */
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80) return 0;
+        if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+/* A string at p->pos (on its opening quote): checked, emitted without its quotes. */
+static const char *llm__jp_string(llm__jp *p) {
+    size_t start = ++p->pos;
+    while (p->pos < p->len) {
+        unsigned c = p->s[p->pos];
+        if (c == '"') {
+            llm__jp_emit(p, LLM_JSON_STRING, start, p->pos);
+            p->pos++;
+            return NULL;
+        }
+        if (c < 0x20) return "raw control character in a string";
+        if (c == '\\') {
+            unsigned e;
+            if (p->pos + 1 >= p->len) break;
+            e = p->s[p->pos + 1];
+            if (e == 'u') {
+                long u;
+                if (p->len - p->pos < 6 || (u = llm__json_u4(p->s + p->pos + 2)) < 0) return "bad \\u escape";
+                p->pos += 6;
+                if (u >= 0xdc00 && u <= 0xdfff) return "lone low surrogate in a \\u escape";
+                if (u >= 0xd800 && u <= 0xdbff) { /* a high surrogate needs its low half next */
+                    long lo;
+                    if (p->len - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
+                        (lo = llm__json_u4(p->s + p->pos + 2)) < 0xdc00 || lo > 0xdfff)
+                        return "high surrogate without its low surrogate";
+                    p->pos += 6;
+                }
+                continue;
+            }
+            if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                return "unknown escape in a string";
+            p->pos += 2;
+            continue;
+        }
+        if (c >= 0x80) {
+            int k = llm__utf8_len(p->s + p->pos, p->len - p->pos);
+            if (!k) return "invalid UTF-8 in a string";
+            p->pos += (size_t)k;
+            continue;
+        }
+        p->pos++;
+    }
+    return "text ends inside a string";
+}
+
+/* A number at p->pos, by RFC 8259's grammar: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
+static const char *llm__jp_number(llm__jp *p) {
+    size_t start = p->pos, d;
+    const unsigned char *s = p->s;
+#define LLM__JDIGIT(i) ((i) < p->len && s[i] >= '0' && s[i] <= '9')
+    if (p->pos < p->len && s[p->pos] == '-') p->pos++;
+    if (!LLM__JDIGIT(p->pos)) return "a number needs a digit";
+    if (s[p->pos] == '0') p->pos++;
+    else
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+    if (p->pos < p->len && s[p->pos] == '.') {
+        d = ++p->pos;
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+        if (p->pos == d) return "a number's fraction needs a digit";
+    }
+    if (p->pos < p->len && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
+        p->pos++;
+        if (p->pos < p->len && (s[p->pos] == '+' || s[p->pos] == '-')) p->pos++;
+        d = p->pos;
+        while (LLM__JDIGIT(p->pos)) p->pos++;
+        if (p->pos == d) return "a number's exponent needs a digit";
+    }
+#undef LLM__JDIGIT
+    llm__jp_emit(p, LLM_JSON_NUMBER, start, p->pos);
+    return NULL;
+}
+
+/* One value of any kind at p->pos; containers are opened here and closed by the caller. */
+static const char *llm__jp_scalar(llm__jp *p) {
+    static const char *const lit[3] = {"null", "false", "true"};
+    int i;
+    unsigned c = p->s[p->pos];
+    if (c == '"') return llm__jp_string(p);
+    if (c == '-' || (c >= '0' && c <= '9')) return llm__jp_number(p);
+    for (i = 0; i < 3; i++) {
+        size_t k = strlen(lit[i]);
+        if (p->len - p->pos >= k && memcmp(p->s + p->pos, lit[i], k) == 0) {
+            llm__jp_emit(p, (llm_json_type)(LLM_JSON_NULL + i), p->pos, p->pos + k);
+            p->pos += k;
+            return NULL;
+        }
+    }
+    return "unexpected character where a value should be";
+}
+
+static void llm__jp_close(llm__jp *p, size_t idx, uint32_t count) {
+    if (idx < p->cap) {
+        p->t[idx].len = (uint32_t)(p->pos - p->t[idx].start);
+        p->t[idx].n = count;
+        p->t[idx].next = (uint32_t)p->n;
+    }
+}
+
+/* Iterative, with an explicit stack of open containers: no recursion on hostile nesting. */
+static const char *llm__jp_run(llm__jp *p) {
+    size_t stack[LLM__JSON_DEPTH];
+    uint32_t count[LLM__JSON_DEPTH];
+    unsigned char is_obj[LLM__JSON_DEPTH];
+    int depth = 0, obj;
+    const char *e;
+    for (;;) {
+        /* a value */
+        llm__jp_ws(p);
+        if (p->pos >= p->len) return "text ends where a value should be";
+        if (p->s[p->pos] == '{' || p->s[p->pos] == '[') {
+            obj = p->s[p->pos] == '{';
+            if (depth == LLM__JSON_DEPTH) return "nested deeper than 64";
+            stack[depth] = llm__jp_emit(p, obj ? LLM_JSON_OBJECT : LLM_JSON_ARRAY, p->pos, p->pos);
+            is_obj[depth] = (unsigned char)obj;
+            count[depth++] = 0;
+            p->pos++;
+            llm__jp_ws(p);
+            if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+                p->pos++;
+                llm__jp_close(p, stack[--depth], 0);
+            } else {
+                if (obj) {
+                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string";
+                    if ((e = llm__jp_string(p)) != NULL) return e;
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+                    p->pos++;
+                }
+                continue;
+            }
+        } else if ((e = llm__jp_scalar(p)) != NULL) {
+            return e;
+        }
+        /* after a value: the containers it ends, or the next member */
+        for (;;) {
+            llm__jp_ws(p);
+            if (depth == 0) return p->pos == p->len ? NULL : "text after the JSON value";
+            obj = is_obj[depth - 1];
+            count[depth - 1]++;
+            if (p->pos < p->len && p->s[p->pos] == ',') {
+                p->pos++;
+                if (obj) {
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string (no trailing comma)";
+                    if ((e = llm__jp_string(p)) != NULL) return e;
+                    llm__jp_ws(p);
+                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+                    p->pos++;
+                }
+                break;
+            }
+            if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+                p->pos++;
+                depth--;
+                llm__jp_close(p, stack[depth], count[depth]);
+                continue;
+            }
+            return obj ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array";
+        }
+    }
+}
+
+LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *toks, size_t cap, size_t *n_toks,
+                                 const char **why) {
+    llm__jp p;
+    const char *e;
+    if (why) *why = "";
+    if (n_toks) *n_toks = 0;
+    if (!text || (!toks && cap)) LLM__FFAIL(why, "no text or token array", LLM_EINVAL);
+    if (len >= 0xffffffffu) LLM__FFAIL(why, "JSON text of 4 GiB or more", LLM_EFORMAT);
+    p.s = (const unsigned char *)text, p.len = len, p.pos = 0, p.n = 0, p.cap = cap, p.t = toks;
+    e = llm__jp_run(&p);
+    if (e) LLM__FFAIL(why, e, LLM_EFORMAT);
+    if (n_toks) *n_toks = p.n;
+    if (p.n > cap) LLM__FFAIL(why, "more tokens than the array holds (*n_toks says how many)", LLM_ERANGE);
+    return LLM_OK;
+}
+
+/* Decodes string token t into out (cap bytes; NULL to measure); the byte count. */
+static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *out, size_t cap) {
+    const unsigned char *s = (const unsigned char *)text + t->start, *end = s + t->len;
+    size_t k = 0;
+    while (s < end) {
+        unsigned long u;
+        unsigned char tmp[4];
+        int n, i;
+        if (*s != '\\') {
+            if (out && k < cap) out[k] = (char)*s;
+            k++, s++;
+            continue;
+        }
+        switch (s[1]) {
+        case 'b': u = 8; break;
+        case 'f': u = 12; break;
+        case 'n': u = 10; break;
+        case 'r': u = 13; break;
+        case 't': u = 9; break;
+        case 'u':
+            u = (unsigned long)llm__json_u4(s + 2);
+            if (u >= 0xd800 && u <= 0xdbff) { /* llm_json_parse checked the pair */
+                u = 0x10000 + ((u - 0xd800) << 10) + ((unsigned long)llm__json_u4(s + 8) - 0xdc00);
+                s += 6;
+            }
+            s += 4;
+            break;
+        default: u = s[1]; break; /* " \\ / */
+        }
+        s += 2;
+        if (u < 0x80) tmp[0] = (unsigned char)u, n = 1;
+        else if (u < 0x800) tmp[0] = (unsigned char)(0xc0 | (u >> 6)), tmp[1] = (unsigned char)(0x80 | (u & 63)), n = 2;
+        else if (u < 0x10000)
+            tmp[0] = (unsigned char)(0xe0 | (u >> 12)), tmp[1] = (unsigned char)(0x80 | ((u >> 6) & 63)),
+            tmp[2] = (unsigned char)(0x80 | (u & 63)), n = 3;
+        else
+            tmp[0] = (unsigned char)(0xf0 | (u >> 18)), tmp[1] = (unsigned char)(0x80 | ((u >> 12) & 63)),
+            tmp[2] = (unsigned char)(0x80 | ((u >> 6) & 63)), tmp[3] = (unsigned char)(0x80 | (u & 63)), n = 4;
+        for (i = 0; i < n; i++, k++)
+            if (out && k < cap) out[k] = (char)tmp[i];
+    }
+    return k;
+}
+
+LLMDEF llm_status llm_json_str(const char *text, const llm_json_tok *t, char *out, size_t cap, size_t *out_len) {
+    size_t n;
+    if (!text || !t || (!out && cap)) return LLM_EINVAL;
+    if (t->type != LLM_JSON_STRING) return LLM_EFORMAT;
+    n = llm__json_unescape(text, t, NULL, 0);
+    if (out_len) *out_len = n;
+    if (n + 1 > cap) return LLM_ERANGE;
+    llm__json_unescape(text, t, out, cap);
+    out[n] = '\0';
+    return LLM_OK;
+}
+
+LLMDEF int llm_json_eq(const char *text, const llm_json_tok *t, const char *s) {
+    char buf[256];
+    size_t n, k;
+    if (!text || !t || !s || t->type != LLM_JSON_STRING) return 0;
+    k = strlen(s);
+    if (!memchr(text + t->start, '\\', t->len)) return t->len == k && memcmp(text + t->start, s, k) == 0;
+    n = llm__json_unescape(text, t, NULL, 0);
+    if (n != k) return 0;
+    if (n <= sizeof buf) {
+        llm__json_unescape(text, t, buf, sizeof buf);
+        return memcmp(buf, s, n) == 0;
+    }
+    return 0; /* keys with escapes longer than 256 bytes are not looked up */
+}
+
+LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key) {
+    size_t i, m;
+    if (!text || !toks || !key || obj >= n_toks || toks[obj].type != LLM_JSON_OBJECT) return -1;
+    for (i = obj + 1, m = 0; m < toks[obj].n && i + 1 < n_toks; m++, i = toks[i + 1].next)
+        if (llm_json_eq(text, &toks[i], key)) return (int64_t)(i + 1);
+    return -1;
+}
+
+LLMDEF int64_t llm_json_at(const llm_json_tok *toks, size_t n_toks, size_t arr, uint32_t idx) {
+    size_t i;
+    uint32_t k;
+    if (!toks || arr >= n_toks || toks[arr].type != LLM_JSON_ARRAY || idx >= toks[arr].n) return -1;
+    for (i = arr + 1, k = 0; k < idx && i < n_toks; k++) i = toks[i].next;
+    return i < n_toks ? (int64_t)i : -1;
+}
+
+/* Decimal to double: the digits as an integer and a power of ten. Up to 19 significant
+   digits with |power| <= 22 the result is one correctly rounded multiply or divide of
+   exact doubles (Clinger's fast path), which covers every value a config file holds;
+   beyond that it is within a few ulps. */
+LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *out) {
+    const unsigned char *s, *end;
+    uint64_t mant = 0;
+    int neg = 0, e10 = 0, digits = 0, eneg = 0;
+    long ex = 0;
+    double v;
+    if (!text || !t || !out) return LLM_EINVAL;
+    if (t->type != LLM_JSON_NUMBER) return LLM_EFORMAT;
+    s = (const unsigned char *)text + t->start, end = s + t->len;
+    if (*s == '-') neg = 1, s++;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        if (digits < 19) mant = mant * 10 + (uint64_t)(*s - '0'), digits += mant > 0;
+        else e10++;
+    }
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++)
+            if (digits < 19) mant = mant * 10 + (uint64_t)(*s - '0'), digits += mant > 0, e10--;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (*s == '+' || *s == '-') eneg = *s++ == '-';
+        for (; s < end && *s >= '0' && *s <= '9'; s++)
+            if (ex < 100000) ex = ex * 10 + (*s - '0');
+    }
+    ex = eneg ? -ex : ex;
+    ex += e10;
+    if (mant == 0) v = 0.0;
+    else if (ex > 330) return LLM_ERANGE;
+    else if (ex < -360) v = 0.0;
+    else if (mant < ((uint64_t)1 << 53) && ex >= -22 && ex <= 22) {
+        double p = 1.0;
+        int i, a = ex < 0 ? (int)-ex : (int)ex;
+        for (i = 0; i < a; i++) p *= 10.0; /* exact up to 1e22 */
+        v = ex < 0 ? (double)mant / p : (double)mant * p;
+    } else {
+        v = (double)mant * LLM_POW(10.0, (double)ex);
+    }
+    if (v > DBL_MAX) return LLM_ERANGE;
+    *out = neg ? -v : v;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_json_int(const char *text, const llm_json_tok *t, int64_t *out) {
+    const unsigned char *s, *end;
+    uint64_t u = 0;
+    int neg = 0;
+    if (!text || !t || !out) return LLM_EINVAL;
+    if (t->type != LLM_JSON_NUMBER) return LLM_EFORMAT;
+    s = (const unsigned char *)text + t->start, end = s + t->len;
+    if (memchr(s, '.', t->len) || memchr(s, 'e', t->len) || memchr(s, 'E', t->len)) {
+        double d;
+        LLM__MTRY(llm_json_num(text, t, &d));
+        if (d < -9007199254740992.0 || d > 9007199254740992.0 || (double)(int64_t)d != d) return LLM_ERANGE;
+        *out = (int64_t)d;
+        return LLM_OK;
+    }
+    if (*s == '-') neg = 1, s++;
+    for (; s < end; s++) {
+        if (u > (UINT64_MAX - 9) / 10) return LLM_ERANGE;
+        u = u * 10 + (uint64_t)(*s - '0');
+    }
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg) return LLM_ERANGE;
+    *out = neg ? (u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u) : (int64_t)u;
+    return LLM_OK;
+}
+
+/* ---- safetensors ------------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    int bytes;
+} llm__st_dtypes[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2},
+                      {"I8", 1},  {"U8", 1},  {"BOOL", 1}, {"U16", 2}, {"U32", 4}, {"U64", 8}, {"F8_E4M3", 1},
+                      {"F8_E5M2", 1}};
+
+/* The header: its length and where its JSON is, checked against the buffer. */
+static llm_status llm__st_header(const unsigned char *p, size_t len, uint64_t *n, const char **why) {
+    if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
+    if (len < 8) LLM__FFAIL(why, "file shorter than the 8-byte safetensors header length", LLM_EFORMAT);
+    *n = llm__le64(p);
+    if (*n < 2 || *n > len - 8) LLM__FFAIL(why, "safetensors header length past the end of the file", LLM_EFORMAT);
+    if (p[8] != '{') LLM__FFAIL(why, "safetensors header is not a JSON object", LLM_EFORMAT);
+    return LLM_OK;
+}
+
+LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
+    uint64_t n;
+    size_t nt = 0;
+    if (llm__st_header((const unsigned char *)buf, len, &n, NULL) != LLM_OK) return 0;
+    if (llm_json_parse((const char *)buf + 8, (size_t)n, NULL, 0, &nt, NULL) != LLM_ERANGE && nt == 0) return 0;
+    if (nt == 0) return 0;
+    /* every tensor is a member of the top object, so tokens bound the tensors */
+    return nt * (sizeof(llm_json_tok) + sizeof(llm_st_tensor)) + 16;
+}
+
+LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                       const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    const char *text = (const char *)p + 8;
+    uint64_t n;
+    size_t nt = 0, i, m, cap;
+    llm_status e;
+    if (why) *why = "";
+    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
+    memset(st, 0, sizeof *st);
+    LLM__MTRY(llm__st_header(p, len, &n, why));
+    e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
+    if (e != LLM_ERANGE && e != LLM_OK) return e;
+    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < nt * (sizeof(llm_json_tok) + sizeof(llm_st_tensor)))
+        LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_safetensors_bytes", LLM_EINVAL);
+    st->toks = (llm_json_tok *)mem;
+    st->tensors = (llm_st_tensor *)(void *)(st->toks + nt);
+    LLM__MTRY(llm_json_parse(text, (size_t)n, st->toks, nt, &st->n_toks, why));
+    st->buf = p, st->len = len, st->data_offset = 8 + n;
+    cap = nt;
+    if (st->toks[0].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "safetensors header is not a JSON object", LLM_EFORMAT);
+    for (i = 1, m = 0; m < st->toks[0].n; m++, i = st->toks[i + 1].next) {
+        const llm_json_tok *key = &st->toks[i], *v = &st->toks[i + 1];
+        int64_t dt, sh, off, b, e2;
+        llm_st_tensor *t;
+        llm_gguf_str name;
+        uint64_t elems = 1, begin, end;
+        size_t k;
+        name.s = text + key->start, name.n = key->len;
+        if (llm_json_eq(text, key, "__metadata__")) continue;
+        if ((size_t)st->n_tensors >= cap) LLM__FFAIL(why, "more tensors than tokens (impossible)", LLM_EFORMAT);
+        t = &st->tensors[st->n_tensors++];
+        memset(t, 0, sizeof *t);
+        t->name = name;
+        if (memchr(name.s, '\\', name.n)) LLM__GFAIL_NAME(st, "tensor name ", name, " has an escape (not read)", LLM_EFORMAT);
+        if (v->type != LLM_JSON_OBJECT) LLM__GFAIL_NAME(st, "tensor ", name, ": entry is not an object", LLM_EFORMAT);
+        dt = llm_json_find(text, st->toks, st->n_toks, i + 1, "dtype");
+        sh = llm_json_find(text, st->toks, st->n_toks, i + 1, "shape");
+        off = llm_json_find(text, st->toks, st->n_toks, i + 1, "data_offsets");
+        if (dt < 0 || st->toks[dt].type != LLM_JSON_STRING) LLM__GFAIL_NAME(st, "tensor ", name, ": no dtype string", LLM_EFORMAT);
+        if (sh < 0 || st->toks[sh].type != LLM_JSON_ARRAY) LLM__GFAIL_NAME(st, "tensor ", name, ": no shape array", LLM_EFORMAT);
+        if (off < 0 || st->toks[off].type != LLM_JSON_ARRAY || st->toks[off].n != 2)
+            LLM__GFAIL_NAME(st, "tensor ", name, ": data_offsets is not [begin, end]", LLM_EFORMAT);
+        t->dtype.s = text + st->toks[dt].start, t->dtype.n = st->toks[dt].len;
+        for (k = 0; k < sizeof llm__st_dtypes / sizeof llm__st_dtypes[0]; k++)
+            if (llm_json_eq(text, &st->toks[dt], llm__st_dtypes[k].name)) t->elem_bytes = llm__st_dtypes[k].bytes;
+        if (!t->elem_bytes) LLM__GFAIL_NAME(st, "tensor ", name, ": unknown dtype", LLM_EFORMAT);
+        if (st->toks[sh].n > 4) LLM__GFAIL_NAME(st, "tensor ", name, ": more than 4 dimensions", LLM_EUNSUPPORTED);
+        t->n_dims = (int)st->toks[sh].n;
+        for (k = 0; k < 4; k++) t->shape[k] = 1;
+        for (k = 0; k < (size_t)t->n_dims; k++) {
+            int64_t dim;
+            int64_t at = llm_json_at(st->toks, st->n_toks, (size_t)sh, (uint32_t)k);
+            if (at < 0 || llm_json_int(text, &st->toks[at], &dim) != LLM_OK || dim < 0)
+                LLM__GFAIL_NAME(st, "tensor ", name, ": a dimension is not a non-negative integer", LLM_EFORMAT);
+            if (dim && elems > UINT64_MAX / 16 / (uint64_t)dim) LLM__GFAIL_NAME(st, "tensor ", name, ": its shape's product overflows", LLM_EFORMAT);
+            elems *= (uint64_t)dim;
+            t->shape[k] = dim;
+        }
+        b = llm_json_at(st->toks, st->n_toks, (size_t)off, 0), e2 = llm_json_at(st->toks, st->n_toks, (size_t)off, 1);
+        {
+            int64_t bb, ee;
+            if (b < 0 || e2 < 0 || llm_json_int(text, &st->toks[b], &bb) != LLM_OK || llm_json_int(text, &st->toks[e2], &ee) != LLM_OK ||
+                bb < 0 || ee < bb)
+                LLM__GFAIL_NAME(st, "tensor ", name, ": data_offsets are not 0 <= begin <= end", LLM_EFORMAT);
+            begin = (uint64_t)bb, end = (uint64_t)ee;
+        }
+        t->bytes = elems * (uint64_t)t->elem_bytes;
+        if (end - begin != t->bytes) LLM__GFAIL_NAME(st, "tensor ", name, ": data_offsets do not match dtype x shape", LLM_EFORMAT);
+        if (end > len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
+        t->data = p + st->data_offset + begin;
+    }
+    /* duplicate names would make a lookup ambiguous */
+    for (i = 0; i < (size_t)st->n_tensors; i++)
+        for (m = i + 1; m < (size_t)st->n_tensors; m++)
+            if (llm__gstr_cmp(st->tensors[i].name, st->tensors[m].name) == 0)
+                LLM__GFAIL_NAME(st, "tensor name ", st->tensors[i].name, " appears twice", LLM_EFORMAT);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why) {
+    size_t need;
+    void *mem;
+    llm_status e;
+    if (why) *why = "";
+    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
+    memset(st, 0, sizeof *st);
+    need = llm_safetensors_bytes(buf, len);
+    if (need == 0) return llm_safetensors_init(st, NULL, 0, buf, len, why);
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    e = llm_safetensors_init(st, mem, need, buf, len, why);
+    if (e != LLM_OK) {
+        LLM_FREE(mem);
+        st->toks = NULL, st->tensors = NULL, st->n_tensors = 0, st->n_toks = 0;
+        return e;
+    }
+    st->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF void llm_safetensors_free(llm_safetensors *st) {
+    if (!st) return;
+    if (st->owned) LLM_FREE(st->owned);
+    memset(st, 0, sizeof *st);
+}
+
+LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name) {
+    llm_gguf_str key;
+    int64_t i;
+    if (!st || !name || !st->tensors) return NULL;
+    key.s = name, key.n = strlen(name);
+    for (i = 0; i < st->n_tensors; i++)
+        if (llm__gstr_cmp(st->tensors[i].name, key) == 0) return &st->tensors[i];
+    return NULL;
+}
+
+/* ---- a model from config.json + safetensors ---------------------------------------------- */
+
+/* "model.layers." + l + "." + suffix into buf (96 bytes). */
+static const char *llm__hf_name(char *buf, int l, const char *suffix) {
+    char digits[12];
+    int n = 0, k = 13;
+    memcpy(buf, "model.layers.", 13);
+    do digits[n++] = (char)('0' + l % 10), l /= 10;
+    while (l > 0 && n < 11);
+    while (n > 0) buf[k++] = digits[--n];
+    buf[k++] = '.';
+    while (*suffix && k < 95) buf[k++] = *suffix++;
+    buf[k] = '\0';
+    return buf;
+}
+
+#define LLM__HF_TOKS 4096 /* tokens of a config.json: Llama's has ~60, multimodal ones ~2,000 */
+
+/* The config's number `key` into *out (absent: LLM_ENOTFOUND; null counts as absent). */
+static llm_status llm__hf_num(const char *j, const llm_json_tok *t, size_t n, const char *key, double *out) {
+    int64_t i = llm_json_find(j, t, n, 0, key);
+    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
+    return llm_json_num(j, &t[i], out);
+}
+static llm_status llm__hf_int(const char *j, const llm_json_tok *t, size_t n, const char *key, int64_t lo, int64_t hi,
+                              int *out) {
+    int64_t i = llm_json_find(j, t, n, 0, key), v;
+    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
+    if (llm_json_int(j, &t[i], &v) != LLM_OK || v < lo || v > hi) return LLM_EFORMAT;
+    *out = (int)v;
+    return LLM_OK;
+}
+static int llm__hf_true(const char *j, const llm_json_tok *t, size_t n, const char *key) {
+    int64_t i = llm_json_find(j, t, n, 0, key);
+    return i >= 0 && t[i].type == LLM_JSON_TRUE;
+}
+
+LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
+    llm_json_tok t[LLM__HF_TOKS];
+    size_t n;
+    int64_t mt, act, rs;
+    double f;
+    int qwen2;
+    if (why) *why = "";
+    if (!c || !json) LLM__FFAIL(why, "no config or JSON", LLM_EINVAL);
+    *c = llm_config_default();
+    c->name = "hf";
+    {
+        llm_status e = llm_json_parse(json, len, t, LLM__HF_TOKS, &n, why);
+        if (e == LLM_ERANGE) LLM__FFAIL(why, "config.json has more than 4096 JSON tokens", LLM_EUNSUPPORTED);
+        if (e != LLM_OK) return e;
+    }
+    if (t[0].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json is not a JSON object", LLM_EFORMAT);
+    mt = llm_json_find(json, t, n, 0, "model_type");
+    if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
+    qwen2 = llm_json_eq(json, &t[mt], "qwen2");
+    if (!qwen2 && !llm_json_eq(json, &t[mt], "llama") && !llm_json_eq(json, &t[mt], "mistral")) {
+        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral and qwen2 are)", LLM_EUNSUPPORTED);
+    }
+#define LLM__HFREQ(key, lo, hi, field)                                                              \
+    if (llm__hf_int(json, t, n, key, lo, hi, &c->field) != LLM_OK)                                \
+        LLM__FFAIL(why, "config.json: " key " is missing or out of range", LLM_EFORMAT);
+    LLM__HFREQ("hidden_size", 1, 1 << 20, d_model)
+    LLM__HFREQ("num_hidden_layers", 1, 4096, n_layers)
+    LLM__HFREQ("num_attention_heads", 1, 1 << 16, n_heads)
+    LLM__HFREQ("intermediate_size", 1, 1 << 22, d_ff)
+    LLM__HFREQ("vocab_size", 1, 1 << 24, vocab)
+    LLM__HFREQ("max_position_embeddings", 1, INT32_MAX, max_seq_len)
+#undef LLM__HFREQ
+    c->n_kv_heads = c->n_heads;
+    if (llm__hf_int(json, t, n, "num_key_value_heads", 1, 1 << 16, &c->n_kv_heads) == LLM_EFORMAT)
+        LLM__FFAIL(why, "config.json: num_key_value_heads out of range", LLM_EFORMAT);
+    if (llm__hf_int(json, t, n, "head_dim", 1, 1 << 12, &c->head_dim) == LLM_EFORMAT)
+        LLM__FFAIL(why, "config.json: head_dim out of range", LLM_EFORMAT);
+    if (llm__hf_num(json, t, n, "rms_norm_eps", &f) == LLM_OK) c->norm_eps = (float)f;
+    if (llm__hf_num(json, t, n, "rope_theta", &f) == LLM_OK) c->rope_theta = (float)f;
+    c->tied_embeddings = llm__hf_true(json, t, n, "tie_word_embeddings");
+    act = llm_json_find(json, t, n, 0, "hidden_act");
+    if (act >= 0 && !llm_json_eq(json, &t[act], "silu")) LLM__FFAIL(why, "config.json: hidden_act is not silu", LLM_EUNSUPPORTED);
+    if (llm__hf_true(json, t, n, "attention_bias")) LLM__FFAIL(why, "config.json: attention_bias (q/k/v/o biases) is not run yet", LLM_EUNSUPPORTED);
+    if (llm__hf_true(json, t, n, "mlp_bias")) LLM__FFAIL(why, "config.json: mlp_bias is not run yet", LLM_EUNSUPPORTED);
+    if (qwen2) {
+        c->bias = LLM_BIAS_QKV;
+        if (llm__hf_true(json, t, n, "use_sliding_window"))
+            LLM__FFAIL(why, "config.json: Qwen2's per-layer sliding windows are not run yet", LLM_EUNSUPPORTED);
+    } else if (llm__hf_int(json, t, n, "sliding_window", 1, INT32_MAX, &c->sliding_window) == LLM_EFORMAT) {
+        LLM__FFAIL(why, "config.json: sliding_window out of range", LLM_EFORMAT);
+    }
+    /* Hugging Face's rotate_half pairs dimension i with i + d/2 */
+    c->rope_layout = LLM_ROPE_HALVES;
+    rs = llm_json_find(json, t, n, 0, "rope_scaling");
+    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
+        int64_t ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
+        int64_t k;
+        double v;
+        if (ty < 0) ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "type") : -1;
+        if (ty < 0 || !llm_json_eq(json, &t[ty], "llama3"))
+            LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
+#define LLM__HFRS(key, field, conv)                                                                   \
+    k = llm_json_find(json, t, n, (size_t)rs, key);                                                 \
+    if (k < 0 || llm_json_num(json, &t[k], &v) != LLM_OK || !(v > 0 && v < 1e9))                    \
+        LLM__FFAIL(why, "config.json: rope_scaling." key " missing or out of range", LLM_EFORMAT);  \
+    c->field = conv v;
+        LLM__HFRS("factor", rope_scale, (float))
+        LLM__HFRS("low_freq_factor", rope_low_freq_factor, (float))
+        LLM__HFRS("high_freq_factor", rope_high_freq_factor, (float))
+        LLM__HFRS("original_max_position_embeddings", rope_orig_ctx, (int))
+#undef LLM__HFRS
+    }
+    {
+        const char *reason;
+        if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
+    }
+    return LLM_OK;
+}
+
+LLMDEF size_t llm_hf_aux_floats(const llm_config *c) {
+    uint64_t d, hd, n;
+    if (llm_config_check(c, NULL) != LLM_OK) return 0;
+    d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c);
+    n = (2 * (uint64_t)c->n_layers + 1) * d;
+    if (llm__bias_kinds[c->bias].qkv) n += (uint64_t)c->n_layers * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
+    return n > (uint64_t)SIZE_MAX / sizeof(float) ? 0 : (size_t)n;
+}
+
+/* One tensor by name, shaped [rows][cols]: a matrix as an llm_weight in place, or a vector
+   (rows 1) as fp32, in place when F32, else converted into *aux. */
+static llm_status llm__hf_take(llm_safetensors *st, const char *name, int64_t rows, int64_t cols, llm_weight *w,
+                               const float **vec, float **aux, float *aux_end, int64_t *n_used, const char **why) {
+    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find(st, name); /* st is the caller's, not const */
+    llm_gguf_str nm;
+    int f32, f16, bf16;
+    nm.s = name, nm.n = strlen(name);
+    if (!t) LLM__GFAIL_NAME(st, "tensor ", nm, " is missing", LLM_EFORMAT);
+    if (!t->used) (*n_used)++;
+    t->used = 1;
+    if (!(vec ? t->n_dims == 1 && t->shape[0] == cols : t->n_dims == 2 && t->shape[0] == rows && t->shape[1] == cols))
+        LLM__GFAIL_NAME(st, "tensor ", nm, " has the wrong shape for the config", LLM_EFORMAT);
+    f32 = t->dtype.n == 3 && memcmp(t->dtype.s, "F32", 3) == 0;
+    f16 = t->dtype.n == 3 && memcmp(t->dtype.s, "F16", 3) == 0;
+    bf16 = t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0;
+    if (!f32 && !f16 && !bf16) LLM__GFAIL_NAME(st, "tensor ", nm, ": only F32, F16 and BF16 are run", LLM_EUNSUPPORTED);
+    if (((uintptr_t)t->data & (f32 ? 3u : 1u)) != 0)
+        LLM__GFAIL_NAME(st, "tensor ", nm, " is not aligned: load the file into aligned memory", LLM_EINVAL);
+    if (!vec) {
+        memset(w, 0, sizeof *w);
+        w->type = f32 ? LLM_F32 : f16 ? LLM_F16 : LLM_BF16;
+        w->data = t->data;
+    } else if (f32) {
+        *vec = (const float *)t->data;
+    } else {
+        const unsigned char *s = (const unsigned char *)t->data;
+        int64_t i;
+        if (!*aux || aux_end - *aux < cols) LLM__FFAIL(why, "aux smaller than llm_hf_aux_floats", LLM_EINVAL);
+        for (i = 0; i < cols; i++) {
+            uint16_t h = (uint16_t)(s[2 * i] | (s[2 * i + 1] << 8));
+            (*aux)[i] = f16 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+        }
+        *vec = *aux;
+        *aux += cols;
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
+                              llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
+                              const char **why) {
+    llm_config c;
+    llm_weights w;
+    int64_t d, hd, qd, kvd, ff, V, n_used = 0;
+    int l;
+    float *ap = aux, *aend = aux ? aux + aux_floats : NULL;
+    char name[96];
+    llm_status e;
+    const char *reason;
+    if (why) *why = "";
+    if (!m || !st || !layers || !st->tensors) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
+    LLM__MTRY(llm_hf_read_config(&c, config_json, config_len, why));
+    e = llm_config_runnable(&c, &reason);
+    if (e != LLM_OK) LLM__FFAIL(why, reason, e);
+    if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
+    if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
+    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
+    ff = c.d_ff, V = c.vocab;
+    memset(&w, 0, sizeof w);
+    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
+#define LLM__HT(nm, rows, cols, wp, vp)                                                                 \
+    do {                                                                                              \
+        e = llm__hf_take(st, nm, rows, cols, wp, vp, &ap, aend, &n_used, why);                        \
+        if (e != LLM_OK) return e;                                                                    \
+    } while (0)
+#define LLM__HNAME(suffix) llm__hf_name(name, l, suffix)
+    LLM__HT("model.embed_tokens.weight", V, d, &w.tok_embed, NULL);
+    LLM__HT("model.norm.weight", 1, d, NULL, &w.out_norm);
+    if (c.tied_embeddings) {
+        w.lm_head = w.tok_embed;
+        if (llm_safetensors_find(st, "lm_head.weight")) LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
+    } else {
+        LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
+    }
+    for (l = 0; l < c.n_layers; l++) {
+        llm_layer_weights *y = &layers[l];
+        LLM__HT(LLM__HNAME("input_layernorm.weight"), 1, d, NULL, &y->attn_norm);
+        LLM__HT(LLM__HNAME("self_attn.q_proj.weight"), qd, d, &y->wq, NULL);
+        LLM__HT(LLM__HNAME("self_attn.k_proj.weight"), kvd, d, &y->wk, NULL);
+        LLM__HT(LLM__HNAME("self_attn.v_proj.weight"), kvd, d, &y->wv, NULL);
+        LLM__HT(LLM__HNAME("self_attn.o_proj.weight"), d, qd, &y->wo, NULL);
+        if (c.bias == LLM_BIAS_QKV) {
+            LLM__HT(LLM__HNAME("self_attn.q_proj.bias"), 1, qd, NULL, &y->bq);
+            LLM__HT(LLM__HNAME("self_attn.k_proj.bias"), 1, kvd, NULL, &y->bk);
+            LLM__HT(LLM__HNAME("self_attn.v_proj.bias"), 1, kvd, NULL, &y->bv);
+        }
+        LLM__HT(LLM__HNAME("post_attention_layernorm.weight"), 1, d, NULL, &y->ffn_norm);
+        LLM__HT(LLM__HNAME("mlp.gate_proj.weight"), ff, d, &y->w1, NULL);
+        LLM__HT(LLM__HNAME("mlp.down_proj.weight"), d, ff, &y->w2, NULL);
+        LLM__HT(LLM__HNAME("mlp.up_proj.weight"), ff, d, &y->w3, NULL);
+    }
+#undef LLM__HT
+#undef LLM__HNAME
+    /* every tensor of the file is read: one the forward pass would skip (q/k norms, a
+       bias it does not know) means the model is not what llm.h would run */
+    if (n_used != st->n_tensors) {
+        int64_t i;
+        for (i = 0; i < st->n_tensors; i++)
+            if (!st->tensors[i].used)
+                LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
+                                LLM_EUNSUPPORTED);
+    }
+    w.layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = c;
+    m->weights = w;
+    m->file_version = 0;
+    return LLM_OK;
+}
+
 #ifndef LLM_NO_STDIO
 /* The size of an open file in 64 bits, leaving it positioned at the start; 0 on success.
    llama2.c's 7B checkpoint is 27 GB, past what a 32-bit long holds. Windows' long is 32
@@ -7200,6 +8238,106 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
     }
     m->owned = mem;
     return LLM_OK;
+}
+
+/* dir + "/" + file into buf (cap bytes); NULL if it does not fit. */
+static const char *llm__path_join(char *buf, size_t cap, const char *dir, const char *file) {
+    size_t a = strlen(dir), b = strlen(file);
+    if (a + b + 2 > cap) return NULL;
+    memcpy(buf, dir, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, file, b + 1);
+    return buf;
+}
+
+LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
+    char path[4096], *cfg = NULL;
+    void *cmem = NULL, *mem = NULL;
+    unsigned char *cdata, head[8], *hdr = NULL, *data;
+    size_t clen, len, stb, auxn, got;
+    uint64_t hn, extra, off_aux, off_st, off_cfg;
+    llm_config c;
+    llm_safetensors st;
+    llm_status e;
+    FILE *f;
+    if (why) *why = "";
+    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
+    memset(m, 0, sizeof *m);
+    if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
+    /* config.json: small, read first, it sizes everything else */
+    e = llm__read_file(path, 0, &cmem, &cdata, &clen, why);
+    if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
+    e = llm_hf_read_config(&c, (const char *)cdata, clen, why);
+    if (e != LLM_OK) goto fail;
+    llm__path_join(path, sizeof path, dir, "model.safetensors");
+    if (!(f = fopen(path, "rb"))) {
+        llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
+        if ((f = fopen(path, "rb")) != NULL) {
+            fclose(f);
+            e = LLM_EUNSUPPORTED;
+            if (why) *why = "sharded safetensors (model.safetensors.index.json) are not read yet";
+        } else {
+            e = LLM_EIO;
+            if (why) *why = "no model.safetensors in the directory";
+        }
+        goto fail;
+    }
+    /* the safetensors header sizes its tables */
+    got = fread(head, 1, 8, f);
+    hn = got == 8 ? llm__le64(head) : 0;
+    if (got != 8 || hn < 2 || hn > ((uint64_t)1 << 31)) {
+        fclose(f);
+        e = LLM_EFORMAT;
+        if (why) *why = "model.safetensors: header length missing or above 2 GiB";
+        goto fail;
+    }
+    hdr = (unsigned char *)LLM_MALLOC((size_t)hn + 8);
+    if (!hdr || fread(hdr + 8, 1, (size_t)hn, f) != (size_t)hn) {
+        fclose(f);
+        e = hdr ? LLM_EFORMAT : LLM_ENOMEM;
+        if (why) *why = hdr ? "model.safetensors ends inside its header" : "out of memory";
+        goto fail;
+    }
+    fclose(f);
+    memcpy(hdr, head, 8);
+    stb = llm_safetensors_bytes(hdr, (size_t)hn + 8);
+    LLM_FREE(hdr);
+    hdr = NULL;
+    if (stb == 0) {
+        e = LLM_EFORMAT;
+        if (why) *why = "model.safetensors: its header is not valid JSON";
+        goto fail;
+    }
+    auxn = llm_hf_aux_floats(&c);
+    off_aux = LLM__MALIGN((uint64_t)c.n_layers * sizeof(llm_layer_weights));
+    off_st = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
+    off_cfg = off_st + LLM__MALIGN(stb);
+    extra = off_cfg + clen + 1;
+    e = llm__read_file(path, (size_t)extra, &mem, &data, &len, why);
+    if (e != LLM_OK) goto fail;
+    {
+        char *base = (char *)llm__align64(mem);
+        cfg = base + off_cfg;
+        memcpy(cfg, cdata, clen);
+        cfg[clen] = '\0';
+        e = llm_safetensors_init(&st, base + off_st, stb, data, len, why);
+        if (e == LLM_OK)
+            e = llm_hf_load(m, cfg, clen, &st, (llm_layer_weights *)(void *)base, c.n_layers, (float *)(void *)(base + off_aux),
+                            auxn, why);
+        if (e != LLM_OK && why && *why == st.why) {
+            memcpy(m->why, st.why, sizeof m->why);
+            *why = m->why;
+        }
+    }
+    if (e != LLM_OK) goto fail;
+    LLM_FREE(cmem);
+    m->owned = mem;
+    return LLM_OK;
+fail:
+    if (hdr) LLM_FREE(hdr);
+    if (mem) LLM_FREE(mem);
+    if (cmem) LLM_FREE(cmem);
+    return e;
 }
 #endif /* LLM_NO_STDIO */
 
