@@ -8,6 +8,8 @@
 #                  as C++11, and the link checks; ends with "N passed, N failed, N skipped"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
+#   make mutants   plant each bug of tests/mutants.txt in a copy of llm.h, run its tests with
+#                  and without ../shared, table of caught / NOT CAUGHT (M=name,name to pick)
 #   make bench     throughput beside this machine's own roofs
 #   make neon      the kernel, attention and model tests built for aarch64 (NEON), run under qemu-aarch64
 #   make clean
@@ -47,7 +49,7 @@ FLAGS_avx512f = -mavx512f -mfma
 
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
-            $(B)/test/link/readme_check
+            $(B)/test/link/readme_check $(B)/test/link/cli_check
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
@@ -85,9 +87,11 @@ demo: all
 
 # ---- >>model: build/llm-run in `make demo` (owned by the model section) --------------
 # stories260K + synth512 from ../shared/models when present, else the random checkpoint
-# 08_generate writes; shows the token ids, then the text, speed and bytes per token.
+# 08_generate writes; shows the token ids, whether all 257 are run.c's (when ../shared has
+# them), then the text, speed and bytes per token.
 DEMO_MODEL = ../shared/models/stories260K.bin
 DEMO_TOK = ../shared/models/synth512.bin
+DEMO_IDS = ../shared/models/stories260K.prompt.ids
 demo-run: $(B)/llm-run $(B)/examples/08_generate
 	@echo; echo "==== llm-run: a llama2.c checkpoint with run.c's command line (build/llm-run)"
 	@if [ -f $(DEMO_MODEL) ] && [ -f $(DEMO_TOK) ]; then m=$(DEMO_MODEL); t=$(DEMO_TOK); \
@@ -97,6 +101,11 @@ demo-run: $(B)/llm-run $(B)/examples/08_generate
 	  note="../shared/models absent: random weights written by 08_generate, meaningless text"; fi; \
 	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 24 -i 'Once upon a time' --ids"; \
 	./$(B)/llm-run $$m -z $$t -t 0 -n 24 -i "Once upon a time" --ids 2>/dev/null | tr '\n' ' '; echo; \
+	if [ -f $(DEMO_IDS) ] && [ $$m = $(DEMO_MODEL) ]; then \
+	  if ./$(B)/llm-run $$m -z $$t -t 0 -n 256 -i "Once upon a time" --ids 2>/dev/null | cmp -s - $(DEMO_IDS); \
+	  then same=yes; else same=no; fi; \
+	  echo "ids identical to run.c's (all 257 of $(DEMO_IDS), -n 256): $$same"; \
+	else echo "ids identical to run.c's: comparison skipped (it needs $(DEMO_MODEL), $(DEMO_TOK) and $(DEMO_IDS))"; fi; \
 	echo "\$$ build/llm-run $$m -z $$t -t 0 -n 256 -i 'Once upon a time'"; \
 	./$(B)/llm-run $$m -z $$t -t 0 -n 256 -i "Once upon a time" 2>&1; \
 	echo "($$note. For real stories: llama2.c's stories15M.bin and tokenizer.bin run as is:"; \
@@ -130,8 +139,21 @@ $(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example
 	printf '#!/bin/sh\nexec sh tests/readme_check.sh $(B)/test/link/readme_example\n' > $@
 	chmod +x $@
 
+# The tools as a user meets them: bad invocations refused with the flag or file named,
+# table and --json equal (tests/cli_check.sh says how).
+$(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run $(B)/llm-plan $(B)/examples/08_generate | $(B)/test/link
+	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
+	chmod +x $@
+
 test: $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
 	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
+
+# ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
+mutants:
+	@CC="$(CC)" CSTD="$(CSTD)" WARN="$(WARN)" OPT="$(OPT)" THREADS="$(THREADS)" LDLIBS="$(LDLIBS)" \
+	  FLAGS_native="$(FLAGS_native)" FLAGS_scalar="$(FLAGS_scalar)" FLAGS_avx2f16c="$(FLAGS_avx2f16c)" \
+	  FLAGS_avx2="$(FLAGS_avx2)" FLAGS_avx512f="$(FLAGS_avx512f)" M="$(M)" bash tests/mutants.sh
+.PHONY: mutants
 
 # ---- sanitizers ---------------------------------------------------------------------
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -62,9 +62,11 @@
    Row-major. Activations are [n_tokens][dim]. Linear weights are [out][in] as in PyTorch's
    nn.Linear and llama2.c: y = x W^T + b. Every function that can fail returns llm_status
    (LLM_OK = 0) and never aborts on anything a caller passes. Counts are uint64_t; bytes,
-   FLOPs and seconds are double; printed bytes say GB (1e9) or GiB (2^30). No function
-   allocates unless its name ends in _create; all are re-entrant; threads are an explicit
-   llm_threads * argument (NULL = the caller's thread).
+   FLOPs and seconds are double; printed bytes say GB (1e9) or GiB (2^30). Only these
+   allocate (through LLM_MALLOC): the *_create functions, the *_load_file functions (the
+   file's bytes) and llm_tokenize for a text over 128 tokens (scratch freed before it
+   returns; llm_tokenize_scratch never allocates). All are re-entrant; threads are an
+   explicit llm_threads * argument (NULL = the caller's thread).
 */
 #ifndef LLM_H
 #define LLM_H
@@ -118,9 +120,10 @@ LLMDEF const char *llm_version(void); /* "0.1.0" */
 
 /* Element types. Bits per element include block-scale overhead, which is what memory
    estimates need: Q8_32 / Q4_32 are blocks of 32 values with one fp16 scale each
-   (8 + 16/32 = 8.5 and 4 + 16/32 = 4.5 bits, as in ggml's Q8_0 / Q4_0).
-   LLM_INT8 in a weight (llm_weight) means int8 values in groups of group_size with one
-   fp32 scale per group, llama2.c's version-2 layout. */
+   (8 + 16/32 = 8.5 and 4 + 16/32 = 4.5 bits): exactly ggml's Q8_0 / Q4_0, which are
+   also their names. LLM_INT8 in a weight (llm_weight) means int8 values in groups of
+   group_size with one fp32 scale per group, llama2.c's version-2 layout. LLM_Q4_1 ..
+   LLM_Q6_K are ggml's block formats byte for byte (a GGUF tensor used in place). */
 typedef enum llm_dtype {
     LLM_F32 = 0,
     LLM_F16,
@@ -129,12 +132,22 @@ typedef enum llm_dtype {
     LLM_INT4,
     LLM_Q8_32,
     LLM_Q4_32,
-    LLM_DTYPE_COUNT
+    LLM_Q4_1,  /* 32 values: fp16 scale and min, 4-bit values (5 bits per value) */
+    LLM_Q5_0,  /* 32: fp16 scale, 5-bit values (5.5) */
+    LLM_Q5_1,  /* 32: fp16 scale and min, 5-bit values (6) */
+    LLM_Q2_K,  /* 256-value super-blocks with 4-bit sub-block scales and mins (2.625) */
+    LLM_Q3_K,  /* 256: 3-bit values, 6-bit scales (3.4375) */
+    LLM_Q4_K,  /* 256: 4-bit values, 6-bit scales and mins (4.5) */
+    LLM_Q5_K,  /* 256: 5-bit values, 6-bit scales and mins (5.5) */
+    LLM_Q6_K,  /* 256: 6-bit values, 8-bit scales (6.5625) */
+    LLM_DTYPE_COUNT,
+    LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
+    LLM_Q4_0 = LLM_Q4_32
 } llm_dtype;
 
-LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5; 0 if unknown */
+LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -450,7 +463,9 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
                              int n_tokens, int d_in, int d_out, llm_threads *th);
 /* The same with W in any llm_weight format (converted or dequantized on the fly).
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
-   int8 -> int32; group_size at most 16384. LLM_EUNSUPPORTED for other types. */
+   int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
+   quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
+   52,416) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -594,8 +609,8 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 *
 /* Causal attention of n_q queries at positions pos..pos+n_q-1 over positions 0..pos+n_q-1
    of one layer of the cache, in whatever dtype it stores; window > 0 limits each query
    to the last `window` positions (Mistral's sliding window). q, out: [n_q][n_heads][hd];
-   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos + n_q > kv->len (write
-   the keys first). Decode is n_q = 1, pos = kv->len - 1. */
+   n_heads a multiple of the cache's n_kv_heads. LLM_ERANGE if pos < 0 or pos + n_q >
+   kv->len (write the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
 
@@ -617,7 +632,8 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
            llm_forward(&s, &m.weights, &next, 1, pos, logits, 0, th);
        }
 
-   Every call returns llm_status; none allocates except the *_create / *_load_file ones. */
+   Every call returns llm_status; none allocates except the *_create / *_load_file ones
+   and llm_tokenize above 128 tokens. */
 
 /* One decoder block's weights. Every pointer points into memory the caller owns (a file
    read or mapped into memory, or flash); nothing is copied. The config says which biases
@@ -711,13 +727,17 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
 typedef struct llm_sampler {
     int vocab;
     float temperature, topp;
-    uint64_t rng;  /* xorshift state; the seed as is (0 stays 0: pass a nonzero seed) */
+    uint64_t rng;  /* xorshift state: the seed, or LLM_SAMPLER_SEED0 for seed 0 */
     void *scratch; /* 2 * vocab (index, probability) pairs */
     void *owned;
 } llm_sampler;
 
 LLMDEF size_t llm_sampler_bytes(int vocab);
-/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. */
+/* mem: mem_bytes >= llm_sampler_bytes(vocab), 4-byte aligned, else LLM_EINVAL. Seed 0
+   means "pick one": xorshift would stay at state 0 (every draw 0, near-greedy), so it is
+   replaced by the fixed LLM_SAMPLER_SEED0, the same tokens every run; seed from the
+   time or a counter for a different run each time (llm-run's -s 0 uses the time). */
+#define LLM_SAMPLER_SEED0 0x9E3779B97F4A7C15ull
 LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab, float temperature,
                                    float topp, uint64_t seed);
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
@@ -889,9 +909,10 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n);
 
 /* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
-   conversions), tensors in F32, F16 or BF16 (norms F32). Another architecture, tensor
-   type, a MoE file or a tensor the forward pass would not use (rope_freqs, biases) is
-   LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
+   conversions), matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0, Q4_1,
+   Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms F32. Another architecture, tensor type
+   (IQ*, TQ*, MXFP4...), a MoE file or a tensor the forward pass would not use
+   (rope_freqs, biases) is LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
    only the config. The weights point into g's buffer, which must outlive the model and
    hold the F32 tensors 4-byte aligned (a GGUF's own 32-byte alignment does, from an
    aligned buffer). layers: caller memory for n_layers_cap entries. g is not changed but
@@ -1100,7 +1121,9 @@ static const struct {
     const char *name;
     double bits;
 } llm__dtypes[LLM_DTYPE_COUNT] = {
-    {"f32", 32}, {"f16", 16}, {"bf16", 16}, {"int8", 8}, {"int4", 4}, {"q8_32", 8.5}, {"q4_32", 4.5},
+    {"f32", 32},   {"f16", 16},   {"bf16", 16},     {"int8", 8},   {"int4", 4},   {"q8_32", 8.5},
+    {"q4_32", 4.5}, {"q4_1", 5.0}, {"q5_0", 5.5},     {"q5_1", 6.0}, {"q2_k", 2.625}, {"q3_k", 3.4375},
+    {"q4_k", 4.5}, {"q5_k", 5.5},  {"q6_k", 6.5625},
 };
 
 LLMDEF double llm_dtype_bits(llm_dtype t) {
@@ -1118,6 +1141,10 @@ LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
             *out = (llm_dtype)i;
             return LLM_OK;
         }
+    if (strcmp(name, "q8_0") == 0 || strcmp(name, "q4_0") == 0) { /* ggml's names of q8_32 / q4_32 */
+        *out = name[1] == '8' ? LLM_Q8_0 : LLM_Q4_0;
+        return LLM_OK;
+    }
     return LLM_ENOTFOUND;
 }
 
@@ -3718,6 +3745,10 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
 
 /* ---- llm_linear_w ------------------------------------------------------------------ */
 
+/* ggml's block formats, in >>files with the GGUF reader (LLM_EUNSUPPORTED for the rest). */
+static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                int d_out, llm_threads *th);
+
 /* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
    columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
    sums, so it writes y and adds the bias; later panels add). */
@@ -3889,7 +3920,7 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
         return LLM_OK;
     }
     default:
-        return LLM_EUNSUPPORTED;
+        return llm__linear_q(y, x, W, b, n_tokens, d_in, d_out, th); /* ggml's block formats */
     }
 }
 
@@ -5370,6 +5401,8 @@ LLMDEF void llm_state_free(llm_state *s) {
     memset(s, 0, sizeof *s);
 }
 
+static llm_status llm__ggml_row(float *out, const llm_weight *w, int row, int n);
+
 /* One row of a weight matrix as fp32 (the embedding lookup). */
 static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
     int64_t off = (int64_t)row * n;
@@ -5387,7 +5420,7 @@ static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n
         if (w->group_size <= 0 || n % w->group_size != 0 || !w->scale) return LLM_EINVAL;
         return llm_dequantize_int8(out, (const int8_t *)w->data + off, w->scale + off / w->group_size, n,
                                    w->group_size);
-    default: return LLM_EUNSUPPORTED;
+    default: return llm__ggml_row(out, w, row, n); /* ggml's block formats (>>files) */
     }
 }
 
@@ -5523,7 +5556,7 @@ LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, 
     s->vocab = vocab;
     s->temperature = temperature;
     s->topp = topp;
-    s->rng = seed;
+    s->rng = seed ? seed : LLM_SAMPLER_SEED0;
     s->scratch = mem;
     s->owned = NULL;
     return LLM_OK;
@@ -6673,6 +6706,32 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
     return acc;
 }
 
+/* The ggml type id of a block-format llm_dtype (0 for the others). */
+static uint32_t llm__ggml_of(llm_dtype t) {
+    switch (t) {
+    case LLM_Q8_0: return 8;
+    case LLM_Q4_0: return 2;
+    case LLM_Q4_1: return 3;
+    case LLM_Q5_0: return 6;
+    case LLM_Q5_1: return 7;
+    case LLM_Q2_K: return 10;
+    case LLM_Q3_K: return 11;
+    case LLM_Q4_K: return 12;
+    case LLM_Q5_K: return 13;
+    case LLM_Q6_K: return 14;
+    default: return 0;
+    }
+}
+
+/* Row `row` of an [.][n] matrix in a ggml block format, dequantized (an embedding row). */
+static llm_status llm__ggml_row(float *out, const llm_weight *w, int row, int n) {
+    uint32_t gt = llm__ggml_of(w->type);
+    if (!gt) return LLM_EUNSUPPORTED;
+    if (n % (int)llm__ggml_types[gt].block) return LLM_EINVAL;
+    return llm_gguf_dequantize(gt, (const unsigned char *)w->data + (size_t)row * (size_t)(n / (int)llm__ggml_types[gt].block) *
+                                       llm__ggml_types[gt].bytes, out, n);
+}
+
 /* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
 typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
 static llm__qdot_fn llm__qdot_of(uint32_t type) {
@@ -6689,6 +6748,54 @@ static llm__qdot_fn llm__qdot_of(uint32_t type) {
     case 14: return llm__qdot_q6_k;
     default: return NULL;
     }
+}
+
+/* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
+   a time into 64 KiB of stack; each thread takes a share of W's rows and runs every token
+   of the panel against a row while it is in cache. */
+typedef struct llm__lq {
+    const unsigned char *w;
+    size_t row_bytes;
+    llm__qdot_fn dot;
+    const llm__q8x *xq;
+    const float *b;
+    float *y;
+    int t0, nt, d_in, d_out;
+} llm__lq;
+
+static void llm__lq_task(void *ctx, int ith, int nth) {
+    const llm__lq *c = (const llm__lq *)ctx;
+    int64_t r0 = (int64_t)c->d_out * ith / nth, r1 = (int64_t)c->d_out * (ith + 1) / nth, r;
+    int t, nb = c->d_in / 32;
+    for (r = r0; r < r1; r++) {
+        const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
+        float bias = c->b ? c->b[r] : 0.0f;
+        for (t = 0; t < c->nt; t++)
+            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
+    }
+}
+
+#define LLM__LQ_BLOCKS 1638 /* 64 KiB of quantized activations */
+static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                int d_out, llm_threads *th) {
+    llm__q8x xq[LLM__LQ_BLOCKS];
+    uint32_t gt = llm__ggml_of(W->type);
+    const llm__ggml_type *ty = gt ? &llm__ggml_types[gt] : NULL;
+    llm__lq c;
+    int tp, t;
+    if (!ty || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
+    if (d_in % (int)ty->block) return LLM_EINVAL;
+    if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
+    c.w = (const unsigned char *)W->data;
+    c.row_bytes = (size_t)(d_in / (int)ty->block) * ty->bytes;
+    c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    tp = LLM__LQ_BLOCKS / (d_in / 32);
+    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
+        llm_threads_run(th, llm__lq_task, &c);
+    }
+    return LLM_OK;
 }
 
 /* A reason that names something from the file: a + the name (cut to fit) + b, in buf. */
@@ -7207,11 +7314,16 @@ static llm_status llm__gguf_take(llm_gguf *g, const char *name, int64_t cols, in
         LLM__GFAIL_NAME(g, "tensor ", n, " has the wrong shape for the config", LLM_EFORMAT);
     if (((uintptr_t)t->data & 3u) != 0)
         LLM__GFAIL_NAME(g, "tensor ", n, " is not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
-    if (matrix && (t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16)) {
+    if (matrix) {
+        int k;
         memset(w, 0, sizeof *w);
-        w->type = t->type == LLM__GGML_F32 ? LLM_F32 : t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
+        w->type = LLM_DTYPE_COUNT;
+        if (t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16)
+            w->type = t->type == LLM__GGML_F32 ? LLM_F32 : t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
+        for (k = 0; k < (int)LLM_DTYPE_COUNT && w->type == LLM_DTYPE_COUNT; k++)
+            if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) w->type = (llm_dtype)k;
         w->data = t->data;
-        return LLM_OK;
+        if (w->type != LLM_DTYPE_COUNT) return LLM_OK;
     }
     if (!matrix && t->type == LLM__GGML_F32) {
         *vec = (const float *)t->data;

@@ -5,7 +5,11 @@
    A core can stream B bytes/s from memory and do P FLOP/s; while n / 2 < P / B (the
    "machine balance") the layer waits for memory, above it for the arithmetic. Prefill
    pushes the whole prompt through at once (large n); decode makes one token (n = 1).
-   This example measures both roofs with llm_linear on one core of this machine.
+   This example times llm_linear itself on one core of this machine, n = 1..128, and draws
+   the roofline through its own two extremes: the bandwidth it reaches at n = 1 and its
+   best GFLOP/s. Those are llm_linear's speeds, not the machine's roofs (make bench
+   measures those, with a 1 GiB read and an FMA loop: bench/roofs.h), so n = 1 is 100 %
+   of its line by construction; the other rows show how the kernel moves between them.
 
    Timing uses clock() (C99, CPU time of this process): right for one thread (a core
    stalled on memory still counts as busy), and not inflated by time other programs hold
@@ -83,19 +87,20 @@ int main(void) {
         t[k] = per_call(&b, ns[k], 0);
         if (2.0 * ns[k] * D * D / t[k] / 1e9 > peak) peak = 2.0 * ns[k] * D * D / t[k] / 1e9;
     }
-    /* The roofs as llm.h meets them: bandwidth at n = 1 (arithmetic nearly free there),
-       compute at the best n. The roofline model predicts min(peak, FLOP/byte x bandwidth);
-       where the measurement falls short of it, the kernel, not the machine, is the limit. */
+    /* llm_linear's own extremes: its bandwidth at n = 1 (arithmetic nearly free there) and
+       its best n. The roofline through them is min(best, FLOP/byte x that bandwidth); a row
+       short of it is the kernel changing regime, not the machine's limit. */
     gbs1 = wbytes / t[0] / 1e9;
     printf("y = x W^T, W %d x %d fp32 (%.1f MiB), one core, n tokens per call (GB = 1e9 B)\n", D, D, wbytes / 1048576);
-    printf("  %4s %9s %8s %8s %10s %17s\n", "n", "FLOP/byte", "ms/call", "GFLOP/s", "GB/s of W", "roofline GFLOP/s");
+    printf("  %4s %9s %8s %8s %10s %17s\n", "n", "FLOP/byte", "ms/call", "GFLOP/s", "GB/s of W", "own line GFLOP/s");
     for (k = 0; k < 8; k++) {
         double flop = 2.0 * ns[k] * D * D, roof = flop / wbytes * gbs1 < peak ? flop / wbytes * gbs1 : peak;
         printf("  %4d %9.1f %8.3f %8.1f %10.1f %9.1f (%3.0f %%)\n", ns[k], flop / wbytes, 1e3 * t[k], flop / t[k] / 1e9,
                wbytes / t[k] / 1e9, roof, 100 * flop / t[k] / 1e9 / roof);
     }
-    printf("  memory roof (n = 1): %.1f GB/s; compute roof (best n): %.1f GFLOP/s\n", gbs1, peak);
-    printf("  machine balance %.1f FLOP/byte: below n = %.0f tokens this layer waits for memory\n\n", peak / gbs1,
+    printf("  llm_linear's own extremes (not the machine's roofs: make bench measures those):\n");
+    printf("  %.1f GB/s of W at n = 1, %.1f GFLOP/s at its best n\n", gbs1, peak);
+    printf("  their balance, %.1f FLOP/byte: below n = %.0f tokens this layer waits for memory\n\n", peak / gbs1,
            2 * peak / gbs1);
 
     /* 2. decode (n = 1) with int8 weights: the same layer reads ~3.6x fewer bytes */
@@ -107,7 +112,7 @@ int main(void) {
 
     /* 3. A whole model: every decode step reads every weight once, so
        tokens/s <= bandwidth / bytes of weights, whatever the FLOP/s. */
-    printf("llama-2-7b (%llu parameters), decode bound at the measured %.1f GB/s of one core:\n",
+    printf("llama-2-7b (%llu parameters), decode bound at llm_linear's n = 1 speed, %.1f GB/s on one core:\n",
            (unsigned long long)p.total, gbs1);
     printf("  fp32 (4 B):      %6.2f tok/s  (%.1f GB)\n", gbs1 * 1e9 / (4.0 * (double)p.total), 4e-9 * (double)p.total);
     printf("  f16  (2 B):      %6.2f tok/s  (%.1f GB)\n", gbs1 * 1e9 / (2.0 * (double)p.total), 2e-9 * (double)p.total);

@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     llm_state state;
     llm_sampler sampler;
     llm_status st;
-    int ids[256], n_ids = 0, pos, token, next, len, steps = 96;
+    int ids[256], n_ids = 0, pos, token, next, len, steps = 96, seq[97], n_seq;
     float *logits;
     FILE *probe = fopen(model_path, "rb");
 
@@ -83,6 +83,8 @@ int main(int argc, char **argv) {
         return fprintf(stderr, "prefill: %s\n", llm_status_str(st)), 1;
 
     /* 6. generate: one token in, one token out, until `steps` positions or BOS */
+    memcpy(seq, ids, sizeof(int) * (size_t)n_ids);
+    n_seq = n_ids;
     for (pos = n_ids - 1, token = ids[pos]; pos < steps; pos++, token = next) {
         /* the newest token at position pos: its K and V join the cache, logits come out */
         if (llm_forward(&state, &model.weights, &token, 1, pos, logits, 0, NULL) != LLM_OK) return 1;
@@ -90,12 +92,26 @@ int main(int argc, char **argv) {
         next = llm_sample(&sampler, logits);
         /* llama2.c's models emit BOS when a story ends */
         if (next == 1) break;
+        seq[n_seq++] = next;
         /* print its text: no leading space after BOS, <0xNN> pieces as raw bytes */
         piece = llm_token_piece(&tok, token, next, &len);
         if (llm_piece_printable(piece, len)) fwrite(piece, 1, (size_t)len, stdout);
     }
-    printf("\n(%d positions; random or mismatched-tokenizer weights give meaningless text, see the top of "
-           "this file)\n", pos);
+    printf("\n(%d positions; random weights or a mismatched tokenizer give meaningless text: see the top "
+           "of examples/08_generate.c)\n", pos);
+    /* 7. what makes the gibberish worth something: run.c's own greedy ids, when known */
+    {
+        FILE *f = argc > 2 ? NULL : fopen("../shared/models/stories260K.prompt.ids", "r");
+        int i, want, same = 1, n = 0;
+        if (f && strcmp(model_path, "../shared/models/stories260K.bin") == 0 && strcmp(prompt, "Once upon a time") == 0) {
+            for (i = 0; i < n_seq && fscanf(f, "%d", &want) == 1; i++, n++) same &= want == seq[i];
+            printf("ids identical to run.c's (the first %d of ../shared/models/stories260K.prompt.ids): %s\n", n,
+                   same && n == n_seq ? "yes" : "no");
+        } else {
+            printf("ids identical to run.c's: comparison skipped (it needs ../shared/models and the default prompt)\n");
+        }
+        if (f) fclose(f);
+    }
     llm_sampler_free(&sampler), llm_state_free(&state), llm_tokenizer_free(&tok), llm_model_free(&model);
     free(logits);
     return 0;

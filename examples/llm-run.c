@@ -1,21 +1,43 @@
 /* llm-run.c: run a llama2.c checkpoint from the command line, as llama2.c's run.c does
 
    Build: make build/llm-run      (or: cc -O2 -march=native -DLLM_PTHREADS -pthread -I. examples/llm-run.c -lm)
-   Usage: build/llm-run model.bin [options], with run.c's options:
-     -t <float>  temperature in [0, inf), default 1.0 (0 = greedy)
-     -p <float>  top-p in [0, 1], default 0.9
-     -s <int>    random seed, default: the time
-     -n <int>    positions to run (prompt included), default 256, 0 = the model's max
-     -i <string> prompt
-     -z <string> tokenizer, default tokenizer.bin
-   plus --ids (print the token ids, one per line, instead of the text) and --threads N.
-   Same model, tokenizer, seed and flags give run.c's tokens. Speed goes to stderr. */
+   Usage: build/llm-run model.bin [options]; `build/llm-run --help` lists them: run.c's
+   -t -p -s -n -i -z -m -y with run.c's meanings, plus --ids (the token ids, one per line,
+   instead of the text) and --threads N. Same model, tokenizer, seed and flags give
+   run.c's tokens. Where run.c quietly turns a bad value into a default (atoi, atof,
+   clamping), llm-run refuses it and names the flag. Speed goes to stderr. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
+#include "llm-args.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static const char *usage =
+    "Usage:   llm-run <checkpoint> [options]\n"
+    "Example: llm-run stories15M.bin -z tokenizer.bin -n 256 -i \"Once upon a time\"\n"
+    "Options (run.c's, with run.c's meanings):\n"
+    "  -t <float>  temperature, a finite number >= 0, default 1.0 (0 = greedy)\n"
+    "  -p <float>  p value in top-p (nucleus) sampling, in [0,1], default 0.9\n"
+    "  -s <int>    random seed, 0..9223372036854775807, default 0 = the time\n"
+    "  -n <int>    number of steps (positions, prompt included), 0..2147483647, default 256;\n"
+    "              0 or more than the model's context = the model's context\n"
+    "  -i <string> input prompt\n"
+    "  -z <string> tokenizer (llama2.c's tokenizer.bin format), default tokenizer.bin\n"
+    "  -m <string> mode: generate (default); chat is not supported yet (issue 13)\n"
+    "  -y <string> system prompt of -m chat (so, not yet)\n"
+    "and:\n"
+    "  --ids          print the token ids, one per line, instead of the text\n"
+    "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
+    "  -h, --help     this text\n"
+    "Where run.c silently turns a bad value into something else, llm-run refuses it, naming\n"
+    "the flag: a value that is not all a number (-t abc, -n 12x: run.c reads 0), -t below 0\n"
+    "(run.c: 0), -p outside [0,1] (run.c: 0.9), -n below 0 (run.c: 0), -s below 0, an unknown\n"
+    "flag or mode, -y without -m chat (run.c ignores it), a flag without its value.\n"
+    "Files are checked first: a directory, an empty file, a GGUF file (not read yet, issue\n"
+    "12), a text file, a tokenizer given as the checkpoint (or the reverse), or a tokenizer\n"
+    "whose piece count differs from the model's vocabulary are each named as such.\n";
 
 static double now_s(void) {
 #if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
@@ -27,88 +49,168 @@ static double now_s(void) {
 #endif
 }
 
-static int usage(void) {
-    fprintf(stderr,
-            "Usage:   llm-run <checkpoint> [options]\n"
-            "Example: llm-run stories15M.bin -z tokenizer.bin -n 256 -i \"Once upon a time\"\n"
-            "Options:\n"
-            "  -t <float>  temperature in [0,inf], default 1.0\n"
-            "  -p <float>  p value in top-p (nucleus) sampling in [0,1], default 0.9\n"
-            "  -s <int>    random seed, default time(NULL)\n"
-            "  -n <int>    number of steps to run for, default 256. 0 = max_seq_len\n"
-            "  -i <string> input prompt\n"
-            "  -z <string> optional path to custom tokenizer\n"
-            "  -m <string> mode: generate (chat is not supported)\n"
-            "  --ids       print token ids, one per line, instead of text\n"
-            "  --threads N worker threads (default 1)\n");
+/* "llm-run: <what>: <why>"; the status's own text only when there is no reason. */
+static int fail(const char *what, llm_status st, const char *why) {
+    fprintf(stderr, "llm-run: %s: %s\n", what, why && *why ? why : llm_status_str(st));
     return 1;
 }
 
-static int fail(const char *what, llm_status st, const char *why) {
-    fprintf(stderr, "llm-run: %s: %s%s%s\n", what, llm_status_str(st), why && *why ? ": " : "", why ? why : "");
-    return 1;
+/* The checkpoint: what the file is when it is not one. */
+static int load_model(llm_model *m, const char *path) {
+    char what[600];
+    const char *why = "";
+    llm_file_probe p = llm_args_probe_file(path);
+    llm_status st;
+    snprintf(what, sizeof what, "checkpoint '%.500s'", path);
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
+        p.kind == LLM_FILE_GGUF)
+        return fail(what, LLM_EIO, p.what);
+    if ((st = llm_llama2c_load_file(m, path, &why)) == LLM_OK) return 0;
+    if (p.kind == LLM_FILE_TOKENIZER) {
+        char why2[320];
+        snprintf(why2, sizeof why2, "%s, not a checkpoint (a tokenizer goes after -z)", p.what);
+        return fail(what, st, why2);
+    }
+    if (p.kind == LLM_FILE_TEXT) return fail(what, st, "a text file, not a llama2.c checkpoint");
+    return fail(what, st, why);
+}
+
+/* The tokenizer: its piece count must be the model's vocabulary. */
+static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_default) {
+    char what[600], why2[320], b1[32], b2[32];
+    const char *why = "";
+    llm_file_probe p = llm_args_probe_file(path);
+    llm_status st;
+    llm_model other;
+    snprintf(what, sizeof what, "-z '%.500s'%s", path, is_default ? " (the default tokenizer)" : "");
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
+        p.kind == LLM_FILE_GGUF)
+        return fail(what, LLM_EIO, p.what);
+    if (p.kind == LLM_FILE_TOKENIZER && p.pieces != vocab) {
+        snprintf(why2, sizeof why2, "the tokenizer has %s pieces, the model %s (the tokenizer of another model?)",
+                 llm_args_commas((unsigned long long)p.pieces, b1), llm_args_commas((unsigned long long)vocab, b2));
+        return fail(what, LLM_EFORMAT, why2);
+    }
+    if ((st = llm_tokenizer_load_file(t, path, vocab, &why)) == LLM_OK) return 0;
+    if (p.kind != LLM_FILE_TOKENIZER && llm_llama2c_load_file(&other, path, NULL) == LLM_OK) {
+        snprintf(why2, sizeof why2, "a llama2.c checkpoint (dim %d, %d layers, vocab %s), not a tokenizer",
+                 other.config.d_model, other.config.n_layers, llm_args_commas((unsigned long long)other.config.vocab, b1));
+        llm_model_free(&other);
+        return fail(what, LLM_EFORMAT, why2);
+    }
+    if (p.kind == LLM_FILE_TEXT) return fail(what, st, "a text file, not a llama2.c tokenizer");
+    return fail(what, st, why);
 }
 
 int main(int argc, char **argv) {
-    const char *ckpt, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *why = "";
+    const char *ckpt = NULL, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *system = NULL;
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
-    int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids;
+    int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
+    int tok_given = 0;
     llm_model model;
     llm_tokenizer tok;
     llm_state state;
     llm_sampler sampler;
     llm_threads *th = NULL;
     llm_status st;
+    llm_args a;
+    char err[256];
     float *logits;
     double t0, t_first, t_end;
 
-    /* run.c's command line: the checkpoint, then "-x value" pairs */
-    if (argc < 2) return usage();
-    ckpt = argv[1];
-    for (i = 2; i < argc; i += 2) {
-        if (strcmp(argv[i], "--ids") == 0) {
-            print_ids = 1;
-            i--;
-            continue;
-        }
-        if (i + 1 >= argc || argv[i][0] != '-') return usage();
-        if (strcmp(argv[i], "--threads") == 0) n_threads = atoi(argv[i + 1]);
-        else if (strlen(argv[i]) != 2) return usage();
-        else if (argv[i][1] == 't') temperature = (float)atof(argv[i + 1]);
-        else if (argv[i][1] == 'p') topp = (float)atof(argv[i + 1]);
-        else if (argv[i][1] == 's') seed = (unsigned long long)atoi(argv[i + 1]);
-        else if (argv[i][1] == 'n') steps = atoi(argv[i + 1]);
-        else if (argv[i][1] == 'i') prompt = argv[i + 1];
-        else if (argv[i][1] == 'z') tok_path = argv[i + 1];
-        else if (argv[i][1] == 'm') mode = argv[i + 1];
-        else if (argv[i][1] == 'y') continue; /* chat's system prompt: ignored */
-        else return usage();
-    }
-    if (strcmp(mode, "generate") != 0) {
-        fprintf(stderr, "llm-run: only -m generate is supported\n");
+    /* run.c's command line: the checkpoint, then "-x value" pairs; every value checked */
+    if (argc < 2) {
+        fputs(usage, stderr);
         return 1;
     }
-    /* run.c's parameter fixes */
+    llm_args_init(&a, argc, argv, err, sizeof err);
+    while (llm_args_next(&a)) {
+        long long v;
+        double x;
+        int ok = 1;
+        if (llm_args_positional(&a)) {
+            if (ckpt) ok = llm_args_fail(&a, "a second checkpoint '%.40s' (the first: '%.40s')", llm_args_arg(&a), ckpt);
+            else ckpt = llm_args_arg(&a);
+        } else if (llm_args_is_help(&a)) {
+            if (!llm_args_switch(&a)) ok = 0;
+            else {
+                fputs(usage, stdout);
+                return 0;
+            }
+        } else if (llm_args_is(&a, "--ids")) {
+            ok = llm_args_switch(&a);
+            print_ids = 1;
+        } else if (llm_args_is(&a, "--threads")) {
+            if ((ok = llm_args_int(&a, 1, 1024, &v))) n_threads = (int)v;
+        } else if (llm_args_is(&a, "-t")) {
+            if ((ok = llm_args_num(&a, 0, HUGE_VAL, &x))) temperature = (float)x;
+            if (ok && !isfinite(temperature)) ok = llm_args_fail(&a, "-t: %g is too large for a float", x);
+        } else if (llm_args_is(&a, "-p")) {
+            if ((ok = llm_args_num(&a, 0, 1, &x))) topp = (float)x;
+        } else if (llm_args_is(&a, "-s")) {
+            if ((ok = llm_args_int(&a, 0, 9223372036854775807LL, &v))) seed = (unsigned long long)v;
+        } else if (llm_args_is(&a, "-n")) {
+            if ((ok = llm_args_int(&a, 0, 2147483647LL, &v))) steps = (int)v;
+        } else if (llm_args_is(&a, "-i")) {
+            ok = (prompt = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "-z")) {
+            ok = (tok_path = llm_args_value(&a)) != NULL;
+            tok_given = 1;
+        } else if (llm_args_is(&a, "-m")) {
+            ok = (mode = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "-y")) {
+            ok = (system = llm_args_value(&a)) != NULL;
+        } else {
+            ok = llm_args_unknown(&a);
+        }
+        if (!ok) {
+            fprintf(stderr, "llm-run: %s\n", err);
+            return 1;
+        }
+    }
+    if (!ckpt) {
+        fprintf(stderr, "llm-run: no checkpoint given (usage: llm-run <checkpoint> [options]; --help)\n");
+        return 1;
+    }
+    if (strcmp(mode, "chat") == 0) {
+        fprintf(stderr, "llm-run: -m chat: not supported yet (issue 13 adds chat); -m generate runs the model\n");
+        return 1;
+    }
+    if (strcmp(mode, "generate") != 0) {
+        fprintf(stderr, "llm-run: -m: unknown mode '%.40s' (generate; chat comes with issue 13)\n", mode);
+        return 1;
+    }
+    if (system) {
+        fprintf(stderr, "llm-run: -y: a system prompt needs -m chat, which is not supported yet (issue 13)\n");
+        return 1;
+    }
+    cores = llm_args_cores();
+    if (cores > 0 && n_threads > cores)
+        fprintf(stderr,
+                "llm-run: warning: --threads %d is more than the %d cores online: threads sharing a core wait for "
+                "each other (expect it slower than --threads %d)\n",
+                n_threads, cores, cores);
+    /* run.c's parameter fix: seed 0 is the time */
     if (seed == 0) seed = (unsigned long long)time(NULL);
-    if (temperature < 0) temperature = 0;
-    if (topp < 0 || topp > 1) topp = 0.9f;
-    if (steps < 0) steps = 0;
-    if (n_threads < 1) n_threads = 1;
 
     /* the model (weights point into the file's bytes), its tokenizer, threads */
-    if ((st = llm_llama2c_load_file(&model, ckpt, &why)) != LLM_OK) return fail(ckpt, st, why);
+    if (load_model(&model, ckpt)) return 1;
+    if (steps > model.config.max_seq_len)
+        fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", steps,
+                model.config.max_seq_len, model.config.max_seq_len);
     if (steps == 0 || steps > model.config.max_seq_len) steps = model.config.max_seq_len;
-    if ((st = llm_tokenizer_load_file(&tok, tok_path, model.config.vocab, &why)) != LLM_OK)
-        return fail(tok_path, st, why);
-    if (n_threads > 1 && (st = llm_threads_create(&th, n_threads)) != LLM_OK) return fail("threads", st, NULL);
+    if (load_tokenizer(&tok, tok_path, model.config.vocab, !tok_given)) return 1;
+    if (n_threads > 1 && (st = llm_threads_create(&th, n_threads)) != LLM_OK)
+        return fail("--threads", st,
+                    st == LLM_EUNSUPPORTED ? "this build has no threads (compile with -DLLM_PTHREADS -pthread)" : NULL);
 
     /* the prompt: BOS, then its tokens */
     ids = (int *)malloc((strlen(prompt) + 3) * sizeof *ids);
     logits = (float *)malloc((size_t)model.config.vocab * sizeof *logits);
     if (!ids || !logits) return fail("memory", LLM_ENOMEM, NULL);
     if ((st = llm_tokenize(&tok, prompt, 1, 0, ids, (int)strlen(prompt) + 3, &n_prompt)) != LLM_OK)
-        return fail("prompt", st, NULL);
+        return fail("-i", st, NULL);
 
     /* all the memory the loop needs, allocated once: KV cache for `steps` positions,
        activations for a prefill of the whole prompt (in chunks of at most 256) */

@@ -446,7 +446,7 @@ static void test_errors(void) {
 
 /* ---- llama.cpp's own files, end to end ----------------------------------------------- */
 
-#define E2E_CHECKS 9
+#define E2E_CHECKS 11
 static const char *const E2E_FILES[6] = {"F32", "Q8_0", "Q4_0", "Q5_0", "Q6_K", "Q4_K_M"};
 
 static int little_endian(void) {
@@ -584,23 +584,36 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
     if (!little_endian()) {
         TEST_SKIP(E2E_CHECKS - 4, "q256-%s: big-endian host, which llm_gguf_load refuses (the weights are little-endian)", x);
     } else {
-        /* the file as it is: F32 loads; a quantized one is refused, naming the type */
+        /* the file as it is: the quantized matrices are used in place (llm_linear_w's
+           8-bit activation blocks); its logits must be as close to the truth as
+           llama.cpp's own (which also quantizes activations to 8 bits) */
         llm_layer_weights layers_as_is[8];
         st = llm_gguf_load(&m, &g, layers_as_is, 8, &why);
-        if (strcmp(x, "F32") == 0) {
-            CHECK_MSG(st == LLM_OK, "q256-F32 as is: %s: %s", llm_status_str(st), why);
-        } else {
-            int named = 0;
-            const char *p = quant_names;
-            while (*p) { /* any of the file's quantized type names in the reason */
-                size_t w = strcspn(p, " ");
-                char one_name[16];
-                memcpy(one_name, p, w < 15 ? w : 15), one_name[w < 15 ? w : 15] = '\0';
-                named |= strstr(why, one_name) != NULL;
-                p += w + (p[w] == ' ');
+        CHECK_MSG(st == LLM_OK, "q256-%s as is: %s: %s", x, llm_status_str(st), why);
+        if (st == LLM_OK && m.config.vocab == 512 && tlen == (size_t)n_ids * 512 * 4 && llen == tlen) {
+            float *lq = (float *)malloc(tlen), *ll = (float *)malloc(tlen);
+            double ours_q, theirs_q;
+            size_t j;
+            llm_state sq;
+            if (!lq || !ll) abort();
+            CHECK_OK(llm_state_create(&sq, &m.config, n_ids, 1, LLM_F32));
+            for (step = 0; step < n_ids; step++) llm_forward(&sq, &m.weights, &ids[step], 1, step, lq + (size_t)step * 512, 0, NULL);
+            llm_state_free(&sq);
+            for (j = 0; j < tlen / 4; j++) {
+                const unsigned char *q = llama + 4 * j;
+                uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+                memcpy(&ll[j], &u, 4);
             }
-            CHECK_MSG(st == LLM_EUNSUPPORTED && named, "q256-%s as is: %s: \"%s\" (want LLM_EUNSUPPORTED naming one of %s)",
-                      x, llm_status_str(st), why, quant_names);
+            ours_q = rel_rms(lq, truth, tlen / 4), theirs_q = rel_rms(ll, truth, tlen / 4);
+            printf("q256-%-6s as stored: relative RMS error vs the float64 truth: llm.h %.3e, llama.cpp %.3e\n", x, ours_q, theirs_q);
+            /* measured (AVX-512 native and scalar alike): F32 2.0e-7 (llama.cpp 5.6e-4), Q8_0
+               9.54e-3 (9.49e-3), Q4_0 1.05e-2 (1.11e-2), Q5_0 1.11e-2 (1.15e-2), Q6_K 1.07e-2
+               (1.41e-2), Q4_K_M 1.09e-2 (1.45e-2): Q8_0 is a tie, 1.005x llama.cpp's, the
+               others are closer. Both are dominated by the 8-bit activations. */
+            CHECK_MSG(ours_q <= 1.01 * theirs_q, "q256-%s as stored: %.3e vs llama.cpp's %.3e", x, ours_q, theirs_q);
+            free(lq), free(ll);
+        } else {
+            CHECK_MSG(0, "q256-%s as stored: not run", x);
         }
         /* the dequantized copy: every tensor F32 */
         g2 = g;

@@ -1,14 +1,17 @@
 /* >>kernels: llm_linear / llm_matmul (fp32) against double-precision references, on awkward
    shapes, unaligned pointers, with and without bias, threaded and not; bad arguments.
 
-   Tolerance: |y - y_ref| <= 1e-5 * (|b| + sum_k |x_k W_k|), the scale of float rounding
-   in a K-term sum (K <= 3000 here); dropping or doubling one term is ~1/K of that sum,
-   far above it. Threaded results must equal unthreaded ones bit for bit. */
+   Tolerance: |y - y_ref| <= 2e-6 * (|b| + sum_k |x_k W_k|), the scale of float rounding
+   in a K-term sum, 10x the worst measured (2.2e-7 in each of the native, scalar, avx2,
+   avx2f16c and avx512f builds); dropping or doubling one term is ~1/K of that sum
+   (K <= 3000 here), far above it. Threaded results must equal unthreaded ones bit for
+   bit. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 
-#define TOL 1e-5
+#define TOL 2e-6
+static double worst_seen; /* the worst |y - y_ref| / (|b| + sum |x W|), printed at the end */
 
 /* Buffers are carved from one allocation offset by one float, so no pointer is 16-,
    32- or 64-byte aligned; a sentinel after each output catches writes past its end. */
@@ -45,6 +48,7 @@ static double linear_err(const float *y, const float *x, const float *W, const f
             }
             e = fabs(y[(size_t)t * dout + o] - s) / (TOL * mag + 1e-30);
             if (!(e <= worst)) worst = e; /* NaN sticks */
+            if (!(e * TOL <= worst_seen)) worst_seen = e * TOL;
         }
     return worst;
 }
@@ -62,11 +66,12 @@ static void check_linear(int n, int din, int dout, int with_bias, llm_threads *p
     CHECK_MSG(err <= 1.0, "linear n=%d d_in=%d d_out=%d bias=%d: error %.3g x tolerance", n, din, dout,
               with_bias, err);
     CHECK_MSG(guard_ok(y, (size_t)n * dout), "linear n=%d d_in=%d d_out=%d wrote past y", n, din, dout);
-    /* the same with a 2-thread pool: bit-identical */
-    CHECK_OK(llm_linear(y2, x, W, with_bias ? b : NULL, n, din, dout, pool));
-    CHECK_MSG(memcmp(y, y2, (size_t)n * dout * sizeof(float)) == 0,
-              "linear n=%d d_in=%d d_out=%d: 2 threads differ from 1", n, din, dout);
-    CHECK(guard_ok(y2, (size_t)n * dout));
+    if (pool) { /* the same with a 2-thread pool: bit-identical (3 checks) */
+        CHECK_OK(llm_linear(y2, x, W, with_bias ? b : NULL, n, din, dout, pool));
+        CHECK_MSG(memcmp(y, y2, (size_t)n * dout * sizeof(float)) == 0,
+                  "linear n=%d d_in=%d d_out=%d: 2 threads differ from 1", n, din, dout);
+        CHECK(guard_ok(y2, (size_t)n * dout));
+    }
     free_floats(x);
     free_floats(W);
     free_floats(b);
@@ -92,12 +97,15 @@ static void check_matmul(int M, int K, int N, llm_threads *pool) {
             }
             e = fabs(C[(size_t)i * N + j] - s) / (TOL * mag + 1e-30);
             if (!(e <= worst)) worst = e;
+            if (!(e * TOL <= worst_seen)) worst_seen = e * TOL;
         }
     CHECK_MSG(worst <= 1.0, "matmul M=%d K=%d N=%d: error %.3g x tolerance", M, K, N, worst);
     CHECK(guard_ok(C, (size_t)M * N));
-    CHECK_OK(llm_matmul(C2, A, B, M, K, N, pool));
-    CHECK_MSG(memcmp(C, C2, (size_t)M * N * sizeof(float)) == 0, "matmul M=%d K=%d N=%d: 2 threads differ", M, K,
-              N);
+    if (pool) { /* 2 checks */
+        CHECK_OK(llm_matmul(C2, A, B, M, K, N, pool));
+        CHECK_MSG(memcmp(C, C2, (size_t)M * N * sizeof(float)) == 0, "matmul M=%d K=%d N=%d: 2 threads differ", M, K,
+                  N);
+    }
     free_floats(A);
     free_floats(B);
     free_floats(C);
@@ -153,19 +161,16 @@ int main(void) {
         /* big enough (>= 4e6 multiply-adds) that the 2-thread pool really splits them */
         {1, 2000, 2100}, {5, 1000, 801}, {8, 700, 800}, {40, 513, 250},
     };
-    llm_threads *pool = NULL;
+    enum { N_SHAPES = sizeof shapes / sizeof shapes[0], N_RANDOM = 24, N_MATMUL = 7 + 8 };
+    /* the thread comparisons: 3 per linear case, 2 per matmul */
+    llm_threads *pool = test_pool(2, 3 * (2 * N_SHAPES + N_RANDOM) + 2 * N_MATMUL, "linear / matmul: 2 threads against 1");
     int i;
     printf("tolerance: |y - y_ref| <= %g * (|b| + sum |x W|), double-precision reference\n", TOL);
-#ifdef LLM_PTHREADS
-    CHECK_OK(llm_threads_create(&pool, 2));
-#else
-    printf("no LLM_PTHREADS: the threaded comparison runs on one thread\n");
-#endif
     for (i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {
         check_linear(shapes[i][0], shapes[i][1], shapes[i][2], 1, pool);
         check_linear(shapes[i][0], shapes[i][1], shapes[i][2], 0, pool);
     }
-    for (i = 0; i < 24; i++) /* random shapes */
+    for (i = 0; i < N_RANDOM; i++) /* random shapes */
         check_linear(rand_int(1, 40), rand_int(1, 700), rand_int(1, 300), i & 1, pool);
     check_matmul(1, 1, 1, pool);
     check_matmul(3, 17, 1000, pool);
@@ -176,6 +181,7 @@ int main(void) {
     check_matmul(2000, 300, 10, pool); /* one column strip: the threads split rows */
     for (i = 0; i < 8; i++) check_matmul(rand_int(1, 60), rand_int(1, 600), rand_int(1, 200), pool);
     check_bad_args();
+    printf("worst |y - y_ref| / (|b| + sum |x W|): %.3g (tolerance %g)\n", worst_seen, TOL);
     llm_threads_free(pool);
     return test_done();
 }

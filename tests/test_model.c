@@ -628,6 +628,24 @@ static void test_sampler(void) {
     }
     CHECK(llm_sampler_init(&s, NULL, 64, 4, 1, 1, 1) == LLM_EINVAL);
     CHECK(llm_sample(NULL, logits) == -1);
+    /* seed 0 "picks one": the draws of LLM_SAMPLER_SEED0, not those of xorshift's stuck
+       state 0 (every coin 0: always the first token) */
+    {
+        float m0[64], m1[64];
+        llm_sampler s1;
+        int same = 1, nonzero = 0, k0, k1;
+        CHECK_OK(llm_sampler_init(&s, m0, sizeof m0, 4, 1, 1, 0));
+        CHECK_OK(llm_sampler_init(&s1, m1, sizeof m1, 4, 1, 1, LLM_SAMPLER_SEED0));
+        for (i = 0; i < 20; i++) {
+            logits[0] = logits[1] = logits[2] = logits[3] = 0.5f;
+            k0 = llm_sample(&s, logits);
+            logits[0] = logits[1] = logits[2] = logits[3] = 0.5f;
+            k1 = llm_sample(&s1, logits);
+            same &= k0 == k1;
+            nonzero += k0 > 0;
+        }
+        CHECK(same && nonzero > 0);
+    }
 }
 
 /* ---- sampling against probabilities and draws worked out in the test ------------------ */

@@ -1,0 +1,204 @@
+#!/bin/sh
+# The tools as a user meets them (issue 15), table-driven:
+#  - bad invocations of llm-run and llm-plan: each must exit non-zero, print nothing on
+#    stdout, and say on stderr both what it is about (the flag or the file) and why;
+#  - good llm-plan invocations: the table and --json must carry the same figures (both
+#    parsed, compared to the table's printed precision); --help / -h: usage on stdout, rc 0.
+# usage: cli_check.sh BUILD_DIR   (needs BUILD/llm-run, BUILD/llm-plan, BUILD/examples/08_generate)
+B=${1:-build}
+RUN=$B/llm-run PLAN=$B/llm-plan
+T=$B/cli_check
+pass=0 fail=0 skip=0
+rm -rf "$T" && mkdir -p "$T/dir" || exit 1
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# ---- the files: a real pair from ../shared/models, else the random pair 08_generate writes
+M=../shared/models/stories260K.bin Z=../shared/models/synth512.bin
+if [ ! -f "$M" ] || [ ! -f "$Z" ]; then
+  M=$B/08_random.bin Z=$B/08_random_tok.bin
+  [ -f "$M" ] || "$B/examples/08_generate" >/dev/null 2>&1
+fi
+: > "$T/empty.bin"
+printf 'Once upon a time there was a text file.\n' > "$T/text.txt"
+printf 'GGUF\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > "$T/model.gguf"
+cp "$Z" "$T/tok_plus1.bin" && printf '\000\000\000\000\001\000\000\000x' >> "$T/tok_plus1.bin"
+
+# ---- bad invocations: tool | arguments | what stderr must name | why it must give
+# ($M, $Z, $T are expanded; arguments are split as the shell would)
+bad_cases() {
+cat <<EOF
+run|$M -z $Z -t abc|-t|not a finite number
+run|$M -z $Z -t -1|-t|not a finite number
+run|$M -z $Z -t 1e999|-t|not a finite number
+run|$M -z $Z -t nan|-t|not a finite number
+run|$M -z $Z -t 1e39|-t|too large
+run|$M -z $Z -t|-t|needs a value
+run|$M -z $Z -p abc|-p|not a number in 0..1
+run|$M -z $Z -p -0.5|-p|not a number in 0..1
+run|$M -z $Z -p 2|-p|not a number in 0..1
+run|$M -z $Z -p|-p|needs a value
+run|$M -z $Z -s abc|-s|not a whole number
+run|$M -z $Z -s -1|-s|not a whole number
+run|$M -z $Z -s 99999999999999999999|-s|not a whole number
+run|$M -z $Z -s|-s|needs a value
+run|$M -z $Z -n abc|-n|not a whole number
+run|$M -z $Z -n -1|-n|not a whole number
+run|$M -z $Z -n 12x|-n|not a whole number
+run|$M -z $Z -n 99999999999|-n|not a whole number
+run|$M -z $Z -n|-n|needs a value
+run|$M -z $Z --threads abc|--threads|not a whole number in 1..1024
+run|$M -z $Z --threads 0|--threads|not a whole number in 1..1024
+run|$M -z $Z --threads -3|--threads|not a whole number in 1..1024
+run|$M -z $Z --threads 5000|--threads|not a whole number in 1..1024
+run|$M -z $Z --threads=|--threads|not a whole number
+run|$M -z $Z --threads|--threads|needs a value
+run|$M -z $Z -i|-i|needs a value
+run|$M -z|-z|needs a value
+run|$M -z $Z -m|-m|needs a value
+run|$M -z $Z -m chat|-m chat|not supported yet
+run|$M -z $Z -m talk|-m|unknown mode
+run|$M -z $Z -y hello|-y|needs -m chat
+run|$M -z $Z --ids=1|--ids|takes no value
+run|$M -z $Z -q 1|-q|unknown option
+run|$M $M -z $Z|a second checkpoint|the first
+run|-z $Z -n 4|no checkpoint|usage
+run|$T/dir -z $Z|checkpoint '$T/dir'|a directory
+run|$T/empty.bin -z $Z|checkpoint '$T/empty.bin'|an empty file
+run|$T/text.txt -z $Z|checkpoint '$T/text.txt'|a text file
+run|$T/model.gguf -z $Z|checkpoint '$T/model.gguf'|GGUF is not read yet
+run|$Z -z $Z|checkpoint '$Z'|tokenizer
+run|$T/missing.bin -z $Z|checkpoint '$T/missing.bin'|cannot open
+run|$M -z $T/dir|-z '$T/dir'|a directory
+run|$M -z $T/empty.bin|-z '$T/empty.bin'|an empty file
+run|$M -z $T/text.txt|-z '$T/text.txt'|a text file
+run|$M -z $T/model.gguf|-z '$T/model.gguf'|GGUF is not read yet
+run|$M -z $M|-z '$M'|a llama2.c checkpoint
+run|$M -z $T/missing.bin|-z '$T/missing.bin'|cannot open
+run|$M -z $T/tok_plus1.bin|-z '$T/tok_plus1.bin'|pieces, the model
+plan|--model llama-2-7b --gpus abc|--gpus|not a whole number
+plan|--model llama-2-7b --gpus -1|--gpus|not a whole number
+plan|--model llama-2-7b --gpus 0|--gpus|not a whole number
+plan|--model llama-2-7b --gpus 99999999999|--gpus|not a whole number
+plan|--model llama-2-7b --gpus|--gpus|needs a value
+plan|--model llama-2-7b --gpus 3|--gpus 3|does not divide 32
+plan|--model gpt2 --gpus 1000|--gpus 1000|does not divide 12
+plan|--model llama-2-7b --batch abc|--batch|not a whole number
+plan|--model llama-2-7b --batch -1|--batch|not a whole number
+plan|--model llama-2-7b --batch 0|--batch|not a whole number
+plan|--model llama-2-7b --batch 2147483648|--batch|not a whole number
+plan|--model llama-2-7b --batch|--batch|needs a value
+plan|--model llama-2-7b --seq abc|--seq|not a whole number
+plan|--model llama-2-7b --seq -5|--seq|not a whole number
+plan|--model llama-2-7b --seq 0|--seq|not a whole number
+plan|--model llama-2-7b --seq 1e9|--seq|not a whole number
+plan|--model llama-2-7b --seq|--seq|needs a value
+plan|--model gpt2 --seq 4096|--seq 4,096|learned positions
+plan|--model llama-2-7b --train --zero 4|--zero|not a whole number in 0..3
+plan|--model llama-2-7b --train --zero -1|--zero|not a whole number in 0..3
+plan|--model llama-2-7b --train --zero|--zero|needs a value
+plan|--model llama-2-7b --overhead abc|--overhead|not a number
+plan|--model llama-2-7b --overhead -1|--overhead|not a number
+plan|--model llama-2-7b --overhead nan|--overhead|not a number
+plan|--model llama-2-7b --overhead 1e300|--overhead|not a number
+plan|--model llama-2-7b --overhead|--overhead|needs a value
+plan|--model llama-2-7b --weights fp8|--weights|unknown dtype
+plan|--model llama-2-7b --weights|--weights|needs a value
+plan|--model llama-2-7b --kv q4_32|--kv|f32, f16, bf16 or int8
+plan|--model llama-2-7b --flash|--flash|add --train
+plan|--model llama-2-7b --recompute|--recompute|add --train
+plan|--model llama-2-7b --zero 1|--zero|add --train
+plan|--model llama-2-7b --train --weights int4|--weights|inference option
+plan|--model llama-2-7b --train --kv int8|--kv|inference option
+plan|--model llama-2-7b --train=1|--train|takes no value
+plan|--model llama-2-7b --json=yes|--json|takes no value
+plan|--model llama2-7b|unknown model 'llama2-7b'|closest: llama-2-7b
+plan|--model llama-2-7b --gpu a10|unknown GPU 'a10'|closest
+plan|--model llama-2-7b --gpu|--gpu|needs a value
+plan|--model|--model|needs a value
+plan|--model llama-2-7b --fast|--fast|unknown option
+plan|--model llama-2-7b extra|extra|unexpected argument
+plan|--batch 8|no model|--model
+plan|--config rope_theta=0|rope_theta|above 0
+plan|--config rope_theta=abc|rope_theta|not a number
+plan|--config tied|tied|expected key=value
+plan|--config tied=2|--config tied|0..1
+plan|--config n_heads=abc|--config n_heads|not a whole number
+plan|--config n_heads=-4|--config n_heads|not a whole number
+plan|--config wings=2|wings|unknown key
+plan|--config ffn=relu|--config ffn|not one of swiglu gelu geglu
+plan|--config d_model=768,n_layers=12,n_heads=12,d_ff=3072,vocab=50257|max_seq_len|--seq
+EOF
+}
+
+n_bad=0
+bad_cases > "$T/bad.txt"
+while IFS='|' read -r tool args name why; do
+  n_bad=$((n_bad + 1))
+  if [ "$tool" = run ]; then bin=$RUN; else bin=$PLAN; fi
+  # shellcheck disable=SC2086
+  $bin $args > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -ne 0 ] && [ ! -s "$T/out" ] && grep -qF -- "$name" "$T/err" && grep -qF -- "$why" "$T/err"; then ok
+  else bad "$tool $args: rc $rc, stdout $(wc -c < "$T/out") bytes, stderr: $(head -c 300 "$T/err") (want '$name' and '$why')"; fi
+done < "$T/bad.txt"
+
+# ---- help: usage on stdout, rc 0, nothing on stderr
+for inv in "$RUN --help" "$RUN -h" "$PLAN --help" "$PLAN -h"; do
+  $inv > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -eq 0 ] && grep -qi usage "$T/out" && [ ! -s "$T/err" ]; then ok; else bad "$inv: rc $rc"; fi
+done
+# the --config help lists every key the parser takes (the table in llm-plan-args.h)
+keys=$(sed -n 's/^ *LLM_PLAN__K("\([a-z_]*\)".*/\1/p' examples/llm-plan-args.h)
+missing=""
+for k in $keys; do grep -q "^  $k=" "$T/out" || missing="$missing $k"; done
+if [ -n "$keys" ] && [ -z "$missing" ]; then ok; else bad "llm-plan --help lacks --config keys:$missing"; fi
+# --list --json is JSON
+$PLAN --list --json > "$T/out" 2>&1
+if head -c 11 "$T/out" | grep -q '^{"models": ' && grep -q '"gpus": ' "$T/out"; then ok; else bad "--list --json"; fi
+
+# ---- llm-run: the ids of run.c when ../shared has them; a threads warning past the cores
+if [ -f ../shared/models/stories260K.prompt.ids ] && [ "$M" = ../shared/models/stories260K.bin ]; then
+  $RUN "$M" -z "$Z" -t 0 -n 256 -i "Once upon a time" --ids > "$T/ids" 2> "$T/err"
+  if cmp -s "$T/ids" ../shared/models/stories260K.prompt.ids; then ok; else bad "llm-run ids differ from run.c's"; fi
+else
+  skip=$((skip + 1)); echo "SKIP 1: llm-run's ids against run.c's: ../shared/models absent"
+fi
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+$RUN "$M" -z "$Z" -n 3 --threads $((cores + 1)) > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -eq 0 ] && grep -q "warning: --threads $((cores + 1)) is more than the $cores cores" "$T/err"; then ok
+else bad "llm-run --threads $((cores + 1)) on $cores cores: rc $rc, $(head -c 200 "$T/err")"; fi
+
+# ---- good llm-plan invocations: table and JSON carry the same figures
+good_cases() {
+cat <<'EOF'
+--model llama-2-13b --gpu a100-80gb --batch 8 --seq 4096
+--model llama-2-7b
+--model llama-3.1-405b --gpu h100-sxm
+--model llama-2-70b --gpus 16
+--model llama-2-7b --seq 100000
+--model mixtral-8x7b --weights q4_32 --kv int8 --gpu rtx-4090
+--model llama-2-7b --batch 2147483647 --seq 2147483647
+--model llama-2-7b --train --gpus 8 --zero 3 --flash --batch 64
+--model gpt2 --train --batch 16 --recompute --gpu l4
+--model llama-3-70b --train --gpus 4 --zero 2
+--config d_model=768,n_layers=12,n_heads=12,d_ff=3072,vocab=50257,ffn=gelu,pos=learned,bias=all,norm=layer,norm_bias=1,tied=1 --seq 1024
+--model mistral-7b --gpus 2 --batch 32
+EOF
+}
+good_cases > "$T/good.txt"
+n_good=0
+while IFS= read -r args; do
+  n_good=$((n_good + 1))
+  # shellcheck disable=SC2086
+  $PLAN $args > "$T/table" 2> "$T/terr"; rc1=$?
+  # shellcheck disable=SC2086
+  $PLAN $args --json > "$T/json" 2> "$T/jerr"; rc2=$?
+  if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then bad "llm-plan $args: rc $rc1 / $rc2: $(head -c 200 "$T/terr")"; continue; fi
+  why=$(awk -v terr="$T/terr" -f tests/cli_compare.awk "$T/json" "$T/table")
+  if [ -z "$why" ]; then ok; else bad "llm-plan $args: table and JSON differ: $why"; fi
+done < "$T/good.txt"
+
+[ "$n_bad" -ge 40 ] || bad "only $n_bad bad invocations in the table"
+[ "$n_good" -ge 10 ] || bad "only $n_good good invocations in the table"
+echo "cli_check: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
