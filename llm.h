@@ -6547,17 +6547,24 @@ typedef struct llm__q8x {
     int8_t q[32];
 } llm__q8x;
 
-/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero). */
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
+   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
+   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
 static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
     int64_t b;
     int j;
     for (b = 0; b < n / 32; b++, x += 32) {
-        float amax = 0.0f, id;
+        float amax = 0.0f, bad = 0.0f, id;
         llm__q8x *o = &out[b];
-        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
+            o->d = NAN;
+            memset(o->q, 0, sizeof o->q);
+            continue;
+        }
         o->d = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
-        o->s16[0] = o->s16[1] = 0;
         for (j = 0; j < 32; j++) {
             float v = x[j] * id;
             int q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
