@@ -35,7 +35,8 @@ enum {
     GW_F32 = 0, GW_F16 = 1, GW_Q4_0 = 2, GW_Q4_1 = 3, GW_Q5_0 = 6, GW_Q5_1 = 7, GW_Q8_0 = 8, GW_Q8_1 = 9,
     GW_Q2_K = 10, GW_Q3_K = 11, GW_Q4_K = 12, GW_Q5_K = 13, GW_Q6_K = 14, GW_Q8_K = 15, GW_IQ2_XXS = 16,
     GW_IQ2_XS = 17, GW_IQ3_XXS = 18, GW_IQ1_S = 19, GW_IQ4_NL = 20, GW_IQ3_S = 21, GW_IQ2_S = 22,
-    GW_IQ4_XS = 23, GW_I8 = 24, GW_I16 = 25, GW_I32 = 26, GW_I64 = 27, GW_F64 = 28, GW_IQ1_M = 29, GW_BF16 = 30
+    GW_IQ4_XS = 23, GW_I8 = 24, GW_I16 = 25, GW_I32 = 26, GW_I64 = 27, GW_F64 = 28, GW_IQ1_M = 29, GW_BF16 = 30,
+    GW_TQ1_0 = 34, GW_TQ2_0 = 35, GW_MXFP4 = 39
 };
 /* GGUF metadata value types (the spec's numbering) */
 enum {
@@ -51,7 +52,8 @@ GW_FN void gw_type_block(uint32_t type, uint64_t *elems, uint64_t *bytes) {
         {GW_Q4_K, 256, 144},  {GW_Q5_K, 256, 176},   {GW_Q6_K, 256, 210},   {GW_Q8_K, 256, 292},  {GW_IQ2_XXS, 256, 66},
         {GW_IQ2_XS, 256, 74}, {GW_IQ3_XXS, 256, 98}, {GW_IQ1_S, 256, 50},   {GW_IQ4_NL, 32, 18},  {GW_IQ3_S, 256, 110},
         {GW_IQ2_S, 256, 82},  {GW_IQ4_XS, 256, 136}, {GW_I8, 1, 1},         {GW_I16, 1, 2},       {GW_I32, 1, 4},
-        {GW_I64, 1, 8},       {GW_F64, 1, 8},        {GW_IQ1_M, 256, 56},   {GW_BF16, 1, 2},
+        {GW_I64, 1, 8},       {GW_F64, 1, 8},        {GW_IQ1_M, 256, 56},   {GW_BF16, 1, 2},      {GW_TQ1_0, 256, 54},
+        {GW_TQ2_0, 256, 66},  {GW_MXFP4, 32, 17},
     };
     size_t i;
     *elems = *bytes = 0;

@@ -21,10 +21,12 @@ static void in_buf(const void *p, uint64_t bytes) {
 }
 static void str_in_buf(llm_gguf_str s) { in_buf(s.s, s.n); }
 static void weight_in_buf(const llm_weight *w, uint64_t n) {
+    double bits = llm_dtype_bits(w->type);
     if (!w->data) abort(); /* a loaded model has every tensor */
-    if (w->type == LLM_F32) in_buf(w->data, n * 4);
-    else if (w->type == LLM_F16 || w->type == LLM_BF16) in_buf(w->data, n * 2);
-    else abort(); /* the loader makes nothing else (yet) */
+    /* F32, F16, BF16 or one of ggml's block formats, whose bits per value include the
+       scales exactly (Q8_0: 34 bytes per 32); never llama2.c's INT8 groups from a GGUF */
+    if (w->type == LLM_INT8 || w->type == LLM_INT4 || bits <= 0) abort();
+    in_buf(w->data, (uint64_t)((double)n * bits / 8.0));
 }
 
 /* Every getter on every key, every array element (the first 300, and one past the end). */

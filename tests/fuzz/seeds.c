@@ -112,6 +112,17 @@ static int gguf_seeds(const char *dir) {
     gw_init(&w);
     gw_kv_str(&w, "general.architecture", "llama");
     bad |= put_gguf(dir, "no_tensors", &w);
+    {   /* a llama model (d 32, ff 32) whose matrices are Q8_0 blocks made of x's bytes:
+           the fuzzer reaches the block formats' dot products and embedding rows */
+        gw_llama q = m;
+        q.d = 32, q.ff = 32, q.n_layers = 1, q.n_heads = 2, q.n_kv_heads = 1, q.vocab = 8, q.rope_dim = 16;
+        q.type = GW_F32, q.out = NULL;
+        gw_init(&w);
+        gw_llama_model(&w, &q, &names);
+        for (i = 0; i < w.n_t; i++)
+            if (w.t[i].n_dims == 2) w.t[i].type = GW_Q8_0, w.t[i].data = x, w.t[i].data_n = sizeof x;
+        bad |= put_gguf(dir, "llama_q8_0", &w);
+    }
     {   /* one tensor of each block type, random bytes (x's) as its blocks */
         static const uint32_t qt[] = {GW_Q4_0, GW_Q4_1, GW_Q5_0, GW_Q5_1, GW_Q8_0, GW_Q2_K,
                                       GW_Q3_K, GW_Q4_K, GW_Q5_K, GW_Q6_K, GW_IQ2_XXS};
