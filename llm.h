@@ -6566,9 +6566,12 @@ static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
         o->d = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
         for (j = 0; j < 32; j++) {
+            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
             float v = x[j] * id;
-            int q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
-            o->q[j] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+            int q;
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
+            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)q;
             o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
         }
     }
