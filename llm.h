@@ -7652,8 +7652,9 @@ LLMDEF llm_status llm_json_parse(const char *text, size_t len, llm_json_tok *tok
     return LLM_OK;
 }
 
-/* Decodes string token t into out (cap bytes; NULL to measure); the byte count. */
-static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *out, size_t cap) {
+/* Decodes string token t: decoded bytes skip .. skip + cap - 1 go to out (NULL to only
+   measure); returns the decoded length. */
+static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *out, size_t cap, size_t skip) {
     const unsigned char *s = (const unsigned char *)text + t->start, *end = s + t->len;
     size_t k = 0;
     while (s < end) {
@@ -7661,7 +7662,7 @@ static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *
         unsigned char tmp[4];
         int n, i;
         if (*s != '\\') {
-            if (out && k < cap) out[k] = (char)*s;
+            if (out && k >= skip && k - skip < cap) out[k - skip] = (char)*s;
             k++, s++;
             continue;
         }
@@ -7691,7 +7692,7 @@ static size_t llm__json_unescape(const char *text, const llm_json_tok *t, char *
             tmp[0] = (unsigned char)(0xf0 | (u >> 18)), tmp[1] = (unsigned char)(0x80 | ((u >> 12) & 63)),
             tmp[2] = (unsigned char)(0x80 | ((u >> 6) & 63)), tmp[3] = (unsigned char)(0x80 | (u & 63)), n = 4;
         for (i = 0; i < n; i++, k++)
-            if (out && k < cap) out[k] = (char)tmp[i];
+            if (out && k >= skip && k - skip < cap) out[k - skip] = (char)tmp[i];
     }
     return k;
 }
@@ -7700,10 +7701,10 @@ LLMDEF llm_status llm_json_str(const char *text, const llm_json_tok *t, char *ou
     size_t n;
     if (!text || !t || (!out && cap)) return LLM_EINVAL;
     if (t->type != LLM_JSON_STRING) return LLM_EFORMAT;
-    n = llm__json_unescape(text, t, NULL, 0);
+    n = llm__json_unescape(text, t, NULL, 0, 0);
     if (out_len) *out_len = n;
     if (n + 1 > cap) return LLM_ERANGE;
-    llm__json_unescape(text, t, out, cap);
+    llm__json_unescape(text, t, out, cap, 0);
     out[n] = '\0';
     return LLM_OK;
 }
@@ -7714,13 +7715,14 @@ LLMDEF int llm_json_eq(const char *text, const llm_json_tok *t, const char *s) {
     if (!text || !t || !s || t->type != LLM_JSON_STRING) return 0;
     k = strlen(s);
     if (!memchr(text + t->start, '\\', t->len)) return t->len == k && memcmp(text + t->start, s, k) == 0;
-    n = llm__json_unescape(text, t, NULL, 0);
+    n = llm__json_unescape(text, t, NULL, 0, 0);
     if (n != k) return 0;
-    if (n <= sizeof buf) {
-        llm__json_unescape(text, t, buf, sizeof buf);
-        return memcmp(buf, s, n) == 0;
+    for (k = 0; k < n; k += sizeof buf) { /* a window of the decoded text at a time */
+        size_t w = n - k < sizeof buf ? n - k : sizeof buf;
+        llm__json_unescape(text, t, buf, sizeof buf, k);
+        if (memcmp(buf, s + k, w) != 0) return 0;
     }
-    return 0; /* keys with escapes longer than 256 bytes are not looked up */
+    return 1;
 }
 
 LLMDEF int64_t llm_json_find(const char *text, const llm_json_tok *toks, size_t n_toks, size_t obj, const char *key) {
@@ -7768,6 +7770,7 @@ LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *
     }
     ex = eneg ? -ex : ex;
     ex += e10;
+    while (mant != 0 && mant % 10 == 0 && ex < 100000) mant /= 10, ex++; /* "2.50" is 25e-1: keep the fast path */
     if (mant == 0) v = 0.0;
     else if (ex > 330) return LLM_ERANGE;
     else if (ex < -360) v = 0.0;
@@ -7777,7 +7780,10 @@ LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *
         for (i = 0; i < a; i++) p *= 10.0; /* exact up to 1e22 */
         v = ex < 0 ? (double)mant / p : (double)mant * p;
     } else {
-        v = (double)mant * LLM_POW(10.0, (double)ex);
+        /* one power when it is a normal double; else two factors, so 10^ex itself never
+           underflows before the product */
+        if (ex >= -300) v = (double)mant * LLM_POW(10.0, (double)ex);
+        else v = (double)mant * LLM_POW(10.0, (double)(ex / 2)) * LLM_POW(10.0, (double)(ex - ex / 2));
     }
     if (v > DBL_MAX) return LLM_ERANGE;
     *out = neg ? -v : v;
@@ -7817,6 +7823,9 @@ static const struct {
                       {"I8", 1},  {"U8", 1},  {"BOOL", 1}, {"U16", 2}, {"U32", 4}, {"U64", 8}, {"F8_E4M3", 1},
                       {"F8_E5M2", 1}};
 
+/* Bytes of n JSON tokens, rounded up to 8 so the tensor table after them is aligned. */
+#define LLM__ST_TOKS(n) (((n) * sizeof(llm_json_tok) + 7u) & ~(size_t)7u)
+
 /* The header: its length and where its JSON is, checked against the buffer. */
 static llm_status llm__st_header(const unsigned char *p, size_t len, uint64_t *n, const char **why) {
     if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
@@ -7834,7 +7843,7 @@ LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
     if (llm_json_parse((const char *)buf + 8, (size_t)n, NULL, 0, &nt, NULL) != LLM_ERANGE && nt == 0) return 0;
     if (nt == 0) return 0;
     /* every tensor is a member of the top object, so tokens bound the tensors */
-    return nt * (sizeof(llm_json_tok) + sizeof(llm_st_tensor)) + 16;
+    return LLM__ST_TOKS(nt) + nt * sizeof(llm_st_tensor);
 }
 
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
@@ -7850,10 +7859,10 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
     LLM__MTRY(llm__st_header(p, len, &n, why));
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
     if (e != LLM_ERANGE && e != LLM_OK) return e;
-    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < nt * (sizeof(llm_json_tok) + sizeof(llm_st_tensor)))
+    if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < LLM__ST_TOKS(nt) + nt * sizeof(llm_st_tensor))
         LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_safetensors_bytes", LLM_EINVAL);
     st->toks = (llm_json_tok *)mem;
-    st->tensors = (llm_st_tensor *)(void *)(st->toks + nt);
+    st->tensors = (llm_st_tensor *)(void *)((char *)mem + LLM__ST_TOKS(nt));
     LLM__MTRY(llm_json_parse(text, (size_t)n, st->toks, nt, &st->n_toks, why));
     st->buf = p, st->len = len, st->data_offset = 8 + n;
     cap = nt;
@@ -8136,6 +8145,10 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
     if (e != LLM_OK) LLM__FFAIL(why, reason, e);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
+    {
+        int64_t i;
+        for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
+    }
     d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
     ff = c.d_ff, V = c.vocab;
     memset(&w, 0, sizeof w);

@@ -258,7 +258,7 @@ LLM_ARGS_FN llm_file_probe llm_args_probe_file(const char *path) {
     }
     if (got >= 4 && memcmp(head, "GGUF", 4) == 0) {
         p.kind = LLM_FILE_GGUF;
-        snprintf(p.what, sizeof p.what, "a GGUF file: GGUF is not read yet (issue 12)");
+        snprintf(p.what, sizeof p.what, "a GGUF file");
         fclose(f);
         return p;
     }

@@ -9,6 +9,7 @@
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "llm-args.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +30,24 @@ static const char *usage =
     "  -y <string> system prompt of -m chat (so, not yet)\n"
     "and:\n"
     "  --ids          print the token ids, one per line, instead of the text\n"
+    "  --ids-in FILE  feed these token ids (decimal, white-space separated), one per step\n"
+    "                 from position 0, no BOS added, no tokenizer needed; prints the\n"
+    "                 greedy next id of each step, one per line\n"
+    "  --logits-out FILE  with --ids-in: the logits of every step, float32 [n][vocab],\n"
+    "                 little-endian\n"
     "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
     "  -h, --help     this text\n"
     "Where run.c silently turns a bad value into something else, llm-run refuses it, naming\n"
     "the flag: a value that is not all a number (-t abc, -n 12x: run.c reads 0), -t below 0\n"
     "(run.c: 0), -p outside [0,1] (run.c: 0.9), -n below 0 (run.c: 0), -s below 0, an unknown\n"
     "flag or mode, -y without -m chat (run.c ignores it), a flag without its value.\n"
-    "Files are checked first: a directory, an empty file, a GGUF file (not read yet, issue\n"
-    "12), a text file, a tokenizer given as the checkpoint (or the reverse), or a tokenizer\n"
-    "whose piece count differs from the model's vocabulary are each named as such.\n";
+    "The checkpoint is a llama2.c .bin, a GGUF file (llama architecture; F32, F16, BF16 or\n"
+    "ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K) or a Hugging Face directory (config.json\n"
+    "and model.safetensors: llama, mistral, qwen2), told apart by their contents. The\n"
+    "tokenizer is llama2.c's format for now (a GGUF's own tokenizer is issue 13).\n"
+    "Files are checked first: a directory without config.json, an empty file, a text file,\n"
+    "a tokenizer given as the checkpoint (or the reverse), or a tokenizer whose piece count\n"
+    "differs from the model's vocabulary are each named as such.\n";
 
 static double now_s(void) {
 #if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
@@ -62,9 +72,20 @@ static int load_model(llm_model *m, const char *path) {
     llm_file_probe p = llm_args_probe_file(path);
     llm_status st;
     snprintf(what, sizeof what, "checkpoint '%.500s'", path);
-    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
-        p.kind == LLM_FILE_GGUF)
-        return fail(what, LLM_EIO, p.what);
+    if (p.kind == LLM_FILE_GGUF) {
+        if ((st = llm_gguf_load_file(m, path, &why)) == LLM_OK) return 0;
+        return fail(what, st, why);
+    }
+    if (p.kind == LLM_FILE_DIRECTORY) {
+        char cfg[700];
+        FILE *f;
+        snprintf(cfg, sizeof cfg, "%.600s/config.json", path);
+        if (!(f = fopen(cfg, "rb"))) return fail(what, LLM_EIO, "a directory without config.json (not a Hugging Face model)");
+        fclose(f);
+        if ((st = llm_hf_load_dir(m, path, &why)) == LLM_OK) return 0;
+        return fail(what, st, why);
+    }
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_EMPTY) return fail(what, LLM_EIO, p.what);
     if ((st = llm_llama2c_load_file(m, path, &why)) == LLM_OK) return 0;
     if (p.kind == LLM_FILE_TOKENIZER) {
         char why2[320];
@@ -83,8 +104,9 @@ static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_
     llm_status st;
     llm_model other;
     snprintf(what, sizeof what, "-z '%.500s'%s", path, is_default ? " (the default tokenizer)" : "");
-    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY ||
-        p.kind == LLM_FILE_GGUF)
+    if (p.kind == LLM_FILE_GGUF)
+        return fail(what, LLM_EUNSUPPORTED, "a GGUF file: its tokenizer is not read yet (issue 13); give -z a llama2.c tokenizer.bin");
+    if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY)
         return fail(what, LLM_EIO, p.what);
     if (p.kind == LLM_FILE_TOKENIZER && p.pieces != vocab) {
         snprintf(why2, sizeof why2, "the tokenizer has %s pieces, the model %s (the tokenizer of another model?)",
@@ -102,12 +124,73 @@ static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_
     return fail(what, st, why);
 }
 
+/* --ids-in: the ids of a file, one per step from position 0; the logits of each step to
+   --logits-out (float32, little-endian), the greedy next id of each to stdout. */
+static int run_ids(llm_model *m, const char *path, const char *out_path, int n_threads) {
+    char what[600], tok[64];
+    int n = 0, cap = 0, *ids = NULL, i, V = m->config.vocab, c, k;
+    FILE *f, *out = NULL;
+    llm_state s;
+    llm_threads *th = NULL;
+    llm_status st;
+    float *logits;
+    uint32_t one = 1;
+    snprintf(what, sizeof what, "--ids-in '%.500s'", path);
+    if (!(f = fopen(path, "rb"))) return fail(what, LLM_EIO, "cannot open it");
+    for (;;) { /* decimal ids separated by white space; anything else is refused */
+        long long v;
+        char err[160];
+        k = 0;
+        while ((c = fgetc(f)) != EOF && isspace(c)) {}
+        if (c == EOF) break;
+        do tok[k++] = (char)c;
+        while (k < 63 && (c = fgetc(f)) != EOF && !isspace(c));
+        tok[k] = '\0';
+        if (!llm_args_parse_int("an id", tok, 0, V - 1, &v, err, sizeof err)) {
+            char why[240];
+            fclose(f);
+            snprintf(why, sizeof why, "id %d: %s (the model's vocabulary is %d)", n + 1, err, V);
+            return fail(what, LLM_EFORMAT, why);
+        }
+        if (n == cap) {
+            int *p = (int *)realloc(ids, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *ids);
+            if (!p) return fail(what, LLM_ENOMEM, NULL);
+            ids = p;
+        }
+        ids[n++] = (int)v;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        return fail(what, LLM_EIO, "a directory, or not readable");
+    }
+    fclose(f);
+    if (n == 0) return fail(what, LLM_EFORMAT, "no ids in the file");
+    if (out_path && memcmp(&one, "\1", 1) != 0) return fail("--logits-out", LLM_EUNSUPPORTED, "writes little-endian floats: a big-endian host would need a swap");
+    if (out_path && !(out = fopen(out_path, "wb"))) return fail("--logits-out", LLM_EIO, "cannot create the file");
+    logits = (float *)malloc((size_t)V * sizeof *logits);
+    if (!logits) return fail("memory", LLM_ENOMEM, NULL);
+    if ((st = llm_state_create(&s, &m->config, n, 1, LLM_F32)) != LLM_OK) return fail("state", st, NULL);
+    if (n_threads > 1 && (st = llm_threads_create(&th, n_threads)) != LLM_OK) return fail("--threads", st, NULL);
+    for (i = 0; i < n; i++) {
+        if ((st = llm_forward(&s, &m->weights, &ids[i], 1, i, logits, 0, th)) != LLM_OK) return fail("forward", st, NULL);
+        if (out && fwrite(logits, sizeof(float), (size_t)V, out) != (size_t)V) return fail("--logits-out", LLM_EIO, "short write");
+        printf("%d\n", llm_argmax(logits, V));
+    }
+    if (out && fclose(out) != 0) return fail("--logits-out", LLM_EIO, "cannot finish writing the file");
+    llm_state_free(&s);
+    llm_threads_free(th);
+    llm_model_free(m);
+    free(logits), free(ids);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *system = NULL;
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
     int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
     int tok_given = 0;
+    const char *ids_in = NULL, *logits_out = NULL;
     llm_model model;
     llm_tokenizer tok;
     llm_state state;
@@ -141,6 +224,10 @@ int main(int argc, char **argv) {
         } else if (llm_args_is(&a, "--ids")) {
             ok = llm_args_switch(&a);
             print_ids = 1;
+        } else if (llm_args_is(&a, "--ids-in")) {
+            ok = (ids_in = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--logits-out")) {
+            ok = (logits_out = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "--threads")) {
             if ((ok = llm_args_int(&a, 1, 1024, &v))) n_threads = (int)v;
         } else if (llm_args_is(&a, "-t")) {
@@ -194,8 +281,13 @@ int main(int argc, char **argv) {
     /* run.c's parameter fix: seed 0 is the time */
     if (seed == 0) seed = (unsigned long long)time(NULL);
 
+    if (logits_out && !ids_in) {
+        fprintf(stderr, "llm-run: --logits-out: needs --ids-in (the ids whose logits to write)\n");
+        return 1;
+    }
     /* the model (weights point into the file's bytes), its tokenizer, threads */
     if (load_model(&model, ckpt)) return 1;
+    if (ids_in) return run_ids(&model, ids_in, logits_out, n_threads);
     if (steps > model.config.max_seq_len)
         fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", steps,
                 model.config.max_seq_len, model.config.max_seq_len);

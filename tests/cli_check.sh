@@ -63,19 +63,25 @@ run|$M -z $Z --ids=1|--ids|takes no value
 run|$M -z $Z -q 1|-q|unknown option
 run|$M $M -z $Z|a second checkpoint|the first
 run|-z $Z -n 4|no checkpoint|usage
-run|$T/dir -z $Z|checkpoint '$T/dir'|a directory
+run|$T/dir -z $Z|checkpoint '$T/dir'|a directory without config.json
 run|$T/empty.bin -z $Z|checkpoint '$T/empty.bin'|an empty file
 run|$T/text.txt -z $Z|checkpoint '$T/text.txt'|a text file
-run|$T/model.gguf -z $Z|checkpoint '$T/model.gguf'|GGUF is not read yet
+run|$T/model.gguf -z $Z|checkpoint '$T/model.gguf'|general.architecture is missing
 run|$Z -z $Z|checkpoint '$Z'|tokenizer
 run|$T/missing.bin -z $Z|checkpoint '$T/missing.bin'|cannot open
 run|$M -z $T/dir|-z '$T/dir'|a directory
 run|$M -z $T/empty.bin|-z '$T/empty.bin'|an empty file
 run|$M -z $T/text.txt|-z '$T/text.txt'|a text file
-run|$M -z $T/model.gguf|-z '$T/model.gguf'|GGUF is not read yet
+run|$M -z $T/model.gguf|-z '$T/model.gguf'|its tokenizer is not read yet
 run|$M -z $M|-z '$M'|a llama2.c checkpoint
 run|$M -z $T/missing.bin|-z '$T/missing.bin'|cannot open
 run|$M -z $T/tok_plus1.bin|-z '$T/tok_plus1.bin'|pieces, the model
+run|$M --ids-in $T/text.txt|--ids-in '$T/text.txt'|is not a whole number
+run|$M --ids-in $T/dir --logits-out $T/l.f32|--ids-in '$T/dir'|a directory
+run|$M --ids-in $T/empty.bin|--ids-in '$T/empty.bin'|no ids
+run|$M --ids-in $T/missing.bin|--ids-in '$T/missing.bin'|cannot open
+run|$M --logits-out $T/l.f32|--logits-out|needs --ids-in
+run|$M --ids-in|--ids-in|needs a value
 plan|--model llama-2-7b --gpus abc|--gpus|not a whole number
 plan|--model llama-2-7b --gpus -1|--gpus|not a whole number
 plan|--model llama-2-7b --gpus 0|--gpus|not a whole number
@@ -197,6 +203,24 @@ while IFS= read -r args; do
   why=$(awk -v terr="$T/terr" -f tests/cli_compare.awk "$T/json" "$T/table")
   if [ -z "$why" ]; then ok; else bad "llm-plan $args: table and JSON differ: $why"; fi
 done < "$T/good.txt"
+
+# ---- --ids-in / --logits-out on llama.cpp's q256 files: every step's logits, float32,
+# within 2e-6 relative RMS of the float64 truth (F32; measured 1.9e-7) and of Q4_K_M as
+# stored within llama.cpp's own error (measured 1.09e-2, llama.cpp 1.45e-2)
+Q=../shared/models/quant
+for q in F32:2e-6 Q4_K_M:1.2e-2; do
+  name=${q%%:*} tol=${q#*:}
+  if [ ! -f "$Q/q256-$name.gguf" ]; then
+    if [ "${LLM_REQUIRE_SHARED:-0}" != 0 ]; then bad "$Q/q256-$name.gguf absent (LLM_REQUIRE_SHARED)"; else skip=$((skip + 1)); echo "SKIP 1: $Q/q256-$name.gguf absent"; fi
+    continue
+  fi
+  if ! $RUN "$Q/q256-$name.gguf" --ids-in "$Q/ids24.txt" --logits-out "$T/q_$name.f32" > "$T/q_ids" 2> "$T/q_err"; then
+    bad "llm-run q256-$name --ids-in: $(head -c 200 "$T/q_err")"; continue
+  fi
+  err=$(od -An -v -f "$T/q_$name.f32" | tr -s ' ' '\n' | grep -v '^$' > "$T/q_got"; od -An -v -f "$Q/q256-$name.exact.f32" | tr -s ' ' '\n' | grep -v '^$' > "$T/q_want"
+        paste "$T/q_got" "$T/q_want" | awk '{ d = $1 - $2; se += d * d; st += $2 * $2; n++ } END { if (n != 24 * 512) print "n=" n; else printf "%.3g\n", sqrt(se / st) }')
+  if awk -v e="$err" -v t="$tol" 'BEGIN { exit !(e + 0 == e && e <= t) }'; then ok; else bad "llm-run q256-$name --logits-out: relative RMS error $err (tolerance $tol)"; fi
+done
 
 [ "$n_bad" -ge 40 ] || bad "only $n_bad bad invocations in the table"
 [ "$n_good" -ge 10 ] || bad "only $n_good good invocations in the table"

@@ -5,6 +5,7 @@
 #include "llm.h"
 #include "ckpt_writer.h"
 #include "gguf_writer.h"
+#include "st_writer.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -138,6 +139,74 @@ static int gguf_seeds(const char *dir) {
     return bad;
 }
 
+/* fuzz_json: config.json texts from st_writer.h, a safetensors header, a tokenizer.json
+   fragment, and the corners of the grammar (escapes, numbers, nesting) */
+static int put_json_seeds(const char *dir) {
+    static const char *const texts[] = {
+        "{\"a\": [1, 2, {\"b\": null}], \"c\": \"x\", \"d\": {}}",
+        "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20AC\\ud83d\\ude00\", \"\xc3\xa9\xf0\x9f\x98\x80\"]",
+        "[0, -0, 1.5, -1e-5, 1E+22, 123456789012345678901234, 2.2250738585072014e-308, 9223372036854775807, -9223372036854775808]",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{\"k\": [true, false, null]}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        "{\"__metadata__\":{\"format\":\"pt\"},\"model.embed_tokens.weight\":{\"dtype\":\"BF16\",\"shape\":[8,4],\"data_offsets\":[0,64]}}",
+        "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"!\": 0, \"\\\"\": 1, \"\xc4\xa0the\": 2}, \"merges\": [\"\xc4\xa0 t\", [\"h\", \"e\"]]},"
+        " \"added_tokens\": [{\"id\": 3, \"content\": \"<|begin_of_text|>\", \"special\": true}]}",
+        "\"\\ud800\\udc00\"", "  null  ", "{\"a\\u0062\": 1, \"ab\": 2}",
+    };
+    llm_config c = llm_config_default();
+    char cfg[4096];
+    int i, bad = 0;
+    for (i = 0; i < (int)(sizeof texts / sizeof texts[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof name, "json%d", i);
+        bad |= put(dir, "fuzz_json", name, texts[i], strlen(texts[i]));
+    }
+    c.d_model = 8, c.n_layers = 1, c.n_heads = 2, c.n_kv_heads = 1, c.d_ff = 16, c.vocab = 8, c.max_seq_len = 16;
+    c.rope_scale = 8.0f, c.rope_low_freq_factor = 1.0f, c.rope_high_freq_factor = 4.0f, c.rope_orig_ctx = 8;
+    stw_config_json(cfg, sizeof cfg, &c, "llama", NULL);
+    bad |= put(dir, "fuzz_json", "config_llama3", cfg, strlen(cfg));
+    return bad;
+}
+
+/* fuzz_safetensors: uint16 config.json length, config.json, model.safetensors; tiny
+   llama (F32, tied), qwen2 (BF16, biases), mistral (F16, sliding window), Llama 3
+   rope_scaling (BF16 matrices, F32 norms) */
+static int put_safetensors_seeds(const char *dir) {
+    static stw_model m;
+    static stw_tensor t[STW_MAX_TENSORS];
+    static const struct {
+        const char *name, *type, *dtype, *vdtype;
+        int tied, bias, window, scaled;
+    } v[] = {{"llama_f32", "llama", "F32", "F32", 1, 0, 0, 0},
+             {"qwen2_bf16", "qwen2", "BF16", "BF16", 1, 1, 0, 0},
+             {"mistral_f16", "mistral", "F16", "F16", 0, 0, 3, 0},
+             {"llama3_bf16", "llama", "BF16", "F32", 0, 0, 0, 1}};
+    int i, bad = 0;
+    for (i = 0; i < (int)(sizeof v / sizeof v[0]); i++) {
+        llm_config c = llm_config_default();
+        char cfg[4096];
+        int n, cl;
+        size_t len;
+        unsigned char *p;
+        c.d_model = 8, c.n_layers = 1, c.n_heads = 2, c.n_kv_heads = 1, c.d_ff = 16, c.vocab = 8, c.max_seq_len = 16;
+        c.rope_layout = LLM_ROPE_HALVES, c.tied_embeddings = v[i].tied, c.sliding_window = v[i].window;
+        c.bias = v[i].bias ? LLM_BIAS_QKV : LLM_BIAS_NONE;
+        if (v[i].scaled) c.rope_scale = 8.0f, c.rope_low_freq_factor = 1.0f, c.rope_high_freq_factor = 4.0f, c.rope_orig_ctx = 8;
+        if (stw_model_random(&m, &c, 1u + (unsigned)i)) return 1;
+        cl = stw_config_json(cfg, sizeof cfg, &c, v[i].type, NULL);
+        n = stw_model_tensors(&m, v[i].dtype, v[i].vdtype, t);
+        len = stw_safetensors(NULL, 0, t, n, "{\"format\":\"pt\"}", 0);
+        p = (unsigned char *)malloc(2 + (size_t)cl + len);
+        if (!p) return 1;
+        p[0] = (unsigned char)(cl & 0xff), p[1] = (unsigned char)(cl >> 8);
+        memcpy(p + 2, cfg, (size_t)cl);
+        stw_safetensors(p + 2 + cl, len, t, n, "{\"format\":\"pt\"}", 0);
+        bad |= put(dir, "fuzz_safetensors", v[i].name, p, 2 + (size_t)cl + len);
+        free(p);
+        stw_model_free(&m);
+    }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "build/fuzz/corpus";
     int bad = 0, i;
@@ -198,6 +267,8 @@ int main(int argc, char **argv) {
         }
     }
     bad |= gguf_seeds(dir);
+    bad |= put_json_seeds(dir);
+    bad |= put_safetensors_seeds(dir);
     if (bad) fprintf(stderr, "seeds: could not write every seed under %s\n", dir);
     return bad;
 }
