@@ -6550,21 +6550,31 @@ typedef struct llm__q8x {
     int8_t q[32];
 } llm__q8x;
 
-/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero). */
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
+   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
+   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
 static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
     int64_t b;
     int j;
     for (b = 0; b < n / 32; b++, x += 32) {
-        float amax = 0.0f, id;
+        float amax = 0.0f, bad = 0.0f, id;
         llm__q8x *o = &out[b];
-        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
+            o->d = NAN;
+            memset(o->q, 0, sizeof o->q);
+            continue;
+        }
         o->d = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
-        o->s16[0] = o->s16[1] = 0;
         for (j = 0; j < 32; j++) {
+            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
             float v = x[j] * id;
-            int q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
-            o->q[j] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+            int q;
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
+            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)q;
             o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
         }
     }
@@ -7236,6 +7246,8 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     llm_gguf_str a;
     int64_t v;
     double f;
+    int k;
+    llm_status st;
     const llm_gguf_tensor *emb;
     if (why) *why = "";
     if (!c || !g || !g->kv) LLM__FFAIL(why, "no config or GGUF", LLM_EINVAL);
@@ -7257,24 +7269,41 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     LLM__GKEY("feed_forward_length", 1, 1 << 22, d_ff, "1..2^22");
     LLM__GKEY("context_length", 1, INT32_MAX, max_seq_len, "1..2^31-1");
 #undef LLM__GKEY
+    /* an optional key that is present must be right: ignored, it would run the model with
+       a default in its place (k: whether it is there) */
+#define LLM__GOPT(key, lo, hi, what)                                                                \
+    do {                                                                                          \
+        st = llm__gguf_arch_int(g, arch, key, lo, hi, &v, 0);                                     \
+        if (st != LLM_OK && st != LLM_ENOTFOUND)                                                  \
+            LLM__FFAIL(why, "llama." key " is not an integer in " what, LLM_EFORMAT);             \
+        k = st == LLM_OK;                                                                         \
+    } while (0)
     c->n_kv_heads = c->n_heads;
-    if (llm__gguf_arch_int(g, arch, "attention.head_count_kv", 1, 1 << 16, &v, 0) == LLM_OK) c->n_kv_heads = (int)v;
-    else if (llm__gguf_arch_int(g, arch, "attention.head_count_kv", 1, 1 << 16, &v, 0) != LLM_ENOTFOUND)
-        LLM__FFAIL(why, "llama.attention.head_count_kv is not an integer in 1..65536", LLM_EFORMAT);
-    if (llm__gguf_arch_int(g, arch, "attention.key_length", 2, 1 << 12, &v, 0) == LLM_OK) c->head_dim = (int)v;
-    if (llm__gguf_arch_int(g, arch, "rope.dimension_count", 2, 1 << 12, &v, 0) == LLM_OK) c->rotary_dim = (int)v;
-    if (llm__gguf_arch_int(g, arch, "expert_count", 0, 1 << 16, &v, 0) == LLM_OK && v > 0) {
+    LLM__GOPT("attention.head_count_kv", 1, 1 << 16, "1..65536");
+    if (k) c->n_kv_heads = (int)v;
+    LLM__GOPT("attention.key_length", 2, 1 << 12, "2..4096");
+    if (k) c->head_dim = (int)v;
+    LLM__GOPT("rope.dimension_count", 2, 1 << 12, "2..4096");
+    if (k) c->rotary_dim = (int)v;
+    LLM__GOPT("expert_count", 0, 1 << 16, "0..65536");
+    if (k && v > 0) {
         c->n_experts = (int)v;
         c->n_experts_per_tok = 1;
-        if (llm__gguf_arch_int(g, arch, "expert_used_count", 1, v, &v, 0) == LLM_OK) c->n_experts_per_tok = (int)v;
+        LLM__GOPT("expert_used_count", 1, c->n_experts, "1..expert_count");
+        if (k) c->n_experts_per_tok = (int)v;
     }
-    if (llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f) == LLM_OK) {
+#undef LLM__GOPT
+    if ((st = llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f)) == LLM_OK) {
         if (!(f > 0 && f <= 1)) LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon not in (0, 1]", LLM_EFORMAT);
         c->norm_eps = (float)f;
+    } else if (st != LLM_ENOTFOUND) {
+        LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon is not a float32 or float64", LLM_EFORMAT);
     }
-    if (llm_gguf_get_float(g, "llama.rope.freq_base", &f) == LLM_OK) {
+    if ((st = llm_gguf_get_float(g, "llama.rope.freq_base", &f)) == LLM_OK) {
         if (!(f > 0 && f < 1e30)) LLM__FFAIL(why, "llama.rope.freq_base not positive and finite", LLM_EFORMAT);
         c->rope_theta = (float)f;
+    } else if (st != LLM_ENOTFOUND) {
+        LLM__FFAIL(why, "llama.rope.freq_base is not a float32 or float64", LLM_EFORMAT);
     }
     if (llm_gguf_find_key(g, "llama.rope.scaling.type") >= 0 || llm_gguf_find_key(g, "llama.rope.scale_linear") >= 0)
         LLM__FFAIL(why, "RoPE scaling (llama.rope.scaling.*) is not applied yet", LLM_EUNSUPPORTED);

@@ -4,6 +4,7 @@
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "ckpt_writer.h"
+#include "gguf_writer.h"
 #include "st_writer.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,95 @@ static int put_tokenizer(const char *dir, const char *target, const char *name, 
     ckw_tokenizer(p + 2, n, vocab);
     bad = put(dir, target, name, p, n + 2);
     free(p);
+    return bad;
+}
+
+/* fuzz_gguf: GGUF files from tests/gguf_writer.h. A tiny llama model (d 8, 2 heads, 1 KV
+   head, ff 16, vocab 8) in F32, F16 and BF16, tied and not; one entry of every value type
+   with two tensors; general.alignment 64; version 2; no tensors. */
+static int put_gguf(const char *dir, const char *name, gw *w) {
+    int bad;
+    gw_finish(w);
+    bad = put(dir, "fuzz_gguf", name, w->p, w->n);
+    gw_free(w);
+    return bad;
+}
+static int gguf_seeds(const char *dir) {
+    static float x[1024];
+    static const int32_t ints[3] = {1, -2, 3};
+    static const float floats[2] = {0.5f, -1.0f};
+    static const char *const strs[3] = {"<unk>", "<s>", "</s>"};
+    static const uint32_t types[3] = {GW_F32, GW_F16, GW_BF16};
+    gw w;
+    gw_names names;
+    gw_llama m;
+    uint64_t ne[2] = {8, 2};
+    int bad = 0, i;
+    char name[32];
+    unsigned seed = 7;
+    for (i = 0; i < 1024; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    }
+    memset(&m, 0, sizeof m);
+    m.d = 8, m.ff = 16, m.n_layers = 1, m.n_heads = 2, m.n_kv_heads = 1, m.vocab = 8, m.ctx = 8;
+    m.eps = 1e-5f, m.theta = 10000.0f, m.rope_dim = 4;
+    m.emb = m.attn_norm = m.ffn_norm = m.wq = m.wk = m.wv = m.wo = m.w1 = m.w2 = m.w3 = m.out_norm = x;
+    for (i = 0; i < 6; i++) {
+        m.type = types[i % 3];
+        m.out = i < 3 ? NULL : x;
+        m.n_layers = 1 + i / 3;
+        gw_init(&w);
+        gw_llama_model(&w, &m, &names);
+        gw_kv_arr_str(&w, "tokenizer.ggml.tokens", strs, 3);
+        snprintf(name, sizeof name, "llama_%d", i);
+        bad |= put_gguf(dir, name, &w);
+    }
+    gw_init(&w);
+    gw_kv_u8(&w, "u8", 200), gw_kv_i8(&w, "i8", -3), gw_kv_u16(&w, "u16", 60000), gw_kv_i16(&w, "i16", -7);
+    gw_kv_u32(&w, "u32", 4000000000u), gw_kv_i32(&w, "i32", -9), gw_kv_f32(&w, "f32", 0.25f), gw_kv_bool(&w, "b", 1);
+    gw_kv_str(&w, "s", "text"), gw_kv_u64(&w, "u64", 0x8000000000000001ull), gw_kv_i64(&w, "i64", -1);
+    gw_kv_f64(&w, "f64", 0.1), gw_kv_arr_i32(&w, "ai", ints, 3), gw_kv_arr_f32(&w, "af", floats, 2);
+    gw_kv_arr_str(&w, "as", strs, 3);
+    gw_tensor_f(&w, "v", 1, ne, GW_F32, x);
+    gw_tensor_f(&w, "m", 2, ne, GW_F16, x);
+    bad |= put_gguf(dir, "every_type", &w);
+    gw_init(&w);
+    gw_alignment(&w, 64);
+    gw_tensor_f(&w, "a", 1, ne, GW_F32, x);
+    gw_tensor_f(&w, "b", 2, ne, GW_BF16, x);
+    bad |= put_gguf(dir, "align64", &w);
+    gw_init(&w);
+    w.version = 2;
+    gw_kv_str(&w, "general.architecture", "llama");
+    gw_tensor_f(&w, "a", 2, ne, GW_F32, x);
+    bad |= put_gguf(dir, "v2", &w);
+    gw_init(&w);
+    gw_kv_str(&w, "general.architecture", "llama");
+    bad |= put_gguf(dir, "no_tensors", &w);
+    {   /* a llama model (d 32, ff 32) whose matrices are Q8_0 blocks made of x's bytes:
+           the fuzzer reaches the block formats' dot products and embedding rows */
+        gw_llama q = m;
+        q.d = 32, q.ff = 32, q.n_layers = 1, q.n_heads = 2, q.n_kv_heads = 1, q.vocab = 8, q.rope_dim = 16;
+        q.type = GW_F32, q.out = NULL;
+        gw_init(&w);
+        gw_llama_model(&w, &q, &names);
+        for (i = 0; i < w.n_t; i++)
+            if (w.t[i].n_dims == 2) w.t[i].type = GW_Q8_0, w.t[i].data = x, w.t[i].data_n = sizeof x;
+        bad |= put_gguf(dir, "llama_q8_0", &w);
+    }
+    {   /* one tensor of each block type, random bytes (x's) as its blocks */
+        static const uint32_t qt[] = {GW_Q4_0, GW_Q4_1, GW_Q5_0, GW_Q5_1, GW_Q8_0, GW_Q2_K,
+                                      GW_Q3_K, GW_Q4_K, GW_Q5_K, GW_Q6_K, GW_IQ2_XXS};
+        static const char *const qn[] = {"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
+                                         "q3_k", "q4_k", "q5_k", "q6_k", "iq2_xxs"};
+        gw_init(&w);
+        for (i = 0; i < (int)(sizeof qt / sizeof qt[0]); i++) {
+            uint64_t qne[2] = {256, 1};
+            gw_tensor_add(&w, qn[i], 2, qne, qt[i], x, sizeof x);
+        }
+        bad |= put_gguf(dir, "block_types", &w);
+    }
     return bad;
 }
 
@@ -176,6 +266,7 @@ int main(int argc, char **argv) {
             bad |= put(dir, "fuzz_config", name, b, sizeof b);
         }
     }
+    bad |= gguf_seeds(dir);
     bad |= put_json_seeds(dir);
     bad |= put_safetensors_seeds(dir);
     if (bad) fprintf(stderr, "seeds: could not write every seed under %s\n", dir);
