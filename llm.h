@@ -7244,7 +7244,7 @@ static llm_status llm__gguf_arch_int(const llm_gguf *g, const char *arch, const 
 LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
     static const char arch[] = "llama";
     llm_gguf_str a;
-    int64_t v;
+    int64_t v, vocab_key = 0;
     double f;
     int k;
     llm_status st;
@@ -7292,6 +7292,10 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
         LLM__GOPT("expert_used_count", 1, c->n_experts, "1..expert_count");
         if (k) c->n_experts_per_tok = (int)v;
     }
+    LLM__GOPT("attention.sliding_window", 0, INT32_MAX, "0..2^31-1");
+    if (k) c->sliding_window = (int)v;
+    LLM__GOPT("vocab_size", 1, 1 << 24, "1..2^24");
+    vocab_key = k ? v : 0;
 #undef LLM__GOPT
     if ((st = llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f)) == LLM_OK) {
         if (!(f > 0 && f <= 1)) LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon not in (0, 1]", LLM_EFORMAT);
@@ -7315,6 +7319,7 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     emb = llm_gguf_find_tensor(g, "token_embd.weight");
     if (!emb || emb->n_dims != 2 || emb->ne[1] > (1 << 24)) LLM__FFAIL(why, "token_embd.weight is missing or not [vocab][d]", LLM_EFORMAT);
     c->vocab = (int)emb->ne[1];
+    if (vocab_key && vocab_key != c->vocab) LLM__FFAIL(why, "llama.vocab_size differs from token_embd.weight's rows", LLM_EFORMAT);
     c->tied_embeddings = llm_gguf_find_tensor(g, "output.weight") == NULL;
     {
         const char *reason;
