@@ -74,7 +74,9 @@ static double check_case(int n_q, int n_kv, int H, int Hkv, int hd, int window, 
     test_fill(q, nq, 1.0f);
     test_fill(k, nkv, 1.0f);
     test_fill(v, nkv, 1.0f);
-    CHECK_OK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, stride, H, Hkv, hd, window, tile, th));
+    llm_attention_desc desc = llm_attention_desc_default();
+    desc.window = window, desc.tile = tile;
+    CHECK_OK(llm_attention_ex(out, q, k, v, n_q, n_kv, stride, H, Hkv, hd, &desc, th));
     ref_attention(ref, q, k, v, n_q, n_kv, stride, H, Hkv, hd, window);
     err = max_diff(out, ref, nq);
     CHECK_MSG(err <= TOL_F32, "n_q %d n_kv %d heads %d/%d hd %d window %d tile %d: max error %.3g", n_q, n_kv, H, Hkv,
@@ -497,6 +499,7 @@ static void test_cache_errors(void) {
 
 static void test_bad_args(void) {
     float q[64], k[64], v[64], out[64];
+    llm_attention_desc desc = llm_attention_desc_default();
     test_fill(q, 64, 1), test_fill(k, 64, 1), test_fill(v, 64, 1);
     CHECK_OK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 8, NULL));
     CHECK(llm_attention(NULL, q, k, v, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
@@ -512,11 +515,16 @@ static void test_bad_args(void) {
     CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 0, NULL) == LLM_EINVAL);
     CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, -8, NULL) == LLM_EINVAL);
     CHECK(llm_attention(out, q, k, v, 1, 1, 1, 1, 1, LLM_ATTN_MAX_HEAD_DIM + 1, NULL) == LLM_EUNSUPPORTED);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, -1, 0, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, -1, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, LLM_ATTN_TILE + 1, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_BF16, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EUNSUPPORTED);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_INT8, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EINVAL); /* no scales */
+    desc.window = -1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc = llm_attention_desc_default(), desc.tile = -1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc.tile = LLM_ATTN_TILE + 1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc = llm_attention_desc_default(), desc.dtype = LLM_BF16;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EUNSUPPORTED);
+    desc.dtype = LLM_INT8;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL); /* no scales */
     /* out may equal q */
     {
         int T = 40, H = 4, hd = 16;
