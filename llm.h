@@ -539,8 +539,8 @@ LLMDEF llm_attention_desc llm_attention_desc_default(void);
    k and v hold desc->dtype elements. out may equal q.
    Errors: LLM_EINVAL for NULL pointers, non-positive sizes, n_q > n_kv, n_kv > kv_stride,
    n_heads not a multiple of n_kv_heads, a bad desc (negative window, tile outside
-   0..LLM_ATTN_TILE, a scale or softcap that is negative, infinite or NaN, LLM_INT8
-   without scales); LLM_EUNSUPPORTED for head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
+   0..LLM_ATTN_TILE, a scale or softcap that is negative, infinite or NaN, a subnormal
+   softcap, LLM_INT8 without scales); LLM_EUNSUPPORTED for head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
    llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
    threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
@@ -4023,13 +4023,18 @@ static inline float llm__rv_hmax(llm__rv a) { return a; }
 static inline llm__rv llm__rv_exp(llm__rv x) { return LLM_EXPF(x); }
 static inline llm__rv llm__rv_tanh(llm__rv x) { return LLM_TANHF(x); }
 #else
-/* tanh(|x|) = (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, so nothing overflows; the sign
-   is put back (belongs in the SIMD layer, beside llm__rv_sigmoid) */
+/* tanh: (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, so nothing overflows, the sign put
+   back; below |x| = 1/8, where 1 - e cancels, the odd Taylor series to x^7 (the next term,
+   62/2835 x^9, is < 4e-9 of x there). Belongs in the SIMD layer, beside llm__rv_sigmoid. */
 static inline llm__rv llm__rv_tanh(llm__rv x) {
     const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
-    llm__rv e = llm__rv_exp(llm__rv_mul(llm__rv_abs(x), llm__rv_set1(-2.0f)));
-    llm__rv t = llm__rv_div(llm__rv_sub(one, e), llm__rv_add(one, e));
-    return llm__rv_ge_or(x, zero, t, llm__rv_sub(zero, t));
+    llm__rv ax = llm__rv_abs(x), x2 = llm__rv_mul(x, x), e, t, p;
+    e = llm__rv_exp(llm__rv_mul(ax, llm__rv_set1(-2.0f)));
+    t = llm__rv_div(llm__rv_sub(one, e), llm__rv_add(one, e));
+    t = llm__rv_ge_or(x, zero, t, llm__rv_sub(zero, t));
+    p = llm__rv_fma(llm__rv_fma(x2, llm__rv_set1(-17.0f / 315), llm__rv_set1(2.0f / 15)), x2, llm__rv_set1(-1.0f / 3));
+    p = llm__rv_fma(p, llm__rv_mul(x2, x), x);
+    return llm__rv_ge_or(ax, llm__rv_set1(0.125f), t, p);
 }
 #endif
 
@@ -4792,8 +4797,10 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
     if (n_q <= 0 || n_kv < n_q || kv_stride < n_kv || n_heads <= 0 || n_kv_heads <= 0 || head_dim <= 0)
         return LLM_EINVAL;
     if (n_heads % n_kv_heads || o.window < 0 || o.tile < 0 || o.tile > LLM_ATTN_TILE) return LLM_EINVAL;
-    /* scale and softcap: finite and >= 0 (0 = default); NaN fails both comparisons */
-    if (!(o.scale >= 0 && o.scale <= FLT_MAX) || !(o.softcap >= 0 && o.softcap <= FLT_MAX)) return LLM_EINVAL;
+    /* scale: finite, >= 0 (0 = default); softcap: 0 or a finite normal float, so that
+       1 / softcap is finite too. NaN fails every comparison. */
+    if (!(o.scale >= 0 && o.scale <= FLT_MAX)) return LLM_EINVAL;
+    if (o.softcap != 0 && !(o.softcap >= FLT_MIN && o.softcap <= FLT_MAX)) return LLM_EINVAL;
     if (o.dtype != LLM_F32 && o.dtype != LLM_F16 && o.dtype != LLM_INT8) return LLM_EUNSUPPORTED;
     if (o.dtype == LLM_INT8 && (!o.k_scale || !o.v_scale)) return LLM_EINVAL;
     if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
