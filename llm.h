@@ -4240,23 +4240,34 @@ static float llm__att_online(float *s, int n, float c, float *m, float *l) {
     return a;
 }
 
-/* The same update for the lanes kernel, W lanes side by side: scores st[j * ld] for keys
-   j < nk (vectors of lanes, the mask's -inf included), running max m and sum l per lane.
-   A lane that has seen only masked keys keeps max -inf: it subtracts a finite value. */
-static llm__rv llm__att_online_lanes(float *st, int nk, int ld, llm__rv *m, llm__rv *l) {
-    llm__rv mx = *m, mu, a;
+/* The same update for the lanes kernel's two vectors of lanes (h = 0, 1: lanes h W ..
+   h W + W - 1): scores st[j * 2W + h W] for keys j < nk, the mask's -inf included;
+   running max m[h] and sum l[h] per lane; a[h] = exp(m - m'). A lane that has seen only
+   masked keys keeps max -inf: it subtracts a finite value. */
+static inline void llm__att_online_lanes(float *st, int nk, llm__rv *m, llm__rv *l, llm__rv *a) {
+    enum { W = LLM__ATT_W, QB = LLM__ATT_QB };
+    const llm__rv lo = llm__rv_set1(-FLT_MAX), minus1 = llm__rv_set1(-1.0f);
+    llm__rv mx0 = m[0], mx1 = m[1], mu0, mu1, l0, l1;
     int j;
-    for (j = 0; j < nk; j++) mx = llm__rv_max(mx, llm__rv_load(st + (size_t)j * ld));
-    mu = llm__rv_mul(llm__rv_max(mx, llm__rv_set1(-FLT_MAX)), llm__rv_set1(-1.0f));
-    a = llm__rv_exp(llm__rv_add(*m, mu));
-    *l = llm__rv_mul(*l, a);
     for (j = 0; j < nk; j++) {
-        llm__rv p = llm__rv_exp(llm__rv_add(llm__rv_load(st + (size_t)j * ld), mu));
-        llm__rv_store(st + (size_t)j * ld, p);
-        *l = llm__rv_add(*l, p);
+        mx0 = llm__rv_max(mx0, llm__rv_load(st + j * QB));
+        mx1 = llm__rv_max(mx1, llm__rv_load(st + j * QB + W));
     }
-    *m = mx;
-    return a;
+    mu0 = llm__rv_mul(llm__rv_max(mx0, lo), minus1);
+    mu1 = llm__rv_mul(llm__rv_max(mx1, lo), minus1);
+    a[0] = llm__rv_exp(llm__rv_add(m[0], mu0));
+    a[1] = llm__rv_exp(llm__rv_add(m[1], mu1));
+    l0 = llm__rv_mul(l[0], a[0]);
+    l1 = llm__rv_mul(l[1], a[1]);
+    for (j = 0; j < nk; j++) {
+        llm__rv p0 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB), mu0));
+        llm__rv p1 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB + W), mu1));
+        llm__rv_store(st + j * QB, p0);
+        llm__rv_store(st + j * QB + W, p1);
+        l0 = llm__rv_add(l0, p0);
+        l1 = llm__rv_add(l1, p1);
+    }
+    m[0] = mx0, m[1] = mx1, l[0] = l0, l[1] = l1;
 }
 
 /* ---- stage 3, rows kernel: P V ---- */
@@ -4628,8 +4639,8 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
     llm__rv_store(st + (j + (r)) * QB, c##r##a);                 \
     llm__rv_store(st + (j + (r)) * QB + W, c##r##b);
 #define LLM__ATT_OLOAD(r)                                                  \
-    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a0); \
-    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a1);
+    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a[0]); \
+    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a[1]);
 #define LLM__ATT_PV(r)                                           \
     {                                                            \
         llm__rv vb = llm__rv_set1(vr[r]);                        \
@@ -4649,14 +4660,15 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
     const llm__rv zero = llm__rv_set1(0);
-    llm__rv m0 = llm__rv_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
+    llm__rv m[2], l[2], a[2]; /* per vector of lanes: running max, running sum, rescale */
     float lv[QB];
+    m[0] = m[1] = llm__rv_set1(-INFINITY);
+    l[0] = l[1] = zero;
     memset(ot, 0, (size_t)hd * QB * sizeof(float));
     for (j0 = kstart; j0 <= hi; j0 += tile) {
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__rv a0, a1;
         /* stage 1: S^T = K Q'^T */
         for (j = 0; j + RB <= nk; j += RB) {
             const float *kr = K + (size_t)j * hd;
@@ -4687,8 +4699,7 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
                 for (i = 0; i < n; i++)
                     if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
             }
-        a0 = llm__att_online_lanes(st, nk, QB, &m0, &l0);
-        a1 = llm__att_online_lanes(st + W, nk, QB, &m1, &l1);
+        llm__att_online_lanes(st, nk, m, l, a);
         /* stage 3: O^T = a O^T + V^T P^T */
         for (d = 0; d + RB <= hd; d += RB) {
             LLM__ATT_ROWS(LLM__ATT_OLOAD)
@@ -4700,8 +4711,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
             LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
         for (; d < hd; d++) { /* leftover dims */
-            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a0);
-            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a1);
+            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a[0]);
+            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a[1]);
             for (j = 0; j < nk; j++) {
                 llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
@@ -4711,8 +4722,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
             llm__rv_store(ot + d * QB + W, c0b);
         }
     }
-    llm__rv_store(lv, l0);
-    llm__rv_store(lv + W, l1);
+    llm__rv_store(lv, l[0]);
+    llm__rv_store(lv + W, l[1]);
     for (i = 0; i < n; i++) {
         float inv = 1.0f / lv[i];
         for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
@@ -4730,8 +4741,6 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
        come last, where they even out the threads' finishing times */
     int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
     int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0, lanes, d;
-    float *qd;
-    size_t lane_step, dim_step;
     if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
     if (t1 > J->n_q) t1 = J->n_q;
     /* lanes in order of position, so pos[0] and pos[n-1] bound the keys to visit */
@@ -4752,17 +4761,20 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
 #else
     lanes = n >= LLM__ATT_W;
 #endif
-    /* q' = scale q: Q'^T [hd][lanes] for the lanes kernel, q'[lane][hd] for rows */
-    qd = lanes ? (float *)w->u.lanes.qt : (float *)w->u.rows.q;
-    lane_step = lanes ? 1 : (size_t)J->hd;
-    dim_step = lanes ? LLM__ATT_QB : 1;
-    for (h = 0; h < (lanes ? LLM__ATT_QB : n); h++)
-        for (d = 0; d < J->hd; d++) qd[(size_t)h * lane_step + (size_t)d * dim_step] = h < n ? qp[h][d] * J->scale : 0.0f;
+    /* q' = scale q, the one place the scale is applied: Q'^T [hd][lanes] for the lanes
+       kernel (lanes past n zero), q'[lane][hd] for the rows kernel */
     if (lanes) {
+        float *qt = (float *)w->u.lanes.qt;
+        for (d = 0; d < J->hd; d++)
+            for (h = 0; h < LLM__ATT_QB; h++) qt[d * LLM__ATT_QB + h] = h < n ? qp[h][d] * J->scale : 0.0f;
         llm__att_lanes(J, kvh, n, op, pos, w);
         return;
     }
-    for (h = 0; h < n; h++) qp[h] = qd + (size_t)h * J->hd;
+    for (h = 0; h < n; h++) {
+        float *qs = (float *)w->u.rows.q + (size_t)h * J->hd;
+        for (d = 0; d < J->hd; d++) qs[d] = qp[h][d] * J->scale;
+        qp[h] = qs;
+    }
     llm__att_rows(J, kvh, n, qp, op, pos, w);
 }
 
