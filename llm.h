@@ -554,8 +554,8 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
 LLMDEF size_t llm_attention_stack_bytes(void);
 
 /* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim]. Head-major, so
-   one head's consecutive keys are adjacent: token-major put them n_kv_heads rows apart,
-   where they collide in a few cache sets (3-4x slower at T >= 2048, bench/NOTES.md). */
+   one head's consecutive keys are adjacent: token-major puts them n_kv_heads rows apart,
+   where long contexts collide in a few cache sets. */
 typedef struct llm_kv_cache {
     int n_layers, n_kv_heads, head_dim, capacity;
     llm_dtype dtype;          /* LLM_F32, LLM_F16, or LLM_INT8 (one fp32 scale per row) */
@@ -4016,7 +4016,6 @@ static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
 static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return a / b; }
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
 static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return a > b ? a : b; } /* maxps's NaN rule */
-static inline llm__rv llm__rv_abs(llm__rv a) { return fabsf(a); }
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return x >= t ? a : b; }
 static inline float llm__rv_hsum(llm__rv a) { return a; }
 static inline float llm__rv_hmax(llm__rv a) { return a; }
@@ -4133,7 +4132,7 @@ static const float *llm__att_fetch(const llm__att_job *J, const void *base, cons
 /* Ask for the bytes from p to come into L2, one request per 64-byte line. The hardware
    prefetcher stops at every 4 KiB page (8 keys of head_dim 128), so decode requests the
    next tile's K rows during the scores and its V rows during P V, spread over the tile;
-   every line, not one in a few (bench/NOTES.md, ## attention). */
+   every line: one in a few, the rest left to the hardware, was slower. */
 static void llm__att_prefetch(const char *p, size_t bytes) {
     size_t i;
     for (i = 0; i < bytes; i += 64) LLM__PREFETCH_L2(p + i);
@@ -4475,7 +4474,7 @@ static void llm__att_pv_t(float *o, float a, float *p, const llm__att_tile *t, i
    blocks of a key (128-bit shuffle), leaving the 16 sums in an order one permute undoes.
    P V: p_j and p_j+1 are spread over the two halves of a vector (one permute) and
    multiply the two rows at once; the halves are added at the end. Rows past n are
-   masked loads of zero. About twice the transposes' speed at head_dim 8. */
+   masked loads of zero: no transposes, which dominated head_dim-8 decode. */
 /* The lanes of keys j, j + 1 that exist when `left` keys remain from j. */
 static __mmask16 llm__att_pair_mask(int left) {
     return (__mmask16)(left >= 2 ? 0xffffu : left == 1 ? 0x00ffu : 0u);
