@@ -546,33 +546,45 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
 LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
                                 int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
                                 llm_threads *th);
-/* The general form behind both. k, v hold dtype elements (LLM_F32, LLM_F16, or LLM_INT8
-   with one fp32 scale per row in k_scale / v_scale [n_kv_heads][kv_stride]; NULL for the
-   others). window > 0 lets each query see only the last `window` positions, itself
-   included (Mistral's sliding window); 0 = all. tile = keys per tile, 1..LLM_ATTN_TILE,
-   0 = LLM_ATTN_TILE (the tests use sizes that don't divide T). out may equal q.
+#ifndef LLM_ATTN_MAX_HEAD_DIM
+#define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
+#endif
+#define LLM_ATTN_TILE 64 /* keys per tile */
+/* What llm_attention_ex and llm_attention_cache_ex do beyond plain attention. Zero means
+   the default everywhere (llm_attention_desc_default() returns it, for C++): fp32 K and V,
+   every position, 1 / sqrt(head_dim), no softcap. */
+typedef struct llm_attention_desc {
+    llm_dtype dtype;                /* of k and v: LLM_F32, LLM_F16, or LLM_INT8 */
+    const float *k_scale, *v_scale; /* LLM_INT8: one fp32 scale per row, [n_kv_heads][kv_stride] */
+    int window;    /* > 0: each query sees only the last `window` positions, itself included
+                      (Mistral's sliding window); 0: all */
+    int tile;      /* keys per tile, 1..LLM_ATTN_TILE; 0 = LLM_ATTN_TILE (tests use sizes that don't divide T) */
+    float scale;   /* scores are scale * q.k; 0 = 1 / sqrt(head_dim) */
+    float softcap; /* > 0: each score s becomes softcap * tanh(s / softcap) before the mask and
+                      the softmax (Gemma 2: 50); 0: none */
+} llm_attention_desc;
+LLMDEF llm_attention_desc llm_attention_desc_default(void);
+/* The general form behind llm_attention (same arguments, plus desc; NULL = the defaults).
+   k and v hold desc->dtype elements. out may equal q.
    Errors: LLM_EINVAL for NULL pointers, non-positive sizes, n_q > n_kv, n_kv > kv_stride,
-   n_heads not a multiple of n_kv_heads, a bad window or tile; LLM_EUNSUPPORTED for
-   head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
+   n_heads not a multiple of n_kv_heads, a bad desc (negative window, tile outside
+   0..LLM_ATTN_TILE, a scale or softcap that is negative, infinite or NaN, a subnormal
+   softcap, LLM_INT8 without scales); LLM_EUNSUPPORTED for head_dim > LLM_ATTN_MAX_HEAD_DIM or another dtype.
    Memory: nothing is allocated; each thread works in a fixed stack frame of
    llm_attention_stack_bytes() (about 140 KiB with the defaults), whatever T is, so
    threads need stacks larger than that (glibc's default is 8 MiB; musl's 128 KiB is not).
    Accuracy: the SIMD and scalar paths are not bit-identical (summation order, a
    polynomial exp); both stay within 2e-5 of a double-precision reference on unit-scale
    inputs (tests/test_attention.c). Results don't depend on the number of threads. */
-#ifndef LLM_ATTN_MAX_HEAD_DIM
-#define LLM_ATTN_MAX_HEAD_DIM 256 /* largest head_dim attention accepts (sizes its stack tiles) */
-#endif
-#define LLM_ATTN_TILE 64 /* keys per tile */
-LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
-                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
-                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
-                                   int head_dim, int window, int tile, llm_threads *th);
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v, int n_q, int n_kv,
+                                   int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                   const llm_attention_desc *desc, llm_threads *th);
 /* Bytes of working memory one attention thread uses (its stack frame's tiles): a constant. */
 LLMDEF size_t llm_attention_stack_bytes(void);
 
-/* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim] (head-major; see
-   DESIGN.md: token-major ran 3-4x slower at T >= 2048). */
+/* The KV cache: per layer, K and V as [n_kv_heads][capacity][head_dim]. Head-major, so
+   one head's consecutive keys are adjacent: token-major puts them n_kv_heads rows apart,
+   where long contexts collide in a few cache sets. */
 typedef struct llm_kv_cache {
     int n_layers, n_kv_heads, head_dim, capacity;
     llm_dtype dtype;          /* LLM_F32, LLM_F16, or LLM_INT8 (one fp32 scale per row) */
@@ -613,6 +625,10 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv);                   /* len = 0 *
    kv->len (write the keys first). Decode is n_q = 1, pos = kv->len - 1. */
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th);
+/* The same with a desc (NULL = the defaults) for the window, scale, softcap and tile; the
+   cache gives the dtype and scales, so desc's must be 0 and NULL (else LLM_EINVAL). */
+LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                         int pos, int n_heads, const llm_attention_desc *desc, llm_threads *th);
 
 /* ======================================================================================
    >>model
@@ -4269,12 +4285,16 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
 
 /* ---- causal attention ----------------------------------------------------------------
 
-   softmax(q K^T / sqrt(d)) V for every query, without the T x T score matrix
-   (FlashAttention, Dao et al. 2022, done on a CPU). Keys are visited in tiles of
-   LLM_ATTN_TILE; each query keeps a running maximum m, a running sum l and an unnormalised
-   output o. For a new tile with scores s_j:
-       m' = max(m, max_j s_j),   a = exp(m - m'),
-       l' = a l + sum_j exp(s_j - m'),   o' = a o + sum_j exp(s_j - m') v_j
+   softmax(scale q K^T) V for every query (scale = 1/sqrt(d) unless the desc says), without
+   the T x T score matrix (FlashAttention, Dao et al. 2022, done on a CPU). Keys are
+   visited in tiles of LLM_ATTN_TILE, each in three stages:
+     1. scores   s_j = q' . k_j, where q' = scale q: the scale is folded into each query
+                 once, before any kernel runs;
+     2. softmax  the online update. Optional softcap first (Gemma 2: s = c tanh(s / c)),
+                 then, with each query's running max m, sum l and unnormalised output o,
+                     m' = max(m, max_j s_j),   a = exp(m - m'),
+                     p_j = exp(s_j - m'),      l' = a l + sum_j p_j;
+     3. P V      o' = a o + sum_j p_j v_j;
    and at the end out = o / l: exactly softmax, in one pass, in O(tile + head_dim) memory.
    Causality is a loop bound: query at position p reads keys 0..p (window: p-w+1..p), so
    tiles above the diagonal are never visited and the mask is never stored.
@@ -4285,24 +4305,70 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
    round-robin; consecutive units are different heads of the same query block, so causal
    cost is shared evenly.
 
-   Two kernels run a unit:
-   - rows (the scalar oracle, and SIMD when a unit has few lanes, e.g. decode): for each
-     lane, dot products along head_dim, then o += p_j v_j; with SIMD, the heads of a GQA
-     group at one position go together, sharing each K and V load (lane groups);
-   - lanes (SIMD prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
+   Two kernels run a unit, both written once over >>rowops' vector vocabulary (llm__rv_*;
+   without SIMD a one-lane version of it, below, so the scalar build runs them too):
+   - rows (few lanes, e.g. decode; the readable one): lane by lane, dot products along
+     head_dim, then o += p_j v_j; the heads of a GQA group at one position go together,
+     sharing each K and V load (lane groups). Its stage-1 and stage-3 routines suit
+     head_dim (any, small heads transposed, AVX-512's head_dim 8) and are picked once per
+     call (llm__att_plan);
+   - lanes (prefill): queries are transposed into vector lanes, Q^T [head_dim][lanes];
      a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
      the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
 
-/* The vectors are >>rowops' vocabulary (llm__rv_*: load, fma, exp, hsum...), one per ISA. */
-#ifdef LLM__RV
+#ifndef LLM__RV
+/* A one-lane vector vocabulary for the scalar build: the same kernels then run with
+   scalar "vectors" (belongs in the SIMD layer, as its scalar block). */
+#define LLM__ATT_RV1 1
+typedef float llm__rv;
+#define LLM__RVN 1
+static inline llm__rv llm__rv_load(const float *p) { return *p; }
+static inline void llm__rv_store(float *p, llm__rv v) { *p = v; }
+static inline llm__rv llm__rv_set1(float f) { return f; }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return a + b; }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return a - b; }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return a / b; }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return a > b ? a : b; } /* maxps's NaN rule */
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return x >= t ? a : b; }
+static inline float llm__rv_hsum(llm__rv a) { return a; }
+static inline float llm__rv_hmax(llm__rv a) { return a; }
+static inline llm__rv llm__rv_exp(llm__rv x) { return LLM_EXPF(x); }
+static inline llm__rv llm__rv_tanh(llm__rv x) { return LLM_TANHF(x); }
+#else
+/* tanh: (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, so nothing overflows, the sign put
+   back; below |x| = 1/8, where 1 - e cancels, the odd Taylor series to x^7 (the next term,
+   62/2835 x^9, is < 4e-9 of x there). Belongs in the SIMD layer, beside llm__rv_sigmoid. */
+static inline llm__rv llm__rv_tanh(llm__rv x) {
+    const llm__rv one = llm__rv_set1(1.0f), zero = llm__rv_set1(0.0f);
+    llm__rv ax = llm__rv_abs(x), x2 = llm__rv_mul(x, x), e, t, p;
+    e = llm__rv_exp(llm__rv_mul(ax, llm__rv_set1(-2.0f)));
+    t = llm__rv_div(llm__rv_sub(one, e), llm__rv_add(one, e));
+    t = llm__rv_ge_or(x, zero, t, llm__rv_sub(zero, t));
+    p = llm__rv_fma(llm__rv_fma(x2, llm__rv_set1(-17.0f / 315), llm__rv_set1(2.0f / 15)), x2, llm__rv_set1(-1.0f / 3));
+    p = llm__rv_fma(p, llm__rv_mul(x2, x), x);
+    return llm__rv_ge_or(ax, llm__rv_set1(0.125f), t, p);
+}
+#endif
+
 #define LLM__ATT_W LLM__RVN
 #define LLM__ATT_QB (2 * LLM__ATT_W) /* lanes per unit: two vectors of queries */
-typedef llm__rv llm__att_blk;         /* buffers of vectors are aligned for them */
+/* Register blocks: 32 vector registers (AVX-512, NEON) hold twice the accumulators of
+   AVX2's 16 (and a scalar build's few). RB: rows of the lanes kernel's blocks; LG: lanes
+   of a lane group. */
+#if defined(LLM__AVX2) || defined(LLM__ATT_RV1)
+#define LLM__ATT_RB 4
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
+#define LLM__ATT_LG 2
+#define LLM__ATT_GL(X) X(0) X(1)
 #else
-#define LLM__ATT_QB 8
-#define LLM__ATT_W 1
-typedef float llm__att_blk;
+#define LLM__ATT_RB 8
+#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define LLM__ATT_LG 4
+#define LLM__ATT_GL(X) X(0) X(1) X(2) X(3)
 #endif
+typedef llm__rv llm__att_blk; /* buffers of vectors are aligned for them */
 /* K/V rows of an f16 or int8 cache are converted to fp32 a tile at a time into a buffer
    of this many floats (64 keys of 128 dims; the tile shrinks for larger heads). */
 #define LLM__ATT_CONV (64 * 128)
@@ -4311,11 +4377,12 @@ typedef float llm__att_blk;
 typedef struct llm__att_work {
     llm__att_blk kbuf[LLM__ATT_CONV / LLM__ATT_W], vbuf[LLM__ATT_CONV / LLM__ATT_W];
     union {
-        struct { /* rows kernel: o[lane][hd] */
+        struct { /* rows kernel: q'[lane][hd], o[lane][hd] */
+            llm__att_blk q[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
             llm__att_blk o[LLM__ATT_QB * LLM_ATTN_MAX_HEAD_DIM / LLM__ATT_W];
-            float s[4 * LLM_ATTN_TILE]; /* a tile of scores per lane of a group (LG <= 4) */
+            float s[LLM__ATT_LG * LLM_ATTN_TILE]; /* a tile of scores per lane of a group */
         } rows;
-        struct { /* lanes kernel: Q^T, O^T [hd][lanes], S^T [tile][lanes] */
+        struct { /* lanes kernel: Q'^T, O^T [hd][lanes], S^T [tile][lanes] */
             llm__att_blk qt[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
             llm__att_blk ot[LLM_ATTN_MAX_HEAD_DIM * LLM__ATT_QB / LLM__ATT_W];
             llm__att_blk st[LLM_ATTN_TILE * LLM__ATT_QB / LLM__ATT_W];
@@ -4324,6 +4391,20 @@ typedef struct llm__att_work {
 } llm__att_work;
 
 LLMDEF size_t llm_attention_stack_bytes(void) { return sizeof(llm__att_work); }
+
+/* One tile of keys j0..j0+nk-1 of a KV head as the rows kernel's stages see it. */
+typedef struct llm__att_tile {
+    const float *K, *V;  /* fp32 rows [nk][hd] */
+    float *KT, *VT;      /* small heads: K^T, V^T [hd][ld] */
+    int j0, nk, ld, hd;
+    const char *kn, *vn; /* the next tile's raw rows, prefetched into L2 while this one runs */
+    size_t row;          /* bytes of one raw row */
+} llm__att_tile;
+/* Stage 1 of the rows kernel: s[0..n) = q' . k_j for keys js..js+n-1 of tile t; stage 3:
+   o = a o + sum_j p[j] v_j over the same keys. Both prefetch npf raw rows of the next
+   tile from row r0 (this lane's share). */
+typedef void (*llm__att_scores_fn)(float *s, const float *q, const llm__att_tile *t, int js, int n, int r0, int npf);
+typedef void (*llm__att_pv_fn)(float *o, float a, float *p, const llm__att_tile *t, int js, int n, int r0, int npf);
 
 typedef struct llm__att_job {
     float *out;
@@ -4335,7 +4416,13 @@ typedef struct llm__att_job {
     int nh, nt;          /* heads and query tokens per unit (nh * nt <= LLM__ATT_QB) */
     int units_h, units_t, n_units;
     int next_unit;       /* the next unit a thread takes */
-    float scale;         /* 1 / sqrt(head_dim) */
+    float scale;         /* folded into Q */
+    float softcap;       /* 0: none */
+    /* the rows kernel's stages for this head_dim (llm__att_plan) */
+    llm__att_scores_fn scores;
+    llm__att_pv_fn pv;
+    int small;           /* stages 1 and 3 read K^T, V^T */
+    int grouped;         /* lane groups may run */
 } llm__att_job;
 
 /* Keys j0..j0+nk-1 of KV head h as fp32 rows: the cache itself when it is fp32, else
@@ -4357,72 +4444,49 @@ static const float *llm__att_fetch(const llm__att_job *J, const void *base, cons
     return buf;
 }
 
-/* ---- rows kernel: one query at a time, vectors along head_dim ---- */
-
-/* Ask for the bytes from p to come into L2, one request per 64-byte line. Decode streams K
-   and V from memory; the hardware prefetcher stops at every 4 KiB page (8 keys of head_dim
-   128). Without these requests decode read 48-54 % of the read bandwidth on one day of the
-   development VM; on another, MHA read the same with or without them, and GQA, with more
-   work per byte, 10.3 against 11.5 GB/s (13.5-15 roof). So while a tile is worked on, the
-   next tile's K rows are requested during the scores and its V rows during P V, shared out
-   between the lanes so that the requests run all the way through the tile. Every line:
-   asking for one line in 2..64 and leaving the rest to the hardware took GQA's lane
-   groups from 11.2 to 9.4-9.6 GB/s. */
+/* Ask for the bytes from p to come into L2, one request per 64-byte line. The hardware
+   prefetcher stops at every 4 KiB page (8 keys of head_dim 128), so decode requests the
+   next tile's K rows during the scores and its V rows during P V, spread over the tile;
+   every line: one in a few, the rest left to the hardware, was slower. */
 static void llm__att_prefetch(const char *p, size_t bytes) {
     size_t i;
     for (i = 0; i < bytes; i += 64) LLM__PREFETCH_L2(p + i);
 }
 
+/* Lane i of this vector is i: the tail masks of stage 2. */
+static const float llm__att_iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+/* ---- stage 1, rows kernel: scores ---- */
+
 static float llm__att_dot(const float *a, const float *b, int n) {
-    int i = 0;
-    float s = 0;
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+    enum { W = LLM__ATT_W };
     /* four accumulators hide the FMA latency */
     llm__rv s0 = llm__rv_set1(0), s1 = s0, s2 = s0, s3 = s0;
-    for (; i + 4 * LLM__ATT_W <= n; i += 4 * LLM__ATT_W) {
+    float s;
+    int i = 0;
+    for (; i + 4 * W <= n; i += 4 * W) {
         s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
-        s1 = llm__rv_fma(llm__rv_load(a + i + LLM__ATT_W), llm__rv_load(b + i + LLM__ATT_W), s1);
-        s2 = llm__rv_fma(llm__rv_load(a + i + 2 * LLM__ATT_W), llm__rv_load(b + i + 2 * LLM__ATT_W), s2);
-        s3 = llm__rv_fma(llm__rv_load(a + i + 3 * LLM__ATT_W), llm__rv_load(b + i + 3 * LLM__ATT_W), s3);
+        s1 = llm__rv_fma(llm__rv_load(a + i + W), llm__rv_load(b + i + W), s1);
+        s2 = llm__rv_fma(llm__rv_load(a + i + 2 * W), llm__rv_load(b + i + 2 * W), s2);
+        s3 = llm__rv_fma(llm__rv_load(a + i + 3 * W), llm__rv_load(b + i + 3 * W), s3);
     }
-    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
+    for (; i + W <= n; i += W) s0 = llm__rv_fma(llm__rv_load(a + i), llm__rv_load(b + i), s0);
     s = llm__rv_hsum(llm__rv_add(llm__rv_add(s0, s1), llm__rv_add(s2, s3)));
-#endif
     for (; i < n; i++) s += a[i] * b[i];
     return s;
 }
 
-#ifdef LLM__RV
-/* s[i] *= scale for i < n; returns max(mx, max_i s[i]). A vector at a time: per key, the
-   scalar max was a chain of dependent maxss, a fifth of GQA decode's time with K and V in
-   L2 (perf). */
-static float llm__att_scale_max(float *s, int n, float scale, float mx) {
-    llm__rv vs = llm__rv_set1(scale), vm = llm__rv_set1(mx);
-    int i;
-    for (i = 0; i + LLM__ATT_W <= n; i += LLM__ATT_W) {
-        llm__rv x = llm__rv_mul(llm__rv_load(s + i), vs);
-        llm__rv_store(s + i, x);
-        vm = llm__rv_max(vm, x);
-    }
-    mx = llm__rv_hmax(vm);
-    for (; i < n; i++) {
-        s[i] *= scale;
-        if (s[i] > mx) mx = s[i];
-    }
-    return mx;
-}
-#endif
-
-/* s[j] = scale * q . K[j] for nk rows of K; returns max(mx, max_j s[j]). SIMD: four keys
-   at a time, two accumulators each, so eight FMA chains share each load of q. Prefetch:
-   npf rows of pf_row bytes from pf (the next tile's), one row per key scored. */
-static float llm__att_scores(float *s, const float *q, const float *K, int nk, int hd, float scale, float mx,
-                             const char *pf, size_t pf_row, int npf) {
-    int j = 0;
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+/* Four keys at a time, two accumulators each, so eight FMA chains share each load of q;
+   one key row prefetched per key scored. */
+static void llm__att_scores(float *s, const float *q, const llm__att_tile *t, int js, int n, int r0, int npf) {
     enum { W = LLM__ATT_W };
+    const int hd = t->hd;
+    const float *K = t->K + (size_t)(js - t->j0) * hd;
+    const char *pf = t->kn + (size_t)r0 * t->row;
+    const size_t pf_row = t->row;
+    int j = 0;
     if (hd % (2 * W) == 0)
-        for (; j + 4 <= nk; j += 4) {
+        for (; j + 4 <= n; j += 4) {
             const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
             llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
             int d;
@@ -4441,67 +4505,102 @@ static float llm__att_scores(float *s, const float *q, const float *K, int nk, i
             /* the four sums at once (>>matmul's llm__vsum4: the vector types are the same) */
             llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s + j);
         }
-    mx = llm__att_scale_max(s, j, scale, mx);
-#endif
-    for (; j < nk; j++) {
+    for (; j < n; j++) {
         if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
-        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd) * scale;
-        if (s[j] > mx) mx = s[j];
+        s[j] = llm__att_dot(q, K + (size_t)j * hd, hd);
     }
-    return mx;
 }
 
-/* s[i] = exp(s[i] - m) for i < n; returns the sum. SIMD: the last n % W keys are one more
+/* ---- stage 2: the online softmax ---- */
+
+/* s = c tanh(s / c) for n scores rounded up to W (the score buffers have room). */
+static void llm__att_softcap(float *s, int n, float c) {
+    const llm__rv vc = llm__rv_set1(c), inv = llm__rv_set1(1.0f / c);
+    int i;
+    for (i = 0; i < n; i += LLM__ATT_W) llm__rv_store(s + i, llm__rv_mul(vc, llm__rv_tanh(llm__rv_mul(llm__rv_load(s + i), inv))));
+}
+
+/* s[i] = exp(s[i] - m) for i < n; returns the sum. The last n % W keys are one more
    vector whose lanes past n are set to zero (s has room for n rounded up to W: the
-   kernels' score buffers hold LLM_ATTN_TILE, a multiple of W); libm's expf on those
-   keys was 6 % of stories260K's decode time (perf). */
+   score buffers hold LLM_ATTN_TILE, a multiple of W), so no key goes through libm. */
 static float llm__att_exp_sub(float *s, int n, float m) {
-    int i = 0;
-    float sum = 0;
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     llm__rv nm = llm__rv_set1(-m), zero = llm__rv_set1(0), acc = zero;
-    for (; i < n; i += LLM__ATT_W) {
+    int i;
+    for (i = 0; i < n; i += LLM__ATT_W) {
         llm__rv e = llm__rv_exp(llm__rv_add(llm__rv_load(s + i), nm));
-        if (n - i < LLM__ATT_W) e = llm__rv_ge_or(llm__rv_load(iota), llm__rv_set1((float)(n - i)), zero, e);
+        if (n - i < LLM__ATT_W) e = llm__rv_ge_or(llm__rv_load(llm__att_iota), llm__rv_set1((float)(n - i)), zero, e);
         llm__rv_store(s + i, e);
         acc = llm__rv_add(acc, e);
     }
-    sum = llm__rv_hsum(acc);
-#else
-    for (; i < n; i++) {
-        s[i] = LLM_EXPF(s[i] - m);
-        sum += s[i];
-    }
-#endif
-    return sum;
+    return llm__rv_hsum(acc);
 }
 
-/* One tile of the online softmax for one lane, whose scores s[0..n) have max mx (with the
-   lane's running max m folded in): s = exp(s - mx) in place, the running sum l rescaled
-   and the tile's sum added, m = mx. Returns a = exp(m_old - mx), the factor o is rescaled
-   by (0 at the first tile, where m_old = -inf). */
-static float llm__att_online(float *s, int n, float mx, float *m, float *l) {
-    float a = LLM_EXPF(*m - mx);
+/* The update for one lane of the rows kernel, whose tile of scores is s[0..n): softcap c
+   (0: none), the max taken a vector at a time (a chain of scalar maxes was slow), then
+   s = p = exp(s - m') in place, l rescaled and the tile's sum added, m = m'. Returns
+   a = exp(m - m'), the factor o is rescaled by (0 at the first tile, where m = -inf). */
+static float llm__att_online(float *s, int n, float c, float *m, float *l) {
+    llm__rv vm = llm__rv_set1(*m);
+    float mx, a;
+    int i = 0;
+    if (c > 0) llm__att_softcap(s, n, c);
+    for (; i + LLM__ATT_W <= n; i += LLM__ATT_W) vm = llm__rv_max(vm, llm__rv_load(s + i));
+    mx = llm__rv_hmax(vm);
+    for (; i < n; i++)
+        if (s[i] > mx) mx = s[i];
+    a = LLM_EXPF(*m - mx);
     *l = *l * a + llm__att_exp_sub(s, n, mx);
     *m = mx;
     return a;
 }
 
-/* o[hd] = a * o + sum_j p[j] V[j][:]. SIMD: up to 8 vectors of o (hd 128 with AVX-512)
-   are held in registers over all the rows, so V streams through once; eight accumulators
-   are eight FMA chains, enough to hide the FMA latency. What is left of hd goes 4 vectors
-   at a time with separate accumulators for even and odd rows (again eight chains), then
-   one vector at a time. Prefetch: npf rows of pf_row bytes from pf, one per row of V read. */
-static void llm__att_pv(float *o, float a, const float *p, const float *V, int nk, int hd, const char *pf,
-                        size_t pf_row, int npf) {
-    int d = 0, j;
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+/* The same update for the lanes kernel's two vectors of lanes (h = 0, 1: lanes h W ..
+   h W + W - 1): scores st[j * 2W + h W] for keys j < nk, the mask's -inf included;
+   running max m[h] and sum l[h] per lane; a[h] = exp(m - m'). A lane that has seen only
+   masked keys keeps max -inf: it subtracts a finite value. */
+static inline void llm__att_online_lanes(float *st, int nk, llm__rv *m, llm__rv *l, llm__rv *a) {
+    enum { W = LLM__ATT_W, QB = LLM__ATT_QB };
+    const llm__rv lo = llm__rv_set1(-FLT_MAX), minus1 = llm__rv_set1(-1.0f);
+    llm__rv mx0 = m[0], mx1 = m[1], mu0, mu1, l0, l1;
+    int j;
+    for (j = 0; j < nk; j++) {
+        mx0 = llm__rv_max(mx0, llm__rv_load(st + j * QB));
+        mx1 = llm__rv_max(mx1, llm__rv_load(st + j * QB + W));
+    }
+    mu0 = llm__rv_mul(llm__rv_max(mx0, lo), minus1);
+    mu1 = llm__rv_mul(llm__rv_max(mx1, lo), minus1);
+    a[0] = llm__rv_exp(llm__rv_add(m[0], mu0));
+    a[1] = llm__rv_exp(llm__rv_add(m[1], mu1));
+    l0 = llm__rv_mul(l[0], a[0]);
+    l1 = llm__rv_mul(l[1], a[1]);
+    for (j = 0; j < nk; j++) {
+        llm__rv p0 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB), mu0));
+        llm__rv p1 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB + W), mu1));
+        llm__rv_store(st + j * QB, p0);
+        llm__rv_store(st + j * QB + W, p1);
+        l0 = llm__rv_add(l0, p0);
+        l1 = llm__rv_add(l1, p1);
+    }
+    m[0] = mx0, m[1] = mx1, l[0] = l0, l[1] = l1;
+}
+
+/* ---- stage 3, rows kernel: P V ---- */
+
+/* Up to 8 vectors of o (hd 128 with AVX-512) are held in registers over all the rows, so
+   V streams through once; eight accumulators are eight FMA chains, enough to hide the
+   FMA latency. What is left of hd goes 4 vectors at a time with separate accumulators
+   for even and odd rows (again eight chains), then one vector at a time. One V row
+   prefetched per row read. */
+static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int js, int nk, int r0, int npf) {
     enum { W = LLM__ATT_W };
+    const int hd = t->hd;
+    const float *V = t->V + (size_t)(js - t->j0) * hd;
+    const char *pf = t->vn + (size_t)r0 * t->row;
+    const size_t pf_row = t->row;
     llm__rv va = llm__rv_set1(a), zero = llm__rv_set1(0);
-    /* eight named accumulators, not an array: gcc -O2 does not unroll a loop over an
-       array of eight vectors, so it kept them on the stack, a load and a store per FMA;
-       that was 3/4 of GQA decode's time with K and V in L2 (perf) */
+    int d = 0, j;
+    /* eight named accumulators, not an array: gcc -O2 keeps an array of eight vectors on
+       the stack, a load and a store per FMA */
     for (; d + 8 * W <= hd; d += 8 * W) {
         const float *v0 = V + d;
 #define LLM__ATT_E8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
@@ -4552,32 +4651,19 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
         for (j = 0; j < nk; j++) e0 = llm__rv_fma(llm__rv_set1(p[j]), llm__rv_load(V + (size_t)j * hd + d), e0);
         llm__rv_store(o + d, e0);
     }
-#endif
-    (void)pf, (void)pf_row, (void)npf; /* the scalar loop leaves prefetching to the hardware */
-    for (; d < hd; d++) {
+    for (; d < hd; d++) { /* what is left of a head_dim that is no multiple of W */
         float acc = o[d] * a;
         for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
         o[d] = acc;
     }
 }
 
-#ifdef LLM__RV
 /* ---- lane groups: the query heads of a GQA group at one position (decode) ----
    One lane at a time reads every K and V row of the tile once per lane. Here LG lanes go
    together: each K vector loaded meets the LG queries (4 keys x LG lanes of accumulators),
    each V vector loaded is multiplied into the LG outputs (4 vectors of o x LG lanes), so
-   the loads per FMA halve and the per-lane overheads are paid once per group (GQA 32/8
-   decode with K and V in L2: 22 -> 17.7 cycles per head and key; from memory, 1 thread,
-   median 11.0 -> 12.3 GB/s). LG = 4 with 32 vector registers (AVX-512, NEON): 16
-   accumulators; 2 with AVX2's 16. The names are written out by macros, because gcc -O2
-   keeps an array of vectors on the stack. */
-#if defined(LLM__AVX2)
-#define LLM__ATT_LG 2
-#define LLM__ATT_GL(X) X(0) X(1)
-#else
-#define LLM__ATT_LG 4
-#define LLM__ATT_GL(X) X(0) X(1) X(2) X(3)
-#endif
+   the loads per FMA halve and the per-lane overheads are paid once per group. The names
+   are written out by macros, because gcc -O2 keeps an array of vectors on the stack. */
 #define LLM__ATT_G_DECL(l) llm__rv c##l##0 = zero, c##l##1 = zero, c##l##2 = zero, c##l##3 = zero;
 #define LLM__ATT_G_QK(l)                                                                  \
     {                                                                                     \
@@ -4601,10 +4687,10 @@ static void llm__att_pv(float *o, float a, const float *p, const float *V, int n
     llm__rv_store(o[l] + d, c##l##0), llm__rv_store(o[l] + d + W, c##l##1);                 \
     llm__rv_store(o[l] + d + 2 * W, c##l##2), llm__rv_store(o[l] + d + 3 * W, c##l##3);
 
-/* s[l * LLM_ATTN_TILE + j] = scale * q[l] . K[j] for the LG lanes and nk keys, hd % W == 0;
-   mx[l] = max(mx[l], max_j s[l][j]). Prefetch as in llm__att_scores. */
-static void llm__att_scores_g(float *s, const float *const *q, const float *K, int nk, int hd, float scale,
-                              float *mx, const char *pf, size_t pf_row, int npf) {
+/* Stage 1 for a lane group: s[l * LLM_ATTN_TILE + j] = q'[l] . K[j] for the LG lanes and
+   nk keys, hd % W == 0. Prefetch as in llm__att_scores. */
+static void llm__att_scores_g(float *s, const float *const *q, const float *K, int nk, int hd, const char *pf,
+                              size_t pf_row, int npf) {
     enum { W = LLM__ATT_W };
     const llm__rv zero = llm__rv_set1(0);
     int j = 0, d, l;
@@ -4622,20 +4708,19 @@ static void llm__att_scores_g(float *s, const float *const *q, const float *K, i
     for (l = 0; l < LLM__ATT_LG; l++) {
         int r;
         for (r = j; r < nk; r++) s[l * LLM_ATTN_TILE + r] = llm__att_dot(q[l], K + (size_t)r * hd, hd);
-        mx[l] = llm__att_scale_max(s + l * LLM_ATTN_TILE, nk, scale, mx[l]);
     }
 }
 
-/* o[l] = a[l] o[l] + sum_j p[l * LLM_ATTN_TILE + j] V[j] for the LG lanes, hd % (4 W) == 0:
-   4 vectors of head_dim per pass over the tile's V rows (from L1 after the first).
-   Prefetch as in llm__att_pv. */
+/* Stage 3 for a lane group: o[l] = a[l] o[l] + sum_j p[l * LLM_ATTN_TILE + j] V[j],
+   hd % (4 W) == 0: 4 vectors of head_dim per pass over the tile's V rows (from L1 after
+   the first). Prefetch as in llm__att_pv, spread over the passes. */
 static void llm__att_pv_g(float *const *o, const float *a, const float *p, const float *V, int nk, int hd,
                           const char *pf, size_t pf_row, int npf) {
     enum { W = LLM__ATT_W };
     int d, j, pass = 0, npass = hd / (4 * W);
     for (d = 0; d < hd; d += 4 * W, pass++) {
         const float *vr = V + d;
-        int jp = pass; /* pass p prefetches rows p, p + npass, ...: spread over all passes */
+        int jp = pass; /* pass p prefetches rows p, p + npass, ... */
         LLM__ATT_GL(LLM__ATT_G_OLOAD)
         for (j = 0; j < nk; j++, vr += hd) {
             llm__rv x0 = llm__rv_load(vr), x1 = llm__rv_load(vr + W), x2 = llm__rv_load(vr + 2 * W);
@@ -4649,18 +4734,14 @@ static void llm__att_pv_g(float *const *o, const float *a, const float *p, const
         LLM__ATT_GL(LLM__ATT_G_OSTORE)
     }
 }
-#endif
 
-#ifdef LLM__RV
-/* ---- small heads (head_dim < W; AVX-512's head_dim 8 has its own kernels below) ----
-   A row shorter than one vector leaves the dot products and o += p_j v_j scalar, per key:
-   most of decode time at head_dim 8. Instead the tile is transposed once (shared by the
-   unit's lanes), K^T and V^T [hd][ld] (ld = keys rounded up to W, the pad zero), and the
-   vectors run along keys: s[j..j+W) = sum_d q[d] K^T[d][j..j+W), and o[d] = sum_j p[j]
-   V^T[d][j]: one horizontal sum per dimension per tile, not per key. stories260K decode,
-   AVX-512, 5120 tokens: 0.30 -> 0.24 s of CPU. With AVX2 (W = 8, one vector per row) the
-   transpose cost more than it saved (0.21 -> 0.24 s), so head_dim 8 keeps the row path
-   there. */
+/* ---- small heads (head_dim < W; AVX-512's head_dim 8 has its own stages below) ----
+   A row shorter than one vector leaves the dot products and o += p_j v_j scalar, per key.
+   Instead the tile is transposed once (shared by the unit's lanes), K^T and V^T [hd][ld]
+   (ld = keys rounded up to W, the pad zero), and the vectors run along keys:
+   s[j..j+W) = sum_d q'[d] K^T[d][j..j+W), and o[d] = sum_j p[j] V^T[d][j]: one horizontal
+   sum per dimension per tile, not per key. (With AVX2's W = 8 the transpose costs more
+   than it saves at head_dim 8, which keeps the row stages there.) */
 /* Row length of K^T / V^T: the keys rounded up to W, plus W more zeros, because a lane
    whose window starts at key js reads whole vectors from js and may run up to W - 1 past
    the tile's last key; those reads must land on zeros of this row, never on the next row
@@ -4675,55 +4756,52 @@ static void llm__att_transpose(float *t, const float *x, int nk, int hd) {
     }
 }
 
-/* s[0..n) = scale * q . k_j from K^T (column offset j0, row stride ld); returns max(mx, s).
-   Writes s up to n rounded up to W (s holds LLM_ATTN_TILE, a multiple of W). */
-static float llm__att_scores_t(float *s, const float *q, const float *KT, int ld, int n, int hd, float scale,
-                               float mx) {
+/* Stage 1 from K^T; writes s up to n rounded up to W (s holds LLM_ATTN_TILE). */
+static void llm__att_scores_t(float *s, const float *q, const llm__att_tile *t, int js, int n, int r0, int npf) {
+    const float *KT = t->KT + (js - t->j0);
     int j, d;
+    (void)r0, (void)npf; /* small heads: the whole tile is a few KiB */
     for (j = 0; j < n; j += LLM__ATT_W) {
         llm__rv acc = llm__rv_set1(0.0f);
-        for (d = 0; d < hd; d++) acc = llm__rv_fma(llm__rv_set1(q[d] * scale), llm__rv_load(KT + (size_t)d * ld + j), acc);
+        for (d = 0; d < t->hd; d++) acc = llm__rv_fma(llm__rv_set1(q[d]), llm__rv_load(KT + (size_t)d * t->ld + j), acc);
         llm__rv_store(s + j, acc);
     }
-    for (j = 0; j < n; j++)
-        if (s[j] > mx) mx = s[j];
-    return mx;
 }
 
-/* o[d] = a o[d] + sum_{j < n} p[j] V^T[d][j]; p is zeroed from n up to a whole vector. */
-static void llm__att_pv_t(float *o, float a, float *p, const float *VT, int ld, int n, int hd) {
+/* Stage 3 from V^T; p is zeroed from n up to a whole vector. */
+static void llm__att_pv_t(float *o, float a, float *p, const llm__att_tile *t, int js, int n, int r0, int npf) {
+    const float *VT = t->VT + (js - t->j0);
     int j, d;
+    (void)r0, (void)npf;
     for (j = n; j % LLM__ATT_W; j++) p[j] = 0.0f;
-    for (d = 0; d < hd; d++) {
+    for (d = 0; d < t->hd; d++) {
         llm__rv acc = llm__rv_set1(0.0f);
-        for (j = 0; j < n; j += LLM__ATT_W) acc = llm__rv_fma(llm__rv_load(p + j), llm__rv_load(VT + (size_t)d * ld + j), acc);
+        for (j = 0; j < n; j += LLM__ATT_W) acc = llm__rv_fma(llm__rv_load(p + j), llm__rv_load(VT + (size_t)d * t->ld + j), acc);
         o[d] = o[d] * a + llm__rv_hsum(acc);
     }
 }
-#endif
 
 #if defined(LLM__AVX512)
 /* ---- head_dim 8 with AVX-512 (stories260K): two keys per vector, no transpose ----
    A 16-float vector holds rows j and j+1 of K (or V) as they lie in the cache. Scores of
-   16 keys: eight products q.k (q repeated twice), then a reduction tree sums each group
+   16 keys: eight products q'.k (q' repeated twice), then a reduction tree sums each group
    of 8 lanes: pairs of lanes (unpack), then 4-lane blocks (shuffle), then the two
    blocks of a key (128-bit shuffle), leaving the 16 sums in an order one permute undoes.
    P V: p_j and p_j+1 are spread over the two halves of a vector (one permute) and
    multiply the two rows at once; the halves are added at the end. Rows past n are
-   masked loads of zero. stories260K decode went from 12,600 to 23,900 tok/s with these
-   in place of the transposes. */
+   masked loads of zero: no transposes, which dominated head_dim-8 decode. */
 /* The lanes of keys j, j + 1 that exist when `left` keys remain from j. */
 static __mmask16 llm__att_pair_mask(int left) {
     return (__mmask16)(left >= 2 ? 0xffffu : left == 1 ? 0x00ffu : 0u);
 }
-static float llm__att_scores8(float *s, const float *q, const float *K, int n, float scale, float mx) {
-    /* q twice (a 256-bit broadcast written with AVX512F alone: the f32x8 one needs DQ) */
-    const __m512 qq = _mm512_mul_ps(_mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(q)))),
-                                    _mm512_set1_ps(scale));
+static void llm__att_scores8(float *s, const float *q, const llm__att_tile *t, int js, int n, int r0, int npf) {
+    const float *K = t->K + (size_t)(js - t->j0) * 8;
+    /* q' twice (a 256-bit broadcast written with AVX512F alone: the f32x8 one needs DQ) */
+    const __m512 qq = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(q))));
     /* lane of the reduced vector that holds key k (even keys of each 8 first) */
     const __m512i order = _mm512_set_epi32(15, 11, 14, 10, 13, 9, 12, 8, 7, 3, 6, 2, 5, 1, 4, 0);
-    __m512 vmx = _mm512_set1_ps(mx);
     int j, i;
+    (void)r0, (void)npf;
     for (j = 0; j < n; j += 16) {
         __m512 p[8], a[4], c0, c1, r;
         __mmask16 valid = (__mmask16)(n - j >= 16 ? 0xffffu : (1u << (n - j)) - 1u);
@@ -4738,19 +4816,17 @@ static float llm__att_scores8(float *s, const float *q, const float *K, int n, f
         c1 = _mm512_add_ps(_mm512_shuffle_ps(a[2], a[3], 0x44), _mm512_shuffle_ps(a[2], a[3], 0xee));
         /* blocks 0 + 1 are a key's two halves, 2 + 3 the next key's */
         r = _mm512_add_ps(_mm512_shuffle_f32x4(c0, c1, 0x88), _mm512_shuffle_f32x4(c0, c1, 0xdd));
-        r = _mm512_permutexvar_ps(order, r);
-        _mm512_mask_storeu_ps(s + j, valid, r);
-        vmx = _mm512_mask_max_ps(vmx, valid, r, vmx); /* lanes past n keep the old max */
+        _mm512_mask_storeu_ps(s + j, valid, _mm512_permutexvar_ps(order, r));
     }
-    return _mm512_reduce_max_ps(vmx); /* once: a reduction per block was a long serial chain */
 }
 
-/* o[8] = a o + sum_{j < n} p[j] V[j][:] */
-static void llm__att_pv8(float *o, float a, const float *p, const float *V, int n) {
+static void llm__att_pv8(float *o, float a, float *p, const llm__att_tile *t, int js, int n, int r0, int npf) {
+    const float *V = t->V + (size_t)(js - t->j0) * 8;
     const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0;
     __m256 sum;
     int j, i;
+    (void)r0, (void)npf;
     for (j = 0; j < n; j += 16) {
         __mmask16 valid = (__mmask16)(n - j >= 16 ? 0xffffu : (1u << (n - j)) - 1u);
         __m512 p16 = _mm512_maskz_loadu_ps(valid, p + j); /* zero past n */
@@ -4768,7 +4844,28 @@ static void llm__att_pv8(float *o, float a, const float *p, const float *V, int 
 }
 #endif
 
-/* The readable version: n lanes with query pointers qp, output pointers op, positions pos. */
+/* The rows kernel's stages for this call's head_dim, chosen once. */
+static void llm__att_plan(llm__att_job *J) {
+    J->scores = llm__att_scores;
+    J->pv = llm__att_pv;
+    J->small = 0;
+    J->grouped = J->hd % (4 * LLM__ATT_W) == 0;
+#if defined(LLM__AVX512)
+    if (J->hd == 8) {
+        J->scores = llm__att_scores8;
+        J->pv = llm__att_pv8;
+        return;
+    }
+#endif
+    if (J->hd < LLM__ATT_W) {
+        J->scores = llm__att_scores_t;
+        J->pv = llm__att_pv_t;
+        J->small = 1;
+    }
+}
+
+/* ---- rows kernel: one lane (or lane group) at a time, vectors along head_dim ----
+   n lanes with scaled queries qp (q'), output pointers op, positions pos. */
 static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
                           const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
@@ -4777,152 +4874,116 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
        must stay in L1, so heads over 64 dims take 32 keys (32 KiB of K and V at hd 128) */
     int hd = J->hd, tile = n > 1 && hd > 64 && J->tile > 32 ? 32 : J->tile, lo = pos[0], hi = pos[n - 1], i, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
+    llm__att_tile t;
+    t.hd = hd;
+    t.row = (size_t)hd * llm__kv_esize(J->dtype);
+    t.KT = (float *)w->kbuf + LLM__ATT_CONV / 2; /* small heads: after the converted rows (<= 16 x 80 floats) */
+    t.VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
     for (i = 0; i < n; i++) {
         m[i] = -INFINITY; /* running max */
         l[i] = 0;         /* running sum of exp(s - m) */
         memset(o + (size_t)i * hd, 0, (size_t)hd * sizeof(float));
     }
     for (j0 = kstart; j0 <= hi; j0 += tile) {
-        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
-        const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
-        const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
         /* the lanes share out the next tile's rows of the cache (fp32, f16 or int8) to prefetch */
+        int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         int pf_rows = j0 + nk <= hi ? (hi + 1 - j0 - nk < tile ? hi + 1 - j0 - nk : tile) : 0;
-        size_t row = (size_t)hd * llm__kv_esize(J->dtype), next = ((size_t)kvh * J->kv_stride + j0 + nk) * row;
-        const char *kn = (const char *)J->k + next, *vn = (const char *)J->v + next;
-#ifdef LLM__RV
-        /* small heads: K^T, V^T after the converted rows (<= 16 x (64 + 16) floats each) */
-        float *KT = (float *)w->kbuf + LLM__ATT_CONV / 2, *VT = (float *)w->vbuf + LLM__ATT_CONV / 2;
-        int ld = llm__att_ld(nk), small = hd < LLM__ATT_W, grouped = hd % (4 * LLM__ATT_W) == 0;
-#ifdef LLM__AVX512
-        if (hd == 8) small = 0; /* the two-keys-per-vector kernels below */
-#endif
-        if (small) llm__att_transpose(KT, K, nk, hd), llm__att_transpose(VT, V, nk, hd);
-#endif
+        size_t next = ((size_t)kvh * J->kv_stride + j0 + nk) * t.row;
+        t.j0 = j0;
+        t.nk = nk;
+        t.K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
+        t.V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
+        t.kn = (const char *)J->k + next;
+        t.vn = (const char *)J->v + next;
+        t.ld = llm__att_ld(nk);
+        if (J->small) llm__att_transpose(t.KT, t.K, nk, hd), llm__att_transpose(t.VT, t.V, nk, hd);
         for (i = 0; i < n; i++) {
             /* this lane sees keys js..je-1 of the tile: causal and window bounds */
             int js = J->window > 0 && pos[i] - J->window + 1 > j0 ? pos[i] - J->window + 1 : j0;
             int je = pos[i] + 1 < j0 + nk ? pos[i] + 1 : j0 + nk;
             int r0 = pf_rows * i / n, r1 = pf_rows * (i + 1) / n; /* this lane's prefetch share */
-            float mx = m[i], a;
-#ifdef LLM__RV
-            if (grouped && i + LLM__ATT_LG <= n && pos[i + LLM__ATT_LG - 1] == pos[i]) {
+            float a;
+            if (J->grouped && i + LLM__ATT_LG <= n && pos[i + LLM__ATT_LG - 1] == pos[i]) {
                 /* LLM__ATT_LG lanes at one position: one group, the same keys */
                 const float *gq[LLM__ATT_LG];
-                float *go[LLM__ATT_LG], gm[LLM__ATT_LG], ga[LLM__ATT_LG];
+                float *go[LLM__ATT_LG], ga[LLM__ATT_LG];
                 int g;
                 r1 = pf_rows * (i + LLM__ATT_LG) / n;
-                for (g = 0; g < LLM__ATT_LG; g++) gq[g] = qp[i + g], go[g] = o + (size_t)(i + g) * hd, gm[g] = m[i + g];
+                for (g = 0; g < LLM__ATT_LG; g++) gq[g] = qp[i + g], go[g] = o + (size_t)(i + g) * hd;
                 if (js < je) {
-                    llm__att_scores_g(s, gq, K + (size_t)(js - j0) * hd, je - js, hd, J->scale, gm, kn + r0 * row,
-                                      row, r1 - r0);
+                    llm__att_scores_g(s, gq, t.K + (size_t)(js - j0) * hd, je - js, hd, t.kn + r0 * t.row, t.row,
+                                      r1 - r0);
                     for (g = 0; g < LLM__ATT_LG; g++)
-                        ga[g] = llm__att_online(s + g * LLM_ATTN_TILE, je - js, gm[g], &m[i + g], &l[i + g]);
-                    llm__att_pv_g(go, ga, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row, r1 - r0);
+                        ga[g] = llm__att_online(s + g * LLM_ATTN_TILE, je - js, J->softcap, &m[i + g], &l[i + g]);
+                    llm__att_pv_g(go, ga, s, t.V + (size_t)(js - j0) * hd, je - js, hd, t.vn + r0 * t.row, t.row,
+                                  r1 - r0);
                 }
                 i += LLM__ATT_LG - 1;
                 continue;
             }
-#endif
             if (js >= je) continue;
-            /* scores by the kernel that suits head_dim ... */
-#ifdef LLM__AVX512
-            if (hd == 8)
-                mx = llm__att_scores8(s, qp[i], K + (size_t)(js - j0) * hd, je - js, J->scale, mx);
-            else
-#endif
-#ifdef LLM__RV
-            if (small)
-                mx = llm__att_scores_t(s, qp[i], KT + (js - j0), ld, je - js, hd, J->scale, mx);
-            else
-#endif
-                mx = llm__att_scores(s, qp[i], K + (size_t)(js - j0) * hd, je - js, hd, J->scale, mx,
-                                     kn + r0 * row, row, r1 - r0);
-            a = llm__att_online(s, je - js, mx, &m[i], &l[i]);
-            /* ... and o = a o + P V by the matching one */
-#ifdef LLM__AVX512
-            if (hd == 8)
-                llm__att_pv8(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js);
-            else
-#endif
-#ifdef LLM__RV
-            if (small)
-                llm__att_pv_t(o + (size_t)i * hd, a, s, VT + (js - j0), ld, je - js, hd);
-            else
-#endif
-                llm__att_pv(o + (size_t)i * hd, a, s, V + (size_t)(js - j0) * hd, je - js, hd, vn + r0 * row, row,
-                            r1 - r0);
+            J->scores(s, qp[i], &t, js, je - js, r0, r1 - r0);                  /* 1: s = q' K^T */
+            a = llm__att_online(s, je - js, J->softcap, &m[i], &l[i]);          /* 2: p, a, l, m */
+            J->pv(o + (size_t)i * hd, a, s, &t, js, je - js, r0, r1 - r0);      /* 3: o = a o + p V */
         }
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) { /* out = o / l, a vector at a time */
         d = 0;
-#ifdef LLM__RV
-        for (; d + LLM__ATT_W <= hd; d += LLM__ATT_W) /* scalar divisions were 8 % of short decodes */
+        for (; d + LLM__ATT_W <= hd; d += LLM__ATT_W)
             llm__rv_store(op[i] + d, llm__rv_div(llm__rv_load(o + (size_t)i * hd + d), llm__rv_set1(l[i])));
-#endif
         for (; d < hd; d++) op[i][d] = o[(size_t)i * hd + d] / l[i];
     }
 }
 
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-/* ---- lanes kernel: 2 * W queries in vector lanes (SIMD prefill) ----
+/* ---- lanes kernel: 2 * W queries in vector lanes (prefill) ----
    Both products are register blocks of RB rows x 2 lane vectors, written out with macros
    so the accumulators stay in registers:
-     S^T = K Q^T:  RB keys at a time; per step d, 2 vector loads of Q^T[d] and RB
+     S^T = K Q'^T: RB keys at a time; per step d, 2 vector loads of Q'^T[d] and RB
                    broadcasts of k_j[d] feed 2 * RB FMAs;
      O^T += V^T P^T: RB dims at a time; per key j, 2 loads of P^T[j] and RB broadcasts of
-                   v_j[d] feed 2 * RB FMAs, the O^T block held over the whole tile.
-   RB = 8 (16 accumulators) with 32 vector registers (AVX-512, NEON), 4 with AVX2's 16. */
-#if defined(LLM__AVX2)
-#define LLM__ATT_RB 4
-#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
-#else
-#define LLM__ATT_RB 8
-#define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#endif
+                   v_j[d] feed 2 * RB FMAs, the O^T block held over the whole tile. */
 #define LLM__ATT_DECL(r) llm__rv c##r##a = zero, c##r##b = zero;
 #define LLM__ATT_QK(r)                                           \
     {                                                            \
-        llm__rv kb = llm__rv_set1(kr[(r) * hd + d]);         \
-        c##r##a = llm__rv_fma(kb, qa, c##r##a);                 \
-        c##r##b = llm__rv_fma(kb, qb, c##r##b);                 \
+        llm__rv kb = llm__rv_set1(kr[(r) * hd + d]);             \
+        c##r##a = llm__rv_fma(kb, qa, c##r##a);                  \
+        c##r##b = llm__rv_fma(kb, qb, c##r##b);                  \
     }
 #define LLM__ATT_ST(r)                                           \
-    llm__rv_store(st + (j + (r)) * QB, c##r##a);                \
+    llm__rv_store(st + (j + (r)) * QB, c##r##a);                 \
     llm__rv_store(st + (j + (r)) * QB + W, c##r##b);
 #define LLM__ATT_OLOAD(r)                                                  \
-    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a0); \
-    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a1);
+    llm__rv c##r##a = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB), a[0]); \
+    llm__rv c##r##b = llm__rv_mul(llm__rv_load(ot + (d + (r)) * QB + W), a[1]);
 #define LLM__ATT_PV(r)                                           \
     {                                                            \
-        llm__rv vb = llm__rv_set1(vr[r]);                    \
-        c##r##a = llm__rv_fma(vb, pa, c##r##a);                 \
-        c##r##b = llm__rv_fma(vb, pb, c##r##b);                 \
+        llm__rv vb = llm__rv_set1(vr[r]);                        \
+        c##r##a = llm__rv_fma(vb, pa, c##r##a);                  \
+        c##r##b = llm__rv_fma(vb, pb, c##r##b);                  \
     }
 #define LLM__ATT_OSTORE(r)                                       \
-    llm__rv_store(ot + (d + (r)) * QB, c##r##a);                \
+    llm__rv_store(ot + (d + (r)) * QB, c##r##a);                 \
     llm__rv_store(ot + (d + (r)) * QB + W, c##r##b);
 
-static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
-                           const int *pos, llm__att_work *w) {
+/* n lanes whose scaled queries are already in Q'^T (w->u.lanes.qt, unused lanes zero). */
+static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *op, const int *pos,
+                           llm__att_work *w) {
     enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
     float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
     int hd = J->hd, lo = pos[0], hi = pos[n - 1], i, j, j0, d;
     int kstart = J->window > 0 && lo - J->window + 1 > 0 ? lo - J->window + 1 : 0;
     int tile = J->tile;
-    const llm__rv zero = llm__rv_set1(0), minus1 = llm__rv_set1(-1.0f);
-    llm__rv m0 = llm__rv_set1(-INFINITY), m1 = m0, l0 = zero, l1 = zero;
+    const llm__rv zero = llm__rv_set1(0);
+    llm__rv m[2], l[2], a[2]; /* per vector of lanes: running max, running sum, rescale */
     float lv[QB];
-    /* Q^T with the 1/sqrt(d) folded in; unused lanes are zero and never stored */
-    for (d = 0; d < hd; d++)
-        for (i = 0; i < QB; i++) qt[d * QB + i] = i < n ? qp[i][d] * J->scale : 0.0f;
+    m[0] = m[1] = llm__rv_set1(-INFINITY);
+    l[0] = l[1] = zero;
     memset(ot, 0, (size_t)hd * QB * sizeof(float));
     for (j0 = kstart; j0 <= hi; j0 += tile) {
         int nk = hi + 1 - j0 < tile ? hi + 1 - j0 : tile;
         const float *K = llm__att_fetch(J, J->k, J->ks, kvh, j0, nk, (float *)w->kbuf);
         const float *V = llm__att_fetch(J, J->v, J->vs, kvh, j0, nk, (float *)w->vbuf);
-        llm__rv a0, a1, mx0 = m0, mx1 = m1, mu0, mu1;
-        /* S^T = K Q^T */
+        /* stage 1: S^T = K Q'^T */
         for (j = 0; j + RB <= nk; j += RB) {
             const float *kr = K + (size_t)j * hd;
             LLM__ATT_ROWS(LLM__ATT_DECL)
@@ -4942,7 +5003,9 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             llm__rv_store(st + j * QB, c0a);
             llm__rv_store(st + j * QB + W, c0b);
         }
-        /* the mask, only on tiles that cross the diagonal or the window's edge */
+        /* stage 2: softcap, then the mask, only on tiles that cross the diagonal or the
+           window's edge, then the update down the lanes */
+        if (J->softcap > 0) llm__att_softcap(st, nk * QB, J->softcap);
         if (j0 + nk - 1 > lo || (J->window > 0 && j0 < hi - J->window + 1))
             for (j = 0; j < nk; j++) {
                 int kp = j0 + j;
@@ -4950,29 +5013,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
                 for (i = 0; i < n; i++)
                     if (kp > pos[i] || (J->window > 0 && kp < pos[i] - J->window + 1)) st[j * QB + i] = -INFINITY;
             }
-        /* online softmax down the lanes: new max, rescale factor, p = exp(s - max) */
-        for (j = 0; j < nk; j++) {
-            mx0 = llm__rv_max(mx0, llm__rv_load(st + j * QB));
-            mx1 = llm__rv_max(mx1, llm__rv_load(st + j * QB + W));
-        }
-        /* a lane that has seen only masked keys keeps max -inf: subtract a finite value */
-        mu0 = llm__rv_mul(llm__rv_max(mx0, llm__rv_set1(-FLT_MAX)), minus1);
-        mu1 = llm__rv_mul(llm__rv_max(mx1, llm__rv_set1(-FLT_MAX)), minus1);
-        a0 = llm__rv_exp(llm__rv_add(m0, mu0));
-        a1 = llm__rv_exp(llm__rv_add(m1, mu1));
-        l0 = llm__rv_mul(l0, a0);
-        l1 = llm__rv_mul(l1, a1);
-        for (j = 0; j < nk; j++) {
-            llm__rv p0 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB), mu0));
-            llm__rv p1 = llm__rv_exp(llm__rv_add(llm__rv_load(st + j * QB + W), mu1));
-            llm__rv_store(st + j * QB, p0);
-            llm__rv_store(st + j * QB + W, p1);
-            l0 = llm__rv_add(l0, p0);
-            l1 = llm__rv_add(l1, p1);
-        }
-        m0 = mx0;
-        m1 = mx1;
-        /* O^T = a O^T + V^T P^T */
+        llm__att_online_lanes(st, nk, m, l, a);
+        /* stage 3: O^T = a O^T + V^T P^T */
         for (d = 0; d + RB <= hd; d += RB) {
             LLM__ATT_ROWS(LLM__ATT_OLOAD)
             for (j = 0; j < nk; j++) {
@@ -4983,8 +5025,8 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             LLM__ATT_ROWS(LLM__ATT_OSTORE)
         }
         for (; d < hd; d++) { /* leftover dims */
-            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a0);
-            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a1);
+            llm__rv c0a = llm__rv_mul(llm__rv_load(ot + d * QB), a[0]);
+            llm__rv c0b = llm__rv_mul(llm__rv_load(ot + d * QB + W), a[1]);
             for (j = 0; j < nk; j++) {
                 llm__rv pa = llm__rv_load(st + j * QB), pb = llm__rv_load(st + j * QB + W);
                 const float *vr = V + (size_t)j * hd + d;
@@ -4994,16 +5036,16 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, const float *c
             llm__rv_store(ot + d * QB + W, c0b);
         }
     }
-    llm__rv_store(lv, l0);
-    llm__rv_store(lv + W, l1);
+    llm__rv_store(lv, l[0]);
+    llm__rv_store(lv + W, l[1]);
     for (i = 0; i < n; i++) {
         float inv = 1.0f / lv[i];
         for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
     }
 }
-#endif
 
-/* Run unit u: find its KV head and lanes, then the kernel that suits the lane count. */
+/* Run unit u: find its KV head and lanes, fold the scale into their queries, run the
+   kernel for the lane count. */
 static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     const float *qp[LLM__ATT_QB];
     float *op[LLM__ATT_QB];
@@ -5012,7 +5054,7 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
        working at the same time share one head's K/V in the cache, and the cheap blocks
        come last, where they even out the threads' finishing times */
     int tb = J->units_t - 1 - u % J->units_t, hb = (u / J->units_t) % J->units_h, kvh = u / J->units_t / J->units_h;
-    int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0;
+    int h0 = kvh * J->group + hb * J->nh, h1 = h0 + J->nh, t0 = tb * J->nt, t1 = t0 + J->nt, t, h, n = 0, lanes, d;
     if (h1 > (kvh + 1) * J->group) h1 = (kvh + 1) * J->group;
     if (t1 > J->n_q) t1 = J->n_q;
     /* lanes in order of position, so pos[0] and pos[n-1] bound the keys to visit */
@@ -5025,12 +5067,28 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
             n++;
         }
     if (n == 0) return;
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-    if (n >= LLM__ATT_W) {
-        llm__att_lanes(J, kvh, n, qp, op, pos, w);
+    /* lanes when the unit fills a vector of lanes; with one-lane vectors (no SIMD), when
+       its lanes are several positions, which leaves a GQA group at one position to the
+       rows kernel's lane groups */
+#ifdef LLM__ATT_RV1
+    lanes = n > 1 && pos[n - 1] != pos[0];
+#else
+    lanes = n >= LLM__ATT_W;
+#endif
+    /* q' = scale q, the one place the scale is applied: Q'^T [hd][lanes] for the lanes
+       kernel (lanes past n zero), q'[lane][hd] for the rows kernel */
+    if (lanes) {
+        float *qt = (float *)w->u.lanes.qt;
+        for (d = 0; d < J->hd; d++)
+            for (h = 0; h < LLM__ATT_QB; h++) qt[d * LLM__ATT_QB + h] = h < n ? qp[h][d] * J->scale : 0.0f;
+        llm__att_lanes(J, kvh, n, op, pos, w);
         return;
     }
-#endif
+    for (h = 0; h < n; h++) {
+        float *qs = (float *)w->u.rows.q + (size_t)h * J->hd;
+        for (d = 0; d < J->hd; d++) qs[d] = qp[h][d] * J->scale;
+        qp[h] = qs;
+    }
     llm__att_rows(J, kvh, n, qp, op, pos, w);
 }
 
@@ -5049,35 +5107,46 @@ static void llm__att_task(void *ctx, int ith, int nth) {
 #endif
 }
 
-LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v,
-                                   const float *k_scale, const float *v_scale, llm_dtype dtype,
-                                   int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads,
-                                   int head_dim, int window, int tile, llm_threads *th) {
+LLMDEF llm_attention_desc llm_attention_desc_default(void) {
+    llm_attention_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = LLM_F32;
+    return d;
+}
+
+LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, const void *v, int n_q, int n_kv,
+                                   int kv_stride, int n_heads, int n_kv_heads, int head_dim,
+                                   const llm_attention_desc *desc, llm_threads *th) {
+    llm_attention_desc o = desc ? *desc : llm_attention_desc_default();
     llm__att_job J;
     if (!out || !q || !k || !v) return LLM_EINVAL;
     if (n_q <= 0 || n_kv < n_q || kv_stride < n_kv || n_heads <= 0 || n_kv_heads <= 0 || head_dim <= 0)
         return LLM_EINVAL;
-    if (n_heads % n_kv_heads || window < 0 || tile < 0 || tile > LLM_ATTN_TILE) return LLM_EINVAL;
-    if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
-    if (dtype == LLM_INT8 && (!k_scale || !v_scale)) return LLM_EINVAL;
+    if (n_heads % n_kv_heads || o.window < 0 || o.tile < 0 || o.tile > LLM_ATTN_TILE) return LLM_EINVAL;
+    /* scale: finite, >= 0 (0 = default); softcap: 0 or a finite normal float, so that
+       1 / softcap is finite too. NaN fails every comparison. */
+    if (!(o.scale >= 0 && o.scale <= FLT_MAX)) return LLM_EINVAL;
+    if (o.softcap != 0 && !(o.softcap >= FLT_MIN && o.softcap <= FLT_MAX)) return LLM_EINVAL;
+    if (o.dtype != LLM_F32 && o.dtype != LLM_F16 && o.dtype != LLM_INT8) return LLM_EUNSUPPORTED;
+    if (o.dtype == LLM_INT8 && (!o.k_scale || !o.v_scale)) return LLM_EINVAL;
     if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
     memset(&J, 0, sizeof J);
     J.out = out;
     J.q = q;
     J.k = k;
     J.v = v;
-    J.ks = k_scale;
-    J.vs = v_scale;
-    J.dtype = dtype;
+    J.ks = o.k_scale;
+    J.vs = o.v_scale;
+    J.dtype = o.dtype;
     J.n_q = n_q;
     J.n_kv = n_kv;
     J.kv_stride = kv_stride;
     J.n_heads = n_heads;
     J.n_kv_heads = n_kv_heads;
     J.hd = head_dim;
-    J.window = window;
-    J.tile = tile ? tile : LLM_ATTN_TILE;
-    if (dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
+    J.window = o.window;
+    J.tile = o.tile ? o.tile : LLM_ATTN_TILE;
+    if (o.dtype != LLM_F32 && J.tile > LLM__ATT_CONV / head_dim) J.tile = LLM__ATT_CONV / head_dim;
     J.group = n_heads / n_kv_heads;
     J.nh = J.group < LLM__ATT_QB ? J.group : LLM__ATT_QB;
     /* decode with fewer KV heads than threads (MQA): split each group's heads over more
@@ -5091,7 +5160,9 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
     J.units_t = (n_q + J.nt - 1) / J.nt;
     if ((int64_t)J.units_h * n_kv_heads * J.units_t > INT_MAX) return LLM_EINVAL;
     J.n_units = J.units_h * n_kv_heads * J.units_t;
-    J.scale = 1.0f / LLM_SQRTF((float)head_dim);
+    J.scale = o.scale > 0 ? o.scale : 1.0f / LLM_SQRTF((float)head_dim);
+    J.softcap = o.softcap;
+    llm__att_plan(&J);
     llm_threads_run(th, llm__att_task, &J);
     return LLM_OK;
 }
@@ -5099,24 +5170,34 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
 LLMDEF llm_status llm_attention(float *out, const float *q, const float *k, const float *v,
                                 int n_q, int n_kv, int kv_stride, int n_heads, int n_kv_heads, int head_dim,
                                 llm_threads *th) {
-    return llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, kv_stride, n_heads, n_kv_heads,
-                            head_dim, 0, 0, th);
+    return llm_attention_ex(out, q, k, v, n_q, n_kv, kv_stride, n_heads, n_kv_heads, head_dim, NULL, th);
+}
+
+LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
+                                         int pos, int n_heads, const llm_attention_desc *desc, llm_threads *th) {
+    llm_attention_desc o = desc ? *desc : llm_attention_desc_default();
+    size_t off, esize;
+    if (!kv || !kv->k || !kv->v || layer < 0 || layer >= kv->n_layers || n_q <= 0 || n_heads <= 0)
+        return LLM_EINVAL;
+    if (o.dtype != LLM_F32 || o.k_scale || o.v_scale) return LLM_EINVAL; /* the cache says those */
+    if (pos < 0 || pos > kv->len - n_q) return LLM_ERANGE;               /* keys must be written first */
+    esize = llm__kv_esize(kv->dtype);
+    off = (size_t)layer * (size_t)kv->n_kv_heads * (size_t)kv->capacity; /* rows before this layer */
+    o.dtype = kv->dtype;
+    o.k_scale = kv->k_scale ? kv->k_scale + off : NULL;
+    o.v_scale = kv->v_scale ? kv->v_scale + off : NULL;
+    return llm_attention_ex(out, q, (const char *)kv->k + off * kv->head_dim * esize,
+                            (const char *)kv->v + off * kv->head_dim * esize, n_q, pos + n_q, kv->capacity, n_heads,
+                            kv->n_kv_heads, kv->head_dim, &o, th);
 }
 
 LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_cache *kv, int layer, int n_q,
                                       int pos, int n_heads, int window, llm_threads *th) {
-    size_t off, esize;
-    if (!kv || !kv->k || !kv->v || layer < 0 || layer >= kv->n_layers || n_q <= 0 || n_heads <= 0)
-        return LLM_EINVAL;
-    if (pos < 0 || pos > kv->len - n_q) return LLM_ERANGE; /* keys must be written first */
-    esize = llm__kv_esize(kv->dtype);
-    off = (size_t)layer * (size_t)kv->n_kv_heads * (size_t)kv->capacity; /* rows before this layer */
-    return llm_attention_ex(out, q, (const char *)kv->k + off * kv->head_dim * esize,
-                            (const char *)kv->v + off * kv->head_dim * esize,
-                            kv->k_scale ? kv->k_scale + off : NULL, kv->v_scale ? kv->v_scale + off : NULL,
-                            kv->dtype, n_q, pos + n_q, kv->capacity, n_heads, kv->n_kv_heads, kv->head_dim,
-                            window, 0, th);
+    llm_attention_desc o = llm_attention_desc_default();
+    o.window = window;
+    return llm_attention_cache_ex(out, q, kv, layer, n_q, pos, n_heads, &o, th);
 }
+
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
 #pragma GCC diagnostic pop

@@ -93,7 +93,9 @@ static void check_case(int n_q, int n_kv, int H, int Hkv, int hd, int window, in
     test_fill(q, nq, 1.0f);
     test_fill(k, nkv, 1.0f);
     test_fill(v, nkv, 1.0f);
-    CHECK_OK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, n_q, n_kv, stride, H, Hkv, hd, window, tile, th));
+    llm_attention_desc desc = llm_attention_desc_default();
+    desc.window = window, desc.tile = tile;
+    CHECK_OK(llm_attention_ex(out, q, k, v, n_q, n_kv, stride, H, Hkv, hd, &desc, th));
     ref_attention(ref, q, k, v, n_q, n_kv, stride, H, Hkv, hd, window);
     err = max_diff(out, ref, nq);
     if (!(err <= worst_ref)) worst_ref = err;
@@ -628,6 +630,7 @@ static void test_cache_errors(void) {
 
 static void test_bad_args(void) {
     float q[64], k[64], v[64], out[64];
+    llm_attention_desc desc = llm_attention_desc_default();
     test_fill(q, 64, 1), test_fill(k, 64, 1), test_fill(v, 64, 1);
     CHECK_OK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 8, NULL));
     CHECK(llm_attention(NULL, q, k, v, 2, 4, 4, 2, 1, 8, NULL) == LLM_EINVAL);
@@ -643,11 +646,16 @@ static void test_bad_args(void) {
     CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, 0, NULL) == LLM_EINVAL);
     CHECK(llm_attention(out, q, k, v, 2, 4, 4, 2, 1, -8, NULL) == LLM_EINVAL);
     CHECK(llm_attention(out, q, k, v, 1, 1, 1, 1, 1, LLM_ATTN_MAX_HEAD_DIM + 1, NULL) == LLM_EUNSUPPORTED);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, -1, 0, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, -1, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_F32, 2, 4, 4, 2, 1, 8, 0, LLM_ATTN_TILE + 1, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_BF16, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EUNSUPPORTED);
-    CHECK(llm_attention_ex(out, q, k, v, NULL, NULL, LLM_INT8, 2, 4, 4, 2, 1, 8, 0, 0, NULL) == LLM_EINVAL); /* no scales */
+    desc.window = -1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc = llm_attention_desc_default(), desc.tile = -1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc.tile = LLM_ATTN_TILE + 1;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL);
+    desc = llm_attention_desc_default(), desc.dtype = LLM_BF16;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EUNSUPPORTED);
+    desc.dtype = LLM_INT8;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &desc, NULL) == LLM_EINVAL); /* no scales */
     /* out may equal q */
     {
         int T = 40, H = 4, hd = 16;
@@ -686,6 +694,252 @@ static void test_threads(llm_threads *th2) {
 static const int growing[][3] = {{8, 2, 64}, {2, 2, 8}, {2, 1, 12}, {32, 1, 16}};
 #define N_GROWING ((int)(sizeof growing / sizeof growing[0]))
 
+/* ---- llm_attention_desc: scale, softcap (Gemma 2), the defaults, bad values ----------
+   Every kernel path meets a softcap: decode lane by lane (head_dim 64, and 40, which
+   leaves dims past the vectors), lane groups (GQA decode), small heads (2, 3, 4 dims:
+   below a vector with AVX-512, AVX2 or NEON), AVX-512's head_dim 8, the lanes kernel
+   (prefill), windows and odd tiles; each against a double reference. */
+
+/* The textbook form with a desc: s = scale q.k, then cap tanh(s / cap), then the mask
+   and softmax. q, out: [n_q][H][hd]; k, v: [Hkv][stride][hd]. */
+static void ref_attention_desc(double *out, const float *q, const float *k, const float *v, int n_q, int n_kv,
+                               int stride, int H, int Hkv, int hd, int window, double scale, double cap) {
+    double *S = (double *)malloc(sizeof(double) * (size_t)n_kv);
+    int h, t, j, d;
+    for (h = 0; h < H; h++) {
+        const float *K = k + (size_t)(h / (H / Hkv)) * stride * hd, *V = v + (size_t)(h / (H / Hkv)) * stride * hd;
+        for (t = 0; t < n_q; t++) {
+            int p = n_kv - n_q + t;
+            double mx = -INFINITY, sum = 0;
+            for (j = 0; j < n_kv; j++) {
+                double s = 0;
+                for (d = 0; d < hd; d++) s += (double)q[((size_t)t * H + h) * hd + d] * K[(size_t)j * hd + d];
+                s *= scale;
+                if (cap > 0) s = cap * tanh(s / cap);
+                S[j] = (j > p || (window > 0 && j <= p - window)) ? -INFINITY : s;
+                if (S[j] > mx) mx = S[j];
+            }
+            for (j = 0; j < n_kv; j++) sum += (S[j] = exp(S[j] - mx));
+            for (d = 0; d < hd; d++) {
+                double o = 0;
+                for (j = 0; j < n_kv; j++) o += S[j] * V[(size_t)j * hd + d];
+                out[((size_t)t * H + h) * hd + d] = o / sum;
+            }
+        }
+    }
+    free(S);
+}
+
+/* Measured max errors against the double reference (x86-64 AVX-512, AVX2 and scalar
+   builds, NEON under qemu), with q of amplitude 4 so that scores reach past the cap:
+   softcap 2.5e-7 .. 3.8e-7, a scale alone (larger scores) 6.4e-7 .. 6.6e-7. */
+#define TOL_DESC 5e-6
+
+/* One case: the error against the reference; also checks that the softcap changed the
+   result (a cap that did nothing would pass the reference check only by luck). */
+static double desc_case(int n_q, int n_kv, int H, int Hkv, int hd, int window, int tile, float scale, float cap,
+                        llm_threads *th) {
+    int stride = n_kv + 2;
+    size_t nq = (size_t)n_q * H * hd, nkv = (size_t)Hkv * stride * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4), *v = (float *)malloc(nkv * 4);
+    float *out = (float *)malloc(nq * 4), *plain = (float *)malloc(nq * 4);
+    double *ref = (double *)malloc(nq * 8), err;
+    llm_attention_desc desc = llm_attention_desc_default();
+    test_fill(q, nq, 4.0f);
+    test_fill(k, nkv, 1.0f);
+    test_fill(v, nkv, 1.0f);
+    desc.window = window, desc.tile = tile, desc.scale = scale, desc.softcap = cap;
+    CHECK_OK(llm_attention_ex(out, q, k, v, n_q, n_kv, stride, H, Hkv, hd, &desc, th));
+    ref_attention_desc(ref, q, k, v, n_q, n_kv, stride, H, Hkv, hd, window,
+                       scale > 0 ? (double)scale : 1.0 / sqrt((double)hd), cap);
+    err = max_diff(out, ref, nq);
+    CHECK_MSG(err <= TOL_DESC, "n_q %d n_kv %d heads %d/%d hd %d window %d tile %d scale %g softcap %g: error %.3g",
+              n_q, n_kv, H, Hkv, hd, window, tile, scale, cap, err);
+    if (cap > 0 && cap < 1e3f) {
+        desc.softcap = 0;
+        CHECK_OK(llm_attention_ex(plain, q, k, v, n_q, n_kv, stride, H, Hkv, hd, &desc, th));
+        CHECK_MSG(max_diff_f(out, plain, nq) > 1e-3, "softcap %g hd %d changed nothing", cap, hd);
+    }
+    free(q), free(k), free(v), free(out), free(plain), free(ref);
+    return err;
+}
+
+static void test_desc_softcap_scale(llm_threads *th2) {
+    /* n_q, n_kv, H, Hkv, hd, window, tile */
+    static const int cases[][7] = {
+        {1, 150, 2, 2, 64, 0, 0},   {1, 70, 3, 3, 40, 0, 0},    /* decode, lane by lane */
+        {1, 130, 8, 2, 64, 0, 0},   {2, 90, 8, 2, 128, 0, 0},   /* lane groups */
+        {1, 200, 8, 2, 64, 50, 13}, {3, 70, 8, 2, 128, 17, 0},
+        {1, 100, 4, 2, 3, 0, 0},    {1, 77, 2, 1, 2, 0, 7},     /* small heads */
+        {3, 60, 4, 4, 4, 9, 0},     {1, 99, 4, 2, 8, 0, 0},     /* and head_dim 8 */
+        {2, 45, 4, 2, 8, 7, 13},    {1, 300, 8, 4, 8, 0, 0},
+        {37, 37, 4, 2, 16, 0, 0},   {64, 64, 2, 2, 64, 0, 0},   /* prefill: lanes */
+        {40, 77, 4, 4, 24, 0, 0},   {130, 130, 4, 2, 64, 5, 13},
+        {19, 19, 6, 3, 12, 0, 1},   {33, 33, 4, 1, 128, 0, 31},
+        {1, 300, 32, 1, 64, 0, 0},  {9, 9, 2, 1, LLM_ATTN_MAX_HEAD_DIM, 0, 0}};
+    int i;
+    double worst_cap = 0, worst_scale = 0, e;
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        const int *c = cases[i];
+        llm_threads *th = i % 3 == 0 ? th2 : NULL;
+        e = desc_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], 0, 1.0f, th); /* softcap 1: most scores saturate */
+        if (e > worst_cap) worst_cap = e;
+        e = desc_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], 0.05f, 0.15f, th); /* a scale and a softcap */
+        if (e > worst_cap) worst_cap = e;
+        e = desc_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], 0.1f, 0, th); /* a scale alone */
+        if (e > worst_scale) worst_scale = e;
+    }
+    /* a cap far above every score is no cap; a tiny one leaves +-cap, nearly uniform */
+    e = desc_case(1, 150, 8, 2, 64, 0, 0, 0, 1e30f, NULL);
+    if (e > worst_cap) worst_cap = e;
+    e = desc_case(50, 50, 4, 2, 8, 0, 0, 0, 1e30f, NULL);
+    if (e > worst_cap) worst_cap = e;
+    e = desc_case(50, 50, 4, 2, 64, 0, 0, 0, 1e-3f, NULL);
+    if (e > worst_cap) worst_cap = e;
+    printf("attention desc vs double reference: softcap max error %.3g, scale %.3g (tolerance %.0e)\n", worst_cap,
+           worst_scale, TOL_DESC);
+}
+
+/* Zero, NULL and llm_attention_desc_default() are plain attention, bit for bit; an explicit
+   1/sqrt(head_dim) is the default; scale 2c on q is scale c on 2q (exact: powers of two). */
+static void test_desc_defaults(llm_threads *th2) {
+    static const int shapes[][5] = {{1, 90, 8, 2, 64}, {1, 60, 4, 4, 8}, {40, 40, 4, 2, 16}, {3, 50, 2, 1, 3}};
+    llm_attention_desc z, d = llm_attention_desc_default();
+    int i;
+    memset(&z, 0, sizeof z);
+    CHECK(d.dtype == LLM_F32 && !d.k_scale && !d.v_scale && d.window == 0 && d.tile == 0 && d.scale == 0 &&
+          d.softcap == 0);
+    for (i = 0; i < 4; i++) {
+        int n_q = shapes[i][0], T = shapes[i][1], H = shapes[i][2], Hkv = shapes[i][3], hd = shapes[i][4];
+        size_t nq = (size_t)n_q * H * hd, nkv = (size_t)Hkv * T * hd, j;
+        float *q = (float *)malloc(nq * 4), *q2 = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4);
+        float *v = (float *)malloc(nkv * 4), *o1 = (float *)malloc(nq * 4), *o2 = (float *)malloc(nq * 4);
+        test_fill(q, nq, 1.0f), test_fill(k, nkv, 1.0f), test_fill(v, nkv, 1.0f);
+        for (j = 0; j < nq; j++) q2[j] = 2 * q[j];
+        CHECK_OK(llm_attention(o1, q, k, v, n_q, T, T, H, Hkv, hd, th2));
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, NULL, th2));
+        CHECK(memcmp(o1, o2, nq * 4) == 0);
+        memset(o2, 0, nq * 4);
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, &z, NULL));
+        CHECK(memcmp(o1, o2, nq * 4) == 0);
+        memset(o2, 0, nq * 4);
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, &d, th2));
+        CHECK(memcmp(o1, o2, nq * 4) == 0);
+        z.scale = 1.0f / sqrtf((float)hd);
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, &z, NULL));
+        CHECK_MSG(memcmp(o1, o2, nq * 4) == 0, "explicit 1/sqrt(%d) differs from the default", hd);
+        z.scale = 2.0f / sqrtf((float)hd);
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, &z, NULL));
+        z.scale = 1.0f / sqrtf((float)hd);
+        CHECK_OK(llm_attention_ex(o1, q2, k, v, n_q, T, T, H, Hkv, hd, &z, NULL));
+        CHECK_MSG(memcmp(o1, o2, nq * 4) == 0, "scale 2c on q differs from scale c on 2q (hd %d)", hd);
+        /* with a softcap, the result doesn't depend on the threads either */
+        z.softcap = 0.7f;
+        CHECK_OK(llm_attention_ex(o1, q, k, v, n_q, T, T, H, Hkv, hd, &z, NULL));
+        CHECK_OK(llm_attention_ex(o2, q, k, v, n_q, T, T, H, Hkv, hd, &z, th2));
+        CHECK(memcmp(o1, o2, nq * 4) == 0);
+        z.scale = 0, z.softcap = 0;
+        free(q), free(q2), free(k), free(v), free(o1), free(o2);
+    }
+}
+
+/* Through the cache: llm_attention_cache_ex with NULL is llm_attention_cache, its window
+   is the desc's, and decoding with a softcap equals one prefill, in each dtype. */
+static void test_desc_cache(llm_dtype dt, llm_threads *th) {
+    int T = 70, H = 8, Hkv = 2, hd = 64, t;
+    llm_config c = small_config(1, H, Hkv, hd);
+    llm_kv_cache kv;
+    llm_attention_desc d = llm_attention_desc_default();
+    size_t nq = (size_t)T * H * hd, nk = (size_t)T * Hkv * hd;
+    float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nk * 4), *v = (float *)malloc(nk * 4);
+    float *pre = (float *)malloc(nq * 4), *dec = (float *)malloc(nq * 4), *khm = (float *)malloc(nk * 4);
+    float *vhm = (float *)malloc(nk * 4);
+    double *ref = (double *)malloc(nq * 8), err;
+    test_fill(q, nq, 4.0f), test_fill(k, nk, 1.0f), test_fill(v, nk, 1.0f);
+    CHECK_OK(llm_kv_cache_create(&kv, &c, T, dt));
+    CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, T));
+    CHECK_OK(llm_attention_cache(pre, q, &kv, 0, T, 0, H, 13, th));
+    d.window = 13;
+    CHECK_OK(llm_attention_cache_ex(dec, q, &kv, 0, T, 0, H, &d, th));
+    CHECK(memcmp(pre, dec, nq * 4) == 0);
+    CHECK_OK(llm_attention_cache(pre, q, &kv, 0, T, 0, H, 0, th));
+    CHECK_OK(llm_attention_cache_ex(dec, q, &kv, 0, T, 0, H, NULL, th));
+    CHECK(memcmp(pre, dec, nq * 4) == 0);
+    d.window = 0, d.softcap = 1.5f;
+    CHECK_OK(llm_attention_cache_ex(pre, q, &kv, 0, T, 0, H, &d, th));
+    for (t = 0; t < T; t++)
+        CHECK_OK(llm_attention_cache_ex(dec + (size_t)t * H * hd, q + (size_t)t * H * hd, &kv, 0, 1, t, H, &d, th));
+    err = max_diff_f(pre, dec, nq);
+    CHECK_MSG(err <= 1e-5, "softcap, %s cache: decode vs prefill %.3g", llm_dtype_name(dt), err);
+    if (dt == LLM_F32) {
+        to_head_major(khm, k, T, Hkv, hd, T);
+        to_head_major(vhm, v, T, Hkv, hd, T);
+        ref_attention_desc(ref, q, khm, vhm, T, T, T, H, Hkv, hd, 0, 1.0 / sqrt((double)hd), 1.5);
+        CHECK_MSG(max_diff(pre, ref, nq) <= TOL_DESC, "softcap through the cache: %.3g", max_diff(pre, ref, nq));
+    }
+    llm_kv_cache_free(&kv);
+    free(q), free(k), free(v), free(pre), free(dec), free(khm), free(vhm), free(ref);
+}
+
+/* Bad desc values are LLM_EINVAL (another dtype: LLM_EUNSUPPORTED), and out is untouched. */
+static void test_desc_errors(void) {
+    float q[64], k[64], v[64], out[64], keep[64], scl[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    const float nan = (float)NAN, inf = (float)INFINITY;
+    llm_attention_desc d;
+    llm_config c = small_config(1, 2, 1, 8);
+    llm_kv_cache kv;
+    int i;
+    struct {
+        float scale, softcap;
+        int window, tile;
+        llm_status want;
+    } bad[] = {{nan, 0, 0, 0, LLM_EINVAL},    {inf, 0, 0, 0, LLM_EINVAL},  {-0.5f, 0, 0, 0, LLM_EINVAL},
+               {0, nan, 0, 0, LLM_EINVAL},    {0, inf, 0, 0, LLM_EINVAL},  {0, -1, 0, 0, LLM_EINVAL},
+               {0, 1e-40f, 0, 0, LLM_EINVAL}, {0, 0, -1, 0, LLM_EINVAL},   {0, 0, 0, -1, LLM_EINVAL},
+               {0, 0, 0, LLM_ATTN_TILE + 1, LLM_EINVAL}};
+    test_fill(q, 64, 1), test_fill(k, 64, 1), test_fill(v, 64, 1), test_fill(keep, 64, 1);
+    for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+        d = llm_attention_desc_default();
+        d.scale = bad[i].scale, d.softcap = bad[i].softcap, d.window = bad[i].window, d.tile = bad[i].tile;
+        memcpy(out, keep, sizeof out);
+        CHECK_MSG(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &d, NULL) == bad[i].want,
+                  "desc %d: scale %g softcap %g window %d tile %d accepted", i, d.scale, d.softcap, d.window, d.tile);
+        CHECK(memcmp(out, keep, sizeof out) == 0);
+    }
+    d = llm_attention_desc_default(), d.softcap = FLT_MIN, d.scale = FLT_MAX; /* extreme but valid */
+    CHECK_OK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &d, NULL));
+    d = llm_attention_desc_default(), d.dtype = LLM_BF16;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &d, NULL) == LLM_EUNSUPPORTED);
+    d.dtype = LLM_INT8, d.k_scale = scl;
+    CHECK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &d, NULL) == LLM_EINVAL); /* no v_scale */
+    d.v_scale = scl;
+    CHECK_OK(llm_attention_ex(out, q, k, v, 2, 4, 4, 2, 1, 8, &d, NULL));
+    /* the cache's desc form: the cache gives dtype and scales */
+    CHECK_OK(llm_kv_cache_create(&kv, &c, 4, LLM_F16));
+    CHECK_OK(llm_kv_cache_write(&kv, 0, 0, k, v, 4));
+    CHECK_OK(llm_attention_cache_ex(out, q, &kv, 0, 1, 3, 2, NULL, NULL));
+    d = llm_attention_desc_default(), d.dtype = LLM_F16;
+    CHECK(llm_attention_cache_ex(out, q, &kv, 0, 1, 3, 2, &d, NULL) == LLM_EINVAL);
+    d = llm_attention_desc_default(), d.k_scale = scl;
+    CHECK(llm_attention_cache_ex(out, q, &kv, 0, 1, 3, 2, &d, NULL) == LLM_EINVAL);
+    d = llm_attention_desc_default(), d.softcap = nan;
+    CHECK(llm_attention_cache_ex(out, q, &kv, 0, 1, 3, 2, &d, NULL) == LLM_EINVAL);
+    d = llm_attention_desc_default(), d.window = -2;
+    CHECK(llm_attention_cache_ex(out, q, &kv, 0, 1, 3, 2, &d, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_cache_ex(out, q, &kv, 0, 2, 3, 2, NULL, NULL) == LLM_ERANGE);
+    CHECK(llm_attention_cache_ex(out, q, NULL, 0, 1, 3, 2, NULL, NULL) == LLM_EINVAL);
+    llm_kv_cache_free(&kv);
+}
+
+static void test_desc(llm_threads *th2) {
+    test_desc_softcap_scale(th2);
+    test_desc_defaults(th2);
+    test_desc_cache(LLM_F32, th2);
+    test_desc_cache(LLM_F16, NULL);
+    test_desc_cache(LLM_INT8, th2);
+    test_desc_errors();
+}
+
 int main(void) {
     static const llm_dtype dts[] = {LLM_F32, LLM_F16, LLM_INT8};
     /* the 1-vs-2-thread comparisons: 2 per growing-max case, 6 in test_threads */
@@ -713,6 +967,7 @@ int main(void) {
     if (th2) test_threads(th2);
     printf("worst errors: growing max %.3g, decode vs prefill %.3g, vs dequantized K/V %.3g, GQA vs MHA %.3g\n",
            worst_growing, worst_dec_pre, worst_deq, worst_gqa);
+    test_desc(th2);
     llm_threads_free(th2);
     return test_done();
 }
