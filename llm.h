@@ -846,11 +846,38 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #define LLM_SIN(x) sin(x)
 #endif
 
-/* SIMD is chosen at compile time from the compiler's own macros. */
+/* ======================================================================================
+   >>simd  the SIMD layer: one vector vocabulary, one fenced block per ISA
+   ======================================================================================
+   Chosen at compile time from the compiler's own macros (AVX-512F, AVX2 + FMA, AArch64
+   NEON, else scalar; LLM_NO_SIMD forces scalar). Each block below defines, for its ISA:
+     llm__rv            a vector of LLM__RVN floats
+     load / store / set1 / add / sub / mul / div / fma (a b + c) / max / min / abs
+     round (to nearest even) / trunc / pow2i (2^n for integral n) / ge_or (x >= t ? a : b)
+     hsum / hmax        horizontal sum and maximum;  llm__vsum4: four hsums at once
+     load_n / store_n   the first n < LLM__RVN floats (a row's tail), the rest zero
+     load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
+     LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
+   Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
+   in: the one guard of every vector loop, each followed by the scalar loop (libm, the
+   oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
+   so loops that have no separate oracle (GEMV, the GEMM's edges) compile everywhere.
+   llm__rv_exp, llm__rv_sigmoid and llm__rv_gelu are built on the vocabulary after the
+   blocks. Adding an ISA: one block here, plus, optionally, its own GEMM register tile and
+   pack (>>matmul) and int8 dot product (>>weights), which fall back to generic code. */
+
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
-/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
-   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
+#define LLM__AVX2 1
+#elif !defined(LLM_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__)
+#define LLM__NEON 1
+#endif
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* gcc 12's AVX-512 intrinsics start from an uninitialised "undefined" vector, which
+   -Wmaybe-uninitialized reports (in C++) wherever they are inlined; the header's own
+   code never reads one, so the warning is silenced inside that header only. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -860,12 +887,214 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #else
 #include <immintrin.h>
 #endif
-#elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
-#define LLM__AVX2 1
-#include <immintrin.h>
-#elif !defined(LLM_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__)
-#define LLM__NEON 1
+#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
+/* The horizontal sum of 8 floats: AVX2's hsum, and AVX-512's int8 path's (which works in
+   256-bit vectors without VNNI). Halves, then pairs, then neighbours. */
+static inline float llm__hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#elif defined(LLM__NEON)
 #include <arm_neon.h>
+#endif
+#if !defined(LLM__PREFETCH) && (defined(__GNUC__) || defined(__clang__))
+#define LLM__PREFETCH(p) __builtin_prefetch(p)
+#define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#elif !defined(LLM__PREFETCH)
+#define LLM__PREFETCH(p) ((void)(p))
+#define LLM__PREFETCH_L2(p) ((void)(p))
+#endif
+
+/* ---- AVX-512F: 16 lanes, masks for tails ---------------------------------------------- */
+#if defined(LLM__AVX512)
+#define LLM__RV 1
+#define LLM__RV_MASKED 1 /* load_n / store_n are single masked instructions */
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: 512 -> 256 -> 128 bits by lane shuffles, then within 128. Not
+   _mm512_reduce_add_ps nor the unmasked shuffles: in gcc 12 they start from an
+   "undefined" register and -Wmaybe-uninitialized fires inside them. */
+static inline float llm__rv_hsum(llm__rv a) {
+    __m128 s;
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s;
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+/* s[i] = hsum of vector i, the shuffles shared (13 instructions instead of 32): pairs of
+   lanes first (unpack), then the 4-lane blocks of the four side by side, then the blocks. */
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    const __mmask16 all = (__mmask16)0xffff;
+    __m512 ab = _mm512_add_ps(_mm512_mask_unpacklo_ps(a, all, a, b), _mm512_mask_unpackhi_ps(a, all, a, b));
+    __m512 cd = _mm512_add_ps(_mm512_mask_unpacklo_ps(c, all, c, d), _mm512_mask_unpackhi_ps(c, all, c, d));
+    __m512 v = _mm512_add_ps(_mm512_mask_shuffle_ps(ab, all, ab, cd, 0x44), _mm512_mask_shuffle_ps(ab, all, ab, cd, 0xee));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1));
+    _mm_storeu_ps(s, _mm512_castps512_ps128(v));
+}
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { /* bf16 is an fp32's top half */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p)), 16));
+}
+
+/* ---- AVX2 + FMA: 8 lanes (F16C for fp16 when present) -------------------------------- */
+#elif defined(LLM__AVX2)
+#define LLM__RV 1
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) { return llm__hsum256(a); }
+static inline float llm__rv_hmax(llm__rv a) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
+    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+#ifdef __F16C__
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+#else
+/* fp16 without F16C: the exponent and mantissa bits moved into place and rescaled by
+   2^112, which also gets subnormals right; exponent 31 (inf, NaN) set separately. */
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
+    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
+    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
+    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
+    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
+}
+#define LLM__RV_NO_STORE_F16 1 /* llm__rv_store_f16 is the scalar loop */
+#endif
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16));
+}
+
+/* ---- AArch64 NEON: 4 lanes ----------------------------------------------------------- */
+#elif defined(LLM__NEON)
+#define LLM__RV 1
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
+static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    vst1q_f32(s, vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d)));
+}
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) { vst1_u16(p, vreinterpret_u16_f16(vcvt_f16_f32(v))); }
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+
+/* ---- scalar: one lane, so vector-shaped loops compile without SIMD -------------------- */
+#else
+typedef float llm__rv;
+#define LLM__RVN 1
+static inline llm__rv llm__rv_load(const float *p) { return *p; }
+static inline void llm__rv_store(float *p, llm__rv v) { *p = v; }
+static inline llm__rv llm__rv_set1(float f) { return f; }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return a + b; }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
+static inline float llm__rv_hsum(llm__rv a) { return a; }
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
+#endif
+
+/* Tails through a zero-padded vector where the ISA has no masked load or store. */
+#if defined(LLM__RV) && !defined(LLM__RV_MASKED)
+static inline llm__rv llm__rv_load_n(const float *p, int n) {
+    float t[LLM__RVN] = {0};
+    memcpy(t, p, sizeof(float) * (size_t)n);
+    return llm__rv_load(t);
+}
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) {
+    float t[LLM__RVN];
+    llm__rv_store(t, v);
+    memcpy(p, t, sizeof(float) * (size_t)n);
+}
+#endif
+#ifdef LLM__RV_NO_STORE_F16
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    float t[LLM__RVN];
+    int i;
+    llm__rv_store(t, v);
+    for (i = 0; i < LLM__RVN; i++) p[i] = llm_f32_to_f16(t[i]);
+}
 #endif
 
 #ifdef LLM_PTHREADS
@@ -1845,86 +2074,6 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
    2 accumulators each); 2..LLM__SMALL_N tokens share one pass over the rows likewise. */
 
-/* g++ 12's AVX-512 intrinsics start many results from an "undefined" register, which
-   -Wuninitialized reports inside them in C++; the code here never reads such a value. */
-#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
-/* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
-#if defined(LLM__AVX512)
-#define LLM__VF 16
-typedef __m512 llm__vf;
-#define llm__vload(p) _mm512_loadu_ps(p)
-#define llm__vzero() _mm512_setzero_ps()
-#define llm__vfma(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define llm__vadd(a, b) _mm512_add_ps(a, b)
-/* Horizontal sum. Not _mm512_reduce_add_ps nor the unmasked shuffles: in g++ 12 they
-   start from an "undefined" register and -Wmaybe-uninitialized fires inside them. */
-static float llm__vsum(__m512 v) {
-    const __mmask16 all = (__mmask16)0xffff;
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e)); /* + other 256-bit half */
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1)); /* + other 128-bit quarter */
-    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4e));
-    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
-    return _mm512_cvtss_f32(v);
-}
-/* Four horizontal sums at once, s[i] = sum of vector i: the shuffles are shared, 13
-   instructions instead of 32. Pairs of lanes first (unpack), then the 4-lane blocks of
-   the four vectors side by side (shuffle), then the four blocks. */
-static void llm__vsum4(__m512 a, __m512 b, __m512 c, __m512 d, float *s) {
-    const __mmask16 all = (__mmask16)0xffff;
-    __m512 ab = _mm512_add_ps(_mm512_mask_unpacklo_ps(a, all, a, b), _mm512_mask_unpackhi_ps(a, all, a, b));
-    __m512 cd = _mm512_add_ps(_mm512_mask_unpacklo_ps(c, all, c, d), _mm512_mask_unpackhi_ps(c, all, c, d));
-    __m512 v = _mm512_add_ps(_mm512_mask_shuffle_ps(ab, all, ab, cd, 0x44), _mm512_mask_shuffle_ps(ab, all, ab, cd, 0xee));
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e));
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1));
-    _mm_storeu_ps(s, _mm512_castps512_ps128(v));
-}
-/* The first n < 16 floats of p, the rest zero (a row's tail). */
-#define llm__vload_n(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1u), p)
-#define LLM__VLOAD_N 1
-#elif defined(LLM__AVX2)
-#define LLM__VF 8
-typedef __m256 llm__vf;
-#define llm__vload(p) _mm256_loadu_ps(p)
-#define llm__vzero() _mm256_setzero_ps()
-#define llm__vfma(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define llm__vadd(a, b) _mm256_add_ps(a, b)
-static float llm__vsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static void llm__vsum4(__m256 a, __m256 b, __m256 c, __m256 d, float *s) {
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
-    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-}
-#elif defined(LLM__NEON)
-#define LLM__VF 4
-typedef float32x4_t llm__vf;
-#define llm__vload(p) vld1q_f32(p)
-#define llm__vzero() vdupq_n_f32(0.0f)
-#define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
-#define llm__vadd(a, b) vaddq_f32(a, b)
-#define llm__vsum(v) vaddvq_f32(v)
-static void llm__vsum4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d, float *s) {
-    vst1q_f32(s, vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d)));
-}
-#else
-#define LLM__VF 1
-typedef float llm__vf;
-#define llm__vload(p) (*(p))
-#define llm__vzero() 0.0f
-#define llm__vfma(a, b, c) ((a) * (b) + (c))
-#define llm__vadd(a, b) ((a) + (b))
-#define llm__vsum(v) (v)
-static void llm__vsum4(float a, float b, float c, float d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
-#endif
-
 /* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
 #if defined(LLM__AVX512)
 #define LLM__MR 8
@@ -1947,18 +2096,6 @@ static void llm__vsum4(float a, float b, float c, float d, float *s) { s[0] = a,
 #endif
 #ifndef LLM__NC
 #define LLM__NC (LLM__NR * (48 / LLM__NR))
-#endif
-/* LLM__PREFETCH brings a line into L1, LLM__PREFETCH_L2 into L2 only (for data wanted a
-   few tens of KiB later, which would push the working set out of L1). */
-#if defined(LLM__AVX512) || defined(LLM__AVX2)
-#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-#define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
-#elif defined(__GNUC__) || defined(__clang__)
-#define LLM__PREFETCH(p) __builtin_prefetch(p)
-#define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
-#else
-#define LLM__PREFETCH(p) ((void)(p))
-#define LLM__PREFETCH_L2(p) ((void)(p))
 #endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
@@ -2345,15 +2482,15 @@ typedef struct llm__gemv {
 
 /* One row, one token: the edges. */
 static float llm__dot(const float *w, const float *x, int k) {
-    llm__vf s0 = llm__vzero(), s1 = llm__vzero();
+    llm__rv s0 = llm__rv_set1(0.0f), s1 = llm__rv_set1(0.0f);
     float s;
     int i = 0;
-    for (; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
-        s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
-        s1 = llm__vfma(llm__vload(w + i + LLM__VF), llm__vload(x + i + LLM__VF), s1);
+    for (; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+        s0 = llm__rv_fma(llm__rv_load(w + i), llm__rv_load(x + i), s0);
+        s1 = llm__rv_fma(llm__rv_load(w + i + LLM__RVN), llm__rv_load(x + i + LLM__RVN), s1);
     }
-    for (; k - i >= LLM__VF; i += LLM__VF) s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
-    s = llm__vsum(llm__vadd(s0, s1));
+    for (; k - i >= LLM__RVN; i += LLM__RVN) s0 = llm__rv_fma(llm__rv_load(w + i), llm__rv_load(x + i), s0);
+    s = llm__rv_hsum(llm__rv_add(s0, s1));
     for (; i < k; i++) s += w[i] * x[i];
     return s;
 }
@@ -2363,8 +2500,8 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
     int r = r0, i;
     for (; r1 - r >= 4; r += 4) {
         const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-        llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
-        llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = llm__rv_set1(0.0f), a2 = llm__rv_set1(0.0f), a3 = llm__rv_set1(0.0f);
+        llm__rv b0 = llm__rv_set1(0.0f), b1 = llm__rv_set1(0.0f), b2 = llm__rv_set1(0.0f), b3 = llm__rv_set1(0.0f);
         float s[4];
         int p;
         /* Short rows (k <= 256: stories260K's 64 and 172) come from L2, where a small
@@ -2373,36 +2510,36 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
            hardware prefetchers and the row blocks do the job. */
         if (k <= 256 && r1 - r >= 8)
             for (p = 0; p < 4 * k; p += 16) LLM__PREFETCH(w0 + 4 * k + p);
-        for (i = 0; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
-            llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
-            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
-            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
-            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
-            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
-            b0 = llm__vfma(llm__vload(w0 + i + LLM__VF), xw, b0);
-            b1 = llm__vfma(llm__vload(w1 + i + LLM__VF), xw, b1);
-            b2 = llm__vfma(llm__vload(w2 + i + LLM__VF), xw, b2);
-            b3 = llm__vfma(llm__vload(w3 + i + LLM__VF), xw, b3);
+        for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+            llm__rv xv = llm__rv_load(x + i), xw = llm__rv_load(x + i + LLM__RVN);
+            a0 = llm__rv_fma(llm__rv_load(w0 + i), xv, a0);
+            a1 = llm__rv_fma(llm__rv_load(w1 + i), xv, a1);
+            a2 = llm__rv_fma(llm__rv_load(w2 + i), xv, a2);
+            a3 = llm__rv_fma(llm__rv_load(w3 + i), xv, a3);
+            b0 = llm__rv_fma(llm__rv_load(w0 + i + LLM__RVN), xw, b0);
+            b1 = llm__rv_fma(llm__rv_load(w1 + i + LLM__RVN), xw, b1);
+            b2 = llm__rv_fma(llm__rv_load(w2 + i + LLM__RVN), xw, b2);
+            b3 = llm__rv_fma(llm__rv_load(w3 + i + LLM__RVN), xw, b3);
         }
-        for (; k - i >= LLM__VF; i += LLM__VF) {
-            llm__vf xv = llm__vload(x + i);
-            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
-            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
-            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
-            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+        for (; k - i >= LLM__RVN; i += LLM__RVN) {
+            llm__rv xv = llm__rv_load(x + i);
+            a0 = llm__rv_fma(llm__rv_load(w0 + i), xv, a0);
+            a1 = llm__rv_fma(llm__rv_load(w1 + i), xv, a1);
+            a2 = llm__rv_fma(llm__rv_load(w2 + i), xv, a2);
+            a3 = llm__rv_fma(llm__rv_load(w3 + i), xv, a3);
         }
-#ifdef LLM__VLOAD_N
+#ifdef LLM__RV_MASKED
         if (i < k) { /* the tail as one masked vector (stories260K's hidden 172 = 10 x 16 + 12) */
-            llm__vf xv = llm__vload_n(x + i, k - i);
-            b0 = llm__vfma(llm__vload_n(w0 + i, k - i), xv, b0);
-            b1 = llm__vfma(llm__vload_n(w1 + i, k - i), xv, b1);
-            b2 = llm__vfma(llm__vload_n(w2 + i, k - i), xv, b2);
-            b3 = llm__vfma(llm__vload_n(w3 + i, k - i), xv, b3);
+            llm__rv xv = llm__rv_load_n(x + i, k - i);
+            b0 = llm__rv_fma(llm__rv_load_n(w0 + i, k - i), xv, b0);
+            b1 = llm__rv_fma(llm__rv_load_n(w1 + i, k - i), xv, b1);
+            b2 = llm__rv_fma(llm__rv_load_n(w2 + i, k - i), xv, b2);
+            b3 = llm__rv_fma(llm__rv_load_n(w3 + i, k - i), xv, b3);
             i = k;
         }
 #endif
         /* small k (stories260K: 64) makes the horizontal sums a large part of a row */
-        llm__vsum4(llm__vadd(a0, b0), llm__vadd(a1, b1), llm__vadd(a2, b2), llm__vadd(a3, b3), s);
+        llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
         for (; i < k; i++) {
             s[0] += w0[i] * x[i];
             s[1] += w1[i] * x[i];
@@ -2425,18 +2562,18 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
     const float *w0 = g->w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
     const float *x0 = g->x + (ptrdiff_t)t0 * k, *x1 = nt > 1 ? x0 + k : x0;
     const float *x2 = nt > 2 ? x0 + 2 * (ptrdiff_t)k : x0, *x3 = nt > 3 ? x0 + 3 * (ptrdiff_t)k : x0;
-    llm__vf a00 = llm__vzero(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-    llm__vf a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+    llm__rv a00 = llm__rv_set1(0.0f), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+    llm__rv a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
     float s[4][4];
     int i, rr, tt;
-    for (i = 0; k - i >= LLM__VF; i += LLM__VF) {
-        llm__vf xa = llm__vload(x0 + i), xb = llm__vload(x1 + i), xc = llm__vload(x2 + i), xd = llm__vload(x3 + i), v;
+    for (i = 0; k - i >= LLM__RVN; i += LLM__RVN) {
+        llm__rv xa = llm__rv_load(x0 + i), xb = llm__rv_load(x1 + i), xc = llm__rv_load(x2 + i), xd = llm__rv_load(x3 + i), v;
 #define LLM__ROW4(r)                 \
-    v = llm__vload(w##r + i);        \
-    a##r##0 = llm__vfma(v, xa, a##r##0); \
-    a##r##1 = llm__vfma(v, xb, a##r##1); \
-    a##r##2 = llm__vfma(v, xc, a##r##2); \
-    a##r##3 = llm__vfma(v, xd, a##r##3);
+    v = llm__rv_load(w##r + i);        \
+    a##r##0 = llm__rv_fma(v, xa, a##r##0); \
+    a##r##1 = llm__rv_fma(v, xb, a##r##1); \
+    a##r##2 = llm__rv_fma(v, xc, a##r##2); \
+    a##r##3 = llm__rv_fma(v, xd, a##r##3);
         LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
 #undef LLM__ROW4
     }
@@ -2444,7 +2581,7 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
     llm__vsum4(a10, a11, a12, a13, s[1]);
     llm__vsum4(a20, a21, a22, a23, s[2]);
     llm__vsum4(a30, a31, a32, a33, s[3]);
-    for (; i < k; i++) { /* the k % LLM__VF tail */
+    for (; i < k; i++) { /* the k % LLM__RVN tail */
         const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
         for (rr = 0; rr < 4; rr++)
             for (tt = 0; tt < 4; tt++) s[rr][tt] += ws[rr] * xs[tt];
@@ -2472,10 +2609,6 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
             g->y[(ptrdiff_t)t * g->n + r] =
                 (g->bias ? g->bias[r] : 0.0f) + llm__dot(g->w + (ptrdiff_t)r * g->k, g->x + (ptrdiff_t)t * g->k, g->k);
 }
-
-#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
@@ -2547,107 +2680,7 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
    twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
    reads gate and up once and writes once. */
 
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-#define LLM__RV 1 /* a row-vector vocabulary exists */
-#if defined(LLM__AVX512)
-typedef __m512 llm__rv;
-#define LLM__RVN 16
-static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
-static inline llm__rv llm__rv_round(llm__rv a) {
-    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
-}
-/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
-static inline float llm__rv_hsum(llm__rv a) {
-    __m128 s;
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s;
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
-}
-#elif defined(LLM__AVX2)
-typedef __m256 llm__rv;
-#define LLM__RVN 8
-static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
-    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
-}
-static inline float llm__rv_hsum(llm__rv a) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_max_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-#else /* LLM__NEON */
-typedef float32x4_t llm__rv;
-#define LLM__RVN 4
-static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
-static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
-static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
-#endif
-
+#ifdef LLM__RV /* the vector exp and what is built on it (the vocabulary is >>simd) */
 /* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
    |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
    Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
@@ -3103,43 +3136,7 @@ LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *sc
     return LLM_OK;
 }
 
-/* ---- fp16 / bf16 rows ----------------------------------------------------------------
-   Loading LLM__RVN half-precision weights as one fp32 vector: AVX-512 and F16C have an
-   instruction for fp16; without F16C (plain -mavx2) the bits are moved into place and
-   rescaled by 2^112 (which also gets subnormals right); bf16 is the top half of an fp32,
-   so a widen and a 16-bit shift. */
-#ifdef LLM__RV
-#if defined(LLM__AVX512)
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
-}
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
-    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
-}
-#elif defined(LLM__AVX2)
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
-#ifdef __F16C__
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
-#else
-    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
-    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
-    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
-    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
-    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
-    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
-    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
-#endif
-}
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
-    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-}
-#else /* LLM__NEON */
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
-#endif
-#endif
+/* ---- fp16 / bf16 rows: converted in registers (llm__rv_load_f16 / _bf16, >>simd) ---- */
 
 /* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16.
    Two vectors per row per step: 2 nr independent FMA chains. */
