@@ -2074,19 +2074,41 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
    2 accumulators each); 2..LLM__SMALL_N tokens share one pass over the rows likewise. */
 
-/* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
+/* The register tile of each ISA, MR rows x NR = NV vectors of C, and how the micro-kernel
+   gets a[i] into every lane: x86 broadcasts it from memory; NEON loads the MR values of
+   A as two vectors and multiplies by a lane (fmla by element), 2 loads instead of 8.
+   LLM__MK_ROWS(X) and LLM__MK_COLS(X, i) list the rows and the row's vectors, so the
+   micro-kernel below is written once with every accumulator a named register variable
+   (arrays of them end up on the stack). */
 #if defined(LLM__AVX512)
 #define LLM__MR 8
-#define LLM__NR 48
+#define LLM__NV 3 /* 24 zmm accumulators + 3 of B + 1 broadcast, of 32 */
 #elif defined(LLM__AVX2)
 #define LLM__MR 6
-#define LLM__NR 16
+#define LLM__NV 2 /* 12 ymm accumulators + 2 + 1, of 16 */
 #elif defined(LLM__NEON)
 #define LLM__MR 8
-#define LLM__NR 12
+#define LLM__NV 3 /* 24 q-register accumulators + 3 of B + 2 of A, of 32 */
+#define LLM__MK_LOAD_A(a) llm__rv a0 = vld1q_f32(a), a1 = vld1q_f32((a) + 4);
+#define LLM__MK_A(a, i) vdupq_laneq_f32((i) < 4 ? a0 : a1, (i) & 3)
 #else
 #define LLM__MR 4
-#define LLM__NR 8
+#define LLM__NV 8 /* the scalar kernel: one float per "vector" */
+#endif
+#ifndef LLM__MK_A
+#define LLM__MK_LOAD_A(a)
+#define LLM__MK_A(a, i) llm__rv_set1((a)[i])
+#endif
+#define LLM__NR (LLM__NV * LLM__RVN)
+#if LLM__MR == 8
+#define LLM__MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#elif LLM__MR == 6
+#define LLM__MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
+#if LLM__NV == 3
+#define LLM__MK_COLS(X, i) X(i, 0) X(i, 1) X(i, 2)
+#elif LLM__NV == 2
+#define LLM__MK_COLS(X, i) X(i, 0) X(i, 1)
 #endif
 #ifndef LLM__KC /* (overridable only to tune) */
 #define LLM__KC 256
@@ -2120,119 +2142,44 @@ typedef struct llm__pf {
         }                                          \
     }
 
-/* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
-   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
-#if defined(LLM__AVX512)
+/* ---- the micro-kernel: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
+   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). Per k: NV
+   loads of B, MR broadcasts of A, MR x NV independent FMAs (the register tile above). */
+#ifdef LLM__MK_ROWS
+#define LLM__MK_ZERO(i, j) llm__rv c##i##j = llm__rv_set1(0.0f);
+#define LLM__MK_ZEROS(i) LLM__MK_COLS(LLM__MK_ZERO, i)
+#define LLM__MK_FMA(i, j) c##i##j = llm__rv_fma(t, b##j, c##i##j);
+#define LLM__MK_ROW(i)            \
+    t = LLM__MK_A(a, i);          \
+    LLM__MK_COLS(LLM__MK_FMA, i)
+#define LLM__MK_STORE(i, j) llm__rv_store(r + (j) * LLM__RVN, llm__rv_add(acc ? llm__rv_load(r + (j) * LLM__RVN) : s##j, c##i##j));
+#define LLM__MK_STORES(i)                \
+    {                                    \
+        float *r = c + (i) * ldc;        \
+        LLM__MK_COLS(LLM__MK_STORE, i)   \
+    }
+#define LLM__MK_DECL_B(i, j) llm__rv b##j, s##j = llm__rv_set1(0.0f);
+#define LLM__MK_LOAD_B(i, j) b##j = llm__rv_load(b + (j) * LLM__RVN);
+#define LLM__MK_BIAS(i, j) s##j = llm__rv_load(bias + (j) * LLM__RVN);
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
                         int acc, llm__pf pf) {
-    __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
-    __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
-    __m512 b0, b1, b2, s0, s1, s2, t;
+    llm__rv t;
     int k;
-    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
-    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
-    for (k = 0; k < kc; k++, a += 8, b += 48) {
+    LLM__MK_COLS(LLM__MK_DECL_B, 0)
+    LLM__MK_ROWS(LLM__MK_ZEROS)
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) {
+        LLM__MK_LOAD_A(a)
         LLM__PF_STEP(pf);
-        b0 = _mm512_load_ps(b);
-        b1 = _mm512_load_ps(b + 16);
-        b2 = _mm512_load_ps(b + 32);
-#define LLM__ROW(i)                                  \
-    t = _mm512_set1_ps(a[i]);                        \
-    c##i##0 = _mm512_fmadd_ps(t, b0, c##i##0);       \
-    c##i##1 = _mm512_fmadd_ps(t, b1, c##i##1);       \
-    c##i##2 = _mm512_fmadd_ps(t, b2, c##i##2);
-        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5) LLM__ROW(6) LLM__ROW(7)
-#undef LLM__ROW
+        LLM__MK_COLS(LLM__MK_LOAD_B, 0)
+        LLM__MK_ROWS(LLM__MK_ROW)
     }
-    s0 = s1 = s2 = _mm512_setzero_ps();
     if (!acc && bias) {
-        s0 = _mm512_loadu_ps(bias);
-        s1 = _mm512_loadu_ps(bias + 16);
-        s2 = _mm512_loadu_ps(bias + 32);
+        LLM__MK_COLS(LLM__MK_BIAS, 0)
     }
-#define LLM__CSTORE(i)                                                                    \
-    {                                                                                    \
-        float *r = c + (i) * ldc;                                                        \
-        _mm512_storeu_ps(r, _mm512_add_ps(acc ? _mm512_loadu_ps(r) : s0, c##i##0));      \
-        _mm512_storeu_ps(r + 16, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 16) : s1, c##i##1)); \
-        _mm512_storeu_ps(r + 32, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 32) : s2, c##i##2)); \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
-#undef LLM__CSTORE
-}
-#elif defined(LLM__AVX2)
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
-    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
-    int k;
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
-    for (k = 0; k < kc; k++, a += 6, b += 16) {
-        LLM__PF_STEP(pf);
-        b0 = _mm256_load_ps(b);
-        b1 = _mm256_load_ps(b + 8);
-#define LLM__ROW(i)                            \
-    t = _mm256_broadcast_ss(a + i);            \
-    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0); \
-    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
-        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5)
-#undef LLM__ROW
-    }
-    s0 = s1 = _mm256_setzero_ps();
-    if (!acc && bias) {
-        s0 = _mm256_loadu_ps(bias);
-        s1 = _mm256_loadu_ps(bias + 8);
-    }
-#define LLM__CSTORE(i)                                                                   \
-    {                                                                                   \
-        float *r = c + (i) * ldc;                                                       \
-        _mm256_storeu_ps(r, _mm256_add_ps(acc ? _mm256_loadu_ps(r) : s0, c##i##0));     \
-        _mm256_storeu_ps(r + 8, _mm256_add_ps(acc ? _mm256_loadu_ps(r + 8) : s1, c##i##1)); \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5)
-#undef LLM__CSTORE
-}
-#elif defined(LLM__NEON)
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
-    float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
-    float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
-    float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
-    int k;
-    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
-    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
-    for (k = 0; k < kc; k++, a += 8, b += 12) {
-        LLM__PF_STEP(pf);
-        b0 = vld1q_f32(b);
-        b1 = vld1q_f32(b + 4);
-        b2 = vld1q_f32(b + 8);
-        a0 = vld1q_f32(a);
-        a1 = vld1q_f32(a + 4);
-#define LLM__ROW(i, av, l)                           \
-    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, av, l);   \
-    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, av, l);   \
-    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, av, l);
-        LLM__ROW(0, a0, 0) LLM__ROW(1, a0, 1) LLM__ROW(2, a0, 2) LLM__ROW(3, a0, 3)
-        LLM__ROW(4, a1, 0) LLM__ROW(5, a1, 1) LLM__ROW(6, a1, 2) LLM__ROW(7, a1, 3)
-#undef LLM__ROW
-    }
-    s0 = s1 = s2 = vdupq_n_f32(0.0f);
-    if (!acc && bias) {
-        s0 = vld1q_f32(bias);
-        s1 = vld1q_f32(bias + 4);
-        s2 = vld1q_f32(bias + 8);
-    }
-#define LLM__CSTORE(i)                                                        \
-    {                                                                        \
-        float *r = c + (i) * ldc;                                            \
-        vst1q_f32(r, vaddq_f32(acc ? vld1q_f32(r) : s0, c##i##0));           \
-        vst1q_f32(r + 4, vaddq_f32(acc ? vld1q_f32(r + 4) : s1, c##i##1));   \
-        vst1q_f32(r + 8, vaddq_f32(acc ? vld1q_f32(r + 8) : s2, c##i##2));   \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
-#undef LLM__CSTORE
+    LLM__MK_ROWS(LLM__MK_STORES)
 }
 #else
-/* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
+/* The scalar micro-kernel: the readable statement of what the vector one does. */
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
                         int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
