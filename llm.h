@@ -2119,6 +2119,12 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
 #ifndef LLM__NC
 #define LLM__NC (LLM__NR * (48 / LLM__NR))
 #endif
+/* Kernels whose row or tile counts are constants at each call site, inlined so they unroll. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__WINLINE static inline __attribute__((always_inline))
+#else
+#define LLM__WINLINE static inline
+#endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
 #endif
@@ -2198,105 +2204,95 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 
 /* ---- packing -------------------------------------------------------------------------- */
 
-/* A (row-major, lda) rows [0, mc) x cols [0, kc) -> ap[strip][k][MR], rows past mc zero. */
-static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) {
+/* Rows [0, nrows) x cols [0, kc) of a row-major matrix (stride ld) -> dst[strip][k][R]: strips
+   of R rows side by side, rows past nrows zero. A's pack (R = MR); W's too (R = NR) where
+   the ISA has no in-register transpose below. */
+LLM__WINLINE void llm__pack_rows(float *dst, const float *src, ptrdiff_t ld, int nrows, int kc, const int R) {
     int i0, i, k;
-    for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
-        for (i = 0; i < LLM__MR; i++) {
-            if (i0 + i < mc) {
-                const float *src = a + (ptrdiff_t)(i0 + i) * lda;
-                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
+    for (i0 = 0; i0 < nrows; i0 += R, dst += (ptrdiff_t)kc * R)
+        for (i = 0; i < R; i++) {
+            if (i0 + i < nrows) {
+                const float *row = src + (ptrdiff_t)(i0 + i) * ld;
+                for (k = 0; k < kc; k++) dst[k * R + i] = row[k];
             } else {
-                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+                for (k = 0; k < kc; k++) dst[k * R + i] = 0.0f;
             }
         }
-    }
 }
+static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) { llm__pack_rows(ap, a, lda, mc, kc, LLM__MR); }
 
 /* Transposing pack of a linear layer's W: rows [0, nc) x k [0, kc) of w (row stride ldw)
    -> bp[strip][k][NR] (bp[k][j] = w[j][k]), rows past nc zero. This is the one pass over
-   every weight per MC tokens, so it moves whole vectors: 16 x 16 (AVX-512) or 8 x 8
-   (AVX2) blocks are loaded as rows and transposed in registers. */
+   every weight per MC tokens, so on x86 it moves whole vectors: blocks of LLM__RVN rows x
+   LLM__RVN k (16 x 16 or 8 x 8) are loaded as rows and transposed in registers by
+   llm__pack_wblk(d, w, ldw, r0, nc, k0, kk): rows r0.. (those < nc) x k0..k0+kk-1 of w
+   -> d[k][row], d rows NR apart. */
 #if defined(LLM__AVX512)
-static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, g, k0, i, c;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (g = 0; g < LLM__NR; g += 16)
-            for (k0 = 0; k0 < kc; k0 += 16) {
-                int kk = kc - k0 < 16 ? kc - k0 : 16;
-                __mmask16 m = (__mmask16)((1u << kk) - 1u);
-                __m512 r[16], t[16];
-                for (i = 0; i < 16; i++) /* row i of the block: 16 consecutive k */
-                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, w + (ptrdiff_t)(j0 + g + i) * ldw + k0)
-                                           : _mm512_setzero_ps();
-                /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
-                   (one per 128-bit lane) of rows 4q..4q+3 */
-                for (i = 0; i < 16; i += 2) {
-                    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-                    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-                }
-                for (i = 0; i < 16; i += 4) {
-                    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-                    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-                    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-                    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-                }
-                /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
-                for (c = 0; c < 4; c++) {
-                    __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
-                    __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
-                    float *d = bp + (ptrdiff_t)(k0 + c) * LLM__NR + g;
-                    if (c < kk) _mm512_store_ps(d, _mm512_shuffle_f32x4(v0, w0, 0x88));
-                    if (c + 4 < kk) _mm512_store_ps(d + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
-                    if (c + 8 < kk) _mm512_store_ps(d + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
-                    if (c + 12 < kk) _mm512_store_ps(d + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
-                }
-            }
+static void llm__pack_wblk(float *d, const float *w, ptrdiff_t ldw, int r0, int nc, int k0, int kk) {
+    __mmask16 m = (__mmask16)((1u << kk) - 1u);
+    __m512 r[16], t[16];
+    int i, c;
+    for (i = 0; i < 16; i++) /* row i of the block: 16 consecutive k */
+        r[i] = r0 + i < nc ? _mm512_maskz_loadu_ps(m, w + (ptrdiff_t)(r0 + i) * ldw + k0) : _mm512_setzero_ps();
+    /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
+       (one per 128-bit lane) of rows 4q..4q+3 */
+    for (i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
+    for (c = 0; c < 4; c++) {
+        __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+        float *dc = d + (ptrdiff_t)c * LLM__NR;
+        if (c < kk) _mm512_store_ps(dc, _mm512_shuffle_f32x4(v0, w0, 0x88));
+        if (c + 4 < kk) _mm512_store_ps(dc + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
+        if (c + 8 < kk) _mm512_store_ps(dc + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
+        if (c + 12 < kk) _mm512_store_ps(dc + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+    }
 }
 #elif defined(LLM__AVX2)
+static void llm__pack_wblk(float *d, const float *w, ptrdiff_t ldw, int r0, int nc, int k0, int kk) {
+    __m256 r[8], t[8];
+    int i, c;
+    if (kk < 8 || nc - r0 < 8) { /* edge block: element by element */
+        for (i = 0; i < kk; i++)
+            for (c = 0; c < 8; c++) d[(ptrdiff_t)i * LLM__NR + c] = r0 + c < nc ? w[(ptrdiff_t)(r0 + c) * ldw + k0 + i] : 0.0f;
+        return;
+    }
+    for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(r0 + i) * ldw + k0);
+    for (i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (c = 0; c < 4; c++) {
+        _mm256_store_ps(d + (ptrdiff_t)c * LLM__NR, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+        _mm256_store_ps(d + (ptrdiff_t)(c + 4) * LLM__NR, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+    }
+}
+#endif
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
 static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, g, k0, i, c;
+    int j0, g, k0;
     for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (g = 0; g < LLM__NR; g += 8)
-            for (k0 = 0; k0 < kc; k0 += 8) {
-                int kk = kc - k0 < 8 ? kc - k0 : 8, rows = nc - j0 - g < 8 ? nc - j0 - g : 8;
-                __m256 r[8], t[8];
-                if (kk < 8 || rows < 8) { /* edge block: element by element */
-                    for (i = 0; i < kk; i++)
-                        for (c = 0; c < 8; c++)
-                            bp[(ptrdiff_t)(k0 + i) * LLM__NR + g + c] = c < rows ? w[(ptrdiff_t)(j0 + g + c) * ldw + k0 + i] : 0.0f;
-                    continue;
-                }
-                for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(j0 + g + i) * ldw + k0);
-                for (i = 0; i < 8; i += 2) {
-                    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-                    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-                }
-                for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
-                    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-                    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
-                    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-                    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-                }
-                for (c = 0; c < 4; c++) {
-                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
-                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c + 4) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
-                }
-            }
+        for (g = 0; g < LLM__NR; g += LLM__RVN)
+            for (k0 = 0; k0 < kc; k0 += LLM__RVN)
+                llm__pack_wblk(bp + (ptrdiff_t)k0 * LLM__NR + g, w, ldw, j0 + g, nc, k0, kc - k0 < LLM__RVN ? kc - k0 : LLM__RVN);
 }
 #else
-static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, j, k;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (j = 0; j < LLM__NR; j++) {
-            if (j0 + j < nc) {
-                const float *src = w + (ptrdiff_t)(j0 + j) * ldw;
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
-            } else {
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
-            }
-        }
-}
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) { llm__pack_rows(bp, w, ldw, nc, kc, LLM__NR); }
 #endif
 
 /* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
@@ -2442,61 +2438,46 @@ static float llm__dot(const float *w, const float *x, int k) {
     return s;
 }
 
+/* acc0..acc3 += rows w0..w3 times x, one vector at column off; LD loads a vector. */
+#define LLM__GEMV_FMA4(acc, LD, off)                         \
+    xv = LD(x + (off));                                      \
+    acc##0 = llm__rv_fma(LD(w0 + (off)), xv, acc##0);        \
+    acc##1 = llm__rv_fma(LD(w1 + (off)), xv, acc##1);        \
+    acc##2 = llm__rv_fma(LD(w2 + (off)), xv, acc##2);        \
+    acc##3 = llm__rv_fma(LD(w3 + (off)), xv, acc##3);
+#define LLM__GEMV_TAIL(p) llm__rv_load_n((p), k - i)
+
 /* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
 static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
-    int r = r0, i;
+    int r = r0, i, j;
     for (; r1 - r >= 4; r += 4) {
         const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-        llm__rv a0 = llm__rv_set1(0.0f), a1 = llm__rv_set1(0.0f), a2 = llm__rv_set1(0.0f), a3 = llm__rv_set1(0.0f);
-        llm__rv b0 = llm__rv_set1(0.0f), b1 = llm__rv_set1(0.0f), b2 = llm__rv_set1(0.0f), b3 = llm__rv_set1(0.0f);
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0, xv;
         float s[4];
         int p;
-        /* Short rows (k <= 256: stories260K's 64 and 172) come from L2, where a small
-           model's weights live between tokens: fetch the next 4 rows into L1 now
-           (stories260K decode +8 %, measured). Long rows stream from memory, where the
-           hardware prefetchers and the row blocks do the job. */
+        /* Short rows (k <= 256) come from L2, where a small model's weights live between
+           tokens: fetch the next 4 rows into L1 now. Long rows stream from memory, where
+           the hardware prefetchers and the row blocks do the job. */
         if (k <= 256 && r1 - r >= 8)
             for (p = 0; p < 4 * k; p += 16) LLM__PREFETCH(w0 + 4 * k + p);
         for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
-            llm__rv xv = llm__rv_load(x + i), xw = llm__rv_load(x + i + LLM__RVN);
-            a0 = llm__rv_fma(llm__rv_load(w0 + i), xv, a0);
-            a1 = llm__rv_fma(llm__rv_load(w1 + i), xv, a1);
-            a2 = llm__rv_fma(llm__rv_load(w2 + i), xv, a2);
-            a3 = llm__rv_fma(llm__rv_load(w3 + i), xv, a3);
-            b0 = llm__rv_fma(llm__rv_load(w0 + i + LLM__RVN), xw, b0);
-            b1 = llm__rv_fma(llm__rv_load(w1 + i + LLM__RVN), xw, b1);
-            b2 = llm__rv_fma(llm__rv_load(w2 + i + LLM__RVN), xw, b2);
-            b3 = llm__rv_fma(llm__rv_load(w3 + i + LLM__RVN), xw, b3);
+            LLM__GEMV_FMA4(a, llm__rv_load, i)
+            LLM__GEMV_FMA4(b, llm__rv_load, i + LLM__RVN)
         }
         for (; k - i >= LLM__RVN; i += LLM__RVN) {
-            llm__rv xv = llm__rv_load(x + i);
-            a0 = llm__rv_fma(llm__rv_load(w0 + i), xv, a0);
-            a1 = llm__rv_fma(llm__rv_load(w1 + i), xv, a1);
-            a2 = llm__rv_fma(llm__rv_load(w2 + i), xv, a2);
-            a3 = llm__rv_fma(llm__rv_load(w3 + i), xv, a3);
+            LLM__GEMV_FMA4(a, llm__rv_load, i)
         }
 #ifdef LLM__RV_MASKED
-        if (i < k) { /* the tail as one masked vector (stories260K's hidden 172 = 10 x 16 + 12) */
-            llm__rv xv = llm__rv_load_n(x + i, k - i);
-            b0 = llm__rv_fma(llm__rv_load_n(w0 + i, k - i), xv, b0);
-            b1 = llm__rv_fma(llm__rv_load_n(w1 + i, k - i), xv, b1);
-            b2 = llm__rv_fma(llm__rv_load_n(w2 + i, k - i), xv, b2);
-            b3 = llm__rv_fma(llm__rv_load_n(w3 + i, k - i), xv, b3);
+        if (i < k) { /* the tail as one masked vector */
+            LLM__GEMV_FMA4(b, LLM__GEMV_TAIL, i)
             i = k;
         }
 #endif
-        /* small k (stories260K: 64) makes the horizontal sums a large part of a row */
+        /* small k makes the horizontal sums a large part of a row: four at once */
         llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
-        for (; i < k; i++) {
-            s[0] += w0[i] * x[i];
-            s[1] += w1[i] * x[i];
-            s[2] += w2[i] * x[i];
-            s[3] += w3[i] * x[i];
-        }
-        y[r] = (bias ? bias[r] : 0.0f) + s[0];
-        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s[1];
-        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s[2];
-        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s[3];
+        for (; i < k; i++)
+            for (j = 0; j < 4; j++) s[j] += w0[(ptrdiff_t)j * k + i] * x[i];
+        for (j = 0; j < 4; j++) y[r + j] = (bias ? bias[r + j] : 0.0f) + s[j];
     }
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
@@ -2559,9 +2540,26 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+/* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
+static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
+                          llm_threads *th) {
+    llm__gemm g;
+    g.c = c;
+    g.a = a;
+    g.b = b;
+    g.bias = bias;
+    g.m = m;
+    g.k = k;
+    g.n = n;
+    g.b_trans = b_trans;
+    g.lda = k;
+    g.ldb = b_trans ? k : n;
+    g.ldc = n;
+    llm_threads_run(th, llm__gemm_task, &g);
+}
+
 /* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
 static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
-
 
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
                              int d_out, llm_threads *th) {
@@ -2579,40 +2577,16 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
         g.n = d_out;
         llm_threads_run(th, llm__gemv_task, &g);
     } else {
-        llm__gemm g;
-        g.c = y;
-        g.a = x;
-        g.b = W;
-        g.bias = b;
-        g.m = n_tokens;
-        g.k = d_in;
-        g.n = d_out;
-        g.b_trans = 1;
-        g.lda = d_in;
-        g.ldb = d_in;
-        g.ldc = d_out;
-        llm_threads_run(th, llm__gemm_task, &g);
+        llm__gemm_run(y, x, W, b, n_tokens, d_in, d_out, 1, th);
     }
     return LLM_OK;
 }
 
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th) {
-    llm__gemm g;
     if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
     if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
-    g.c = C;
-    g.a = A;
-    g.b = B;
-    g.bias = NULL;
-    g.m = M;
-    g.k = K;
-    g.n = N;
-    g.b_trans = 0;
-    g.lda = K;
-    g.ldb = N;
-    g.ldc = N;
-    llm_threads_run(th, llm__gemm_task, &g);
+    llm__gemm_run(C, A, B, NULL, M, K, N, 0, th);
     return LLM_OK;
 }
 
@@ -2684,17 +2658,14 @@ static inline llm__rv llm__rv_gelu(llm__rv x) {
 #define LLM__RV_MAP(out, x, n, vexpr)                                         \
     do {                                                                      \
         int i_ = 0;                                                           \
+        llm__rv v;                                                            \
         for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
-            llm__rv v = llm__rv_load((x) + i_);                               \
+            v = llm__rv_load((x) + i_);                                       \
             llm__rv_store((out) + i_, vexpr);                                 \
         }                                                                     \
         if (i_ < (n)) {                                                       \
-            float t_[LLM__RVN] = {0};                                         \
-            llm__rv v;                                                        \
-            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
-            v = llm__rv_load(t_);                                             \
-            llm__rv_store(t_, vexpr);                                         \
-            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+            v = llm__rv_load_n((x) + i_, (n) - i_);                           \
+            llm__rv_store_n((out) + i_, vexpr, (n) - i_);                     \
         }                                                                     \
     } while (0)
 #endif
@@ -2804,35 +2775,30 @@ LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, cons
     return LLM_OK;
 }
 
-/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
-LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+/* SiLU and the tanh GELU, one loop for both. */
+static llm_status llm__act(float *out, const float *x, int n, int gelu) {
     int i;
     if (!out || !x || n <= 0) return LLM_EINVAL;
 #ifdef LLM__RV
-    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
-    (void)i;
-#else
-    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
-#endif
-    return LLM_OK;
-}
-
-/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
-   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
-LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
-    int i;
-    if (!out || !x || n <= 0) return LLM_EINVAL;
-#ifdef LLM__RV
-    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    if (gelu) LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    else LLM__RV_MAP(out, x, n, llm__rv_silu(v));
     (void)i;
 #else
     for (i = 0; i < n; i++) {
         float v = x[i];
-        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        out[i] = gelu ? 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)))
+                      : v / (1.0f + LLM_EXPF(-v));
     }
 #endif
     return LLM_OK;
 }
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) { return llm__act(out, x, n, 0); }
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) { return llm__act(out, x, n, 1); }
 
 /* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
    d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
@@ -2852,13 +2818,8 @@ LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int
 #ifdef LLM__RV
     for (; i + LLM__RVN <= n; i += LLM__RVN)
         llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
-    if (i < n) {
-        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
-        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
-        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
-        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
-        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
-    }
+    if (i < n)
+        llm__rv_store_n(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load_n(gate + i, n - i)), llm__rv_load_n(up + i, n - i)), n - i);
 #else
     for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
 #endif
@@ -2984,11 +2945,6 @@ LLMDEF int llm_argmax(const float *x, int n) {
 
 #ifndef LLM_ROUNDF
 #define LLM_ROUNDF(x) roundf(x)
-#endif
-#if defined(__GNUC__) || defined(__clang__)
-#define LLM__WINLINE static inline __attribute__((always_inline))
-#else
-#define LLM__WINLINE static inline
 #endif
 
 #define LLM__WR 4 /* weight rows per block */
@@ -3314,11 +3270,7 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, size_
         for (r = 0; r < nr; r++)
             acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
     }
-    for (r = 0; r < nr; r++) {
-        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
-        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
-        s[r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
-    }
+    for (r = 0; r < nr; r++) s[r] = llm__hsum256(acc[r]);
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 #elif defined(LLM__NEON)
