@@ -1118,30 +1118,7 @@ LLMDEF const char *llm_status_str(llm_status s) {
 
 LLMDEF const char *llm_version(void) { return "0.1.0"; }
 
-static const struct {
-    const char *name;
-    double bits;
-} llm__dtypes[LLM_DTYPE_COUNT] = {
-    {"f32", 32}, {"f16", 16}, {"bf16", 16}, {"int8", 8}, {"int4", 4}, {"q8_32", 8.5}, {"q4_32", 4.5},
-};
-
-LLMDEF double llm_dtype_bits(llm_dtype t) {
-    return ((int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT) ? llm__dtypes[t].bits : 0.0;
-}
-LLMDEF double llm_dtype_bytes(llm_dtype t) { return llm_dtype_bits(t) / 8.0; }
-LLMDEF const char *llm_dtype_name(llm_dtype t) {
-    return ((int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT) ? llm__dtypes[t].name : "unknown";
-}
-LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
-    int i;
-    if (!name || !out) return LLM_EINVAL;
-    for (i = 0; i < (int)LLM_DTYPE_COUNT; i++)
-        if (strcmp(name, llm__dtypes[i].name) == 0) {
-            *out = (llm_dtype)i;
-            return LLM_OK;
-        }
-    return LLM_ENOTFOUND;
-}
+/* llm_dtype_name, _bits, _bytes and _parse read the weight-format table (>>weights). */
 
 /* Below this many multiply-adds a kernel runs on the caller's thread: waking the pool's
    workers would cost more than the work (one rule for every threaded kernel). */
@@ -3331,23 +3308,182 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
     llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
 }
 
-/* ---- llm_linear_w ------------------------------------------------------------------ */
+/* ---- the weight-format table ----------------------------------------------------------
+   One row per llm_dtype with what every user of a format reads (ggml's type_traits is the
+   model): llm_dtype_name / _bits (the estimators), llm_linear_w, the model's embedding
+   lookup and byte count, the KV cache's element size. A stored row of `in` values is
+   in / blk blocks of blk_bytes each in llm_weight.data (values, and any scales kept inside
+   the block as ggml's Q8_0 / Q4_K do), plus, for scales == LLM__SCALE_GROUP, one fp32 per
+   group_size values in llm_weight.scale. Adding a format: one row here, its kernels
+   (check, row, and prep / dot / dot4 or linear), and tests.
 
-/* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
-   columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
-   sums, so it writes y and adds the bias; later panels add). */
-typedef struct llm__lw {
-    llm_dtype type;
+   The three int8 layouts, by name:
+     "int8" bits      the estimators' LLM_INT8: 8 bits a value, scales not counted
+     int8 groups      a weight's LLM_INT8 (this table's row): one fp32 scale per group_size
+                      values of a row, llama2.c's version-2 export
+     int8 rows        the KV cache's LLM_INT8 (>>attention): one fp32 scale per row of
+                      head_dim, its own array (llm_kv_cache.k_scale / v_scale)
+   All three quantize by llm__q8_quant (s = max|x| / 127, round half away from zero).
+
+   A linear layer runs over panels: tokens t0..t0+nt-1 and columns k0..k0+kn-1 of x. A
+   format with prep gets each panel's activations converted once (LLM_INT8: quantized per
+   group of group_size values: int8, an fp32 scale and -128 * sum per group; a ggml block
+   format would quantize per block of 32 or 256 the same way) and every row block reuses
+   them; without prep, dot reads fp32 x. dot computes nr (1 or LLM__WR) rows against one
+   token of the panel; dot4, when the format has one, LLM__WR rows x LLM__WT tokens, or
+   returns 0 to leave that block to dot. */
+typedef struct llm__lw llm__lw;
+typedef struct llm__wfmt {
+    const char *name;
+    double bits;   /* per value, in-block scales included (Q8_32: 8 + 16 / 32) */
+    int blk;       /* values per block in data (1: element formats); 0: no stored layout yet */
+    int blk_bytes; /* bytes per block in data */
+    int scales;    /* LLM__SCALE_NONE, or LLM__SCALE_GROUP: separate fp32 per group_size values */
+    llm_status (*check)(const llm_weight *w, int d_in);               /* layout valid for rows of d_in */
+    void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
+    llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
+                         int d_out, llm_threads *th); /* a whole linear layer, or NULL: panels below */
+    void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
+    void (*dot)(float *out, const llm__lw *c, int r, int t, int nr, size_t pf);
+    int (*dot4)(float *out, const llm__lw *c, int r, int t);          /* or NULL */
+} llm__wfmt;
+#define LLM__SCALE_NONE 0
+#define LLM__SCALE_GROUP 1
+
+/* What one llm_threads_run call works on: the panel (tokens t0..t0+nt-1, columns
+   k0..k0+kn-1) and, after prep, its quantized activations: xq [nt][kn], xs and xc
+   [nt][kn / ab] (ab values per activation group). first: this panel starts the sums, so
+   it writes y and adds the bias; later panels add. */
+struct llm__lw {
+    const llm__wfmt *f;
+    const llm_weight *W;
     float *y;
     const float *x, *b;
-    const void *w;
-    const float *ws;
-    int d_in, d_out, gs;
+    int d_in, d_out, ab;
     int t0, nt, k0, kn, first;
-    const int8_t *xq;
-    const float *xs;
-    const int32_t *xc;
-} llm__lw;
+    size_t row_bytes; /* bytes of one stored row of W */
+    int8_t *xq;
+    float *xs;
+    int32_t *xc;
+};
+
+/* ---- the rows of each format ---- */
+static llm_status llm__check_any(const llm_weight *w, int d_in) {
+    (void)w, (void)d_in;
+    return LLM_OK;
+}
+static llm_status llm__check_q8(const llm_weight *w, int d_in) {
+    return !w->scale || w->group_size <= 0 || d_in % w->group_size != 0 ? LLM_EINVAL : LLM_OK;
+}
+static void llm__row_f32(float *dst, const llm_weight *w, int64_t row, int n) {
+    memcpy(dst, (const float *)w->data + row * n, (size_t)n * sizeof(float));
+}
+static void llm__row_f16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const uint16_t *p = (const uint16_t *)w->data + row * n;
+    int j;
+    for (j = 0; j < n; j++) dst[j] = llm_f16_to_f32(p[j]);
+}
+static void llm__row_bf16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const uint16_t *p = (const uint16_t *)w->data + row * n;
+    int j;
+    for (j = 0; j < n; j++) dst[j] = llm_bf16_to_f32(p[j]);
+}
+static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int n) {
+    llm_dequantize_int8(dst, (const int8_t *)w->data + row * n, w->scale + row * n / w->group_size, n, w->group_size);
+}
+static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
+                                  int d_out, llm_threads *th) {
+    return llm_linear(y, x, (const float *)w->data, b, n_tokens, d_in, d_out, th);
+}
+/* fp16 / bf16: nr rows against token t; dot4: LLM__WR rows x LLM__WT tokens. */
+static void llm__dot_f16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
+    const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, pf);
+    else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 0, 0);
+}
+static void llm__dot_bf16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
+    const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, pf);
+    else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 1, 0);
+}
+static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 0);
+    return 1;
+}
+static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 1);
+    return 1;
+}
+/* int8 groups: the panel's activations quantized once per group, every row block reuses
+   them; xc = -128 * sum(q) per group is read by the VNNI kernel only. */
+static void llm__prep_q8(llm__lw *c) {
+    int ng = c->kn / c->ab, t, g, i;
+    for (t = 0; t < c->nt; t++)
+        for (g = 0; g < ng; g++) {
+            int8_t *q = c->xq + (size_t)t * c->kn + (size_t)g * c->ab;
+            int32_t sum = 0;
+            llm__q8_group(q, c->xs + t * ng + g, c->x + (size_t)(c->t0 + t) * c->d_in + c->k0 + (size_t)g * c->ab, c->ab);
+            for (i = 0; i < c->ab; i++) sum += q[i];
+            c->xc[t * ng + g] = -128 * sum;
+        }
+}
+static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    int gs = c->ab, ng = c->kn / gs;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / gs);
+    const int8_t *w = (const int8_t *)c->W->data + (size_t)r * ld + c->k0, *xq = c->xq + (size_t)t * c->kn;
+    const float *sw = c->W->scale + (size_t)r * lds + c->k0 / gs;
+    if (nr == LLM__WR)
+        llm__dot_q8(out, w, ld, pf, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
+    else
+        llm__dot_q8(out, w, ld, 0, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, 1);
+}
+#ifdef LLM__Q8_VNNI_TOK
+static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
+    int ng = c->kn / 64;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / 64);
+    if (c->ab != 64) return 0;
+    llm__dot_q8_vnni_tok(out, (const int8_t *)c->W->data + (size_t)r * ld + c->k0, ld, c->W->scale + (size_t)r * lds + c->k0 / 64,
+                         lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng,
+                         (size_t)ng, c->kn);
+    return 1;
+}
+#else
+#define llm__dot4_q8w NULL
+#endif
+
+static const llm__wfmt llm__wfmts[LLM_DTYPE_COUNT] = {
+    /* name     bits blk bytes scales            check           row            linear           prep          dot            dot4 */
+    {"f32",     32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,          NULL},
+    {"f16",     16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__dot_f16,  llm__dot4_f16},
+    {"bf16",    16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__dot_bf16, llm__dot4_bf16},
+    {"int8",    8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__dot_q8w,  llm__dot4_q8w},
+    {"int4",    4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
+    {"q8_32",   8.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
+    {"q4_32",   4.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
+};
+
+/* The row of t, or NULL for a value outside the enum. */
+static const llm__wfmt *llm__wfmt_of(llm_dtype t) { return (int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT ? &llm__wfmts[t] : NULL; }
+
+LLMDEF double llm_dtype_bits(llm_dtype t) { return llm__wfmt_of(t) ? llm__wfmt_of(t)->bits : 0.0; }
+LLMDEF double llm_dtype_bytes(llm_dtype t) { return llm_dtype_bits(t) / 8.0; }
+LLMDEF const char *llm_dtype_name(llm_dtype t) { return llm__wfmt_of(t) ? llm__wfmt_of(t)->name : "unknown"; }
+LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
+    int i;
+    if (!name || !out) return LLM_EINVAL;
+    for (i = 0; i < (int)LLM_DTYPE_COUNT; i++)
+        if (strcmp(name, llm__wfmts[i].name) == 0) {
+            *out = (llm_dtype)i;
+            return LLM_OK;
+        }
+    return LLM_ENOTFOUND;
+}
+
+/* ---- llm_linear_w ------------------------------------------------------------------ */
 
 /* Rows [r0, r1) of thread ith: whole blocks of LLM__WR rows, split as evenly as possible. */
 static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
@@ -3357,80 +3493,30 @@ static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
     *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
 }
 
-static void llm__lw_half_task(void *ctx, int ith, int nth) {
+/* y[t][r] (+)= the format's dot products, for this thread's rows and every panel token. */
+static void llm__lw_store(const llm__lw *c, const float *o, int r, int nr, int t) {
+    float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+    int i;
+    for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+}
+static void llm__lw_task(void *ctx, int ith, int nth) {
     const llm__lw *c = (const llm__lw *)ctx;
-    const uint16_t *W = (const uint16_t *)c->w;
-    size_t ld = (size_t)c->d_in;
-    int r0, r1, r, t, i;
-    float o[LLM__WR];
+    int r0, r1, r, t, i, j;
+    float o[LLM__WR * LLM__WT], o1[LLM__WR];
     llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
     for (r = r0; r < r1;) {
         int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
-        const uint16_t *wr = W + (size_t)r * ld;
-        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
-        t = c->t0;
-        if (nr == LLM__WR) /* groups of LLM__WT tokens share each converted weight */
-            for (; t + LLM__WT <= c->t0 + c->nt; t += LLM__WT) {
-                float o4[LLM__WR * LLM__WT];
-                int j;
-                if (c->type == LLM_BF16) llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 1);
-                else llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 0);
-                for (j = 0; j < LLM__WT; j++)
-                    for (i = 0; i < LLM__WR; i++)
-                        c->y[(size_t)(t + j) * (size_t)c->d_out + r + i] = o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f);
-            }
-        for (; t < c->t0 + c->nt; t++) {
-            const float *xt = c->x + (size_t)t * ld;
-            float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
-            if (c->type == LLM_BF16) {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1, t == c->t0 ? pf : 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1, 0);
-            } else {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0, t == c->t0 ? pf : 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0, 0);
-            }
-            for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
-        }
-        r += nr;
-    }
-}
-
-static void llm__lw_q8_task(void *ctx, int ith, int nth) {
-    const llm__lw *c = (const llm__lw *)ctx;
-    const int8_t *W = (const int8_t *)c->w;
-    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / c->gs);
-    int ng = c->kn / c->gs, r0, r1, r, t, i;
-    float o[LLM__WR];
-    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
-    for (r = r0; r < r1;) {
-        int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
-        const int8_t *wr = W + (size_t)r * ld + c->k0;
-        const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
-        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
+        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * c->row_bytes : 0; /* bytes to the next block */
         t = 0;
-#ifdef LLM__Q8_VNNI_TOK
-        if (nr == LLM__WR && c->gs == 64) /* prefill: LLM__WT tokens per loaded weight */
-            for (; t + LLM__WT <= c->nt; t += LLM__WT) {
-                float o4[LLM__WR * LLM__WT];
-                int j;
-                llm__dot_q8_vnni_tok(o4, wr, ld, sr, lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng,
-                                     c->xc + (size_t)t * ng, (size_t)ng, c->kn);
+        if (nr == LLM__WR && c->f->dot4) /* groups of LLM__WT tokens share each loaded weight */
+            for (; t + LLM__WT <= c->nt && c->f->dot4(o, c, r, t); t += LLM__WT)
                 for (j = 0; j < LLM__WT; j++) {
-                    float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
-                    for (i = 0; i < LLM__WR; i++)
-                        yt[i] = c->first ? o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o4[i * LLM__WT + j];
+                    for (i = 0; i < LLM__WR; i++) o1[i] = o[i * LLM__WT + j];
+                    llm__lw_store(c, o1, r, LLM__WR, t + j);
                 }
-            }
-#endif
         for (; t < c->nt; t++) {
-            float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
-            const int8_t *xq = c->xq + (size_t)t * c->kn;
-            if (nr == LLM__WR)
-                llm__dot_q8(o, wr, ld, t == 0 ? pf : 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn,
-                            c->gs, LLM__WR);
-            else
-                llm__dot_q8(o, wr, ld, 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
-            for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+            c->f->dot(o1, c, r, t, nr, t == 0 ? pf : 0);
+            llm__lw_store(c, o1, r, nr, t);
         }
         r += nr;
     }
@@ -3438,74 +3524,55 @@ static void llm__lw_q8_task(void *ctx, int ith, int nth) {
 
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                int d_out, llm_threads *th) {
+    const llm__wfmt *f = W ? llm__wfmt_of(W->type) : NULL;
+    int8_t xq[LLM__Q8_XMAX];
+    float xs[LLM__Q8_GMAX];
+    int32_t xc[LLM__Q8_GMAX];
     llm__lw c;
+    int kp, tp;
+    llm_status st;
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    if (!f || !f->check || (!f->linear && !f->dot)) return LLM_EUNSUPPORTED;
+    if ((st = f->check(W, d_in)) != LLM_OK) return st;
+    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
     memset(&c, 0, sizeof c);
-    c.type = W->type;
+    c.f = f;
+    c.W = W;
     c.y = y;
     c.x = x;
     c.b = b;
-    c.w = W->data;
     c.d_in = d_in;
     c.d_out = d_out;
-    switch (W->type) {
-    case LLM_F32:
-        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
-    case LLM_F16:
-    case LLM_BF16: {
-        /* token panels of about 512 KiB of x (the size of a Zen 5 L2 is 1 MiB), so they can
-           stay in L2 while the rows stream */
-        int tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
-        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-            llm_threads_run(th, llm__lw_half_task, &c);
-        }
-        return LLM_OK;
-    }
-    case LLM_INT8: {
-        int8_t xq[LLM__Q8_XMAX];
-        float xs[LLM__Q8_GMAX];
-        int32_t xc[LLM__Q8_GMAX];
-        int gs = W->group_size, kp, tp, t, g, i;
-        if (!W->scale || gs <= 0 || d_in % gs != 0) return LLM_EINVAL;
-        if (gs > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
-        /* columns per panel: all of d_in if it fits, else as many whole groups as fit */
+    c.row_bytes = (size_t)d_in / (size_t)f->blk * (size_t)f->blk_bytes;
+    if (!f->prep) {
+        /* fp32 x read in place: token panels of about 512 KiB (the size of a Zen 5 L2 is
+           1 MiB), so they stay in L2 while the rows stream */
         kp = d_in;
-        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / gs * gs;
-        if (kp / gs > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * gs;
-        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / gs) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / gs);
-        c.ws = W->scale;
-        c.gs = gs;
+        tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
+    } else {
+        /* x converted into the stack buffers: columns per panel all of d_in if they fit,
+           else as many whole groups as fit; then as many tokens as fit */
+        int ab = c.ab = f->scales == LLM__SCALE_GROUP ? W->group_size : f->blk;
+        if (ab > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
+        kp = d_in;
+        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / ab * ab;
+        if (kp / ab > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * ab;
+        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / ab) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / ab);
         c.xq = xq;
         c.xs = xs;
         c.xc = xc;
-        for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
-            c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
-            c.first = c.k0 == 0;
-            for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-                int ng = c.kn / gs;
-                c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-                /* quantize this panel of x once; every row block reuses it */
-                for (t = 0; t < c.nt; t++)
-                    for (g = 0; g < ng; g++) {
-                        int8_t *q = xq + (size_t)t * c.kn + (size_t)g * gs;
-                        int32_t sum = 0;
-                        llm__q8_group(q, xs + t * ng + g, x + (size_t)(c.t0 + t) * d_in + c.k0 + (size_t)g * gs, gs);
-                        for (i = 0; i < gs; i++) sum += q[i];
-                        /* read through c.xc by the VNNI kernel (llm__dot_q8_vnni); the other
-                           kernels ignore it, which is all cppcheck sees without AVX-512 */
-                        /* cppcheck-suppress unreadVariable */
-                        xc[t * ng + g] = -128 * sum;
-                    }
-                llm_threads_run(th, llm__lw_q8_task, &c);
-            }
+    }
+    for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
+        c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
+        c.first = c.k0 == 0;
+        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+            if (f->prep) f->prep(&c);
+            llm_threads_run(th, llm__lw_task, &c);
         }
-        return LLM_OK;
     }
-    default:
-        return LLM_EUNSUPPORTED;
-    }
+    return LLM_OK;
 }
 
 /* ======================================================================================
@@ -3699,7 +3766,10 @@ LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t
     return bytes + scales;
 }
 
-static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+static size_t llm__kv_esize(llm_dtype t) { /* bytes per value (int8's row scales are separate) */
+    const llm__wfmt *f = llm__wfmt_of(t);
+    return f && f->blk > 0 ? (size_t)(f->blk_bytes / f->blk) : 1;
+}
 
 /* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
 LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_bytes, const llm_config *c,
@@ -4964,23 +5034,13 @@ LLMDEF void llm_state_free(llm_state *s) {
 
 /* One row of a weight matrix as fp32 (the embedding lookup). */
 static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
-    int64_t off = (int64_t)row * n;
-    int j;
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_status st;
     if (!w->data) return LLM_EINVAL;
-    switch (w->type) {
-    case LLM_F32: memcpy(out, (const float *)w->data + off, (size_t)n * sizeof(float)); return LLM_OK;
-    case LLM_F16:
-        for (j = 0; j < n; j++) out[j] = llm_f16_to_f32(((const uint16_t *)w->data)[off + j]);
-        return LLM_OK;
-    case LLM_BF16:
-        for (j = 0; j < n; j++) out[j] = llm_bf16_to_f32(((const uint16_t *)w->data)[off + j]);
-        return LLM_OK;
-    case LLM_INT8:
-        if (w->group_size <= 0 || n % w->group_size != 0 || !w->scale) return LLM_EINVAL;
-        return llm_dequantize_int8(out, (const int8_t *)w->data + off, w->scale + off / w->group_size, n,
-                                   w->group_size);
-    default: return LLM_EUNSUPPORTED;
-    }
+    if (!f || !f->row) return LLM_EUNSUPPORTED;
+    if ((st = f->check(w, n)) != LLM_OK) return st;
+    f->row(out, w, (int64_t)row, n);
+    return LLM_OK;
 }
 
 /* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
@@ -5042,13 +5102,11 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
     return st;
 }
 
-static double llm__model_wbytes(const llm_weight *w, double n) {
-    switch (w->type) {
-    case LLM_F32: return 4 * n;
-    case LLM_F16: case LLM_BF16: return 2 * n;
-    case LLM_INT8: return n + (w->group_size > 0 ? 4 * n / w->group_size : 0);
-    default: return n * llm_dtype_bytes(w->type);
-    }
+static double llm__model_wbytes(const llm_weight *w, double n) { /* the blocks, plus separate group scales */
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    if (!f) return 0;
+    if (f->blk <= 0) return n * f->bits / 8;
+    return n / f->blk * f->blk_bytes + (f->scales == LLM__SCALE_GROUP && w->group_size > 0 ? 4 * n / w->group_size : 0);
 }
 
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
