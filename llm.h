@@ -116,8 +116,10 @@ LLMDEF const char *llm_version(void); /* "0.1.0" */
 /* Element types. Bits per element include block-scale overhead, which is what memory
    estimates need: Q8_32 / Q4_32 are blocks of 32 values with one fp16 scale each
    (8 + 16/32 = 8.5 and 4 + 16/32 = 4.5 bits, as in ggml's Q8_0 / Q4_0).
-   LLM_INT8 in a weight (llm_weight) means int8 values in groups of group_size with one
-   fp32 scale per group, llama2.c's version-2 layout. */
+   LLM_INT8 names three layouts, told apart by where it is used: to the estimators, 8 bits
+   a value (scales not counted); in a weight (llm_weight), int8 groups: group_size values
+   with one fp32 scale each, llama2.c's version-2 layout; in the KV cache, int8 rows: one
+   fp32 scale per row of head_dim. */
 typedef enum llm_dtype {
     LLM_F32 = 0,
     LLM_F16,
@@ -419,10 +421,13 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    >>kernels
    ====================================================================================== */
 
-/* A weight matrix [out][in] in one of the stored formats; linear layers take this. */
+/* A weight matrix [out][in] in one of the stored formats; linear layers take this. data
+   holds the rows one after another, each a run of elements or of fixed-size blocks (a
+   block format keeps its scales inside the blocks and leaves scale NULL); a format with
+   separate scales (LLM_INT8) has them in scale, one fp32 per group_size values. */
 typedef struct llm_weight {
     llm_dtype type;     /* LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8 */
-    const void *data;   /* out * in elements, row-major [out][in] */
+    const void *data;   /* out rows of in values, row-major [out][in] */
     const float *scale; /* LLM_INT8: one fp32 scale per group_size consecutive values */
     int group_size;     /* LLM_INT8: divides in */
 } llm_weight;
@@ -835,6 +840,9 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #endif
 #ifndef LLM_ERFF
 #define LLM_ERFF(x) erff(x)
+#endif
+#ifndef LLM_ROUNDF
+#define LLM_ROUNDF(x) roundf(x)
 #endif
 #ifndef LLM_POW
 #define LLM_POW(x, y) pow(x, y)
@@ -2572,7 +2580,7 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
    --------------------------------------------------------------------------------------
    One row of n floats per call. Each kernel has a plain scalar loop (libm through
    LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
-   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   SIMD is compiled in, a vector loop written against >>simd's vocabulary, so
    AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
    L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
    twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
@@ -2901,13 +2909,15 @@ LLMDEF int llm_argmax(const float *x, int n) {
    is bytes per token divided by memory bandwidth: fp16 and bf16 halve the bytes, int8
    quarters them. The formats, all row-major [out][in]:
      LLM_F16, LLM_BF16  converted to fp32 on the fly, in registers (never written back);
-     LLM_INT8           int8 values q in groups of group_size consecutive values of a row,
+     LLM_INT8           int8 groups: values q in groups of group_size consecutive values,
                         one fp32 scale s per group: w = q * s, s = max|w| / 127 (llama2.c's
                         version-2 export): 1 + 4 / group_size bytes per weight.
    For LLM_INT8 the activations are quantized the same way (per group, once per call), so
    the inner loop is an integer dot product per group,
        y[r] = sum_g  sx[g] * sw[r][g] * sum_{i in g} qx[i] * qw[r][i],
-   exact in int32, scaled once per group in fp32.
+   exact in int32, scaled once per group in fp32. What each format needs (sizes, checks,
+   the row as fp32, its kernels) is its row in the weight-format table at the end of this
+   section.
 
    Loop order. Rows are split across threads (llm_threads_run; contiguous ranges of whole
    row blocks, so a row's arithmetic never depends on the thread count). Each thread
@@ -2920,12 +2930,8 @@ LLMDEF int llm_argmax(const float *x, int n) {
    vector. Which code computes an output depends on its row and token position only,
    never on the thread count, so threaded results are bit-identical to unthreaded ones. */
 
-#ifndef LLM_ROUNDF
-#define LLM_ROUNDF(x) roundf(x)
-#endif
-
 #define LLM__WR 4 /* weight rows per block */
-/* Software prefetch of the next row block (LLM__PREFETCH is >>matmul's). A block's rows
+/* Software prefetch of the next row block (LLM__PREFETCH is >>simd's). A block's rows
    are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
    prefetchers stop at page boundaries and take a while to pick up each new stream;
    asking for the same column of the next block (pf bytes ahead, 0 at the end of a
@@ -2936,20 +2942,25 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #define LLM__Q8_XMAX 32768
 #define LLM__Q8_GMAX 4096
 
-/* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
-   q = round(x / s) rounded half away from zero (C's round). An all-zero group gets
-   s = 0, q = 0. Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a
-   product with it is NaN, as it would be in fp32). The vector path gives the same bits as
-   the scalar one: the division is IEEE in both, and round-half-away is done exactly as
-   t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs on every
-   activation group of every int8 matmul, so it is worth the vectors. */
-static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
+/* Symmetric int8 quantization of n values, the one rule for every int8 layout (weight
+   groups, activation groups, KV cache rows): s = max|x| / 127, q = round(x / s) rounded
+   half away from zero (C's round), clamped to +-127 (when max|x| is subnormal, s loses
+   bits and x / s can pass 127.5). An all-zero x gets s = 0, q = 0. The vector path gives
+   the same bits as the scalar one: the division is IEEE in both, and round-half-away is
+   done exactly as t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs
+   on every activation group of every int8 matmul, so it is worth the vectors.
+   inf or NaN in x: with skip_nonfinite = 0 (weights, activations) s = NaN and q = 0, so a
+   product with the group is NaN as it would be in fp32; with skip_nonfinite = 1 (the KV
+   cache) the bad values are stored as 0 and s comes from the finite ones, so one bad value
+   can't turn every later attention score against the row into NaN. Returns 1 when x held
+   inf or NaN, else 0. */
+static int llm__q8_quant(int8_t *q, float *s, const float *x, int n, int skip_nonfinite) {
     float amax = 0.0f, bad = 0.0f, scale;
     int i = 0;
 #ifdef LLM__RV
-    if (gs >= LLM__RVN) {
+    if (n >= LLM__RVN) {
         llm__rv m = llm__rv_set1(0.0f), nan = m, zero = m;
-        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
             llm__rv v = llm__rv_load(x + i);
             m = llm__rv_max(m, llm__rv_abs(v));
             nan = llm__rv_fma(v, zero, nan); /* x * 0 is NaN for inf and NaN: sticky */
@@ -2958,20 +2969,30 @@ static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
         bad = llm__rv_hsum(nan);
     }
 #endif
-    for (; i < gs; i++) {
+    for (; i < n; i++) {
         float a = fabsf(x[i]);
         bad += x[i] * 0.0f;
         if (a > amax) amax = a;
     }
     if (bad != 0.0f || !(amax <= FLT_MAX)) { /* inf or NaN somewhere */
-        for (i = 0; i < gs; i++) q[i] = 0;
-        *s = NAN;
+        if (!skip_nonfinite) {
+            for (i = 0; i < n; i++) q[i] = 0;
+            *s = NAN;
+            return 1;
+        }
+        for (amax = 0.0f, i = 0; i < n; i++)
+            if (fabsf(x[i]) > amax && fabsf(x[i]) <= FLT_MAX) amax = fabsf(x[i]);
+        *s = scale = amax / 127.0f;
+        for (i = 0; i < n; i++) {
+            float v = scale > 0 && fabsf(x[i]) <= FLT_MAX ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+            q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
+        }
         return 1;
     }
     scale = amax / 127.0f;
     *s = scale;
     if (scale == 0.0f) {
-        for (i = 0; i < gs; i++) q[i] = 0;
+        for (i = 0; i < n; i++) q[i] = 0;
         return 0;
     }
     i = 0;
@@ -2982,23 +3003,23 @@ static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
         const llm__rv lim = llm__rv_set1(127.0f), mlim = llm__rv_set1(-127.0f);
         float t[LLM__RVN];
         int j;
-        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
             llm__rv v = llm__rv_div(llm__rv_load(x + i), sv), tr = llm__rv_trunc(v);
             llm__rv up = llm__rv_add(tr, llm__rv_ge_or(v, zero, one, mone));
             llm__rv r = llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr);
-            /* |x / s| <= 127 only while s is a normal float; a subnormal max|x| rounds s
-               down and the quotient past 127, so clamp as the scalar loop does */
             llm__rv_store(t, llm__rv_min(llm__rv_max(r, mlim), lim));
             for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j];
         }
     }
 #endif
-    for (; i < gs; i++) {
+    for (; i < n; i++) {
         float v = LLM_ROUNDF(x[i] / scale);
         q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
     }
     return 0;
 }
+/* A weight's or an activation's group. */
+static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) { return llm__q8_quant(q, s, x, gs, 0); }
 
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size) {
     int64_t i;
