@@ -3878,25 +3878,10 @@ static void llm__f32_to_f16_row(uint16_t *dst, const float *src, size_t n) {
     for (; i < n; i++) dst[i] = llm_f32_to_f16(src[i]);
 }
 
-/* One int8 row by the weights' rule (llm__q8_group): scale = max|x| / 127, q = x / scale
-   rounded half away from zero, clamped to +-127. The clamp matters: when max|x| is
-   subnormal, scale = max|x| / 127 loses bits and x / scale can exceed 127.5 (it would
-   wrap to -128 as an int8). Not llm__q8_group itself: its vector path lacks that clamp,
-   and the cache's inf / NaN rule differs: a non-finite value is stored as 0 and the row
-   keeps the scale of its finite values, so one bad value can't turn every later
-   attention score against this row into NaN. */
-static void llm__kv_q8_row(int8_t *q, float *scale, const float *x, int n) {
-    float amax = 0, s;
-    int i;
-    for (i = 0; i < n; i++)
-        if (fabsf(x[i]) > amax && fabsf(x[i]) <= FLT_MAX) amax = fabsf(x[i]);
-    s = amax / 127.0f;
-    *scale = s;
-    for (i = 0; i < n; i++) {
-        float v = s > 0 && fabsf(x[i]) <= FLT_MAX ? LLM_ROUNDF(x[i] / s) : 0.0f;
-        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
-    }
-}
+/* One int8 row by the one int8 rule (llm__q8_quant, >>weights), with its non-finite
+   rule for the cache: a bad value is stored as 0 and the row keeps the scale of its
+   finite values. */
+static void llm__kv_q8_row(int8_t *q, float *scale, const float *x, int n) { llm__q8_quant(q, scale, x, n, 1); }
 
 /* Store one row of head_dim values as row number `row` of a K or V array. */
 static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
