@@ -2528,18 +2528,7 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
-    llm__gemm g;
-    g.c = c;
-    g.a = a;
-    g.b = b;
-    g.bias = bias;
-    g.m = m;
-    g.k = k;
-    g.n = n;
-    g.b_trans = b_trans;
-    g.lda = k;
-    g.ldb = b_trans ? k : n;
-    g.ldc = n;
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n}; /* lda, ldb, ldc last */
     llm_threads_run(th, llm__gemm_task, &g);
 }
 
@@ -2552,14 +2541,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
     if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
     if (n_tokens <= LLM__SMALL_N) {
-        llm__gemv g;
-        g.y = y;
-        g.x = x;
-        g.w = W;
-        g.bias = b;
-        g.n_tokens = n_tokens;
-        g.k = d_in;
-        g.n = d_out;
+        llm__gemv g = {y, x, W, b, n_tokens, d_in, d_out};
         llm_threads_run(th, llm__gemv_task, &g);
     } else {
         llm__gemm_run(y, x, W, b, n_tokens, d_in, d_out, 1, th);
@@ -3549,7 +3531,6 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
     int8_t xq[LLM__Q8_XMAX];
     float xs[LLM__Q8_GMAX];
     int32_t xc[LLM__Q8_GMAX];
-    llm__lw c;
     int kp, tp;
     llm_status st;
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
@@ -3557,14 +3538,7 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
     if ((st = f->check(W, d_in)) != LLM_OK) return st;
     if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
-    memset(&c, 0, sizeof c);
-    c.f = f;
-    c.W = W;
-    c.y = y;
-    c.x = x;
-    c.b = b;
-    c.d_in = d_in;
-    c.d_out = d_out;
+    llm__lw c = {f, W, y, x, b, d_in, d_out, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}; /* the panel and buffers below */
     c.row_bytes = (size_t)d_in / (size_t)f->blk * (size_t)f->blk_bytes;
     if (!f->prep) {
         /* fp32 x read in place: token panels of about 512 KiB (the size of a Zen 5 L2 is
