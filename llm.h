@@ -897,14 +897,16 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 #endif
 #define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
-/* The horizontal sum of 8 floats: AVX2's hsum, and AVX-512's int8 path's (which works in
-   256-bit vectors without VNNI). Halves, then pairs, then neighbours. */
-static inline float llm__hsum256(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
+/* Horizontal sum and maximum of 8 floats (AVX2's, and AVX-512's after folding 512 bits to
+   256; the AVX-512 int8 path works in 256-bit vectors): halves, then pairs, then neighbours. */
+#define LLM__HFOLD256(name, op)                                                           \
+    static inline float name(__m256 v) {                                                  \
+        __m128 s = _mm_##op##_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
+        s = _mm_##op##_ps(s, _mm_movehl_ps(s, s));                                        \
+        return _mm_cvtss_f32(_mm_##op##_ss(s, _mm_movehdup_ps(s)));                       \
+    }
+LLM__HFOLD256(llm__hsum256, add)
+LLM__HFOLD256(llm__hmax256, max)
 #elif defined(LLM__NEON)
 #include <arm_neon.h>
 #endif
@@ -915,6 +917,10 @@ static inline float llm__hsum256(__m256 v) {
 #define LLM__PREFETCH(p) ((void)(p))
 #define LLM__PREFETCH_L2(p) ((void)(p))
 #endif
+
+/* The lane-wise binary operations, one instruction named after each on every ISA: a
+   block defines LLM__RV_OP2(op) as its spelling and expands this list with it. */
+#define LLM__RV_BINARY(X) X(add) X(sub) X(mul) X(div) X(max) X(min)
 
 /* ---- AVX-512F: 16 lanes, masks for tails ---------------------------------------------- */
 #if defined(LLM__AVX512)
@@ -927,13 +933,9 @@ static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); 
 static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
 static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
 static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm512_##op##_ps(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
@@ -943,25 +945,11 @@ static inline llm__rv llm__rv_pow2i(llm__rv n) {
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
 }
-/* Horizontal sum / max: 512 -> 256 -> 128 bits by lane shuffles, then within 128. Not
-   _mm512_reduce_add_ps nor the unmasked shuffles: in gcc 12 they start from an
-   "undefined" register and -Wmaybe-uninitialized fires inside them. */
-static inline float llm__rv_hsum(llm__rv a) {
-    __m128 s;
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s;
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
-}
+/* Horizontal sum / max: the two 256-bit halves folded, then as AVX2 does (AVX512F's own
+   cast and extract; not _mm512_reduce_*, whose gcc 12 form trips -Wmaybe-uninitialized). */
+static inline __m256 llm__hi256(llm__rv a) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)); }
+static inline float llm__rv_hsum(llm__rv a) { return llm__hsum256(_mm256_add_ps(_mm512_castps512_ps256(a), llm__hi256(a))); }
+static inline float llm__rv_hmax(llm__rv a) { return llm__hmax256(_mm256_max_ps(_mm512_castps512_ps256(a), llm__hi256(a))); }
 /* s[i] = hsum of vector i, the shuffles shared (13 instructions instead of 32): pairs of
    lanes first (unpack), then the 4-lane blocks of the four side by side, then the blocks. */
 static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
@@ -989,13 +977,9 @@ typedef __m256 llm__rv;
 static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
 static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
@@ -1006,11 +990,7 @@ static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) 
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
 }
 static inline float llm__rv_hsum(llm__rv a) { return llm__hsum256(a); }
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
-}
+static inline float llm__rv_hmax(llm__rv a) { return llm__hmax256(a); }
 static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
     __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
     _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
@@ -1046,13 +1026,9 @@ typedef float32x4_t llm__rv;
 static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
 static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
 static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return v##op##q_f32(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
 static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
@@ -1082,6 +1058,8 @@ static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * 
 static inline float llm__rv_hsum(llm__rv a) { return a; }
 static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
 #endif
+
+#undef LLM__RV_OP2
 
 /* Tails through a zero-padded vector where the ISA has no masked load or store. */
 #if defined(LLM__RV) && !defined(LLM__RV_MASKED)
