@@ -2440,7 +2440,10 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
         for (; i < k; i++)
             for (j = 0; j < 4; j++) s[j] += w0[(ptrdiff_t)j * k + i] * x[i];
-        for (j = 0; j < 4; j++) y[r + j] = (bias ? bias[r + j] : 0.0f) + s[j];
+        y[r] = (bias ? bias[r] : 0.0f) + s[0];
+        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s[1];
+        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s[2];
+        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s[3];
     }
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
@@ -2914,7 +2917,7 @@ LLMDEF int llm_argmax(const float *x, int n) {
    cache) the bad values are stored as 0 and s comes from the finite ones, so one bad value
    can't turn every later attention score against the row into NaN. Returns 1 when x held
    inf or NaN, else 0. */
-static int llm__q8_quant(int8_t *q, float *s, const float *x, int n, int skip_nonfinite) {
+LLM__WINLINE int llm__q8_quant(int8_t *q, float *s, const float *x, int n, int skip_nonfinite) {
     float amax = 0.0f, bad = 0.0f, scale;
     int i = 0;
 #ifdef LLM__RV
@@ -3310,9 +3313,11 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    format with prep gets each panel's activations converted once (LLM_INT8: quantized per
    group of group_size values: int8, an fp32 scale and -128 * sum per group; a ggml block
    format would quantize per block of 32 or 256 the same way) and every row block reuses
-   them; without prep, dot reads fp32 x. dot computes nr (1 or LLM__WR) rows against one
-   token of the panel; dot4, when the format has one, LLM__WR rows x LLM__WT tokens, or
-   returns 0 to leave that block to dot. */
+   them; without prep, the kernels read fp32 x. rows computes nr (1 or LLM__WR) rows
+   against every token of the panel and writes y: llm__lw_block with the format's two
+   kernels, dot (nr rows x one token) and optionally dot4 (LLM__WR rows x LLM__WT tokens;
+   it returns 0 to leave a block to dot), which a ggml block format would provide over
+   its blocks of 32 or 256 values against activations quantized per block. */
 typedef struct llm__lw llm__lw;
 typedef struct llm__wfmt {
     const char *name;
@@ -3325,8 +3330,7 @@ typedef struct llm__wfmt {
     llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
                          int d_out, llm_threads *th); /* a whole linear layer, or NULL: panels below */
     void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
-    void (*dot)(float *out, const llm__lw *c, int r, int t, int nr, size_t pf);
-    int (*dot4)(float *out, const llm__lw *c, int r, int t);          /* or NULL */
+    void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -3347,6 +3351,29 @@ struct llm__lw {
     float *xs;
     int32_t *xc;
 };
+
+/* y[t][r..r+nr) (+)= rows r..r+nr of W against every token of the panel: groups of
+   LLM__WT tokens through dot4 while it takes them (they share each loaded weight), the
+   rest one token at a time through dot, prefetching pf bytes ahead on the first token.
+   Inlined into each format's rows routine with its kernels as constants. */
+LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
+                                void (*dot)(float *, const llm__lw *, int, int, int, size_t),
+                                int (*dot4)(float *, const llm__lw *, int, int)) {
+    float o[LLM__WR * LLM__WT];
+    int t = 0, i, j;
+    if (nr == LLM__WR && dot4)
+        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t); t += LLM__WT)
+            for (j = 0; j < LLM__WT; j++) {
+                float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
+                for (i = 0; i < LLM__WR; i++)
+                    yt[i] = c->first ? o[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i * LLM__WT + j];
+            }
+    for (; t < c->nt; t++) {
+        float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+        dot(o, c, r, t, nr, t == 0 ? pf : 0);
+        for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+    }
+}
 
 /* ---- the rows of each format ---- */
 static llm_status llm__check_any(const llm_weight *w, int d_in) {
@@ -3436,15 +3463,19 @@ static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
 #define llm__dot4_q8w NULL
 #endif
 
+static void llm__rows_f16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_f16, llm__dot4_f16); }
+static void llm__rows_bf16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_bf16, llm__dot4_bf16); }
+static void llm__rows_q8(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_q8w, llm__dot4_q8w); }
+
 static const llm__wfmt llm__wfmts[LLM_DTYPE_COUNT] = {
-    /* name     bits blk bytes scales            check           row            linear           prep          dot            dot4 */
-    {"f32",     32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,          NULL},
-    {"f16",     16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__dot_f16,  llm__dot4_f16},
-    {"bf16",    16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__dot_bf16, llm__dot4_bf16},
-    {"int8",    8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__dot_q8w,  llm__dot4_q8w},
-    {"int4",    4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
-    {"q8_32",   8.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
-    {"q4_32",   4.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,          NULL},
+    /* name     bits blk bytes scales            check           row            linear           prep          rows */
+    {"f32",     32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL},
+    {"f16",     16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16},
+    {"bf16",    16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16},
+    {"int8",    8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8},
+    {"int4",    4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL},
+    {"q8_32",   8.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL},
+    {"q4_32",   4.5, 0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL},
 };
 
 /* The row of t, or NULL for a value outside the enum. */
@@ -3474,32 +3505,14 @@ static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
     *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
 }
 
-/* y[t][r] (+)= the format's dot products, for this thread's rows and every panel token. */
-static void llm__lw_store(const llm__lw *c, const float *o, int r, int nr, int t) {
-    float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
-    int i;
-    for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
-}
+/* This thread's rows, LLM__WR at a time, through the format's rows routine. */
 static void llm__lw_task(void *ctx, int ith, int nth) {
     const llm__lw *c = (const llm__lw *)ctx;
-    int r0, r1, r, t, i, j;
-    float o[LLM__WR * LLM__WT], o1[LLM__WR];
+    int r0, r1, r, nr;
     llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
-    for (r = r0; r < r1;) {
-        int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
-        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * c->row_bytes : 0; /* bytes to the next block */
-        t = 0;
-        if (nr == LLM__WR && c->f->dot4) /* groups of LLM__WT tokens share each loaded weight */
-            for (; t + LLM__WT <= c->nt && c->f->dot4(o, c, r, t); t += LLM__WT)
-                for (j = 0; j < LLM__WT; j++) {
-                    for (i = 0; i < LLM__WR; i++) o1[i] = o[i * LLM__WT + j];
-                    llm__lw_store(c, o1, r, LLM__WR, t + j);
-                }
-        for (; t < c->nt; t++) {
-            c->f->dot(o1, c, r, t, nr, t == 0 ? pf : 0);
-            llm__lw_store(c, o1, r, nr, t);
-        }
-        r += nr;
+    for (r = r0; r < r1; r += nr) {
+        nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
+        c->f->rows(c, r, nr, r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * c->row_bytes : 0);
     }
 }
 
@@ -3512,7 +3525,7 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
     int kp, tp;
     llm_status st;
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
-    if (!f || !f->check || (!f->linear && !f->dot)) return LLM_EUNSUPPORTED;
+    if (!f || !f->check || (!f->linear && !f->rows)) return LLM_EUNSUPPORTED;
     if ((st = f->check(W, d_in)) != LLM_OK) return st;
     if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
