@@ -3359,19 +3359,19 @@ struct llm__lw {
 LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
                                 void (*dot)(float *, const llm__lw *, int, int, int, size_t),
                                 int (*dot4)(float *, const llm__lw *, int, int)) {
-    float o[LLM__WR * LLM__WT];
+    float o[LLM__WR * LLM__WT], bias[LLM__WR];
     int t = 0, i, j;
+    for (i = 0; i < nr; i++) bias[i] = c->b ? c->b[r + i] : 0.0f;
     if (nr == LLM__WR && dot4)
         for (; t + LLM__WT <= c->nt && dot4(o, c, r, t); t += LLM__WT)
             for (j = 0; j < LLM__WT; j++) {
                 float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
-                for (i = 0; i < LLM__WR; i++)
-                    yt[i] = c->first ? o[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i * LLM__WT + j];
+                for (i = 0; i < LLM__WR; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i * LLM__WT + j];
             }
     for (; t < c->nt; t++) {
         float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
         dot(o, c, r, t, nr, t == 0 ? pf : 0);
-        for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
+        for (i = 0; i < nr; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i];
     }
 }
 
