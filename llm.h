@@ -870,9 +870,11 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
    in: the one guard of every vector loop, each followed by the scalar loop (libm, the
    oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
    so loops that have no separate oracle (GEMV, the GEMM's edges) compile everywhere.
-   llm__rv_exp, llm__rv_sigmoid and llm__rv_gelu are built on the vocabulary after the
-   blocks. Adding an ISA: one block here, plus, optionally, its own GEMM register tile and
-   pack (>>matmul) and int8 dot product (>>weights), which fall back to generic code. */
+   llm__rv_exp, llm__rv_sigmoid and llm__rv_gelu are built on the vocabulary in >>rowops.
+   Adding an ISA: one block here (LLM__RV_BINARY lists the lane-wise operations it spells),
+   its register tile (>>matmul: MR rows x NV vectors; the micro-kernel is generic), and,
+   optionally, an in-register transpose for W's pack (>>matmul) and an int8 dot product
+   (>>weights, llm__dot_q8), which otherwise fall back to generic code. */
 
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
