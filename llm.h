@@ -2414,7 +2414,7 @@ static float llm__dot(const float *w, const float *x, int k) {
 
 /* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
 static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
-    int r = r0, i, j;
+    int r = r0, i;
     for (; r1 - r >= 4; r += 4) {
         const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
         llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0, xv;
@@ -2440,8 +2440,12 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
 #endif
         /* small k makes the horizontal sums a large part of a row: four at once */
         llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
-        for (; i < k; i++)
-            for (j = 0; j < 4; j++) s[j] += w0[(ptrdiff_t)j * k + i] * x[i];
+        for (; i < k; i++) {
+            s[0] += w0[i] * x[i];
+            s[1] += w1[i] * x[i];
+            s[2] += w2[i] * x[i];
+            s[3] += w3[i] * x[i];
+        }
         y[r] = (bias ? bias[r] : 0.0f) + s[0];
         y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s[1];
         y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s[2];
