@@ -121,9 +121,11 @@ LLMDEF const char *llm_version(void); /* "0.1.0" */
 /* Element types. Bits per element include block-scale overhead, which is what memory
    estimates need: Q8_32 / Q4_32 are blocks of 32 values with one fp16 scale each
    (8 + 16/32 = 8.5 and 4 + 16/32 = 4.5 bits): exactly ggml's Q8_0 / Q4_0, which are
-   also their names. LLM_INT8 in a weight (llm_weight) means int8 values in groups of
-   group_size with one fp32 scale per group, llama2.c's version-2 layout. LLM_Q4_1 ..
-   LLM_Q6_K are ggml's block formats byte for byte (a GGUF tensor used in place). */
+   also their names; LLM_Q4_1 .. LLM_Q6_K are ggml's other block formats byte for byte (a
+   GGUF tensor used in place). LLM_INT8 names three layouts, told apart by where it is
+   used: to the estimators, 8 bits a value (scales not counted); in a weight (llm_weight),
+   int8 groups: group_size values with one fp32 scale each, llama2.c's version-2 layout;
+   in the KV cache, int8 rows: one fp32 scale per row of head_dim. */
 typedef enum llm_dtype {
     LLM_F32 = 0,
     LLM_F16,
@@ -446,10 +448,13 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    >>kernels
    ====================================================================================== */
 
-/* A weight matrix [out][in] in one of the stored formats; linear layers take this. */
+/* A weight matrix [out][in] in one of the stored formats; linear layers take this. data
+   holds the rows one after another, each a run of elements or of fixed-size blocks (a
+   block format keeps its scales inside the blocks and leaves scale NULL); a format with
+   separate scales (LLM_INT8) has them in scale, one fp32 per group_size values. */
 typedef struct llm_weight {
     llm_dtype type;     /* LLM_F32, LLM_F16, LLM_BF16 or LLM_INT8 */
-    const void *data;   /* out * in elements, row-major [out][in] */
+    const void *data;   /* out rows of in values, row-major [out][in] */
     const float *scale; /* LLM_INT8: one fp32 scale per group_size consecutive values */
     int group_size;     /* LLM_INT8: divides in */
 } llm_weight;
@@ -1083,6 +1088,9 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
 #ifndef LLM_SQRT
 #define LLM_SQRT(x) sqrt(x)
 #endif
+#ifndef LLM_ROUNDF
+#define LLM_ROUNDF(x) roundf(x)
+#endif
 #ifndef LLM_POW
 #define LLM_POW(x, y) pow(x, y)
 #endif
@@ -1093,11 +1101,40 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
 #define LLM_SIN(x) sin(x)
 #endif
 
-/* SIMD is chosen at compile time from the compiler's own macros. */
+/* ======================================================================================
+   >>simd  the SIMD layer: one vector vocabulary, one fenced block per ISA
+   ======================================================================================
+   Chosen at compile time from the compiler's own macros (AVX-512F, AVX2 + FMA, AArch64
+   NEON, else scalar; LLM_NO_SIMD forces scalar). Each block below defines, for its ISA:
+     llm__rv            a vector of LLM__RVN floats
+     load / store / set1 / add / sub / mul / div / fma (a b + c) / max / min / abs
+     round (to nearest even) / trunc / pow2i (2^n for integral n) / ge_or (x >= t ? a : b)
+     hsum / hmax        horizontal sum and maximum;  llm__vsum4: four hsums at once
+     load_n / store_n   the first n < LLM__RVN floats (a row's tail), the rest zero
+     load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
+     LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
+   Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
+   in: the one guard of every vector loop, each followed by the scalar loop (libm, the
+   oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
+   so loops that have no separate oracle (GEMV, the GEMM's edges) compile everywhere.
+   llm__rv_exp, llm__rv_sigmoid and llm__rv_gelu are built on the vocabulary in >>rowops.
+   Adding an ISA: one block here (LLM__RV_BINARY lists the lane-wise operations it spells),
+   its register tile (>>matmul: MR rows x NV vectors; the micro-kernel is generic), and,
+   optionally, an in-register transpose for W's pack (>>matmul) and an int8 dot product
+   (>>weights, llm__dot_q8), which otherwise fall back to generic code. */
+
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
-/* gcc 12's AVX-512 intrinsics pass an uninitialised "undefined" vector, which g++ -O2
-   reports (-Wmaybe-uninitialized) wherever they are inlined; silence it in that header. */
+#elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
+#define LLM__AVX2 1
+#elif !defined(LLM_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__)
+#define LLM__NEON 1
+#endif
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* gcc 12's AVX-512 intrinsics start from an uninitialised "undefined" vector, which
+   -Wmaybe-uninitialized reports (in C++) wherever they are inlined; the header's own
+   code never reads one, so the warning is silenced inside that header only. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -1107,12 +1144,192 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
 #else
 #include <immintrin.h>
 #endif
-#elif !defined(LLM_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
-#define LLM__AVX2 1
-#include <immintrin.h>
-#elif !defined(LLM_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__)) && defined(__aarch64__)
-#define LLM__NEON 1
+#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
+/* Horizontal sum and maximum of 8 floats (AVX2's, and AVX-512's after folding 512 bits to
+   256; the AVX-512 int8 path works in 256-bit vectors): halves, then pairs, then neighbours. */
+#define LLM__HFOLD256(name, op)                                                           \
+    static inline float name(__m256 v) {                                                  \
+        __m128 s = _mm_##op##_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
+        s = _mm_##op##_ps(s, _mm_movehl_ps(s, s));                                        \
+        return _mm_cvtss_f32(_mm_##op##_ss(s, _mm_movehdup_ps(s)));                       \
+    }
+LLM__HFOLD256(llm__hsum256, add)
+LLM__HFOLD256(llm__hmax256, max)
+#elif defined(LLM__NEON)
 #include <arm_neon.h>
+#endif
+#if !defined(LLM__PREFETCH) && (defined(__GNUC__) || defined(__clang__))
+#define LLM__PREFETCH(p) __builtin_prefetch(p)
+#define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#elif !defined(LLM__PREFETCH)
+#define LLM__PREFETCH(p) ((void)(p))
+#define LLM__PREFETCH_L2(p) ((void)(p))
+#endif
+
+/* The lane-wise binary operations, one instruction named after each on every ISA: a
+   block defines LLM__RV_OP2(op) as its spelling and expands this list with it. */
+#define LLM__RV_BINARY(X) X(add) X(sub) X(mul) X(div) X(max) X(min)
+
+/* ---- AVX-512F: 16 lanes, masks for tails ---------------------------------------------- */
+#if defined(LLM__AVX512)
+#define LLM__RV 1
+#define LLM__RV_MASKED 1 /* load_n / store_n are single masked instructions */
+typedef __m512 llm__rv;
+#define LLM__RVN 16
+static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
+static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm512_##op##_ps(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
+}
+/* Horizontal sum / max: the two 256-bit halves folded, then as AVX2 does (AVX512F's own
+   cast and extract; not _mm512_reduce_*, whose gcc 12 form trips -Wmaybe-uninitialized). */
+static inline __m256 llm__hi256(llm__rv a) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)); }
+static inline float llm__rv_hsum(llm__rv a) { return llm__hsum256(_mm256_add_ps(_mm512_castps512_ps256(a), llm__hi256(a))); }
+static inline float llm__rv_hmax(llm__rv a) { return llm__hmax256(_mm256_max_ps(_mm512_castps512_ps256(a), llm__hi256(a))); }
+/* s[i] = hsum of vector i, the shuffles shared (13 instructions instead of 32): pairs of
+   lanes first (unpack), then the 4-lane blocks of the four side by side, then the blocks. */
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    const __mmask16 all = (__mmask16)0xffff;
+    __m512 ab = _mm512_add_ps(_mm512_mask_unpacklo_ps(a, all, a, b), _mm512_mask_unpackhi_ps(a, all, a, b));
+    __m512 cd = _mm512_add_ps(_mm512_mask_unpacklo_ps(c, all, c, d), _mm512_mask_unpackhi_ps(c, all, c, d));
+    __m512 v = _mm512_add_ps(_mm512_mask_shuffle_ps(ab, all, ab, cd, 0x44), _mm512_mask_shuffle_ps(ab, all, ab, cd, 0xee));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e));
+    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1));
+    _mm_storeu_ps(s, _mm512_castps512_ps128(v));
+}
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { /* bf16 is an fp32's top half */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p)), 16));
+}
+
+/* ---- AVX2 + FMA: 8 lanes (F16C for fp16 when present) -------------------------------- */
+#elif defined(LLM__AVX2)
+#define LLM__RV 1
+typedef __m256 llm__rv;
+#define LLM__RVN 8
+static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
+}
+static inline float llm__rv_hsum(llm__rv a) { return llm__hsum256(a); }
+static inline float llm__rv_hmax(llm__rv a) { return llm__hmax256(a); }
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
+    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+#ifdef __F16C__
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+#else
+/* fp16 without F16C: the exponent and mantissa bits moved into place and rescaled by
+   2^112, which also gets subnormals right; exponent 31 (inf, NaN) set separately. */
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
+    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
+    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
+    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
+    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
+}
+#define LLM__RV_NO_STORE_F16 1 /* llm__rv_store_f16 is the scalar loop */
+#endif
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16));
+}
+
+/* ---- AArch64 NEON: 4 lanes ----------------------------------------------------------- */
+#elif defined(LLM__NEON)
+#define LLM__RV 1
+typedef float32x4_t llm__rv;
+#define LLM__RVN 4
+static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
+static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
+#define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return v##op##q_f32(a, b); }
+LLM__RV_BINARY(LLM__RV_OP2)
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
+static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
+static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
+static inline llm__rv llm__rv_pow2i(llm__rv n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
+static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
+static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) {
+    vst1q_f32(s, vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d)));
+}
+static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) { vst1_u16(p, vreinterpret_u16_f16(vcvt_f16_f32(v))); }
+static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+
+/* ---- scalar: one lane, so vector-shaped loops compile without SIMD -------------------- */
+#else
+typedef float llm__rv;
+#define LLM__RVN 1
+static inline llm__rv llm__rv_load(const float *p) { return *p; }
+static inline void llm__rv_store(float *p, llm__rv v) { *p = v; }
+static inline llm__rv llm__rv_set1(float f) { return f; }
+static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return a + b; }
+static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
+static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
+static inline float llm__rv_hsum(llm__rv a) { return a; }
+static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
+#endif
+
+#undef LLM__RV_OP2
+
+/* Tails through a zero-padded vector where the ISA has no masked load or store. */
+#if defined(LLM__RV) && !defined(LLM__RV_MASKED)
+static inline llm__rv llm__rv_load_n(const float *p, int n) {
+    float t[LLM__RVN] = {0};
+    memcpy(t, p, sizeof(float) * (size_t)n);
+    return llm__rv_load(t);
+}
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) {
+    float t[LLM__RVN];
+    llm__rv_store(t, v);
+    memcpy(p, t, sizeof(float) * (size_t)n);
+}
+#endif
+#ifdef LLM__RV_NO_STORE_F16
+static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
+    float t[LLM__RVN];
+    int i;
+    llm__rv_store(t, v);
+    for (i = 0; i < LLM__RVN; i++) p[i] = llm_f32_to_f16(t[i]);
+}
 #endif
 
 #ifdef LLM_PTHREADS
@@ -1136,36 +1353,7 @@ LLMDEF const char *llm_status_str(llm_status s) {
 
 LLMDEF const char *llm_version(void) { return "0.1.0"; }
 
-static const struct {
-    const char *name;
-    double bits;
-} llm__dtypes[LLM_DTYPE_COUNT] = {
-    {"f32", 32},   {"f16", 16},   {"bf16", 16},     {"int8", 8},   {"int4", 4},   {"q8_32", 8.5},
-    {"q4_32", 4.5}, {"q4_1", 5.0}, {"q5_0", 5.5},     {"q5_1", 6.0}, {"q2_k", 2.625}, {"q3_k", 3.4375},
-    {"q4_k", 4.5}, {"q5_k", 5.5},  {"q6_k", 6.5625},
-};
-
-LLMDEF double llm_dtype_bits(llm_dtype t) {
-    return ((int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT) ? llm__dtypes[t].bits : 0.0;
-}
-LLMDEF double llm_dtype_bytes(llm_dtype t) { return llm_dtype_bits(t) / 8.0; }
-LLMDEF const char *llm_dtype_name(llm_dtype t) {
-    return ((int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT) ? llm__dtypes[t].name : "unknown";
-}
-LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
-    int i;
-    if (!name || !out) return LLM_EINVAL;
-    for (i = 0; i < (int)LLM_DTYPE_COUNT; i++)
-        if (strcmp(name, llm__dtypes[i].name) == 0) {
-            *out = (llm_dtype)i;
-            return LLM_OK;
-        }
-    if (strcmp(name, "q8_0") == 0 || strcmp(name, "q4_0") == 0) { /* ggml's names of q8_32 / q4_32 */
-        *out = name[1] == '8' ? LLM_Q8_0 : LLM_Q4_0;
-        return LLM_OK;
-    }
-    return LLM_ENOTFOUND;
-}
+/* llm_dtype_name, _bits, _bytes and _parse read the weight-format table (>>weights). */
 
 /* Below this many multiply-adds a kernel runs on the caller's thread: waking the pool's
    workers would cost more than the work (one rule for every threaded kernel). */
@@ -2172,99 +2360,41 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
    2 accumulators each); 2..LLM__SMALL_N tokens share one pass over the rows likewise. */
 
-/* g++ 12's AVX-512 intrinsics start many results from an "undefined" register, which
-   -Wuninitialized reports inside them in C++; the code here never reads such a value. */
-#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
-/* The SIMD vocabulary the dot products are written in: LLM__VF lanes of float. */
-#if defined(LLM__AVX512)
-#define LLM__VF 16
-typedef __m512 llm__vf;
-#define llm__vload(p) _mm512_loadu_ps(p)
-#define llm__vzero() _mm512_setzero_ps()
-#define llm__vfma(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define llm__vadd(a, b) _mm512_add_ps(a, b)
-/* Horizontal sum. Not _mm512_reduce_add_ps nor the unmasked shuffles: in g++ 12 they
-   start from an "undefined" register and -Wmaybe-uninitialized fires inside them. */
-static float llm__vsum(__m512 v) {
-    const __mmask16 all = (__mmask16)0xffff;
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e)); /* + other 256-bit half */
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1)); /* + other 128-bit quarter */
-    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0x4e));
-    v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, all, v, 0xb1));
-    return _mm512_cvtss_f32(v);
-}
-/* Four horizontal sums at once, s[i] = sum of vector i: the shuffles are shared, 13
-   instructions instead of 32. Pairs of lanes first (unpack), then the 4-lane blocks of
-   the four vectors side by side (shuffle), then the four blocks. */
-static void llm__vsum4(__m512 a, __m512 b, __m512 c, __m512 d, float *s) {
-    const __mmask16 all = (__mmask16)0xffff;
-    __m512 ab = _mm512_add_ps(_mm512_mask_unpacklo_ps(a, all, a, b), _mm512_mask_unpackhi_ps(a, all, a, b));
-    __m512 cd = _mm512_add_ps(_mm512_mask_unpacklo_ps(c, all, c, d), _mm512_mask_unpackhi_ps(c, all, c, d));
-    __m512 v = _mm512_add_ps(_mm512_mask_shuffle_ps(ab, all, ab, cd, 0x44), _mm512_mask_shuffle_ps(ab, all, ab, cd, 0xee));
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0x4e));
-    v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, all, v, v, 0xb1));
-    _mm_storeu_ps(s, _mm512_castps512_ps128(v));
-}
-/* The first n < 16 floats of p, the rest zero (a row's tail). */
-#define llm__vload_n(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1u), p)
-#define LLM__VLOAD_N 1
-#elif defined(LLM__AVX2)
-#define LLM__VF 8
-typedef __m256 llm__vf;
-#define llm__vload(p) _mm256_loadu_ps(p)
-#define llm__vzero() _mm256_setzero_ps()
-#define llm__vfma(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define llm__vadd(a, b) _mm256_add_ps(a, b)
-static float llm__vsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static void llm__vsum4(__m256 a, __m256 b, __m256 c, __m256 d, float *s) {
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* [a b c d] per 128-bit half */
-    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-}
-#elif defined(LLM__NEON)
-#define LLM__VF 4
-typedef float32x4_t llm__vf;
-#define llm__vload(p) vld1q_f32(p)
-#define llm__vzero() vdupq_n_f32(0.0f)
-#define llm__vfma(a, b, c) vfmaq_f32(c, a, b)
-#define llm__vadd(a, b) vaddq_f32(a, b)
-#define llm__vsum(v) vaddvq_f32(v)
-static void llm__vsum4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d, float *s) {
-    vst1q_f32(s, vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d)));
-}
-#else
-#define LLM__VF 1
-typedef float llm__vf;
-#define llm__vload(p) (*(p))
-#define llm__vzero() 0.0f
-#define llm__vfma(a, b, c) ((a) * (b) + (c))
-#define llm__vadd(a, b) ((a) + (b))
-#define llm__vsum(v) (v)
-static void llm__vsum4(float a, float b, float c, float d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
-#endif
-
-/* Register tile MR x NR of the micro-kernel, and the cache blocks (see above). */
+/* The register tile of each ISA, MR rows x NR = NV vectors of C, and how the micro-kernel
+   gets a[i] into every lane: x86 broadcasts it from memory; NEON loads the MR values of
+   A as two vectors and multiplies by a lane (fmla by element), 2 loads instead of 8.
+   LLM__MK_ROWS(X) and LLM__MK_COLS(X, i) list the rows and the row's vectors, so the
+   micro-kernel below is written once with every accumulator a named register variable
+   (arrays of them end up on the stack). */
 #if defined(LLM__AVX512)
 #define LLM__MR 8
-#define LLM__NR 48
+#define LLM__NV 3 /* 24 zmm accumulators + 3 of B + 1 broadcast, of 32 */
 #elif defined(LLM__AVX2)
 #define LLM__MR 6
-#define LLM__NR 16
+#define LLM__NV 2 /* 12 ymm accumulators + 2 + 1, of 16 */
 #elif defined(LLM__NEON)
 #define LLM__MR 8
-#define LLM__NR 12
+#define LLM__NV 3 /* 24 q-register accumulators + 3 of B + 2 of A, of 32 */
+#define LLM__MK_LOAD_A(a) llm__rv a0 = vld1q_f32(a), a1 = vld1q_f32((a) + 4);
+#define LLM__MK_A(a, i) vdupq_laneq_f32((i) < 4 ? a0 : a1, (i) & 3)
 #else
 #define LLM__MR 4
-#define LLM__NR 8
+#define LLM__NV 8 /* the scalar kernel: one float per "vector" */
+#endif
+#ifndef LLM__MK_A
+#define LLM__MK_LOAD_A(a)
+#define LLM__MK_A(a, i) llm__rv_set1((a)[i])
+#endif
+#define LLM__NR (LLM__NV * LLM__RVN)
+#if LLM__MR == 8
+#define LLM__MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#elif LLM__MR == 6
+#define LLM__MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
+#if LLM__NV == 3
+#define LLM__MK_COLS(X, i) X(i, 0) X(i, 1) X(i, 2)
+#elif LLM__NV == 2
+#define LLM__MK_COLS(X, i) X(i, 0) X(i, 1)
 #endif
 #ifndef LLM__KC /* (overridable only to tune) */
 #define LLM__KC 256
@@ -2275,17 +2405,11 @@ static void llm__vsum4(float a, float b, float c, float d, float *s) { s[0] = a,
 #ifndef LLM__NC
 #define LLM__NC (LLM__NR * (48 / LLM__NR))
 #endif
-/* LLM__PREFETCH brings a line into L1, LLM__PREFETCH_L2 into L2 only (for data wanted a
-   few tens of KiB later, which would push the working set out of L1). */
-#if defined(LLM__AVX512) || defined(LLM__AVX2)
-#define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-#define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
-#elif defined(__GNUC__) || defined(__clang__)
-#define LLM__PREFETCH(p) __builtin_prefetch(p)
-#define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+/* Kernels whose row or tile counts are constants at each call site, inlined so they unroll. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__WINLINE static inline __attribute__((always_inline))
 #else
-#define LLM__PREFETCH(p) ((void)(p))
-#define LLM__PREFETCH_L2(p) ((void)(p))
+#define LLM__WINLINE static inline
 #endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
@@ -2310,119 +2434,44 @@ typedef struct llm__pf {
         }                                          \
     }
 
-/* ---- micro-kernels: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
-   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). */
-#if defined(LLM__AVX512)
+/* ---- the micro-kernel: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
+   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). Per k: NV
+   loads of B, MR broadcasts of A, MR x NV independent FMAs (the register tile above). */
+#ifdef LLM__MK_ROWS
+#define LLM__MK_ZERO(i, j) llm__rv c##i##j = llm__rv_set1(0.0f);
+#define LLM__MK_ZEROS(i) LLM__MK_COLS(LLM__MK_ZERO, i)
+#define LLM__MK_FMA(i, j) c##i##j = llm__rv_fma(t, b##j, c##i##j);
+#define LLM__MK_ROW(i)            \
+    t = LLM__MK_A(a, i);          \
+    LLM__MK_COLS(LLM__MK_FMA, i)
+#define LLM__MK_STORE(i, j) llm__rv_store(r + (j) * LLM__RVN, llm__rv_add(acc ? llm__rv_load(r + (j) * LLM__RVN) : s##j, c##i##j));
+#define LLM__MK_STORES(i)                \
+    {                                    \
+        float *r = c + (i) * ldc;        \
+        LLM__MK_COLS(LLM__MK_STORE, i)   \
+    }
+#define LLM__MK_DECL_B(i, j) llm__rv b##j, s##j = llm__rv_set1(0.0f);
+#define LLM__MK_LOAD_B(i, j) b##j = llm__rv_load(b + (j) * LLM__RVN);
+#define LLM__MK_BIAS(i, j) s##j = llm__rv_load(bias + (j) * LLM__RVN);
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
                         int acc, llm__pf pf) {
-    __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
-    __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
-    __m512 b0, b1, b2, s0, s1, s2, t;
+    llm__rv t;
     int k;
-    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = _mm512_setzero_ps();
-    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = _mm512_setzero_ps();
-    for (k = 0; k < kc; k++, a += 8, b += 48) {
+    LLM__MK_COLS(LLM__MK_DECL_B, 0)
+    LLM__MK_ROWS(LLM__MK_ZEROS)
+    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) {
+        LLM__MK_LOAD_A(a)
         LLM__PF_STEP(pf);
-        b0 = _mm512_load_ps(b);
-        b1 = _mm512_load_ps(b + 16);
-        b2 = _mm512_load_ps(b + 32);
-#define LLM__ROW(i)                                  \
-    t = _mm512_set1_ps(a[i]);                        \
-    c##i##0 = _mm512_fmadd_ps(t, b0, c##i##0);       \
-    c##i##1 = _mm512_fmadd_ps(t, b1, c##i##1);       \
-    c##i##2 = _mm512_fmadd_ps(t, b2, c##i##2);
-        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5) LLM__ROW(6) LLM__ROW(7)
-#undef LLM__ROW
+        LLM__MK_COLS(LLM__MK_LOAD_B, 0)
+        LLM__MK_ROWS(LLM__MK_ROW)
     }
-    s0 = s1 = s2 = _mm512_setzero_ps();
     if (!acc && bias) {
-        s0 = _mm512_loadu_ps(bias);
-        s1 = _mm512_loadu_ps(bias + 16);
-        s2 = _mm512_loadu_ps(bias + 32);
+        LLM__MK_COLS(LLM__MK_BIAS, 0)
     }
-#define LLM__CSTORE(i)                                                                    \
-    {                                                                                    \
-        float *r = c + (i) * ldc;                                                        \
-        _mm512_storeu_ps(r, _mm512_add_ps(acc ? _mm512_loadu_ps(r) : s0, c##i##0));      \
-        _mm512_storeu_ps(r + 16, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 16) : s1, c##i##1)); \
-        _mm512_storeu_ps(r + 32, _mm512_add_ps(acc ? _mm512_loadu_ps(r + 32) : s2, c##i##2)); \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
-#undef LLM__CSTORE
-}
-#elif defined(LLM__AVX2)
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
-    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1, t, s0, s1;
-    int k;
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
-    for (k = 0; k < kc; k++, a += 6, b += 16) {
-        LLM__PF_STEP(pf);
-        b0 = _mm256_load_ps(b);
-        b1 = _mm256_load_ps(b + 8);
-#define LLM__ROW(i)                            \
-    t = _mm256_broadcast_ss(a + i);            \
-    c##i##0 = _mm256_fmadd_ps(t, b0, c##i##0); \
-    c##i##1 = _mm256_fmadd_ps(t, b1, c##i##1);
-        LLM__ROW(0) LLM__ROW(1) LLM__ROW(2) LLM__ROW(3) LLM__ROW(4) LLM__ROW(5)
-#undef LLM__ROW
-    }
-    s0 = s1 = _mm256_setzero_ps();
-    if (!acc && bias) {
-        s0 = _mm256_loadu_ps(bias);
-        s1 = _mm256_loadu_ps(bias + 8);
-    }
-#define LLM__CSTORE(i)                                                                   \
-    {                                                                                   \
-        float *r = c + (i) * ldc;                                                       \
-        _mm256_storeu_ps(r, _mm256_add_ps(acc ? _mm256_loadu_ps(r) : s0, c##i##0));     \
-        _mm256_storeu_ps(r + 8, _mm256_add_ps(acc ? _mm256_loadu_ps(r + 8) : s1, c##i##1)); \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5)
-#undef LLM__CSTORE
-}
-#elif defined(LLM__NEON)
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
-    float32x4_t c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
-    float32x4_t c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
-    float32x4_t b0, b1, b2, a0, a1, s0, s1, s2;
-    int k;
-    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = vdupq_n_f32(0.0f);
-    c40 = c41 = c42 = c50 = c51 = c52 = c60 = c61 = c62 = c70 = c71 = c72 = vdupq_n_f32(0.0f);
-    for (k = 0; k < kc; k++, a += 8, b += 12) {
-        LLM__PF_STEP(pf);
-        b0 = vld1q_f32(b);
-        b1 = vld1q_f32(b + 4);
-        b2 = vld1q_f32(b + 8);
-        a0 = vld1q_f32(a);
-        a1 = vld1q_f32(a + 4);
-#define LLM__ROW(i, av, l)                           \
-    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, av, l);   \
-    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, av, l);   \
-    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, av, l);
-        LLM__ROW(0, a0, 0) LLM__ROW(1, a0, 1) LLM__ROW(2, a0, 2) LLM__ROW(3, a0, 3)
-        LLM__ROW(4, a1, 0) LLM__ROW(5, a1, 1) LLM__ROW(6, a1, 2) LLM__ROW(7, a1, 3)
-#undef LLM__ROW
-    }
-    s0 = s1 = s2 = vdupq_n_f32(0.0f);
-    if (!acc && bias) {
-        s0 = vld1q_f32(bias);
-        s1 = vld1q_f32(bias + 4);
-        s2 = vld1q_f32(bias + 8);
-    }
-#define LLM__CSTORE(i)                                                        \
-    {                                                                        \
-        float *r = c + (i) * ldc;                                            \
-        vst1q_f32(r, vaddq_f32(acc ? vld1q_f32(r) : s0, c##i##0));           \
-        vst1q_f32(r + 4, vaddq_f32(acc ? vld1q_f32(r + 4) : s1, c##i##1));   \
-        vst1q_f32(r + 8, vaddq_f32(acc ? vld1q_f32(r + 8) : s2, c##i##2));   \
-    }
-    LLM__CSTORE(0) LLM__CSTORE(1) LLM__CSTORE(2) LLM__CSTORE(3) LLM__CSTORE(4) LLM__CSTORE(5) LLM__CSTORE(6) LLM__CSTORE(7)
-#undef LLM__CSTORE
+    LLM__MK_ROWS(LLM__MK_STORES)
 }
 #else
-/* The scalar micro-kernel: the readable statement of what every SIMD kernel above does. */
+/* The scalar micro-kernel: the readable statement of what the vector one does. */
 static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
                         int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
@@ -2441,105 +2490,95 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 
 /* ---- packing -------------------------------------------------------------------------- */
 
-/* A (row-major, lda) rows [0, mc) x cols [0, kc) -> ap[strip][k][MR], rows past mc zero. */
-static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) {
+/* Rows [0, nrows) x cols [0, kc) of a row-major matrix (stride ld) -> dst[strip][k][R]: strips
+   of R rows side by side, rows past nrows zero. A's pack (R = MR); W's too (R = NR) where
+   the ISA has no in-register transpose below. */
+LLM__WINLINE void llm__pack_rows(float *dst, const float *src, ptrdiff_t ld, int nrows, int kc, const int R) {
     int i0, i, k;
-    for (i0 = 0; i0 < mc; i0 += LLM__MR, ap += (ptrdiff_t)kc * LLM__MR) {
-        for (i = 0; i < LLM__MR; i++) {
-            if (i0 + i < mc) {
-                const float *src = a + (ptrdiff_t)(i0 + i) * lda;
-                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = src[k];
+    for (i0 = 0; i0 < nrows; i0 += R, dst += (ptrdiff_t)kc * R)
+        for (i = 0; i < R; i++) {
+            if (i0 + i < nrows) {
+                const float *row = src + (ptrdiff_t)(i0 + i) * ld;
+                for (k = 0; k < kc; k++) dst[k * R + i] = row[k];
             } else {
-                for (k = 0; k < kc; k++) ap[k * LLM__MR + i] = 0.0f;
+                for (k = 0; k < kc; k++) dst[k * R + i] = 0.0f;
             }
         }
-    }
 }
+static void llm__pack_a(float *ap, const float *a, ptrdiff_t lda, int mc, int kc) { llm__pack_rows(ap, a, lda, mc, kc, LLM__MR); }
 
 /* Transposing pack of a linear layer's W: rows [0, nc) x k [0, kc) of w (row stride ldw)
    -> bp[strip][k][NR] (bp[k][j] = w[j][k]), rows past nc zero. This is the one pass over
-   every weight per MC tokens, so it moves whole vectors: 16 x 16 (AVX-512) or 8 x 8
-   (AVX2) blocks are loaded as rows and transposed in registers. */
+   every weight per MC tokens, so on x86 it moves whole vectors: blocks of LLM__RVN rows x
+   LLM__RVN k (16 x 16 or 8 x 8) are loaded as rows and transposed in registers by
+   llm__pack_wblk(d, w, ldw, r0, nc, k0, kk): rows r0.. (those < nc) x k0..k0+kk-1 of w
+   -> d[k][row], d rows NR apart. */
 #if defined(LLM__AVX512)
-static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, g, k0, i, c;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (g = 0; g < LLM__NR; g += 16)
-            for (k0 = 0; k0 < kc; k0 += 16) {
-                int kk = kc - k0 < 16 ? kc - k0 : 16;
-                __mmask16 m = (__mmask16)((1u << kk) - 1u);
-                __m512 r[16], t[16];
-                for (i = 0; i < 16; i++) /* row i of the block: 16 consecutive k */
-                    r[i] = j0 + g + i < nc ? _mm512_maskz_loadu_ps(m, w + (ptrdiff_t)(j0 + g + i) * ldw + k0)
-                                           : _mm512_setzero_ps();
-                /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
-                   (one per 128-bit lane) of rows 4q..4q+3 */
-                for (i = 0; i < 16; i += 2) {
-                    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-                    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-                }
-                for (i = 0; i < 16; i += 4) {
-                    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-                    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-                    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-                    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-                }
-                /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
-                for (c = 0; c < 4; c++) {
-                    __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
-                    __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
-                    float *d = bp + (ptrdiff_t)(k0 + c) * LLM__NR + g;
-                    if (c < kk) _mm512_store_ps(d, _mm512_shuffle_f32x4(v0, w0, 0x88));
-                    if (c + 4 < kk) _mm512_store_ps(d + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
-                    if (c + 8 < kk) _mm512_store_ps(d + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
-                    if (c + 12 < kk) _mm512_store_ps(d + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
-                }
-            }
+static void llm__pack_wblk(float *d, const float *w, ptrdiff_t ldw, int r0, int nc, int k0, int kk) {
+    __mmask16 m = (__mmask16)((1u << kk) - 1u);
+    __m512 r[16], t[16];
+    int i, c;
+    for (i = 0; i < 16; i++) /* row i of the block: 16 consecutive k */
+        r[i] = r0 + i < nc ? _mm512_maskz_loadu_ps(m, w + (ptrdiff_t)(r0 + i) * ldw + k0) : _mm512_setzero_ps();
+    /* pairs of rows interleaved, then quads: t[4q + c] holds k = c, c+4, c+8, c+12
+       (one per 128-bit lane) of rows 4q..4q+3 */
+    for (i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    /* gather 128-bit lane L of the four quads: k = c + 4L for all 16 rows */
+    for (c = 0; c < 4; c++) {
+        __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w0 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+        float *dc = d + (ptrdiff_t)c * LLM__NR;
+        if (c < kk) _mm512_store_ps(dc, _mm512_shuffle_f32x4(v0, w0, 0x88));
+        if (c + 4 < kk) _mm512_store_ps(dc + 4 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0x88));
+        if (c + 8 < kk) _mm512_store_ps(dc + 8 * LLM__NR, _mm512_shuffle_f32x4(v0, w0, 0xdd));
+        if (c + 12 < kk) _mm512_store_ps(dc + 12 * LLM__NR, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+    }
 }
 #elif defined(LLM__AVX2)
+static void llm__pack_wblk(float *d, const float *w, ptrdiff_t ldw, int r0, int nc, int k0, int kk) {
+    __m256 r[8], t[8];
+    int i, c;
+    if (kk < 8 || nc - r0 < 8) { /* edge block: element by element */
+        for (i = 0; i < kk; i++)
+            for (c = 0; c < 8; c++) d[(ptrdiff_t)i * LLM__NR + c] = r0 + c < nc ? w[(ptrdiff_t)(r0 + c) * ldw + k0 + i] : 0.0f;
+        return;
+    }
+    for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(r0 + i) * ldw + k0);
+    for (i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (c = 0; c < 4; c++) {
+        _mm256_store_ps(d + (ptrdiff_t)c * LLM__NR, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+        _mm256_store_ps(d + (ptrdiff_t)(c + 4) * LLM__NR, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+    }
+}
+#endif
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
 static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, g, k0, i, c;
+    int j0, g, k0;
     for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (g = 0; g < LLM__NR; g += 8)
-            for (k0 = 0; k0 < kc; k0 += 8) {
-                int kk = kc - k0 < 8 ? kc - k0 : 8, rows = nc - j0 - g < 8 ? nc - j0 - g : 8;
-                __m256 r[8], t[8];
-                if (kk < 8 || rows < 8) { /* edge block: element by element */
-                    for (i = 0; i < kk; i++)
-                        for (c = 0; c < 8; c++)
-                            bp[(ptrdiff_t)(k0 + i) * LLM__NR + g + c] = c < rows ? w[(ptrdiff_t)(j0 + g + c) * ldw + k0 + i] : 0.0f;
-                    continue;
-                }
-                for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + (ptrdiff_t)(j0 + g + i) * ldw + k0);
-                for (i = 0; i < 8; i += 2) {
-                    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-                    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-                }
-                for (i = 0; i < 8; i += 4) { /* r[i + c]: k = c and c + 4 of rows i..i+3 */
-                    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-                    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
-                    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-                    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-                }
-                for (c = 0; c < 4; c++) {
-                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
-                    _mm256_store_ps(bp + (ptrdiff_t)(k0 + c + 4) * LLM__NR + g, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
-                }
-            }
+        for (g = 0; g < LLM__NR; g += LLM__RVN)
+            for (k0 = 0; k0 < kc; k0 += LLM__RVN)
+                llm__pack_wblk(bp + (ptrdiff_t)k0 * LLM__NR + g, w, ldw, j0 + g, nc, k0, kc - k0 < LLM__RVN ? kc - k0 : LLM__RVN);
 }
 #else
-static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) {
-    int j0, j, k;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR)
-        for (j = 0; j < LLM__NR; j++) {
-            if (j0 + j < nc) {
-                const float *src = w + (ptrdiff_t)(j0 + j) * ldw;
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = src[k];
-            } else {
-                for (k = 0; k < kc; k++) bp[k * LLM__NR + j] = 0.0f;
-            }
-        }
-}
+static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) { llm__pack_rows(bp, w, ldw, nc, kc, LLM__NR); }
 #endif
 
 /* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
@@ -2672,64 +2711,56 @@ typedef struct llm__gemv {
 
 /* One row, one token: the edges. */
 static float llm__dot(const float *w, const float *x, int k) {
-    llm__vf s0 = llm__vzero(), s1 = llm__vzero();
+    llm__rv s0 = llm__rv_set1(0.0f), s1 = llm__rv_set1(0.0f);
     float s;
     int i = 0;
-    for (; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
-        s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
-        s1 = llm__vfma(llm__vload(w + i + LLM__VF), llm__vload(x + i + LLM__VF), s1);
+    for (; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+        s0 = llm__rv_fma(llm__rv_load(w + i), llm__rv_load(x + i), s0);
+        s1 = llm__rv_fma(llm__rv_load(w + i + LLM__RVN), llm__rv_load(x + i + LLM__RVN), s1);
     }
-    for (; k - i >= LLM__VF; i += LLM__VF) s0 = llm__vfma(llm__vload(w + i), llm__vload(x + i), s0);
-    s = llm__vsum(llm__vadd(s0, s1));
+    for (; k - i >= LLM__RVN; i += LLM__RVN) s0 = llm__rv_fma(llm__rv_load(w + i), llm__rv_load(x + i), s0);
+    s = llm__rv_hsum(llm__rv_add(s0, s1));
     for (; i < k; i++) s += w[i] * x[i];
     return s;
 }
+
+/* acc0..acc3 += rows w0..w3 times x, one vector at column off; LD loads a vector. */
+#define LLM__GEMV_FMA4(acc, LD, off)                         \
+    xv = LD(x + (off));                                      \
+    acc##0 = llm__rv_fma(LD(w0 + (off)), xv, acc##0);        \
+    acc##1 = llm__rv_fma(LD(w1 + (off)), xv, acc##1);        \
+    acc##2 = llm__rv_fma(LD(w2 + (off)), xv, acc##2);        \
+    acc##3 = llm__rv_fma(LD(w3 + (off)), xv, acc##3);
+#define LLM__GEMV_TAIL(p) llm__rv_load_n((p), k - i)
 
 /* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
 static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
     int r = r0, i;
     for (; r1 - r >= 4; r += 4) {
         const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-        llm__vf a0 = llm__vzero(), a1 = llm__vzero(), a2 = llm__vzero(), a3 = llm__vzero();
-        llm__vf b0 = llm__vzero(), b1 = llm__vzero(), b2 = llm__vzero(), b3 = llm__vzero();
+        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0, xv;
         float s[4];
         int p;
-        /* Short rows (k <= 256: stories260K's 64 and 172) come from L2, where a small
-           model's weights live between tokens: fetch the next 4 rows into L1 now
-           (stories260K decode +8 %, measured). Long rows stream from memory, where the
-           hardware prefetchers and the row blocks do the job. */
+        /* Short rows (k <= 256) come from L2, where a small model's weights live between
+           tokens: fetch the next 4 rows into L1 now. Long rows stream from memory, where
+           the hardware prefetchers and the row blocks do the job. */
         if (k <= 256 && r1 - r >= 8)
             for (p = 0; p < 4 * k; p += 16) LLM__PREFETCH(w0 + 4 * k + p);
-        for (i = 0; k - i >= 2 * LLM__VF; i += 2 * LLM__VF) {
-            llm__vf xv = llm__vload(x + i), xw = llm__vload(x + i + LLM__VF);
-            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
-            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
-            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
-            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
-            b0 = llm__vfma(llm__vload(w0 + i + LLM__VF), xw, b0);
-            b1 = llm__vfma(llm__vload(w1 + i + LLM__VF), xw, b1);
-            b2 = llm__vfma(llm__vload(w2 + i + LLM__VF), xw, b2);
-            b3 = llm__vfma(llm__vload(w3 + i + LLM__VF), xw, b3);
+        for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+            LLM__GEMV_FMA4(a, llm__rv_load, i)
+            LLM__GEMV_FMA4(b, llm__rv_load, i + LLM__RVN)
         }
-        for (; k - i >= LLM__VF; i += LLM__VF) {
-            llm__vf xv = llm__vload(x + i);
-            a0 = llm__vfma(llm__vload(w0 + i), xv, a0);
-            a1 = llm__vfma(llm__vload(w1 + i), xv, a1);
-            a2 = llm__vfma(llm__vload(w2 + i), xv, a2);
-            a3 = llm__vfma(llm__vload(w3 + i), xv, a3);
+        for (; k - i >= LLM__RVN; i += LLM__RVN) {
+            LLM__GEMV_FMA4(a, llm__rv_load, i)
         }
-#ifdef LLM__VLOAD_N
-        if (i < k) { /* the tail as one masked vector (stories260K's hidden 172 = 10 x 16 + 12) */
-            llm__vf xv = llm__vload_n(x + i, k - i);
-            b0 = llm__vfma(llm__vload_n(w0 + i, k - i), xv, b0);
-            b1 = llm__vfma(llm__vload_n(w1 + i, k - i), xv, b1);
-            b2 = llm__vfma(llm__vload_n(w2 + i, k - i), xv, b2);
-            b3 = llm__vfma(llm__vload_n(w3 + i, k - i), xv, b3);
+#ifdef LLM__RV_MASKED
+        if (i < k) { /* the tail as one masked vector */
+            LLM__GEMV_FMA4(b, LLM__GEMV_TAIL, i)
             i = k;
         }
 #endif
-        /* small k (stories260K: 64) makes the horizontal sums a large part of a row */
-        llm__vsum4(llm__vadd(a0, b0), llm__vadd(a1, b1), llm__vadd(a2, b2), llm__vadd(a3, b3), s);
+        /* small k makes the horizontal sums a large part of a row: four at once */
+        llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
         for (; i < k; i++) {
             s[0] += w0[i] * x[i];
             s[1] += w1[i] * x[i];
@@ -2752,18 +2783,18 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
     const float *w0 = g->w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
     const float *x0 = g->x + (ptrdiff_t)t0 * k, *x1 = nt > 1 ? x0 + k : x0;
     const float *x2 = nt > 2 ? x0 + 2 * (ptrdiff_t)k : x0, *x3 = nt > 3 ? x0 + 3 * (ptrdiff_t)k : x0;
-    llm__vf a00 = llm__vzero(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-    llm__vf a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+    llm__rv a00 = llm__rv_set1(0.0f), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+    llm__rv a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
     float s[4][4];
     int i, rr, tt;
-    for (i = 0; k - i >= LLM__VF; i += LLM__VF) {
-        llm__vf xa = llm__vload(x0 + i), xb = llm__vload(x1 + i), xc = llm__vload(x2 + i), xd = llm__vload(x3 + i), v;
+    for (i = 0; k - i >= LLM__RVN; i += LLM__RVN) {
+        llm__rv xa = llm__rv_load(x0 + i), xb = llm__rv_load(x1 + i), xc = llm__rv_load(x2 + i), xd = llm__rv_load(x3 + i), v;
 #define LLM__ROW4(r)                 \
-    v = llm__vload(w##r + i);        \
-    a##r##0 = llm__vfma(v, xa, a##r##0); \
-    a##r##1 = llm__vfma(v, xb, a##r##1); \
-    a##r##2 = llm__vfma(v, xc, a##r##2); \
-    a##r##3 = llm__vfma(v, xd, a##r##3);
+    v = llm__rv_load(w##r + i);        \
+    a##r##0 = llm__rv_fma(v, xa, a##r##0); \
+    a##r##1 = llm__rv_fma(v, xb, a##r##1); \
+    a##r##2 = llm__rv_fma(v, xc, a##r##2); \
+    a##r##3 = llm__rv_fma(v, xd, a##r##3);
         LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
 #undef LLM__ROW4
     }
@@ -2771,7 +2802,7 @@ static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
     llm__vsum4(a10, a11, a12, a13, s[1]);
     llm__vsum4(a20, a21, a22, a23, s[2]);
     llm__vsum4(a30, a31, a32, a33, s[3]);
-    for (; i < k; i++) { /* the k % LLM__VF tail */
+    for (; i < k; i++) { /* the k % LLM__RVN tail */
         const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
         for (rr = 0; rr < 4; rr++)
             for (tt = 0; tt < 4; tt++) s[rr][tt] += ws[rr] * xs[tt];
@@ -2800,15 +2831,17 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
                 (g->bias ? g->bias[r] : 0.0f) + llm__dot(g->w + (ptrdiff_t)r * g->k, g->x + (ptrdiff_t)t * g->k, g->k);
 }
 
-#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 /* ---- entry points ------------------------------------------------------------------------ */
+
+/* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
+static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
+                          llm_threads *th) {
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n}; /* lda, ldb, ldc last */
+    llm_threads_run(th, llm__gemm_task, &g);
+}
 
 /* a * b * sizeof(float) fits in a ptrdiff_t (both positive). */
 static int llm__fits(int a, int b) { return (uint64_t)a * (uint64_t)b <= (uint64_t)PTRDIFF_MAX / sizeof(float); }
-
 
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b, int n_tokens, int d_in,
                              int d_out, llm_threads *th) {
@@ -2816,50 +2849,19 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
     if (!llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
     if (n_tokens <= LLM__SMALL_N) {
-        llm__gemv g;
-        g.y = y;
-        g.x = x;
-        g.w = W;
-        g.bias = b;
-        g.n_tokens = n_tokens;
-        g.k = d_in;
-        g.n = d_out;
+        llm__gemv g = {y, x, W, b, n_tokens, d_in, d_out};
         llm_threads_run(th, llm__gemv_task, &g);
     } else {
-        llm__gemm g;
-        g.c = y;
-        g.a = x;
-        g.b = W;
-        g.bias = b;
-        g.m = n_tokens;
-        g.k = d_in;
-        g.n = d_out;
-        g.b_trans = 1;
-        g.lda = d_in;
-        g.ldb = d_in;
-        g.ldc = d_out;
-        llm_threads_run(th, llm__gemm_task, &g);
+        llm__gemm_run(y, x, W, b, n_tokens, d_in, d_out, 1, th);
     }
     return LLM_OK;
 }
 
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th) {
-    llm__gemm g;
     if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
     if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
-    g.c = C;
-    g.a = A;
-    g.b = B;
-    g.bias = NULL;
-    g.m = M;
-    g.k = K;
-    g.n = N;
-    g.b_trans = 0;
-    g.lda = K;
-    g.ldb = N;
-    g.ldc = N;
-    llm_threads_run(th, llm__gemm_task, &g);
+    llm__gemm_run(C, A, B, NULL, M, K, N, 0, th);
     return LLM_OK;
 }
 
@@ -2868,113 +2870,13 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
    --------------------------------------------------------------------------------------
    One row of n floats per call. Each kernel has a plain scalar loop (libm through
    LLM_EXPF / LLM_TANHF / LLM_ERFF: the oracle the tests hold the SIMD paths to) and, when
-   SIMD is compiled in, a vector loop written against the tiny vocabulary below, so
+   SIMD is compiled in, a vector loop written against >>simd's vocabulary, so
    AVX-512, AVX2 and NEON share one loop body. Rows are short (a few thousand floats, in
    L1/L2), so what matters is not reading them more often than needed: RMSNorm reads x
    twice (sum of squares, then scale), softmax three times (max, exp+sum, scale), SwiGLU
    reads gate and up once and writes once. */
 
-#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
-#define LLM__RV 1 /* a row-vector vocabulary exists */
-#if defined(LLM__AVX512)
-typedef __m512 llm__rv;
-#define LLM__RVN 16
-static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm512_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm512_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm512_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm512_div_ps(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm512_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm512_min_ps(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
-static inline llm__rv llm__rv_round(llm__rv a) {
-    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) { /* 2^n for integral n in [-126, 127] */
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { /* x >= t ? a : b */
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
-}
-/* Horizontal sum / max: fold 512 -> 256 -> 128 bits by lane shuffles, then within 128. */
-static inline float llm__rv_hsum(llm__rv a) {
-    __m128 s;
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_add_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s;
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(1, 0, 3, 2)));
-    a = _mm512_max_ps(a, _mm512_maskz_shuffle_f32x4(0xffff, a, a, _MM_SHUFFLE(2, 3, 0, 1)));
-    s = _mm512_maskz_extractf32x4_ps(0xf, a, 0);
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
-}
-#elif defined(LLM__AVX2)
-typedef __m256 llm__rv;
-#define LLM__RVN 8
-static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return _mm256_add_ps(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return _mm256_sub_ps(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return _mm256_mul_ps(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return _mm256_div_ps(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return _mm256_max_ps(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return _mm256_min_ps(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
-    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
-}
-static inline float llm__rv_hsum(llm__rv a) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-static inline float llm__rv_hmax(llm__rv a) {
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_max_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-#else /* LLM__NEON */
-typedef float32x4_t llm__rv;
-#define LLM__RVN 4
-static inline llm__rv llm__rv_load(const float *p) { return vld1q_f32(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { vst1q_f32(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return vaddq_f32(a, b); }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return vsubq_f32(a, b); }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return vmulq_f32(a, b); }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return vdivq_f32(a, b); }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return vmaxq_f32(a, b); }
-static inline llm__rv llm__rv_min(llm__rv a, llm__rv b) { return vminq_f32(a, b); }
-static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
-}
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return vbslq_f32(vcgeq_f32(x, t), a, b); }
-static inline float llm__rv_hsum(llm__rv a) { return vaddvq_f32(a); }
-static inline float llm__rv_hmax(llm__rv a) { return vmaxvq_f32(a); }
-#endif
-
+#ifdef LLM__RV /* the vector exp and what is built on it (the vocabulary is >>simd) */
 /* exp(x) for a vector, without libm. Write x = n ln2 + r with n = round(x / ln2), so
    |r| <= ln2/2; then exp(x) = 2^n exp(r). 2^n is built in the exponent bits; exp(r) is its
    Taylor polynomial to degree 7 (truncation r^8/8! < 3e-9 at |r| = ln2/2, below float's
@@ -3031,17 +2933,14 @@ static inline llm__rv llm__rv_gelu(llm__rv x) {
 #define LLM__RV_MAP(out, x, n, vexpr)                                         \
     do {                                                                      \
         int i_ = 0;                                                           \
+        llm__rv v;                                                            \
         for (; i_ + LLM__RVN <= (n); i_ += LLM__RVN) {                        \
-            llm__rv v = llm__rv_load((x) + i_);                               \
+            v = llm__rv_load((x) + i_);                                       \
             llm__rv_store((out) + i_, vexpr);                                 \
         }                                                                     \
         if (i_ < (n)) {                                                       \
-            float t_[LLM__RVN] = {0};                                         \
-            llm__rv v;                                                        \
-            memcpy(t_, (x) + i_, sizeof(float) * (size_t)((n) - i_));         \
-            v = llm__rv_load(t_);                                             \
-            llm__rv_store(t_, vexpr);                                         \
-            memcpy((out) + i_, t_, sizeof(float) * (size_t)((n) - i_));       \
+            v = llm__rv_load_n((x) + i_, (n) - i_);                           \
+            llm__rv_store_n((out) + i_, vexpr, (n) - i_);                     \
         }                                                                     \
     } while (0)
 #endif
@@ -3151,35 +3050,30 @@ LLMDEF llm_status llm_layernorm(float *out, const float *x, const float *w, cons
     return LLM_OK;
 }
 
-/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
-LLMDEF llm_status llm_silu(float *out, const float *x, int n) {
+/* SiLU and the tanh GELU, one loop for both. */
+static llm_status llm__act(float *out, const float *x, int n, int gelu) {
     int i;
     if (!out || !x || n <= 0) return LLM_EINVAL;
 #ifdef LLM__RV
-    LLM__RV_MAP(out, x, n, llm__rv_silu(v));
-    (void)i;
-#else
-    for (i = 0; i < n; i++) out[i] = x[i] / (1.0f + LLM_EXPF(-x[i]));
-#endif
-    return LLM_OK;
-}
-
-/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
-   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
-LLMDEF llm_status llm_gelu(float *out, const float *x, int n) {
-    int i;
-    if (!out || !x || n <= 0) return LLM_EINVAL;
-#ifdef LLM__RV
-    LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    if (gelu) LLM__RV_MAP(out, x, n, llm__rv_gelu(v));
+    else LLM__RV_MAP(out, x, n, llm__rv_silu(v));
     (void)i;
 #else
     for (i = 0; i < n; i++) {
         float v = x[i];
-        out[i] = 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        out[i] = gelu ? 0.5f * v * (1.0f + LLM_TANHF(0.7978845608028654f * (v + 0.044715f * v * v * v)))
+                      : v / (1.0f + LLM_EXPF(-v));
     }
 #endif
     return LLM_OK;
 }
+
+/* SiLU (swish): x * sigmoid(x) = x / (1 + e^-x). */
+LLMDEF llm_status llm_silu(float *out, const float *x, int n) { return llm__act(out, x, n, 0); }
+
+/* GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2's "gelu_new"):
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+LLMDEF llm_status llm_gelu(float *out, const float *x, int n) { return llm__act(out, x, n, 1); }
 
 /* GELU, exact: 0.5 x (1 + erf(x / sqrt 2)). Scalar on every ISA: it runs once per FFN on
    d_ff values, next to a d_ff x d_model matmul, and a vector erf accurate for large
@@ -3199,13 +3093,8 @@ LLMDEF llm_status llm_swiglu(float *out, const float *gate, const float *up, int
 #ifdef LLM__RV
     for (; i + LLM__RVN <= n; i += LLM__RVN)
         llm__rv_store(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load(gate + i)), llm__rv_load(up + i)));
-    if (i < n) {
-        float g[LLM__RVN] = {0}, u[LLM__RVN] = {0};
-        memcpy(g, gate + i, sizeof(float) * (size_t)(n - i));
-        memcpy(u, up + i, sizeof(float) * (size_t)(n - i));
-        llm__rv_store(g, llm__rv_mul(llm__rv_silu(llm__rv_load(g)), llm__rv_load(u)));
-        memcpy(out + i, g, sizeof(float) * (size_t)(n - i));
-    }
+    if (i < n)
+        llm__rv_store_n(out + i, llm__rv_mul(llm__rv_silu(llm__rv_load_n(gate + i, n - i)), llm__rv_load_n(up + i, n - i)), n - i);
 #else
     for (; i < n; i++) out[i] = gate[i] / (1.0f + LLM_EXPF(-gate[i])) * up[i];
 #endif
@@ -3310,13 +3199,15 @@ LLMDEF int llm_argmax(const float *x, int n) {
    is bytes per token divided by memory bandwidth: fp16 and bf16 halve the bytes, int8
    quarters them. The formats, all row-major [out][in]:
      LLM_F16, LLM_BF16  converted to fp32 on the fly, in registers (never written back);
-     LLM_INT8           int8 values q in groups of group_size consecutive values of a row,
+     LLM_INT8           int8 groups: values q in groups of group_size consecutive values,
                         one fp32 scale s per group: w = q * s, s = max|w| / 127 (llama2.c's
                         version-2 export): 1 + 4 / group_size bytes per weight.
    For LLM_INT8 the activations are quantized the same way (per group, once per call), so
    the inner loop is an integer dot product per group,
        y[r] = sum_g  sx[g] * sw[r][g] * sum_{i in g} qx[i] * qw[r][i],
-   exact in int32, scaled once per group in fp32.
+   exact in int32, scaled once per group in fp32. What each format needs (sizes, checks,
+   the row as fp32, its kernels) is its row in the weight-format table at the end of this
+   section.
 
    Loop order. Rows are split across threads (llm_threads_run; contiguous ranges of whole
    row blocks, so a row's arithmetic never depends on the thread count). Each thread
@@ -3329,17 +3220,8 @@ LLMDEF int llm_argmax(const float *x, int n) {
    vector. Which code computes an output depends on its row and token position only,
    never on the thread count, so threaded results are bit-identical to unthreaded ones. */
 
-#ifndef LLM_ROUNDF
-#define LLM_ROUNDF(x) roundf(x)
-#endif
-#if defined(__GNUC__) || defined(__clang__)
-#define LLM__WINLINE static inline __attribute__((always_inline))
-#else
-#define LLM__WINLINE static inline
-#endif
-
 #define LLM__WR 4 /* weight rows per block */
-/* Software prefetch of the next row block (LLM__PREFETCH is >>matmul's). A block's rows
+/* Software prefetch of the next row block (LLM__PREFETCH is >>simd's). A block's rows
    are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
    prefetchers stop at page boundaries and take a while to pick up each new stream;
    asking for the same column of the next block (pf bytes ahead, 0 at the end of a
@@ -3350,20 +3232,25 @@ LLMDEF int llm_argmax(const float *x, int n) {
 #define LLM__Q8_XMAX 32768
 #define LLM__Q8_GMAX 4096
 
-/* Symmetric int8 quantization of one group, llama2.c's way: s = max|x| / 127,
-   q = round(x / s) rounded half away from zero (C's round). An all-zero group gets
-   s = 0, q = 0. Returns 0, or 1 if the group holds inf or NaN (then s = NaN, q = 0, so a
-   product with it is NaN, as it would be in fp32). The vector path gives the same bits as
-   the scalar one: the division is IEEE in both, and round-half-away is done exactly as
-   t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs on every
-   activation group of every int8 matmul, so it is worth the vectors. */
-static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
+/* Symmetric int8 quantization of n values, the one rule for every int8 layout (weight
+   groups, activation groups, KV cache rows): s = max|x| / 127, q = round(x / s) rounded
+   half away from zero (C's round), clamped to +-127 (when max|x| is subnormal, s loses
+   bits and x / s can pass 127.5). An all-zero x gets s = 0, q = 0. The vector path gives
+   the same bits as the scalar one: the division is IEEE in both, and round-half-away is
+   done exactly as t = trunc(v), then t +- 1 when |v - t| >= 0.5 (v - t is exact). It runs
+   on every activation group of every int8 matmul, so it is worth the vectors.
+   inf or NaN in x: with skip_nonfinite = 0 (weights, activations) s = NaN and q = 0, so a
+   product with the group is NaN as it would be in fp32; with skip_nonfinite = 1 (the KV
+   cache) the bad values are stored as 0 and s comes from the finite ones, so one bad value
+   can't turn every later attention score against the row into NaN. Returns 1 when x held
+   inf or NaN, else 0. */
+LLM__WINLINE int llm__q8_quant(int8_t *q, float *s, const float *x, int n, int skip_nonfinite) {
     float amax = 0.0f, bad = 0.0f, scale;
     int i = 0;
 #ifdef LLM__RV
-    if (gs >= LLM__RVN) {
+    if (n >= LLM__RVN) {
         llm__rv m = llm__rv_set1(0.0f), nan = m, zero = m;
-        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
             llm__rv v = llm__rv_load(x + i);
             m = llm__rv_max(m, llm__rv_abs(v));
             nan = llm__rv_fma(v, zero, nan); /* x * 0 is NaN for inf and NaN: sticky */
@@ -3372,20 +3259,30 @@ static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
         bad = llm__rv_hsum(nan);
     }
 #endif
-    for (; i < gs; i++) {
+    for (; i < n; i++) {
         float a = fabsf(x[i]);
         bad += x[i] * 0.0f;
         if (a > amax) amax = a;
     }
     if (bad != 0.0f || !(amax <= FLT_MAX)) { /* inf or NaN somewhere */
-        for (i = 0; i < gs; i++) q[i] = 0;
-        *s = NAN;
+        if (!skip_nonfinite) {
+            for (i = 0; i < n; i++) q[i] = 0;
+            *s = NAN;
+            return 1;
+        }
+        for (amax = 0.0f, i = 0; i < n; i++)
+            if (fabsf(x[i]) > amax && fabsf(x[i]) <= FLT_MAX) amax = fabsf(x[i]);
+        *s = scale = amax / 127.0f;
+        for (i = 0; i < n; i++) {
+            float v = scale > 0 && fabsf(x[i]) <= FLT_MAX ? LLM_ROUNDF(x[i] / scale) : 0.0f;
+            q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
+        }
         return 1;
     }
     scale = amax / 127.0f;
     *s = scale;
     if (scale == 0.0f) {
-        for (i = 0; i < gs; i++) q[i] = 0;
+        for (i = 0; i < n; i++) q[i] = 0;
         return 0;
     }
     i = 0;
@@ -3396,23 +3293,23 @@ static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) {
         const llm__rv lim = llm__rv_set1(127.0f), mlim = llm__rv_set1(-127.0f);
         float t[LLM__RVN];
         int j;
-        for (; i + LLM__RVN <= gs; i += LLM__RVN) {
+        for (; i + LLM__RVN <= n; i += LLM__RVN) {
             llm__rv v = llm__rv_div(llm__rv_load(x + i), sv), tr = llm__rv_trunc(v);
             llm__rv up = llm__rv_add(tr, llm__rv_ge_or(v, zero, one, mone));
             llm__rv r = llm__rv_ge_or(llm__rv_abs(llm__rv_sub(v, tr)), half, up, tr);
-            /* |x / s| <= 127 only while s is a normal float; a subnormal max|x| rounds s
-               down and the quotient past 127, so clamp as the scalar loop does */
             llm__rv_store(t, llm__rv_min(llm__rv_max(r, mlim), lim));
             for (j = 0; j < LLM__RVN; j++) q[i + j] = (int8_t)(int)t[j];
         }
     }
 #endif
-    for (; i < gs; i++) {
+    for (; i < n; i++) {
         float v = LLM_ROUNDF(x[i] / scale);
         q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
     }
     return 0;
 }
+/* A weight's or an activation's group. */
+static int llm__q8_group(int8_t *q, float *s, const float *x, int gs) { return llm__q8_quant(q, s, x, gs, 0); }
 
 LLMDEF llm_status llm_quantize_int8(int8_t *q, float *scale, const float *x, int64_t n, int group_size) {
     int64_t i;
@@ -3430,43 +3327,7 @@ LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *sc
     return LLM_OK;
 }
 
-/* ---- fp16 / bf16 rows ----------------------------------------------------------------
-   Loading LLM__RVN half-precision weights as one fp32 vector: AVX-512 and F16C have an
-   instruction for fp16; without F16C (plain -mavx2) the bits are moved into place and
-   rescaled by 2^112 (which also gets subnormals right); bf16 is the top half of an fp32,
-   so a widen and a 16-bit shift. */
-#ifdef LLM__RV
-#if defined(LLM__AVX512)
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
-}
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
-    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
-}
-#elif defined(LLM__AVX2)
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) {
-#ifdef __F16C__
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
-#else
-    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
-    __m256i em = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), 13);
-    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16);
-    __m256i naninf = _mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x0f7fffff)); /* exponent 31 */
-    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(em), _mm256_set1_ps(5.192296858534828e33f)); /* 2^112 */
-    f = _mm256_or_ps(f, _mm256_castsi256_ps(_mm256_and_si256(naninf, _mm256_set1_epi32(0x7f800000))));
-    return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
-#endif
-}
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) {
-    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-}
-#else /* LLM__NEON */
-static inline llm__rv llm__rv_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
-static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
-#endif
-#endif
+/* ---- fp16 / bf16 rows: converted in registers (llm__rv_load_f16 / _bf16, >>simd) ---- */
 
 /* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16.
    Two vectors per row per step: 2 nr independent FMA chains. */
@@ -3697,11 +3558,7 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, size_
         for (r = 0; r < nr; r++)
             acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[r]), _mm256_set1_ps(sw[(size_t)r * lds + g] * sx[g]), acc[r]);
     }
-    for (r = 0; r < nr; r++) {
-        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
-        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
-        s[r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
-    }
+    for (r = 0; r < nr; r++) s[r] = llm__hsum256(acc[r]);
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 #elif defined(LLM__NEON)
@@ -3762,27 +3619,232 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
     llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
 }
 
-/* ---- llm_linear_w ------------------------------------------------------------------ */
-
-/* ggml's block formats, in >>files with the GGUF reader (LLM_EUNSUPPORTED for the rest). */
+/* ggml's block formats: their whole-layer kernel and row lookup live in >>files with the
+   GGUF reader (llm__linear_q and llm__row_ggml). */
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th);
+static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n);
+static llm_status llm__check_blk(const llm_weight *w, int d_in);
 
-/* What one llm_threads_run call works on: tokens t0..t0+nt-1 of x, and for LLM_INT8 the
-   columns k0..k0+kn-1 already quantized into xq / xs / xc (first: this panel starts the
-   sums, so it writes y and adds the bias; later panels add). */
-typedef struct llm__lw {
-    llm_dtype type;
+/* ---- the weight-format table ----------------------------------------------------------
+   One row per llm_dtype with what every user of a format reads (ggml's type_traits is the
+   model): llm_dtype_name / _bits (the estimators), llm_linear_w, the model's embedding
+   lookup and byte count, the KV cache's element size. A stored row of `in` values is
+   in / blk blocks of blk_bytes each in llm_weight.data (values, and any scales kept inside
+   the block as ggml's Q8_0 / Q4_K do), plus, for scales == LLM__SCALE_GROUP, one fp32 per
+   group_size values in llm_weight.scale. Adding a format: one row here, its kernels
+   (check, row, and prep / dot / dot4 or linear), and tests.
+
+   The three int8 layouts, by name:
+     "int8" bits      the estimators' LLM_INT8: 8 bits a value, scales not counted
+     int8 groups      a weight's LLM_INT8 (this table's row): one fp32 scale per group_size
+                      values of a row, llama2.c's version-2 export
+     int8 rows        the KV cache's LLM_INT8 (>>attention): one fp32 scale per row of
+                      head_dim, its own array (llm_kv_cache.k_scale / v_scale)
+   All three quantize by llm__q8_quant (s = max|x| / 127, round half away from zero).
+
+   A linear layer runs over panels: tokens t0..t0+nt-1 and columns k0..k0+kn-1 of x. A
+   format with prep gets each panel's activations converted once (LLM_INT8: quantized per
+   group of group_size values: int8, an fp32 scale and -128 * sum per group; a ggml block
+   format would quantize per block of 32 or 256 the same way) and every row block reuses
+   them; without prep, the kernels read fp32 x. rows computes nr (1 or LLM__WR) rows
+   against every token of the panel and writes y: llm__lw_block with the format's two
+   kernels, dot (nr rows x one token) and optionally dot4 (LLM__WR rows x LLM__WT tokens;
+   it returns 0 to leave a block to dot), which a ggml block format would provide over
+   its blocks of 32 or 256 values against activations quantized per block. */
+typedef struct llm__lw llm__lw;
+typedef struct llm__wfmt {
+    const char *name;
+    double bits;   /* per value, in-block scales included (Q8_32: 8 + 16 / 32) */
+    int blk;       /* values per block in data (1: element formats); 0: no stored layout yet */
+    int blk_bytes; /* bytes per block in data */
+    int scales;    /* LLM__SCALE_NONE, or LLM__SCALE_GROUP: separate fp32 per group_size values */
+    llm_status (*check)(const llm_weight *w, int d_in);               /* layout valid for rows of d_in */
+    void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
+    llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
+                         int d_out, llm_threads *th); /* a whole linear layer, or NULL: panels below */
+    void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
+    void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
+} llm__wfmt;
+#define LLM__SCALE_NONE 0
+#define LLM__SCALE_GROUP 1
+
+/* What one llm_threads_run call works on: the panel (tokens t0..t0+nt-1, columns
+   k0..k0+kn-1) and, after prep, its quantized activations: xq [nt][kn], xs and xc
+   [nt][kn / ab] (ab values per activation group). first: this panel starts the sums, so
+   it writes y and adds the bias; later panels add. */
+struct llm__lw {
+    const llm__wfmt *f;
+    const llm_weight *W;
     float *y;
     const float *x, *b;
-    const void *w;
-    const float *ws;
-    int d_in, d_out, gs;
+    int d_in, d_out, ab;
     int t0, nt, k0, kn, first;
-    const int8_t *xq;
-    const float *xs;
-    const int32_t *xc;
-} llm__lw;
+    size_t row_bytes; /* bytes of one stored row of W */
+    int8_t *xq;
+    float *xs;
+    int32_t *xc;
+};
+
+/* y[t][r..r+nr) (+)= rows r..r+nr of W against every token of the panel: groups of
+   LLM__WT tokens through dot4 while it takes them (they share each loaded weight), the
+   rest one token at a time through dot, prefetching pf bytes ahead on the first token.
+   Inlined into each format's rows routine with its kernels as constants. */
+LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
+                                void (*dot)(float *, const llm__lw *, int, int, int, size_t),
+                                int (*dot4)(float *, const llm__lw *, int, int)) {
+    float o[LLM__WR * LLM__WT], bias[LLM__WR];
+    int t = 0, i, j;
+    for (i = 0; i < nr; i++) bias[i] = c->b ? c->b[r + i] : 0.0f;
+    if (nr == LLM__WR && dot4)
+        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t); t += LLM__WT)
+            for (j = 0; j < LLM__WT; j++) {
+                float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
+                for (i = 0; i < LLM__WR; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i * LLM__WT + j];
+            }
+    for (; t < c->nt; t++) {
+        float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
+        dot(o, c, r, t, nr, t == 0 ? pf : 0);
+        for (i = 0; i < nr; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i];
+    }
+}
+
+/* ---- the rows of each format ---- */
+static llm_status llm__check_any(const llm_weight *w, int d_in) {
+    (void)w, (void)d_in;
+    return LLM_OK;
+}
+static llm_status llm__check_q8(const llm_weight *w, int d_in) {
+    return !w->scale || w->group_size <= 0 || d_in % w->group_size != 0 ? LLM_EINVAL : LLM_OK;
+}
+static void llm__row_f32(float *dst, const llm_weight *w, int64_t row, int n) {
+    memcpy(dst, (const float *)w->data + row * n, (size_t)n * sizeof(float));
+}
+static void llm__row_f16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const uint16_t *p = (const uint16_t *)w->data + row * n;
+    int j;
+    for (j = 0; j < n; j++) dst[j] = llm_f16_to_f32(p[j]);
+}
+static void llm__row_bf16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const uint16_t *p = (const uint16_t *)w->data + row * n;
+    int j;
+    for (j = 0; j < n; j++) dst[j] = llm_bf16_to_f32(p[j]);
+}
+static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int n) {
+    llm_dequantize_int8(dst, (const int8_t *)w->data + row * n, w->scale + row * n / w->group_size, n, w->group_size);
+}
+static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
+                                  int d_out, llm_threads *th) {
+    return llm_linear(y, x, (const float *)w->data, b, n_tokens, d_in, d_out, th);
+}
+/* fp16 / bf16: nr rows against token t; dot4: LLM__WR rows x LLM__WT tokens. */
+static void llm__dot_f16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
+    const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, pf);
+    else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 0, 0);
+}
+static void llm__dot_bf16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
+    const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, pf);
+    else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 1, 0);
+}
+static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 0);
+    return 1;
+}
+static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 1);
+    return 1;
+}
+/* int8 groups: the panel's activations quantized once per group, every row block reuses
+   them; xc = -128 * sum(q) per group is read by the VNNI kernel only. */
+static void llm__prep_q8(llm__lw *c) {
+    int ng = c->kn / c->ab, t, g, i;
+    for (t = 0; t < c->nt; t++)
+        for (g = 0; g < ng; g++) {
+            int8_t *q = c->xq + (size_t)t * c->kn + (size_t)g * c->ab;
+            int32_t sum = 0;
+            llm__q8_group(q, c->xs + t * ng + g, c->x + (size_t)(c->t0 + t) * c->d_in + c->k0 + (size_t)g * c->ab, c->ab);
+            for (i = 0; i < c->ab; i++) sum += q[i];
+            c->xc[t * ng + g] = -128 * sum;
+        }
+}
+static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
+    int gs = c->ab, ng = c->kn / gs;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / gs);
+    const int8_t *w = (const int8_t *)c->W->data + (size_t)r * ld + c->k0, *xq = c->xq + (size_t)t * c->kn;
+    const float *sw = c->W->scale + (size_t)r * lds + c->k0 / gs;
+    if (nr == LLM__WR)
+        llm__dot_q8(out, w, ld, pf, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
+    else
+        llm__dot_q8(out, w, ld, 0, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, 1);
+}
+#ifdef LLM__Q8_VNNI_TOK
+static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
+    int ng = c->kn / 64;
+    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / 64);
+    if (c->ab != 64) return 0;
+    llm__dot_q8_vnni_tok(out, (const int8_t *)c->W->data + (size_t)r * ld + c->k0, ld, c->W->scale + (size_t)r * lds + c->k0 / 64,
+                         lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng,
+                         (size_t)ng, c->kn);
+    return 1;
+}
+#else
+#define llm__dot4_q8w NULL
+#endif
+
+static void llm__rows_f16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_f16, llm__dot4_f16); }
+static void llm__rows_bf16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_bf16, llm__dot4_bf16); }
+static void llm__rows_q8(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_q8w, llm__dot4_q8w); }
+
+static const llm__wfmt llm__wfmts[] = {
+    /* name     bits blk bytes scales            check           row            linear           prep          rows */
+    {"f32",     32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL},
+    {"f16",     16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16},
+    {"bf16",    16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16},
+    {"int8",    8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8},
+    {"int4",    4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL},
+    /* ggml's block formats (scales inside the blocks): the whole layer in llm__linear_q */
+    {"q8_32",   8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q4_32",   4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q4_1",    5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q5_0",    5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q5_1",    6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q2_k",    2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q3_k",    3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q4_k",    4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q5_k",    5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q6_k",    6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+};
+/* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
+typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
+
+/* The row of t, or NULL for a value outside the enum. */
+static const llm__wfmt *llm__wfmt_of(llm_dtype t) { return (int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT ? &llm__wfmts[t] : NULL; }
+
+LLMDEF double llm_dtype_bits(llm_dtype t) { return llm__wfmt_of(t) ? llm__wfmt_of(t)->bits : 0.0; }
+LLMDEF double llm_dtype_bytes(llm_dtype t) { return llm_dtype_bits(t) / 8.0; }
+LLMDEF const char *llm_dtype_name(llm_dtype t) { return llm__wfmt_of(t) ? llm__wfmt_of(t)->name : "unknown"; }
+LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out) {
+    int i;
+    if (!name || !out) return LLM_EINVAL;
+    for (i = 0; i < (int)LLM_DTYPE_COUNT; i++)
+        if (strcmp(name, llm__wfmts[i].name) == 0) {
+            *out = (llm_dtype)i;
+            return LLM_OK;
+        }
+    if (strcmp(name, "q8_0") == 0 || strcmp(name, "q4_0") == 0) { /* ggml's names of q8_32 / q4_32 */
+        *out = name[1] == '8' ? LLM_Q8_0 : LLM_Q4_0;
+        return LLM_OK;
+    }
+    return LLM_ENOTFOUND;
+}
+
+/* ---- llm_linear_w ------------------------------------------------------------------ */
 
 /* Rows [r0, r1) of thread ith: whole blocks of LLM__WR rows, split as evenly as possible. */
 static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
@@ -3792,155 +3854,60 @@ static void llm__lw_rows(int d_out, int ith, int nth, int *r0, int *r1) {
     *r1 = (int)(b1 * LLM__WR < d_out ? b1 * LLM__WR : d_out);
 }
 
-static void llm__lw_half_task(void *ctx, int ith, int nth) {
+/* This thread's rows, LLM__WR at a time, through the format's rows routine. */
+static void llm__lw_task(void *ctx, int ith, int nth) {
     const llm__lw *c = (const llm__lw *)ctx;
-    const uint16_t *W = (const uint16_t *)c->w;
-    size_t ld = (size_t)c->d_in;
-    int r0, r1, r, t, i;
-    float o[LLM__WR];
+    int r0, r1, r, nr;
     llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
-    for (r = r0; r < r1;) {
-        int nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
-        const uint16_t *wr = W + (size_t)r * ld;
-        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld * 2 : 0; /* bytes to the next block */
-        t = c->t0;
-        if (nr == LLM__WR) /* groups of LLM__WT tokens share each converted weight */
-            for (; t + LLM__WT <= c->t0 + c->nt; t += LLM__WT) {
-                float o4[LLM__WR * LLM__WT];
-                int j;
-                if (c->type == LLM_BF16) llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 1);
-                else llm__dot_h_tok(o4, wr, ld, c->x + (size_t)t * ld, ld, c->d_in, 0);
-                for (j = 0; j < LLM__WT; j++)
-                    for (i = 0; i < LLM__WR; i++)
-                        c->y[(size_t)(t + j) * (size_t)c->d_out + r + i] = o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f);
-            }
-        for (; t < c->t0 + c->nt; t++) {
-            const float *xt = c->x + (size_t)t * ld;
-            float *yt = c->y + (size_t)t * (size_t)c->d_out + r;
-            if (c->type == LLM_BF16) {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 1, t == c->t0 ? pf : 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 1, 0);
-            } else {
-                if (nr == LLM__WR) llm__dot_h(o, wr, ld, xt, c->d_in, LLM__WR, 0, t == c->t0 ? pf : 0);
-                else llm__dot_h(o, wr, ld, xt, c->d_in, 1, 0, 0);
-            }
-            for (i = 0; i < nr; i++) yt[i] = o[i] + (c->b ? c->b[r + i] : 0.0f);
-        }
-        r += nr;
-    }
-}
-
-static void llm__lw_q8_task(void *ctx, int ith, int nth) {
-    const llm__lw *c = (const llm__lw *)ctx;
-    const int8_t *W = (const int8_t *)c->w;
-    size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / c->gs);
-    int ng = c->kn / c->gs, r0, r1, r, t, i;
-    float o[LLM__WR];
-    llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
-    for (r = r0; r < r1;) {
-        int nr = r1 - r >= LLM__WR ? LLM__WR : 1;
-        const int8_t *wr = W + (size_t)r * ld + c->k0;
-        const float *sr = c->ws + (size_t)r * lds + c->k0 / c->gs;
-        size_t pf = r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * ld : 0;
-        t = 0;
-#ifdef LLM__Q8_VNNI_TOK
-        if (nr == LLM__WR && c->gs == 64) /* prefill: LLM__WT tokens per loaded weight */
-            for (; t + LLM__WT <= c->nt; t += LLM__WT) {
-                float o4[LLM__WR * LLM__WT];
-                int j;
-                llm__dot_q8_vnni_tok(o4, wr, ld, sr, lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng,
-                                     c->xc + (size_t)t * ng, (size_t)ng, c->kn);
-                for (j = 0; j < LLM__WT; j++) {
-                    float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
-                    for (i = 0; i < LLM__WR; i++)
-                        yt[i] = c->first ? o4[i * LLM__WT + j] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o4[i * LLM__WT + j];
-                }
-            }
-#endif
-        for (; t < c->nt; t++) {
-            float *yt = c->y + (size_t)(c->t0 + t) * (size_t)c->d_out + r;
-            const int8_t *xq = c->xq + (size_t)t * c->kn;
-            if (nr == LLM__WR)
-                llm__dot_q8(o, wr, ld, t == 0 ? pf : 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn,
-                            c->gs, LLM__WR);
-            else
-                llm__dot_q8(o, wr, ld, 0, sr, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, c->gs, 1);
-            for (i = 0; i < nr; i++) yt[i] = c->first ? o[i] + (c->b ? c->b[r + i] : 0.0f) : yt[i] + o[i];
-        }
-        r += nr;
+    for (r = r0; r < r1; r += nr) {
+        nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
+        c->f->rows(c, r, nr, r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * c->row_bytes : 0);
     }
 }
 
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                int d_out, llm_threads *th) {
-    llm__lw c;
+    const llm__wfmt *f = W ? llm__wfmt_of(W->type) : NULL;
+    int8_t xq[LLM__Q8_XMAX];
+    float xs[LLM__Q8_GMAX];
+    int32_t xc[LLM__Q8_GMAX];
+    int kp, tp;
+    llm_status st;
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
+    if (!f || !f->check || (!f->linear && !f->rows)) return LLM_EUNSUPPORTED;
+    if ((st = f->check(W, d_in)) != LLM_OK) return st;
+    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
-    memset(&c, 0, sizeof c);
-    c.type = W->type;
-    c.y = y;
-    c.x = x;
-    c.b = b;
-    c.w = W->data;
-    c.d_in = d_in;
-    c.d_out = d_out;
-    switch (W->type) {
-    case LLM_F32:
-        return llm_linear(y, x, (const float *)W->data, b, n_tokens, d_in, d_out, th);
-    case LLM_F16:
-    case LLM_BF16: {
-        /* token panels of about 512 KiB of x (the size of a Zen 5 L2 is 1 MiB), so they can
-           stay in L2 while the rows stream */
-        int tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
-        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-            llm_threads_run(th, llm__lw_half_task, &c);
-        }
-        return LLM_OK;
-    }
-    case LLM_INT8: {
-        int8_t xq[LLM__Q8_XMAX];
-        float xs[LLM__Q8_GMAX];
-        int32_t xc[LLM__Q8_GMAX];
-        int gs = W->group_size, kp, tp, t, g, i;
-        if (!W->scale || gs <= 0 || d_in % gs != 0) return LLM_EINVAL;
-        if (gs > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
-        /* columns per panel: all of d_in if it fits, else as many whole groups as fit */
+    llm__lw c = {f, W, y, x, b, d_in, d_out, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}; /* the panel and buffers below */
+    c.row_bytes = (size_t)d_in / (size_t)f->blk * (size_t)f->blk_bytes;
+    if (!f->prep) {
+        /* fp32 x read in place: token panels of about 512 KiB (the size of a Zen 5 L2 is
+           1 MiB), so they stay in L2 while the rows stream */
         kp = d_in;
-        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / gs * gs;
-        if (kp / gs > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * gs;
-        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / gs) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / gs);
-        c.ws = W->scale;
-        c.gs = gs;
+        tp = 131072 / d_in > 1 ? 131072 / d_in : 1;
+    } else {
+        /* x converted into the stack buffers: columns per panel all of d_in if they fit,
+           else as many whole groups as fit; then as many tokens as fit */
+        int ab = c.ab = f->scales == LLM__SCALE_GROUP ? W->group_size : f->blk;
+        if (ab > LLM__Q8_XMAX / 2) return LLM_EUNSUPPORTED;
+        kp = d_in;
+        if (kp > LLM__Q8_XMAX) kp = LLM__Q8_XMAX / ab * ab;
+        if (kp / ab > LLM__Q8_GMAX) kp = LLM__Q8_GMAX * ab;
+        tp = LLM__Q8_XMAX / kp < LLM__Q8_GMAX / (kp / ab) ? LLM__Q8_XMAX / kp : LLM__Q8_GMAX / (kp / ab);
         c.xq = xq;
         c.xs = xs;
         c.xc = xc;
-        for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
-            c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
-            c.first = c.k0 == 0;
-            for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-                int ng = c.kn / gs;
-                c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-                /* quantize this panel of x once; every row block reuses it */
-                for (t = 0; t < c.nt; t++)
-                    for (g = 0; g < ng; g++) {
-                        int8_t *q = xq + (size_t)t * c.kn + (size_t)g * gs;
-                        int32_t sum = 0;
-                        llm__q8_group(q, xs + t * ng + g, x + (size_t)(c.t0 + t) * d_in + c.k0 + (size_t)g * gs, gs);
-                        for (i = 0; i < gs; i++) sum += q[i];
-                        /* read through c.xc by the VNNI kernel (llm__dot_q8_vnni); the other
-                           kernels ignore it, which is all cppcheck sees without AVX-512 */
-                        /* cppcheck-suppress unreadVariable */
-                        xc[t * ng + g] = -128 * sum;
-                    }
-                llm_threads_run(th, llm__lw_q8_task, &c);
-            }
+    }
+    for (c.k0 = 0; c.k0 < d_in; c.k0 += kp) {
+        c.kn = d_in - c.k0 < kp ? d_in - c.k0 : kp;
+        c.first = c.k0 == 0;
+        for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+            c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+            if (f->prep) f->prep(&c);
+            llm_threads_run(th, llm__lw_task, &c);
         }
-        return LLM_OK;
     }
-    default:
-        return llm__linear_q(y, x, W, b, n_tokens, d_in, d_out, th); /* ggml's block formats */
-    }
+    return LLM_OK;
 }
 
 /* ======================================================================================
@@ -4134,7 +4101,10 @@ LLMDEF uint64_t llm_kv_cache_bytes(const llm_config *c, int64_t seq_len, int64_t
     return bytes + scales;
 }
 
-static size_t llm__kv_esize(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+static size_t llm__kv_esize(llm_dtype t) { /* bytes per value (int8's row scales are separate) */
+    const llm__wfmt *f = llm__wfmt_of(t);
+    return f && f->blk > 0 ? (size_t)(f->blk_bytes / f->blk) : 1;
+}
 
 /* Memory: [k_scale][v_scale] (LLM_INT8 only, floats first so they stay aligned), then K, V. */
 LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_bytes, const llm_config *c,
@@ -4222,25 +4192,10 @@ static void llm__f32_to_f16_row(uint16_t *dst, const float *src, size_t n) {
     for (; i < n; i++) dst[i] = llm_f32_to_f16(src[i]);
 }
 
-/* One int8 row by the weights' rule (llm__q8_group): scale = max|x| / 127, q = x / scale
-   rounded half away from zero, clamped to +-127. The clamp matters: when max|x| is
-   subnormal, scale = max|x| / 127 loses bits and x / scale can exceed 127.5 (it would
-   wrap to -128 as an int8). Not llm__q8_group itself: its vector path lacks that clamp,
-   and the cache's inf / NaN rule differs: a non-finite value is stored as 0 and the row
-   keeps the scale of its finite values, so one bad value can't turn every later
-   attention score against this row into NaN. */
-static void llm__kv_q8_row(int8_t *q, float *scale, const float *x, int n) {
-    float amax = 0, s;
-    int i;
-    for (i = 0; i < n; i++)
-        if (fabsf(x[i]) > amax && fabsf(x[i]) <= FLT_MAX) amax = fabsf(x[i]);
-    s = amax / 127.0f;
-    *scale = s;
-    for (i = 0; i < n; i++) {
-        float v = s > 0 && fabsf(x[i]) <= FLT_MAX ? LLM_ROUNDF(x[i] / s) : 0.0f;
-        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : (int)v);
-    }
-}
+/* One int8 row by the one int8 rule (llm__q8_quant, >>weights), with its non-finite
+   rule for the cache: a bad value is stored as 0 and the row keeps the scale of its
+   finite values. */
+static void llm__kv_q8_row(int8_t *q, float *scale, const float *x, int n) { llm__q8_quant(q, scale, x, n, 1); }
 
 /* Store one row of head_dim values as row number `row` of a K or V array. */
 static void llm__kv_put(void *base, float *scales, llm_dtype t, size_t row, int hd, const float *x) {
@@ -5485,27 +5440,15 @@ LLMDEF void llm_state_free(llm_state *s) {
     memset(s, 0, sizeof *s);
 }
 
-static llm_status llm__ggml_row(float *out, const llm_weight *w, int row, int n);
-
 /* One row of a weight matrix as fp32 (the embedding lookup). */
 static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
-    int64_t off = (int64_t)row * n;
-    int j;
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_status st;
     if (!w->data) return LLM_EINVAL;
-    switch (w->type) {
-    case LLM_F32: memcpy(out, (const float *)w->data + off, (size_t)n * sizeof(float)); return LLM_OK;
-    case LLM_F16:
-        for (j = 0; j < n; j++) out[j] = llm_f16_to_f32(((const uint16_t *)w->data)[off + j]);
-        return LLM_OK;
-    case LLM_BF16:
-        for (j = 0; j < n; j++) out[j] = llm_bf16_to_f32(((const uint16_t *)w->data)[off + j]);
-        return LLM_OK;
-    case LLM_INT8:
-        if (w->group_size <= 0 || n % w->group_size != 0 || !w->scale) return LLM_EINVAL;
-        return llm_dequantize_int8(out, (const int8_t *)w->data + off, w->scale + off / w->group_size, n,
-                                   w->group_size);
-    default: return llm__ggml_row(out, w, row, n); /* ggml's block formats (>>files) */
-    }
+    if (!f || !f->row) return LLM_EUNSUPPORTED;
+    if ((st = f->check(w, n)) != LLM_OK) return st;
+    f->row(out, w, (int64_t)row, n);
+    return LLM_OK;
 }
 
 /* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
@@ -5568,13 +5511,11 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
     return st;
 }
 
-static double llm__model_wbytes(const llm_weight *w, double n) {
-    switch (w->type) {
-    case LLM_F32: return 4 * n;
-    case LLM_F16: case LLM_BF16: return 2 * n;
-    case LLM_INT8: return n + (w->group_size > 0 ? 4 * n / w->group_size : 0);
-    default: return n * llm_dtype_bytes(w->type);
-    }
+static double llm__model_wbytes(const llm_weight *w, double n) { /* the blocks, plus separate group scales */
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    if (!f) return 0;
+    if (f->blk <= 0) return n * f->bits / 8;
+    return n / f->blk * f->blk_bytes + (f->scales == LLM__SCALE_GROUP && w->group_size > 0 ? 4 * n / w->group_size : 0);
 }
 
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
@@ -6817,13 +6758,16 @@ static uint32_t llm__ggml_of(llm_dtype t) {
     }
 }
 
-/* Row `row` of an [.][n] matrix in a ggml block format, dequantized (an embedding row). */
-static llm_status llm__ggml_row(float *out, const llm_weight *w, int row, int n) {
+/* The weight-format table's row and check routines for ggml's block formats: a row of
+   an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
+static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
     uint32_t gt = llm__ggml_of(w->type);
-    if (!gt) return LLM_EUNSUPPORTED;
-    if (n % (int)llm__ggml_types[gt].block) return LLM_EINVAL;
-    return llm_gguf_dequantize(gt, (const unsigned char *)w->data + (size_t)row * (size_t)(n / (int)llm__ggml_types[gt].block) *
-                                       llm__ggml_types[gt].bytes, out, n);
+    const llm__ggml_type *ty = &llm__ggml_types[gt];
+    llm_gguf_dequantize(gt, (const unsigned char *)w->data + (size_t)row * (size_t)(n / (int)ty->block) * ty->bytes, dst, n);
+}
+static llm_status llm__check_blk(const llm_weight *w, int d_in) {
+    uint32_t gt = llm__ggml_of(w->type);
+    return gt && d_in % (int)llm__ggml_types[gt].block == 0 ? LLM_OK : LLM_EINVAL;
 }
 
 /* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
