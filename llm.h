@@ -29,14 +29,18 @@
        >>basics      status codes, dtypes, allocator and math hooks, thread pool
        >>config      llm_config, the preset table, validation
        >>estimate    parameters, FLOPs, memory, time, the planner, GPU presets
-       >>kernels     the numeric kernels, in three parts:
+       >>kernels     the numeric kernels, in three parts (after >>simd, the one SIMD layer
+                     at the top of the implementation: a fenced block per ISA):
          >>matmul    llm_linear / llm_matmul: packed, blocked GEMM and streaming GEMV (SIMD, threaded)
-         >>rowops    norms, activations, residual add, softmax, argmax; the SIMD vocabulary
-         >>weights   fp16 / bf16 / int8 weights: quantization and llm_linear_w
+         >>rowops    norms, activations, residual add, softmax, argmax
+         >>weights   the weight-format table (f32, f16, bf16, int8 groups, ggml's block
+                     formats) and llm_linear_w
        >>rope        rotary position tables and their application
-       >>attention   causal attention (tiled, online softmax, GQA/MQA), KV cache
+       >>attention   causal attention in three stages (scores, online softmax, P V; GQA/MQA,
+                     windows, softcap), KV cache
        >>model       decoder block, model forward pass, sampling
-       >>files       llama2.c checkpoints and tokenizers, from memory or a file
+       >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
+                     safetensors + Hugging Face config.json, JSON: from memory or a file
 
    OPTIONS (#define before including)
    ----------------------------------
@@ -56,6 +60,36 @@
                            tiles on the stack: the calling thread needs ~256 KiB free too)
 
    llm.h does NOT: run on a GPU, train (yet), download anything, use global state.
+
+   HOW TO EXTEND llm.h
+   -------------------
+   Each kind of extension touches these places, and nothing else:
+     a weight format   1. its llm_dtype value and its row in llm__wfmts (>>weights: name,
+                          bits, block layout, check, row-to-fp32, and linear or prep + rows;
+                          the table must have a row per value or it does not compile);
+                       2. its kernels beside the row (scalar first; SIMD through the vector
+                          layer, or a per-ISA kernel chosen where the row names it);
+                       3. tests against a double reference of the format's exact values
+                          (tests/test_quant.c, tests/test_ggml_quants.c).
+     an architecture   config fields (llm_config) with their defaults and checks
+                       (llm_config_check; llm_config_runnable refuses what the forward pass
+                       cannot run); a row in the kind tables (llm__ffn_kinds, llm__bias_kinds)
+                       when it is a new kind; its step in llm__block_forward, driven by the
+                       config, never by which pointers are NULL; the estimator's counts
+                       (llm_count_params) when it has new parameters; the loaders' mapping
+                       (llm_gguf_read_config and its tensor names, llm_hf_read_config); a
+                       preset row; tests: the whole-forward double reference in
+                       tests/test_model.c and a written file in tests/test_gguf.c / test_hf.c.
+     an ISA            one fenced block in the SIMD layer at the top of the implementation
+                       (the llm__rv vector type and its operations, behind one #if); then,
+                       only if it pays, its own GEMM micro-kernel shape (LLM__MR / LLM__NV),
+                       integer dot product and small-head attention, each chosen in one
+                       place; a test build in the Makefile (TEST_VARIANTS, or qemu as NEON).
+     a file format     a reader in >>files that checks every count, length and offset in
+                       64 bits against the buffer, as a _bytes / _init / _create trio over
+                       caller memory; a loader to llm_model that refuses by name what cannot
+                       run; a writer and hostile-file tests in tests/; a libFuzzer target in
+                       tests/fuzz/ with seeds from the writer.
 
    CONVENTIONS
    -----------
@@ -1296,15 +1330,23 @@ static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { return vreinterpret
 
 /* ---- scalar: one lane, so vector-shaped loops compile without SIMD -------------------- */
 #else
+#define LLM__RV_SCALAR 1 /* one-lane "vectors": the attention kernels run on them as they are */
 typedef float llm__rv;
 #define LLM__RVN 1
 static inline llm__rv llm__rv_load(const float *p) { return *p; }
 static inline void llm__rv_store(float *p, llm__rv v) { *p = v; }
 static inline llm__rv llm__rv_set1(float f) { return f; }
 static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return a + b; }
+static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return a - b; }
 static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
+static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return a / b; }
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
+static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return a > b ? a : b; } /* maxps's NaN rule */
+static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return x >= t ? a : b; }
 static inline float llm__rv_hsum(llm__rv a) { return a; }
+static inline float llm__rv_hmax(llm__rv a) { return a; }
+static inline llm__rv llm__rv_exp(llm__rv x) { return LLM_EXPF(x); }
+static inline llm__rv llm__rv_tanh(llm__rv x) { return LLM_TANHF(x); }
 static inline void llm__vsum4(llm__rv a, llm__rv b, llm__rv c, llm__rv d, float *s) { s[0] = a, s[1] = b, s[2] = c, s[3] = d; }
 #endif
 
@@ -4057,13 +4099,6 @@ LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int p
    >>attention implementation
    ====================================================================================== */
 
-/* gcc 12 as C++ warns inside its own AVX-512 headers (_mm512_undefined_ps "may be used
-   uninitialized", GCC bug 105593); the warning is false, so it is silenced here only. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 /* ---- the KV cache ------------------------------------------------------------------- */
 
 /* Layers, KV heads and head_dim of a config that llm_config_check accepts. */
@@ -4260,8 +4295,8 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
    round-robin; consecutive units are different heads of the same query block, so causal
    cost is shared evenly.
 
-   Two kernels run a unit, both written once over >>rowops' vector vocabulary (llm__rv_*;
-   without SIMD a one-lane version of it, below, so the scalar build runs them too):
+   Two kernels run a unit, both written once over the SIMD layer's vocabulary (llm__rv_*;
+   without SIMD its one-lane version, so the scalar build runs them too):
    - rows (few lanes, e.g. decode; the readable one): lane by lane, dot products along
      head_dim, then o += p_j v_j; the heads of a GQA group at one position go together,
      sharing each K and V load (lane groups). Its stage-1 and stage-3 routines suit
@@ -4271,27 +4306,7 @@ LLMDEF void llm_kv_cache_reset(llm_kv_cache *kv) {
      a score tile S^T[key][lanes] is k_j[d] broadcast times Q^T[d] (no horizontal sums),
      the online softmax runs down the lanes, and O^T [head_dim][lanes] += v_j[d] * P^T[j]. */
 
-#ifndef LLM__RV
-/* A one-lane vector vocabulary for the scalar build: the same kernels then run with
-   scalar "vectors" (belongs in the SIMD layer, as its scalar block). */
-#define LLM__ATT_RV1 1
-typedef float llm__rv;
-#define LLM__RVN 1
-static inline llm__rv llm__rv_load(const float *p) { return *p; }
-static inline void llm__rv_store(float *p, llm__rv v) { *p = v; }
-static inline llm__rv llm__rv_set1(float f) { return f; }
-static inline llm__rv llm__rv_add(llm__rv a, llm__rv b) { return a + b; }
-static inline llm__rv llm__rv_sub(llm__rv a, llm__rv b) { return a - b; }
-static inline llm__rv llm__rv_mul(llm__rv a, llm__rv b) { return a * b; }
-static inline llm__rv llm__rv_div(llm__rv a, llm__rv b) { return a / b; }
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return a * b + c; }
-static inline llm__rv llm__rv_max(llm__rv a, llm__rv b) { return a > b ? a : b; } /* maxps's NaN rule */
-static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) { return x >= t ? a : b; }
-static inline float llm__rv_hsum(llm__rv a) { return a; }
-static inline float llm__rv_hmax(llm__rv a) { return a; }
-static inline llm__rv llm__rv_exp(llm__rv x) { return LLM_EXPF(x); }
-static inline llm__rv llm__rv_tanh(llm__rv x) { return LLM_TANHF(x); }
-#else
+#ifdef LLM__RV
 /* tanh: (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, so nothing overflows, the sign put
    back; below |x| = 1/8, where 1 - e cancels, the odd Taylor series to x^7 (the next term,
    62/2835 x^9, is < 4e-9 of x there). Belongs in the SIMD layer, beside llm__rv_sigmoid. */
@@ -4312,7 +4327,7 @@ static inline llm__rv llm__rv_tanh(llm__rv x) {
 /* Register blocks: 32 vector registers (AVX-512, NEON) hold twice the accumulators of
    AVX2's 16 (and a scalar build's few). RB: rows of the lanes kernel's blocks; LG: lanes
    of a lane group. */
-#if defined(LLM__AVX2) || defined(LLM__ATT_RV1)
+#if defined(LLM__AVX2) || defined(LLM__RV_SCALAR)
 #define LLM__ATT_RB 4
 #define LLM__ATT_ROWS(X) X(0) X(1) X(2) X(3)
 #define LLM__ATT_LG 2
@@ -5025,7 +5040,7 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     /* lanes when the unit fills a vector of lanes; with one-lane vectors (no SIMD), when
        its lanes are several positions, which leaves a GQA group at one position to the
        rows kernel's lane groups */
-#ifdef LLM__ATT_RV1
+#ifdef LLM__RV_SCALAR
     lanes = n > 1 && pos[n - 1] != pos[0];
 #else
     lanes = n >= LLM__ATT_W;
@@ -5153,10 +5168,6 @@ LLMDEF llm_status llm_attention_cache(float *out, const float *q, const llm_kv_c
     return llm_attention_cache_ex(out, q, kv, layer, n_q, pos, n_heads, &o, th);
 }
 
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
-#pragma GCC diagnostic pop
-#endif
 
 /* ======================================================================================
    >>model implementation
