@@ -47,7 +47,13 @@ FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
-TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
+# Every test in the native and scalar builds; the ISA variants only rebuild the tests
+# whose code paths differ by ISA (kernels, row ops, attention, the forward pass and what
+# runs it), which keeps make test's compile time in bounds (each build of a test compiles
+# the whole header: ~6 s).
+SIMD_TESTS := test_attention test_kernels test_quant test_rowops test_model test_rope test_files test_ggml_quants
+TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
+            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter $(SIMD_TESTS),$(TESTS))))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
             $(B)/test/link/readme_check $(B)/test/link/cli_check
 
