@@ -7879,7 +7879,7 @@ LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                        const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
-    const char *text = (const char *)p + 8;
+    const char *text;
     uint64_t n;
     size_t nt = 0, i, m, cap;
     llm_status e;
@@ -7887,6 +7887,7 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
     if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
     memset(st, 0, sizeof *st);
     LLM__MTRY(llm__st_header(p, len, &n, why));
+    text = (const char *)p + 8; /* after the check: p may be NULL */
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
     if (e != LLM_ERANGE && e != LLM_OK) return e;
     if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t)))
