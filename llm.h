@@ -42,6 +42,8 @@
        >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
                      safetensors + Hugging Face config.json, JSON: from memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
+       >>train       the backward pass op by op (linear, norms, GLUs, RoPE, attention, the
+                     loss, the embedding), AdamW, gradient clipping, the cosine schedule
 
    OPTIONS (#define before including)
    ----------------------------------
@@ -51,7 +53,7 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions (and by
                            llm_tokenize for long texts); define both or neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_SQRT LLM_POW LLM_COS LLM_SIN
+       LLM_SQRTF LLM_EXPF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_SQRT LLM_POW LLM_COS LLM_SIN LLM_LOG LLM_EXP
                            libm replacements for firmware: every libm call the implementation
                            makes goes through one of these (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
@@ -1093,6 +1095,86 @@ typedef enum llm_pretok {
     LLM_PRETOK_COUNT
 } llm_pretok;
 
+/* ======================================================================================
+   >>train   the backward pass, op by op in the forward's order, and AdamW
+   ======================================================================================
+   Each backward takes the forward's inputs (recomputing what is cheap) and the gradient
+   of its output, and ADDS into the gradients of its inputs and parameters: a value that
+   feeds several ops (the residual stream, a norm's output read by q, k and v) gets the
+   sum of their contributions, so clear gradient buffers once per step and accumulate.
+   All fp32 with the same engine as the forward; every result is bit-identical for any
+   thread count. */
+
+/* C[M][N] = op(A) B, or C += op(A) B with accumulate: op(A) is A[M][K], or with a_trans
+   the transpose of A stored [K][M]; B is [K][N]. The blocked GEMM of llm_matmul; the
+   backward of y = x W^T is dX += dY W (a_trans 0) and dW += dY^T X (a_trans 1). */
+LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M, int K, int N, int a_trans,
+                                int accumulate, llm_threads *th);
+
+/* y[n][out] = x[n][in] W[out][in]^T + b:  dx += dy W,  dW += dy^T x,  db += sum_t dy[t].
+   dx, dW, db may each be NULL (not wanted: a frozen weight, the first layer's input). */
+LLMDEF llm_status llm_linear_backward(float *dx, float *dW, float *db, const float *dy, const float *x, const float *W,
+                                      int n_tokens, int d_in, int d_out, llm_threads *th);
+
+/* Row ops, one row of n values, adding into dx (and dw, db; NULL = not wanted). */
+LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
+                                       float eps);
+LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                         const float *w, int n, float eps);
+/* out = act(gate) * up (SwiGLU: silu; GeGLU: tanh GELU), and act alone (up = NULL, dup NULL). */
+LLMDEF llm_status llm_swiglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n);
+LLMDEF llm_status llm_geglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n);
+LLMDEF llm_status llm_gelu_backward(float *dx, const float *dy, const float *x, int n);     /* tanh GELU */
+LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float *x, int n); /* exact GELU */
+
+/* RoPE is a rotation, so its backward is the inverse rotation of the gradient, in place:
+   the same arguments as llm_rope_apply_tokens. */
+LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos);
+
+/* Causal attention's backward, flash-style (Dao et al. 2022, FlashAttention, sec. 3.1 and
+   app. B): no n x n matrix; per query row the softmax statistics are recomputed (max and
+   sum of exp over its keys), then P is rebuilt one key at a time, giving
+     dV_j += P_ij dO_i,   dS_ij = P_ij (dO_i . v_j - dO_i . O_i),
+     dQ_i += scale dS_ij k_j,   dK_j += scale dS_ij q_i.
+   Shapes as llm_attention with n_q = n_kv = n (training sees the whole sequence):
+   q, out, dout, dq: [n][n_heads][hd]; k, v, dk, dv: [n_kv_heads][n][hd]; scale 0 means
+   1/sqrt(hd). Adds into dq, dk, dv. Threads split the KV heads (each owns its dK, dV and
+   its query heads' dQ), so results are identical for any thread count. */
+LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
+                                         const float *k, const float *v, const float *out, int n, int n_heads,
+                                         int n_kv_heads, int head_dim, float scale, llm_threads *th);
+
+/* Softmax cross-entropy over the vocabulary, fused and stable: for each token t with
+   target[t] >= 0, loss_t = logsumexp(z_t) - z_t[target]; dlogits[t] = scale (softmax(z_t)
+   - onehot(target)), and 0 for tokens whose target is negative (ignored, e.g. padding or
+   prompt). *loss (if not NULL) is the mean over the counted tokens, *counted their
+   number. dlogits may equal logits (in place). scale is usually 1 / counted tokens. */
+LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
+                                    int n_tokens, int vocab, float scale);
+
+/* Token embedding: dE[token[t]] += dx[t] (a scatter-add; repeated tokens add up). */
+LLMDEF llm_status llm_embedding_backward(float *dE, const float *dx, const int *tokens, int n_tokens, int d, int vocab);
+
+/* AdamW (Loshchilov & Hutter 2019: weight decay decoupled from the adaptive step), one
+   step t >= 1 over n parameters:
+     m = b1 m + (1 - b1) g,  v = b2 v + (1 - b2) g^2,
+     p -= lr (m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps) + weight_decay p).
+   Zero fields take the defaults b1 0.9, b2 0.999, eps 1e-8; lr and weight_decay are
+   used as given. */
+typedef struct llm_adamw {
+    float lr, beta1, beta2, eps, weight_decay;
+} llm_adamw;
+LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t);
+
+/* Global-norm gradient clipping: returns the L2 norm of the n gradients (in double), and
+   when it exceeds max_norm > 0 scales them by max_norm / norm. A NaN or inf norm is
+   returned as is and nothing is scaled (the caller should skip the step). */
+LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm);
+
+/* Linear warmup for `warmup` steps to lr_max, then a cosine decay to lr_min at step
+   `total` (Loshchilov & Hutter 2017, SGDR, one cycle); steps past total stay at lr_min. */
+LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr_max, float lr_min);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1146,6 +1228,12 @@ typedef enum llm_pretok {
 #endif
 #ifndef LLM_POW
 #define LLM_POW(x, y) pow(x, y)
+#endif
+#ifndef LLM_LOG
+#define LLM_LOG(x) log(x)
+#endif
+#ifndef LLM_EXP
+#define LLM_EXP(x) exp(x)
 #endif
 #ifndef LLM_COS
 #define LLM_COS(x) cos(x)
@@ -2618,20 +2706,21 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
 static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) { llm__pack_rows(bp, w, ldw, nc, kc, LLM__NR); }
 #endif
 
-/* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
-   -> bp[strip][k][NR], columns past nc zero. Plain copies, NR floats at a time. */
-static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int kc, int nc) {
+/* Pack of a row-major [K][N] operand whose strips run along its rows: rows [0, kc) x
+   columns [0, nc) -> dst[strip][k][R], columns past nc zero. Plain copies, R floats at a
+   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T). */
+static void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
     int j0, j, k;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
-        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+    for (j0 = 0; j0 < nc; j0 += R, dst += (ptrdiff_t)kc * R) {
+        int nr = nc - j0 < R ? nc - j0 : R;
         for (k = 0; k < kc; k++) {
-            const float *src = b + (ptrdiff_t)k * ldb + j0;
-            float *dst = bp + (ptrdiff_t)k * LLM__NR;
-            if (nr == LLM__NR) {
-                memcpy(dst, src, LLM__NR * sizeof(float));
+            const float *s = src + (ptrdiff_t)k * ld + j0;
+            float *d = dst + (ptrdiff_t)k * R;
+            if (nr == R) {
+                memcpy(d, s, (size_t)R * sizeof(float));
             } else {
-                for (j = 0; j < nr; j++) dst[j] = src[j];
-                for (; j < LLM__NR; j++) dst[j] = 0.0f;
+                for (j = 0; j < nr; j++) d[j] = s[j];
+                for (; j < R; j++) d[j] = 0.0f;
             }
         }
     }
@@ -2644,6 +2733,7 @@ typedef struct llm__gemm {
     const float *a, *b, *bias;
     int m, k, n, b_trans;
     ptrdiff_t lda, ldb, ldc;
+    int a_trans, accum; /* A stored [k][m] (the backward's dY^T); C += A B */
 } llm__gemm;
 
 /* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
@@ -2651,18 +2741,21 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
     int pc, ic, jc, ir, jr, i, j, kc, mc, nc, mr, nr, acc;
     /* (blocks advance by their own size, so no index ever passes INT_MAX) */
     for (pc = 0; pc < g->k; pc += kc) {
-        acc = pc > 0;
+        acc = pc > 0 || g->accum;
         kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC;
         for (ic = m0; ic < m1; ic += mc) {
             mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
-            llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
+            if (g->a_trans)
+                llm__pack_cols(ap, g->a + (ptrdiff_t)pc * g->lda + ic, g->lda, kc, mc, LLM__MR);
+            else
+                llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
             for (jc = n0; jc < n1; jc += nc) {
                 nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
                 const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
                 if (g->b_trans)
                     llm__pack_w(bp, bsrc, g->ldb, kc, nc);
                 else
-                    llm__pack_b(bp, bsrc, g->ldb, kc, nc);
+                    llm__pack_cols(bp, bsrc, g->ldb, kc, nc, LLM__NR);
                 /* the next block: next columns, else the next rows or k */
                 int npc = pc, njc, nkc, nnc, q = 0;
                 int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
@@ -2873,7 +2966,7 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
-    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n}; /* lda, ldb, ldc last */
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0}; /* lda, ldb, ldc; a_trans, accum */
     llm_threads_run(th, llm__gemm_task, &g);
 }
 
@@ -2899,6 +2992,20 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
     if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
     llm__gemm_run(C, A, B, NULL, M, K, N, 0, th);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M, int K, int N, int a_trans,
+                                int accumulate, llm_threads *th) {
+    llm__gemm g;
+    if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
+    if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
+    memset(&g, 0, sizeof g);
+    g.c = C, g.a = A, g.b = B, g.m = M, g.k = K, g.n = N;
+    g.lda = a_trans ? M : K, g.ldb = N, g.ldc = N;
+    g.a_trans = a_trans != 0, g.accum = accumulate != 0;
+    llm_threads_run(th, llm__gemm_task, &g);
     return LLM_OK;
 }
 
@@ -4056,8 +4163,9 @@ LLMDEF void llm_rope_free(llm_rope *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
-LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t; by the angle's
+   negative when dir is -1 (the inverse rotation: RoPE's backward). */
+static llm_status llm__rope_rotate(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos, float dir) {
     int t, h, i, half, hd;
     if (!r || !x || !r->cos || n_tokens <= 0 || n_heads <= 0) return LLM_EINVAL;
     if (pos < 0 || pos > r->max_pos - n_tokens) return LLM_ERANGE; /* past the table */
@@ -4070,20 +4178,24 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
             /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
             if (r->layout == LLM_ROPE_INTERLEAVED) {
                 for (i = 0; i < half; i++) {
-                    float xa = xh[2 * i], xb = xh[2 * i + 1];
-                    xh[2 * i] = xa * cs[i] - xb * sn[i];
-                    xh[2 * i + 1] = xa * sn[i] + xb * cs[i];
+                    float xa = xh[2 * i], xb = xh[2 * i + 1], si = dir * sn[i];
+                    xh[2 * i] = xa * cs[i] - xb * si;
+                    xh[2 * i + 1] = xa * si + xb * cs[i];
                 }
             } else {
                 for (i = 0; i < half; i++) {
-                    float xa = xh[i], xb = xh[i + half];
-                    xh[i] = xa * cs[i] - xb * sn[i];
-                    xh[i + half] = xa * sn[i] + xb * cs[i];
+                    float xa = xh[i], xb = xh[i + half], si = dir * sn[i];
+                    xh[i] = xa * cs[i] - xb * si;
+                    xh[i + half] = xa * si + xb * cs[i];
                 }
             }
         }
     }
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+    return llm__rope_rotate(r, x, n_tokens, n_heads, pos, 1.0f);
 }
 
 LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos) {
@@ -8542,6 +8654,277 @@ fail:
 /* ---- >>unicode: UTF-8, the Unicode category and normalization tables, pre-tokenizer splits */
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
+
+/* ======================================================================================
+   >>train implementation
+   ====================================================================================== */
+
+LLMDEF llm_status llm_linear_backward(float *dx, float *dW, float *db, const float *dy, const float *x, const float *W,
+                                      int n_tokens, int d_in, int d_out, llm_threads *th) {
+    llm_status st = LLM_OK;
+    int t, o;
+    if (!dy || n_tokens <= 0 || d_in <= 0 || d_out <= 0 || (dx && !W) || (dW && !x)) return LLM_EINVAL;
+    if (dx) st = llm_matmul_ex(dx, dy, W, n_tokens, d_out, d_in, 0, 1, th); /* [n][out] x [out][in] */
+    if (st == LLM_OK && dW) st = llm_matmul_ex(dW, dy, x, d_out, n_tokens, d_in, 1, 1, th); /* dy^T [out][n] x [n][in] */
+    if (st == LLM_OK && db)
+        for (t = 0; t < n_tokens; t++)
+            for (o = 0; o < d_out; o++) db[o] += dy[(size_t)t * d_out + o];
+    return st;
+}
+
+/* y = x r w with r = 1 / sqrt(mean(x^2) + eps), so dr/dx_j = -r^3 x_j / n:
+     dx_j += r w_j dy_j - (r^3 / n) x_j sum_i w_i dy_i x_i,   dw_i += r x_i dy_i. */
+LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
+                                       float eps) {
+    double ss = 0.0, dot = 0.0;
+    float r, c;
+    int i;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        ss += (double)x[i] * x[i];
+        dot += (double)(w ? w[i] : 1.0f) * dy[i] * x[i];
+    }
+    r = (float)(1.0 / LLM_SQRT(ss / n + eps));
+    c = (float)((double)r * r * r * dot / n);
+    for (i = 0; i < n; i++) {
+        if (dx) dx[i] += r * (w ? w[i] : 1.0f) * dy[i] - c * x[i];
+        if (dw) dw[i] += r * x[i] * dy[i];
+    }
+    return LLM_OK;
+}
+
+/* y = xh w + b with xh = (x - mean) r; with g = w dy:
+     dx += r (g - mean(g) - xh mean(g xh)),   dw += xh dy,   db += dy. */
+LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                         const float *w, int n, float eps) {
+    double mean = 0.0, var = 0.0, mg = 0.0, mgx = 0.0;
+    float r;
+    int i;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) mean += x[i];
+    mean /= n;
+    for (i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
+    r = (float)(1.0 / LLM_SQRT(var / n + eps));
+    for (i = 0; i < n; i++) {
+        double g = (double)(w ? w[i] : 1.0f) * dy[i];
+        mg += g;
+        mgx += g * (x[i] - mean) * r;
+    }
+    mg /= n, mgx /= n;
+    for (i = 0; i < n; i++) {
+        float xh = (float)((x[i] - mean) * r);
+        if (dx) dx[i] += r * (float)((w ? w[i] : 1.0f) * dy[i] - mg - xh * mgx);
+        if (dw) dw[i] += xh * dy[i];
+        if (db) db[i] += dy[i];
+    }
+    return LLM_OK;
+}
+
+/* The activations' derivatives. silu'(g) = s (1 + g (1 - s)) with s = sigmoid(g); the
+   tanh GELU's, with u = k (x + 0.044715 x^3), k = sqrt(2/pi):
+   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 * 0.044715 x^2). */
+static float llm__silu_d(float g, float *act) {
+    float s = 1.0f / (1.0f + LLM_EXPF(-g));
+    *act = g * s;
+    return s * (1.0f + g * (1.0f - s));
+}
+static float llm__gelu_d(float x, float *act) {
+    const float k = 0.7978845608028654f;
+    float th = LLM_TANHF(k * (x + 0.044715f * x * x * x));
+    *act = 0.5f * x * (1.0f + th);
+    return 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
+}
+
+/* out = act(gate) * up (up NULL: out = act(gate)): dgate += dy up act'(gate), dup += dy act(gate). */
+static llm_status llm__glu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n,
+                                    float (*d)(float, float *)) {
+    int i;
+    if (!dy || !gate || n <= 0 || (dup && !up)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        float a, da = d(gate[i], &a), u = up ? up[i] : 1.0f;
+        if (dgate) dgate[i] += dy[i] * u * da;
+        if (dup) dup[i] += dy[i] * a;
+    }
+    return LLM_OK;
+}
+LLMDEF llm_status llm_swiglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__silu_d);
+}
+LLMDEF llm_status llm_geglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__gelu_d);
+}
+LLMDEF llm_status llm_gelu_backward(float *dx, const float *dy, const float *x, int n) {
+    if (!dx) return LLM_EINVAL;
+    return llm__glu_backward(dx, NULL, dy, x, NULL, n, llm__gelu_d);
+}
+/* exact GELU: d/dx [x Phi(x)] = Phi(x) + x phi(x) */
+LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float *x, int n) {
+    int i;
+    if (!dx || !dy || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++)
+        dx[i] += dy[i] * (0.5f * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f)) +
+                          x[i] * 0.3989422804014327f * LLM_EXPF(-0.5f * x[i] * x[i]));
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos) {
+    return llm__rope_rotate(r, dx, n_tokens, n_heads, pos, -1.0f);
+}
+
+/* ---- attention's backward ----------------------------------------------------------- */
+
+typedef struct llm__attb {
+    float *dq, *dk, *dv;
+    const float *dout, *q, *k, *v, *out;
+    int n, h, hkv, hd;
+    float scale;
+} llm__attb;
+
+static float llm__dotf(const float *a, const float *b, int n) {
+    float s = 0.0f;
+    int i;
+    for (i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* One KV head and its query heads: pass 1 finds each query row's softmax max and sum,
+   pass 2 rebuilds P_ij key by key and adds the four products of the header comment. */
+static void llm__attb_head(const llm__attb *a, int kh) {
+    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j, d;
+    const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
+    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
+    for (h = kh * g; h < (kh + 1) * g; h++)
+        for (i = 0; i < n; i++) {
+            size_t row = ((size_t)i * a->h + h) * hd;
+            const float *qi = a->q + row, *doi = a->dout + row;
+            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dotf(doi, a->out + row, hd);
+            for (j = 0; j <= i; j++) {
+                float s = a->scale * llm__dotf(qi, K + (size_t)j * hd, hd);
+                if (s > mx) mx = s;
+            }
+            for (j = 0; j <= i; j++) sum += LLM_EXPF(a->scale * llm__dotf(qi, K + (size_t)j * hd, hd) - mx);
+            for (j = 0; j <= i; j++) {
+                const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
+                float p = LLM_EXPF(a->scale * llm__dotf(qi, kj, hd) - mx) / sum;
+                float ds = p * (llm__dotf(doi, vj, hd) - Di) * a->scale;
+                float *dkj = dK + (size_t)j * hd, *dvj = dV + (size_t)j * hd;
+                for (d = 0; d < hd; d++) {
+                    dvj[d] += p * doi[d];
+                    dqi[d] += ds * kj[d];
+                    dkj[d] += ds * qi[d];
+                }
+            }
+        }
+}
+
+static void llm__attb_task(void *ctx, int ith, int nth) {
+    const llm__attb *a = (const llm__attb *)ctx;
+    int kh;
+    for (kh = ith; kh < a->hkv; kh += nth) llm__attb_head(a, kh);
+}
+
+LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
+                                         const float *k, const float *v, const float *out, int n, int n_heads,
+                                         int n_kv_heads, int head_dim, float scale, llm_threads *th) {
+    llm__attb a;
+    if (!dq || !dk || !dv || !dout || !q || !k || !v || !out || n <= 0 || n_heads <= 0 || n_kv_heads <= 0 ||
+        head_dim <= 0 || n_heads % n_kv_heads || !(scale >= 0.0f))
+        return LLM_EINVAL;
+    if ((uint64_t)n * n_heads * head_dim > (uint64_t)PTRDIFF_MAX / sizeof(float)) return LLM_EINVAL;
+    a.dq = dq, a.dk = dk, a.dv = dv, a.dout = dout, a.q = q, a.k = k, a.v = v, a.out = out;
+    a.n = n, a.h = n_heads, a.hkv = n_kv_heads, a.hd = head_dim;
+    a.scale = scale > 0.0f ? scale : 1.0f / LLM_SQRTF((float)head_dim);
+    llm_threads_run(th, llm__attb_task, &a);
+    return LLM_OK;
+}
+
+/* ---- the loss --------------------------------------------------------------------------- */
+
+LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
+                                    int n_tokens, int vocab, float scale) {
+    double total = 0.0;
+    int t, i, used = 0;
+    if (!logits || !target || n_tokens <= 0 || vocab <= 0) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        if (target[t] >= vocab) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++) {
+        const float *z = logits + (size_t)t * vocab;
+        float *dz = dlogits ? dlogits + (size_t)t * vocab : NULL, mx = -INFINITY;
+        double sum = 0.0, lse;
+        if (target[t] < 0) {
+            if (dz) memset(dz, 0, sizeof(float) * (size_t)vocab);
+            continue;
+        }
+        for (i = 0; i < vocab; i++)
+            if (z[i] > mx) mx = z[i];
+        for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
+        lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
+        total += lse - z[target[t]];
+        used++;
+        if (dz) {
+            float zt = z[target[t]]; /* read before dz overwrites it in place */
+            for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
+            dz[target[t]] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
+        }
+    }
+    if (loss) *loss = used ? total / used : 0.0;
+    if (counted) *counted = used;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_embedding_backward(float *dE, const float *dx, const int *tokens, int n_tokens, int d, int vocab) {
+    int t, i;
+    if (!dE || !dx || !tokens || n_tokens <= 0 || d <= 0 || vocab <= 0) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        if (tokens[t] < 0 || tokens[t] >= vocab) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        for (i = 0; i < d; i++) dE[(size_t)tokens[t] * d + i] += dx[(size_t)t * d + i];
+    return LLM_OK;
+}
+
+/* ---- the optimizer ----------------------------------------------------------------------- */
+
+LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t) {
+    float b1, b2, eps, lr, wd, c1, c2;
+    int64_t i;
+    if (!p || !m || !v || !g || n <= 0 || !opt || t < 1) return LLM_EINVAL;
+    b1 = opt->beta1 > 0.0f ? opt->beta1 : 0.9f;
+    b2 = opt->beta2 > 0.0f ? opt->beta2 : 0.999f;
+    eps = opt->eps > 0.0f ? opt->eps : 1e-8f;
+    lr = opt->lr, wd = opt->weight_decay;
+    if (!(b1 < 1.0f) || !(b2 < 1.0f) || !(lr >= 0.0f) || !(wd >= 0.0f)) return LLM_EINVAL;
+    c1 = (float)(1.0 / (1.0 - LLM_POW(b1, (double)t))); /* bias corrections of the two moments */
+    c2 = (float)(1.0 / (1.0 - LLM_POW(b2, (double)t)));
+    for (i = 0; i < n; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        p[i] -= lr * (m[i] * c1 / (LLM_SQRTF(v[i] * c2) + eps) + wd * p[i]);
+    }
+    return LLM_OK;
+}
+
+LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm) {
+    double ss = 0.0, norm;
+    int64_t i;
+    if (!g || n <= 0) return 0.0;
+    for (i = 0; i < n; i++) ss += (double)g[i] * g[i];
+    norm = LLM_SQRT(ss);
+    if (max_norm > 0.0 && norm > max_norm && norm < INFINITY) {
+        float s = (float)(max_norm / norm);
+        for (i = 0; i < n; i++) g[i] *= s;
+    }
+    return norm;
+}
+
+LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr_max, float lr_min) {
+    double pr;
+    if (step < 0) step = 0;
+    if (step < warmup) return (float)((double)lr_max * (double)(step + 1) / (double)warmup);
+    if (total <= warmup) return lr_min;
+    pr = (double)(step - warmup) / (double)(total - warmup);
+    if (pr > 1.0) pr = 1.0;
+    return (float)(lr_min + 0.5 * (lr_max - lr_min) * (1.0 + LLM_COS(3.14159265358979323846 * pr)));
+}
 
 #endif /* LLM_IMPLEMENTATION */
 
