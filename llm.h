@@ -1175,6 +1175,46 @@ LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm);
    `total` (Loshchilov & Hutter 2017, SGDR, one cycle); steps past total stay at lr_min. */
 LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr_max, float lr_min);
 
+/* ---- a training step for a whole dense decoder ---------------------------------------- */
+
+/* A model's fp32 training state in caller memory: the parameters (which `weights` points
+   into, so llm_forward runs the model being trained), their gradients and AdamW moments,
+   the activations one step saves for batch sequences of seq tokens, and the backward's
+   work space. llm_train_bytes(config, batch, seq) sizes it; 0 for an invalid config or
+   one the training step cannot run (llm_train_supported says which feature). Pre-norm
+   decoders: RMSNorm or LayerNorm (with or without bias), SwiGLU / GELU / GeGLU, RoPE,
+   learned or no positions, any bias kind, tied or untied head, GQA / MQA. */
+typedef struct llm_train {
+    llm_config config;
+    int batch, seq;
+    int64_t n_params;                /* = llm_count_params(config).total */
+    float *params, *grads, *m, *v;   /* n_params each, in one layout */
+    llm_weights weights;             /* views into params */
+    llm_layer_weights *layers;       /* [n_layers] */
+    int64_t step;                    /* AdamW steps taken */
+    llm_rope rope;
+    int64_t *off, *len;              /* each tensor's offset in params and length (internal) */
+    float *act, *work;               /* saved activations, backward work space (internal) */
+} llm_train;
+
+LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason);
+LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
+LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
+/* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
+   moments zeroed. Deterministic for a seed. */
+LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
+/* One micro-batch: tokens[batch][seq] in, targets[batch][seq] the ids to predict (< 0:
+   ignored), forward and backward, gradients ADDED (so several calls accumulate). The
+   loss's gradient is scaled by grad_scale, or by 1 / (counted targets) when grad_scale is
+   0; *loss gets the mean cross-entropy in nats over the counted targets. */
+LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
+                                 llm_threads *th);
+LLMDEF void llm_train_zero_grad(llm_train *t);
+/* Clip the gradients' global norm to clip (0 = no clipping), take one AdamW step, zero the
+   gradients. *grad_norm (if not NULL) gets the norm before clipping. A NaN or inf norm
+   skips the step (LLM_ERANGE), leaving the parameters as they were. */
+LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm);
+
 #ifdef __cplusplus
 }
 #endif
@@ -8924,6 +8964,380 @@ LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr
     pr = (double)(step - warmup) / (double)(total - warmup);
     if (pr > 1.0) pr = 1.0;
     return (float)(lr_min + 0.5 * (lr_max - lr_min) * (1.0 + LLM_COS(3.14159265358979323846 * pr)));
+}
+
+/* ---- a training step for a whole dense decoder ------------------------------------------- */
+
+/* The tensors of one block, in their order in the parameter block; -1 = absent. */
+enum { LLM__T_AN, LLM__T_ANB, LLM__T_WQ, LLM__T_WK, LLM__T_WV, LLM__T_WO, LLM__T_BQ, LLM__T_BK, LLM__T_BV, LLM__T_BO,
+       LLM__T_FN, LLM__T_FNB, LLM__T_W1, LLM__T_W3, LLM__T_W2, LLM__T_B1, LLM__T_B3, LLM__T_B2, LLM__T_LAYER };
+/* and of the model: embedding, learned positions, final norm and its bias, head */
+enum { LLM__T_EMB, LLM__T_POS, LLM__T_ON, LLM__T_ONB, LLM__T_HEAD, LLM__T_GLOBAL };
+
+LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) {
+    llm_status st = llm_config_runnable(c, reason);
+    const char *why = NULL;
+    if (st != LLM_OK) return st;
+    if (c->post_norm) why = "post-norm blocks: the training step runs pre-norm decoders only";
+    else if (c->sliding_window) why = "a sliding attention window: the attention backward is causal over the whole sequence";
+    if (why) {
+        if (reason) *reason = why;
+        return LLM_EUNSUPPORTED;
+    }
+    return LLM_OK;
+}
+
+/* Offsets of every tensor (off may be NULL) and the parameter count; the order and sizes
+   are llm_count_params's, which the tests hold it to. */
+static int64_t llm__train_layout(const llm_config *c, int64_t *off, int64_t *len) {
+    int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int64_t n = 0, sz[LLM__T_LAYER];
+    int gated = c->ffn != LLM_FFN_GELU, qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL, l, i;
+#define LLM__TAKE(slot, size) \
+    (off ? (off[slot] = (size) > 0 ? n : -1, len[slot] = (size)) : 0), n += (size) > 0 ? (size) : 0
+    LLM__TAKE(LLM__T_EMB, (int64_t)c->vocab * d);
+    LLM__TAKE(LLM__T_POS, c->pos == LLM_POS_LEARNED ? (int64_t)c->max_seq_len * d : 0);
+    sz[LLM__T_AN] = d, sz[LLM__T_ANB] = c->norm_bias ? d : 0;
+    sz[LLM__T_WQ] = qd * d, sz[LLM__T_WK] = sz[LLM__T_WV] = kvd * d, sz[LLM__T_WO] = d * qd;
+    sz[LLM__T_BQ] = qkvb ? qd : 0, sz[LLM__T_BK] = sz[LLM__T_BV] = qkvb ? kvd : 0, sz[LLM__T_BO] = allb ? d : 0;
+    sz[LLM__T_FN] = d, sz[LLM__T_FNB] = c->norm_bias ? d : 0;
+    sz[LLM__T_W1] = ff * d, sz[LLM__T_W3] = gated ? ff * d : 0, sz[LLM__T_W2] = d * ff;
+    sz[LLM__T_B1] = allb ? ff : 0, sz[LLM__T_B3] = allb && gated ? ff : 0, sz[LLM__T_B2] = allb ? d : 0;
+    for (l = 0; l < c->n_layers; l++)
+        for (i = 0; i < LLM__T_LAYER; i++) LLM__TAKE(LLM__T_GLOBAL + l * LLM__T_LAYER + i, sz[i]);
+    LLM__TAKE(LLM__T_ON, d);
+    LLM__TAKE(LLM__T_ONB, c->norm_bias ? d : 0);
+    LLM__TAKE(LLM__T_HEAD, c->tied_embeddings ? 0 : (int64_t)c->vocab * d);
+#undef LLM__TAKE
+    return n;
+}
+
+/* Floats saved per token and layer, and per token after the last layer; floats of the
+   backward's work space per token. */
+static void llm__train_sizes(const llm_config *c, int64_t *per_layer, int64_t *top, int64_t *work) {
+    int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0;
+    *per_layer = d + d + qd + 2 * kvd + qd + d + d + ff + u + ff; /* x, norm, q, k, v, attn, x mid, norm, gate, up, act */
+    *top = d + d + c->vocab;                                    /* x, final norm, logits */
+    *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
+}
+
+LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
+    int64_t np, pl, top, work, n;
+    double total;
+    if (llm_train_supported(c, NULL) != LLM_OK || batch <= 0 || seq <= 0 || seq > c->max_seq_len) return 0;
+    np = llm__train_layout(c, NULL, NULL);
+    llm__train_sizes(c, &pl, &top, &work);
+    n = (int64_t)batch * seq;
+    total = 4.0 * ((double)np * 4 + (double)n * ((double)pl * c->n_layers + top + work)) +
+            (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (LLM__T_GLOBAL + (double)c->n_layers * LLM__T_LAYER) +
+            sizeof(llm_layer_weights) * (double)c->n_layers + 64.0 * 8;
+    return total < (double)SIZE_MAX / 2 ? (size_t)total : 0;
+}
+
+/* A tensor of the parameter block (NULL when absent) */
+static float *llm__tp(const llm_train *t, const float *base, int slot) {
+    return t->off[slot] < 0 ? NULL : (float *)(uintptr_t)base + t->off[slot];
+}
+static llm_weight llm__tw(const llm_train *t, int slot) {
+    llm_weight w;
+    memset(&w, 0, sizeof w);
+    w.type = LLM_F32;
+    w.data = llm__tp(t, t->params, slot);
+    return w;
+}
+
+LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
+    size_t need = llm_train_bytes(c, batch, seq);
+    unsigned char *p;
+    int64_t np, pl, top, work, n;
+    int l;
+    llm_status st;
+    if (!t || !c) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if ((st = llm_train_supported(c, NULL)) != LLM_OK) return st;
+    if (!need || !mem || mem_bytes < need) return LLM_EINVAL;
+    t->config = *c, t->batch = batch, t->seq = seq;
+    np = llm__train_layout(c, NULL, NULL);
+    llm__train_sizes(c, &pl, &top, &work);
+    n = (int64_t)batch * seq;
+    p = (unsigned char *)llm__align64(mem);
+#define LLM__CARVE(dst, type, count) (dst = (type *)(void *)p, p = (unsigned char *)llm__align64(p + sizeof(type) * (size_t)(count)))
+    LLM__CARVE(t->params, float, np);
+    LLM__CARVE(t->grads, float, np);
+    LLM__CARVE(t->m, float, np);
+    LLM__CARVE(t->v, float, np);
+    LLM__CARVE(t->act, float, n * (pl * c->n_layers + top));
+    LLM__CARVE(t->work, float, n * work);
+    LLM__CARVE(t->off, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
+    LLM__CARVE(t->len, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
+    LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
+#undef LLM__CARVE
+    st = llm_rope_init_config(&t->rope, p, llm_rope_bytes(llm_config_head_dim(c), seq), c, seq);
+    if (c->pos == LLM_POS_ROPE && st != LLM_OK) return st;
+    t->n_params = llm__train_layout(c, t->off, t->len);
+    for (l = 0; l < c->n_layers; l++) {
+        llm_layer_weights *w = &t->layers[l];
+        int b = LLM__T_GLOBAL + l * LLM__T_LAYER;
+        memset(w, 0, sizeof *w);
+        w->attn_norm = llm__tp(t, t->params, b + LLM__T_AN), w->attn_norm_b = llm__tp(t, t->params, b + LLM__T_ANB);
+        w->wq = llm__tw(t, b + LLM__T_WQ), w->wk = llm__tw(t, b + LLM__T_WK);
+        w->wv = llm__tw(t, b + LLM__T_WV), w->wo = llm__tw(t, b + LLM__T_WO);
+        w->bq = llm__tp(t, t->params, b + LLM__T_BQ), w->bk = llm__tp(t, t->params, b + LLM__T_BK);
+        w->bv = llm__tp(t, t->params, b + LLM__T_BV), w->bo = llm__tp(t, t->params, b + LLM__T_BO);
+        w->ffn_norm = llm__tp(t, t->params, b + LLM__T_FN), w->ffn_norm_b = llm__tp(t, t->params, b + LLM__T_FNB);
+        w->w1 = llm__tw(t, b + LLM__T_W1), w->w2 = llm__tw(t, b + LLM__T_W2);
+        if (t->off[b + LLM__T_W3] >= 0) w->w3 = llm__tw(t, b + LLM__T_W3);
+        w->b1 = llm__tp(t, t->params, b + LLM__T_B1), w->b2 = llm__tp(t, t->params, b + LLM__T_B2);
+        w->b3 = llm__tp(t, t->params, b + LLM__T_B3);
+    }
+    t->weights.tok_embed = llm__tw(t, LLM__T_EMB);
+    t->weights.pos_embed = llm__tp(t, t->params, LLM__T_POS);
+    t->weights.layers = t->layers;
+    t->weights.out_norm = llm__tp(t, t->params, LLM__T_ON), t->weights.out_norm_b = llm__tp(t, t->params, LLM__T_ONB);
+    t->weights.lm_head = c->tied_embeddings ? t->weights.tok_embed : llm__tw(t, LLM__T_HEAD);
+    return LLM_OK;
+}
+
+LLMDEF void llm_train_zero_grad(llm_train *t) {
+    if (t && t->grads) memset(t->grads, 0, sizeof(float) * (size_t)t->n_params);
+}
+
+LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) {
+    static const char kind[LLM__T_LAYER] = {'g', 'b', 'w', 'w', 'w', 'w', 'b', 'b', 'b', 'b', 'g', 'b', 'w', 'w', 'w', 'b', 'b', 'b'};
+    uint64_t s = seed ? seed : 1;
+    int64_t i, slot, n_slots;
+    if (!t || !t->params || !(std >= 0.0f)) return LLM_EINVAL;
+    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < n_slots; slot++) {
+        float *p = llm__tp(t, t->params, (int)slot);
+        char k = slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                 : slot == LLM__T_ON ? 'g' : slot == LLM__T_ONB ? 'b' : 'w';
+        for (i = 0; p && i < t->len[slot]; i++) {
+            if (k == 'w') { /* Box-Muller: two uniforms, one normal */
+                double u1 = (llm_xorshift_u32(&s) + 1.0) / 4294967297.0, u2 = llm_xorshift_u32(&s) / 4294967296.0;
+                p[i] = (float)(std * LLM_SQRT(-2.0 * LLM_LOG(u1)) * LLM_COS(6.283185307179586 * u2));
+            } else {
+                p[i] = k == 'g' ? 1.0f : 0.0f; /* norm gains 1, biases 0 */
+            }
+        }
+    }
+    memset(t->m, 0, sizeof(float) * (size_t)t->n_params);
+    memset(t->v, 0, sizeof(float) * (size_t)t->n_params);
+    llm_train_zero_grad(t);
+    t->step = 0;
+    return LLM_OK;
+}
+
+/* The norm of a block (or the final one) on token rows, forward and backward. */
+static void llm__train_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b, int64_t n) {
+    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)i * c->d_model;
+        if (c->norm == LLM_NORM_RMS) llm_rmsnorm(out + o, x + o, w, c->d_model, eps);
+        else llm_layernorm(out + o, x + o, w, b, c->d_model, eps);
+    }
+}
+static void llm__train_norm_bwd(const llm_config *c, float *dx, float *dw, float *db, const float *dy, const float *x,
+                                const float *w, int64_t n) {
+    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)i * c->d_model;
+        if (c->norm == LLM_NORM_RMS) llm_rmsnorm_backward(dx + o, dw, dy + o, x + o, w, c->d_model, eps);
+        else llm_layernorm_backward(dx + o, dw, db, dy + o, x + o, w, c->d_model, eps);
+    }
+}
+
+/* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V) */
+static void llm__train_heads(float *dst, const float *src, int batch, int seq, int heads, int hd, int to_heads) {
+    int b, t, h;
+    for (b = 0; b < batch; b++)
+        for (t = 0; t < seq; t++)
+            for (h = 0; h < heads; h++) {
+                size_t tm = (((size_t)b * seq + t) * heads + h) * hd, hm = (((size_t)b * heads + h) * seq + t) * hd;
+                memcpy(dst + (to_heads ? hm : tm), src + (to_heads ? tm : hm), sizeof(float) * (size_t)hd);
+            }
+}
+
+/* The step's buffers, carved from act and work in the order llm__train_sizes counts them. */
+typedef struct llm__tbuf {
+    float *x, *xn1, *q, *k, *v, *att, *xm, *xn2, *g, *u, *h; /* saved, per layer */
+} llm__tbuf;
+static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
+    const llm_config *c = &t->config;
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c);
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work;
+    llm__tbuf b;
+    llm__train_sizes(c, &pl, &top, &work);
+    b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
+    b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
+    b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
+    (void)top, (void)work;
+    return b;
+}
+
+LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
+                                 llm_threads *th) {
+    const llm_config *c;
+    int64_t n, d, hd, qd, kvd, ff, pl, top, wk, i;
+    int B, T, H, Hkv, V, l, b, counted = 0, gated;
+    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G = NULL;
+    llm_status st = LLM_OK;
+    if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
+    c = &t->config, B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
+    n = (int64_t)B * T, d = c->d_model, hd = llm_config_head_dim(c), qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
+    gated = c->ffn != LLM_FFN_GELU;
+    for (i = 0; i < n; i++) {
+        if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
+        counted += targets[i] >= 0;
+    }
+    llm__train_sizes(c, &pl, &top, &wk);
+    xL = t->act + (size_t)(c->n_layers * pl * n), xf = xL + n * d, logits = xf + n * d;
+    x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
+    dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
+    G = t->grads;
+#define LLM__P(slot) llm__tp(t, t->params, (slot))
+#define LLM__G(slot) llm__tp(t, G, (slot))
+#define LLM__L(l, k) (LLM__T_GLOBAL + (l) * LLM__T_LAYER + (k))
+#define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
+
+    /* ---- forward, saving what the backward reads ---- */
+    for (i = 0; i < n; i++) {
+        memcpy(x + i * d, LLM__P(LLM__T_EMB) + (size_t)tokens[i] * d, sizeof(float) * (size_t)d);
+        if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, LLM__P(LLM__T_POS) + (size_t)(i % T) * d, (int)d);
+    }
+    for (l = 0; l < c->n_layers; l++) {
+        const llm_layer_weights *w = &t->layers[l];
+        llm__tbuf s = llm__train_layer_bufs(t, l);
+        memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
+        LLM__TRY(llm_linear(s.q, s.xn1, (const float *)w->wq.data, w->bq, (int)n, (int)d, (int)qd, th));
+        LLM__TRY(llm_linear(dkt, s.xn1, (const float *)w->wk.data, w->bk, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm_linear(dv, s.xn1, (const float *)w->wv.data, w->bv, (int)n, (int)d, (int)kvd, th));
+        if (c->pos == LLM_POS_ROPE)
+            for (b = 0; b < B; b++) {
+                LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
+                LLM__TRY(llm_rope_apply_tokens(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
+            }
+        llm__train_heads(s.k, dkt, B, T, Hkv, (int)hd, 1);
+        llm__train_heads(s.v, dv, B, T, Hkv, (int)hd, 1);
+        for (b = 0; b < B; b++)
+            LLM__TRY(llm_attention(s.att + (size_t)b * T * qd, s.q + (size_t)b * T * qd, s.k + (size_t)b * T * kvd,
+                                   s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
+        LLM__TRY(llm_linear(dxn, s.att, (const float *)w->wo.data, w->bo, (int)n, (int)qd, (int)d, th));
+        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+        memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
+        LLM__TRY(llm_linear(s.g, s.xn2, (const float *)w->w1.data, w->b1, (int)n, (int)d, (int)ff, th));
+        if (gated) LLM__TRY(llm_linear(s.u, s.xn2, (const float *)w->w3.data, w->b3, (int)n, (int)d, (int)ff, th));
+        for (i = 0; i < n; i++) {
+            size_t o = (size_t)(i * ff);
+            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
+            else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s.h + o, s.g + o, s.u + o, (int)ff);
+            else llm_gelu(s.h + o, s.g + o, (int)ff);
+        }
+        LLM__TRY(llm_linear(dxn, s.h, (const float *)w->w2.data, w->b2, (int)n, (int)ff, (int)d, th));
+        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+    }
+    memcpy(xL, x, sizeof(float) * (size_t)(n * d));
+    llm__train_norm(c, xf, xL, LLM__P(LLM__T_ON), LLM__P(LLM__T_ONB), n);
+    LLM__TRY(llm_linear(logits, xf, (const float *)t->weights.lm_head.data, NULL, (int)n, (int)d, V, th));
+    LLM__TRY(llm_cross_entropy(logits, loss, NULL, logits, targets, (int)n, V,
+                               grad_scale != 0.0f ? grad_scale : counted ? 1.0f / (float)counted : 0.0f));
+
+    /* ---- backward, in the reverse order ---- */
+    memset(dx, 0, sizeof(float) * (size_t)(n * d));
+    memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+    LLM__TRY(llm_linear_backward(dxn, c->tied_embeddings ? LLM__G(LLM__T_EMB) : LLM__G(LLM__T_HEAD), NULL, logits, xf,
+                                 (const float *)t->weights.lm_head.data, (int)n, (int)d, V, th));
+    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, LLM__P(LLM__T_ON), n);
+    for (l = c->n_layers - 1; l >= 0; l--) {
+        const llm_layer_weights *w = &t->layers[l];
+        llm__tbuf s = llm__train_layer_bufs(t, l);
+        /* the FFN: x += W2 act(W1 xn2) [* W3 xn2] */
+        memset(dh, 0, sizeof(float) * (size_t)(n * ff));
+        LLM__TRY(llm_linear_backward(dh, LLM__G(LLM__L(l, LLM__T_W2)), LLM__G(LLM__L(l, LLM__T_B2)), dx, s.h,
+                                     (const float *)w->w2.data, (int)n, (int)ff, (int)d, th));
+        memset(dg, 0, sizeof(float) * (size_t)(n * ff));
+        memset(du, 0, sizeof(float) * (size_t)(n * ff));
+        for (i = 0; i < n; i++) {
+            size_t o = (size_t)(i * ff);
+            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
+            else if (c->ffn == LLM_FFN_GEGLU) llm_geglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
+            else llm_gelu_backward(dg + o, dh + o, s.g + o, (int)ff);
+        }
+        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W1)), LLM__G(LLM__L(l, LLM__T_B1)), dg, s.xn2,
+                                     (const float *)w->w1.data, (int)n, (int)d, (int)ff, th));
+        if (gated)
+            LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W3)), LLM__G(LLM__L(l, LLM__T_B3)), du, s.xn2,
+                                         (const float *)w->w3.data, (int)n, (int)d, (int)ff, th));
+        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
+        /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1) */
+        memset(datt, 0, sizeof(float) * (size_t)(n * qd));
+        LLM__TRY(llm_linear_backward(datt, LLM__G(LLM__L(l, LLM__T_WO)), LLM__G(LLM__L(l, LLM__T_BO)), dx, s.att,
+                                     (const float *)w->wo.data, (int)n, (int)qd, (int)d, th));
+        memset(dq, 0, sizeof(float) * (size_t)(n * qd));
+        memset(dk, 0, sizeof(float) * (size_t)(n * kvd));
+        memset(dv, 0, sizeof(float) * (size_t)(n * kvd));
+        for (b = 0; b < B; b++) {
+            size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
+            LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
+                                            T, H, Hkv, (int)hd, 0.0f, th));
+        }
+        llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0);
+        llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0); /* dk now holds dV token-major */
+        if (c->pos == LLM_POS_ROPE)
+            for (b = 0; b < B; b++) {
+                LLM__TRY(llm_rope_backward(&t->rope, dq + (size_t)b * T * qd, T, H, 0));
+                LLM__TRY(llm_rope_backward(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
+            }
+        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WQ)), LLM__G(LLM__L(l, LLM__T_BQ)), dq, s.xn1,
+                                     (const float *)w->wq.data, (int)n, (int)d, (int)qd, th));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WK)), LLM__G(LLM__L(l, LLM__T_BK)), dkt, s.xn1,
+                                     (const float *)w->wk.data, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WV)), LLM__G(LLM__L(l, LLM__T_BV)), dk, s.xn1,
+                                     (const float *)w->wv.data, (int)n, (int)d, (int)kvd, th));
+        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
+    }
+    LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
+    if (c->pos == LLM_POS_LEARNED)
+        for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
+                                        dx + i * d, (int)d);
+#undef LLM__P
+#undef LLM__G
+#undef LLM__L
+#undef LLM__TRY
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
+    static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0};
+    double norm;
+    int64_t slot, n_slots;
+    llm_adamw o;
+    llm_status st;
+    if (!t || !t->params || !opt) return LLM_EINVAL;
+    norm = llm_clip_grad_norm(t->grads, t->n_params, clip);
+    if (grad_norm) *grad_norm = norm;
+    if (!(norm < INFINITY)) return LLM_ERANGE;
+    t->step++;
+    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < n_slots; slot++) { /* decay matrices and embeddings, not gains or biases */
+        int decay = slot >= LLM__T_GLOBAL ? decays[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                                          : slot == LLM__T_EMB || slot == LLM__T_POS || slot == LLM__T_HEAD;
+        if (t->off[slot] < 0) continue;
+        o = *opt;
+        if (!decay) o.weight_decay = 0.0f;
+        st = llm_adamw_step(t->params + t->off[slot], t->m + t->off[slot], t->v + t->off[slot], t->grads + t->off[slot],
+                            t->len[slot], &o, t->step);
+        if (st != LLM_OK) return st;
+    }
+    llm_train_zero_grad(t);
+    return LLM_OK;
 }
 
 #endif /* LLM_IMPLEMENTATION */
