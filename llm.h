@@ -1199,6 +1199,16 @@ typedef struct llm_train {
 
 LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason);
 LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
+/* What llm_train_bytes adds up, in bytes: 16 per parameter (fp32 weights, gradients and
+   the two AdamW moments: 4 + 4 + 8, the fp32 counterpart of the estimator's 2 + 2 + 12),
+   the activations saved per layer (for a GPT-style block exactly Korthikanti et al.'s
+   tensors with flash attention and no dropout, in fp32: llm_activation_bytes' 34 s b d
+   less its two 1-byte dropout masks, times 2), those after the last layer (final norm
+   input and output, the logits), and the backward's work space. */
+typedef struct llm_train_sizes {
+    double params, grads, moments, activations_per_layer, activations_top, work, total;
+} llm_train_sizes;
+LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq);
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
 /* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
    moments zeroed. Deterministic for a seed. */
@@ -9022,17 +9032,27 @@ static void llm__train_sizes(const llm_config *c, int64_t *per_layer, int64_t *t
     *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
 }
 
-LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
-    int64_t np, pl, top, work, n;
-    double total;
-    if (llm_train_supported(c, NULL) != LLM_OK || batch <= 0 || seq <= 0 || seq > c->max_seq_len) return 0;
-    np = llm__train_layout(c, NULL, NULL);
+LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
+    llm_train_sizes z;
+    int64_t pl, top, work;
+    double np, n;
+    memset(&z, 0, sizeof z);
+    if (llm_train_supported(c, NULL) != LLM_OK || batch <= 0 || seq <= 0 || seq > c->max_seq_len) return z;
+    np = (double)llm__train_layout(c, NULL, NULL);
     llm__train_sizes(c, &pl, &top, &work);
-    n = (int64_t)batch * seq;
-    total = 4.0 * ((double)np * 4 + (double)n * ((double)pl * c->n_layers + top + work)) +
-            (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (LLM__T_GLOBAL + (double)c->n_layers * LLM__T_LAYER) +
-            sizeof(llm_layer_weights) * (double)c->n_layers + 64.0 * 8;
-    return total < (double)SIZE_MAX / 2 ? (size_t)total : 0;
+    n = (double)batch * seq;
+    z.params = 4.0 * np, z.grads = 4.0 * np, z.moments = 8.0 * np;
+    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top, z.work = 4.0 * n * (double)work;
+    /* plus the RoPE table, the tensor offsets and layer views, and the 64-byte alignment of each piece */
+    z.total = z.params + z.grads + z.moments + z.activations_per_layer * c->n_layers + z.activations_top + z.work +
+              (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (LLM__T_GLOBAL + (double)c->n_layers * LLM__T_LAYER) +
+              sizeof(llm_layer_weights) * (double)c->n_layers + 64.0 * 11;
+    return z;
+}
+
+LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
+    double total = llm_train_sizes_of(c, batch, seq).total;
+    return total > 0.0 && total < (double)SIZE_MAX / 2 ? (size_t)total : 0;
 }
 
 /* A tensor of the parameter block (NULL when absent) */
@@ -9073,6 +9093,7 @@ LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, cons
     LLM__CARVE(t->len, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
     LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
 #undef LLM__CARVE
+    if ((size_t)(p - (unsigned char *)mem) + llm_rope_bytes(llm_config_head_dim(c), seq) > mem_bytes) return LLM_EINVAL;
     st = llm_rope_init_config(&t->rope, p, llm_rope_bytes(llm_config_head_dim(c), seq), c, seq);
     if (c->pos == LLM_POS_ROPE && st != LLM_OK) return st;
     t->n_params = llm__train_layout(c, t->off, t->len);

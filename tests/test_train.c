@@ -573,6 +573,28 @@ static void test_train_learns(void) {
     free(mem);
 }
 
+/* llm_train's memory, line by line against the estimator's formulas */
+static void test_train_sizes(void) {
+    llm_config c = tiny_config(1); /* GPT-style: MHA, GELU, d_ff = 4 d */
+    llm_train_sizes z;
+    llm_train_state est;
+    double s = 12, b = 3, d;
+    c.d_model = 32, c.d_ff = 128, c.n_heads = 4, c.n_kv_heads = 4, c.max_seq_len = 16;
+    d = c.d_model;
+    z = llm_train_sizes_of(&c, (int)b, (int)s);
+    est = llm_train_state_bytes((double)llm_count_params(&c).total, 0, 1);
+    /* 16 B per parameter: fp32 4 + 4 + 8 here, mixed precision 2 + 2 + 12 in the estimator */
+    CHECK_NEAR(z.params + z.grads + z.moments, est.total, 0.0);
+    /* Korthikanti et al. with flash attention: 34 s b d bytes of 16-bit tensors and two 1-byte
+       dropout masks per layer; llm_train keeps the same tensors in fp32 and has no dropout */
+    CHECK_NEAR(z.activations_per_layer,
+               2.0 * (llm_activation_bytes(&c, (int64_t)s, (int64_t)b, LLM_ACT_FLASH, 1) / c.n_layers - 2.0 * s * b * d), 0.0);
+    CHECK_NEAR(z.activations_top, 4.0 * s * b * (2 * d + c.vocab), 0.0); /* final norm in and out, logits */
+    CHECK((double)llm_train_bytes(&c, (int)b, (int)s) == z.total);
+    CHECK(z.total > z.params + z.grads + z.moments + z.activations_per_layer * c.n_layers + z.activations_top + z.work);
+    CHECK(llm_train_bytes(&c, 3, 17) == 0); /* longer than max_seq_len */
+}
+
 int main(void) {
     test_matmul_ex();
     test_linear_backward();
@@ -584,6 +606,7 @@ int main(void) {
     test_adamw();
     test_clip_and_schedule();
     test_learns();
+    test_train_sizes();
     test_train_step();
     test_train_learns();
     return test_done();
