@@ -51,7 +51,7 @@ FLAGS_avx512f = -mavx512f -mfma
 # whose code paths differ by ISA (kernels, row ops, attention, the forward pass and what
 # runs it), which keeps make test's compile time in bounds (each build of a test compiles
 # the whole header: ~6 s).
-SIMD_TESTS := test_attention test_kernels test_quant test_rowops test_model test_rope test_files test_ggml_quants
+SIMD_TESTS := test_attention test_kernels test_quant test_rowops test_model test_rope test_files test_ggml_quants test_train
 TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
             $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter $(SIMD_TESTS),$(TESTS))))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \

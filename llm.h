@@ -42,6 +42,8 @@
        >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
                      safetensors + Hugging Face config.json, JSON: from memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
+       >>train       the backward pass op by op (linear, norms, GLUs, RoPE, attention, the
+                     loss, the embedding), AdamW, gradient clipping, the cosine schedule
 
    OPTIONS (#define before including)
    ----------------------------------
@@ -51,7 +53,7 @@
        LLM_ASSERT(x)       internal invariants only; caller mistakes are status codes (implementation file)
        LLM_MALLOC(n) / LLM_FREE(p)   allocator used by the *_create convenience functions (and by
                            llm_tokenize for long texts); define both or neither (implementation file)
-       LLM_SQRTF LLM_EXPF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_SQRT LLM_POW LLM_COS LLM_SIN
+       LLM_SQRTF LLM_EXPF LLM_TANHF LLM_ERFF LLM_ROUNDF LLM_SQRT LLM_POW LLM_COS LLM_SIN LLM_LOG LLM_EXP
                            libm replacements for firmware: every libm call the implementation
                            makes goes through one of these (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
@@ -1093,6 +1095,136 @@ typedef enum llm_pretok {
     LLM_PRETOK_COUNT
 } llm_pretok;
 
+/* ======================================================================================
+   >>train   the backward pass, op by op in the forward's order, and AdamW
+   ======================================================================================
+   Each backward takes the forward's inputs (recomputing what is cheap) and the gradient
+   of its output, and ADDS into the gradients of its inputs and parameters: a value that
+   feeds several ops (the residual stream, a norm's output read by q, k and v) gets the
+   sum of their contributions, so clear gradient buffers once per step and accumulate.
+   All fp32 with the same engine as the forward; every result is bit-identical for any
+   thread count. */
+
+/* C[M][N] = op(A) B, or C += op(A) B with accumulate: op(A) is A[M][K], or with a_trans
+   the transpose of A stored [K][M]; B is [K][N]. The blocked GEMM of llm_matmul; the
+   backward of y = x W^T is dX += dY W (a_trans 0) and dW += dY^T X (a_trans 1). */
+LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M, int K, int N, int a_trans,
+                                int accumulate, llm_threads *th);
+
+/* y[n][out] = x[n][in] W[out][in]^T + b:  dx += dy W,  dW += dy^T x,  db += sum_t dy[t].
+   dx, dW, db may each be NULL (not wanted: a frozen weight, the first layer's input). */
+LLMDEF llm_status llm_linear_backward(float *dx, float *dW, float *db, const float *dy, const float *x, const float *W,
+                                      int n_tokens, int d_in, int d_out, llm_threads *th);
+
+/* Row ops, one row of n values, adding into dx (and dw, db; NULL = not wanted). */
+LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
+                                       float eps);
+LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                         const float *w, int n, float eps);
+/* out = act(gate) * up (SwiGLU: silu; GeGLU: tanh GELU), and act alone (up = NULL, dup NULL). */
+LLMDEF llm_status llm_swiglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n);
+LLMDEF llm_status llm_geglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n);
+LLMDEF llm_status llm_gelu_backward(float *dx, const float *dy, const float *x, int n);     /* tanh GELU */
+LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float *x, int n); /* exact GELU */
+
+/* RoPE is a rotation, so its backward is the inverse rotation of the gradient, in place:
+   the same arguments as llm_rope_apply_tokens. */
+LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos);
+
+/* Causal attention's backward, flash-style (Dao et al. 2022, FlashAttention, sec. 3.1 and
+   app. B): no n x n matrix; per query row the softmax statistics are recomputed (max and
+   sum of exp over its keys), then P is rebuilt one key at a time, giving
+     dV_j += P_ij dO_i,   dS_ij = P_ij (dO_i . v_j - dO_i . O_i),
+     dQ_i += scale dS_ij k_j,   dK_j += scale dS_ij q_i.
+   Shapes as llm_attention with n_q = n_kv = n (training sees the whole sequence):
+   q, out, dout, dq: [n][n_heads][hd]; k, v, dk, dv: [n_kv_heads][n][hd]; scale 0 means
+   1/sqrt(hd). Adds into dq, dk, dv. Threads split the KV heads (each owns its dK, dV and
+   its query heads' dQ), so results are identical for any thread count. */
+LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
+                                         const float *k, const float *v, const float *out, int n, int n_heads,
+                                         int n_kv_heads, int head_dim, float scale, llm_threads *th);
+
+/* Softmax cross-entropy over the vocabulary, fused and stable: for each token t with
+   target[t] >= 0, loss_t = logsumexp(z_t) - z_t[target]; dlogits[t] = scale (softmax(z_t)
+   - onehot(target)), and 0 for tokens whose target is negative (ignored, e.g. padding or
+   prompt). *loss (if not NULL) is the mean over the counted tokens, *counted their
+   number. dlogits may equal logits (in place). scale is usually 1 / counted tokens. */
+LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
+                                    int n_tokens, int vocab, float scale);
+
+/* Token embedding: dE[token[t]] += dx[t] (a scatter-add; repeated tokens add up). */
+LLMDEF llm_status llm_embedding_backward(float *dE, const float *dx, const int *tokens, int n_tokens, int d, int vocab);
+
+/* AdamW (Loshchilov & Hutter 2019: weight decay decoupled from the adaptive step), one
+   step t >= 1 over n parameters:
+     m = b1 m + (1 - b1) g,  v = b2 v + (1 - b2) g^2,
+     p -= lr (m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps) + weight_decay p).
+   Zero fields take the defaults b1 0.9, b2 0.999, eps 1e-8; lr and weight_decay are
+   used as given. */
+typedef struct llm_adamw {
+    float lr, beta1, beta2, eps, weight_decay;
+} llm_adamw;
+LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t);
+
+/* Global-norm gradient clipping: returns the L2 norm of the n gradients (in double), and
+   when it exceeds max_norm > 0 scales them by max_norm / norm. A NaN or inf norm is
+   returned as is and nothing is scaled (the caller should skip the step). */
+LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm);
+
+/* Linear warmup for `warmup` steps to lr_max, then a cosine decay to lr_min at step
+   `total` (Loshchilov & Hutter 2017, SGDR, one cycle); steps past total stay at lr_min. */
+LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr_max, float lr_min);
+
+/* ---- a training step for a whole dense decoder ---------------------------------------- */
+
+/* A model's fp32 training state in caller memory: the parameters (which `weights` points
+   into, so llm_forward runs the model being trained), their gradients and AdamW moments,
+   the activations one step saves for batch sequences of seq tokens, and the backward's
+   work space. llm_train_bytes(config, batch, seq) sizes it; 0 for an invalid config or
+   one the training step cannot run (llm_train_supported says which feature). Pre-norm
+   decoders: RMSNorm or LayerNorm (with or without bias), SwiGLU / GELU / GeGLU, RoPE,
+   learned or no positions, any bias kind, tied or untied head, GQA / MQA. */
+typedef struct llm_train {
+    llm_config config;
+    int batch, seq;
+    int64_t n_params;                /* = llm_count_params(config).total */
+    float *params, *grads, *m, *v;   /* n_params each, in one layout */
+    llm_weights weights;             /* views into params */
+    llm_layer_weights *layers;       /* [n_layers] */
+    int64_t step;                    /* AdamW steps taken */
+    llm_rope rope;
+    int64_t *off, *len;              /* each tensor's offset in params and length (internal) */
+    float *act, *work;               /* saved activations, backward work space (internal) */
+} llm_train;
+
+LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason);
+LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
+/* What llm_train_bytes adds up, in bytes: 16 per parameter (fp32 weights, gradients and
+   the two AdamW moments: 4 + 4 + 8, the fp32 counterpart of the estimator's 2 + 2 + 12),
+   the activations saved per layer (for a GPT-style block exactly Korthikanti et al.'s
+   tensors with flash attention and no dropout, in fp32: llm_activation_bytes' 34 s b d
+   less its two 1-byte dropout masks, times 2), those after the last layer (final norm
+   input and output, the logits), and the backward's work space. */
+typedef struct llm_train_sizes {
+    double params, grads, moments, activations_per_layer, activations_top, work, total;
+} llm_train_sizes;
+LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq);
+LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
+/* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
+   moments zeroed. Deterministic for a seed. */
+LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
+/* One micro-batch: tokens[batch][seq] in, targets[batch][seq] the ids to predict (< 0:
+   ignored), forward and backward, gradients ADDED (so several calls accumulate). The
+   loss's gradient is scaled by grad_scale, or by 1 / (counted targets) when grad_scale is
+   0; *loss gets the mean cross-entropy in nats over the counted targets. */
+LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
+                                 llm_threads *th);
+LLMDEF void llm_train_zero_grad(llm_train *t);
+/* Clip the gradients' global norm to clip (0 = no clipping), take one AdamW step, zero the
+   gradients. *grad_norm (if not NULL) gets the norm before clipping. A NaN or inf norm
+   skips the step (LLM_ERANGE), leaving the parameters as they were. */
+LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1146,6 +1278,12 @@ typedef enum llm_pretok {
 #endif
 #ifndef LLM_POW
 #define LLM_POW(x, y) pow(x, y)
+#endif
+#ifndef LLM_LOG
+#define LLM_LOG(x) log(x)
+#endif
+#ifndef LLM_EXP
+#define LLM_EXP(x) exp(x)
 #endif
 #ifndef LLM_COS
 #define LLM_COS(x) cos(x)
@@ -2618,20 +2756,21 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
 static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc) { llm__pack_rows(bp, w, ldw, nc, kc, LLM__NR); }
 #endif
 
-/* Pack of an ordinary row-major B[K][N] (llm_matmul): rows [0, kc) x columns [0, nc)
-   -> bp[strip][k][NR], columns past nc zero. Plain copies, NR floats at a time. */
-static void llm__pack_b(float *bp, const float *b, ptrdiff_t ldb, int kc, int nc) {
+/* Pack of a row-major [K][N] operand whose strips run along its rows: rows [0, kc) x
+   columns [0, nc) -> dst[strip][k][R], columns past nc zero. Plain copies, R floats at a
+   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T). */
+static void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
     int j0, j, k;
-    for (j0 = 0; j0 < nc; j0 += LLM__NR, bp += (ptrdiff_t)kc * LLM__NR) {
-        int nr = nc - j0 < LLM__NR ? nc - j0 : LLM__NR;
+    for (j0 = 0; j0 < nc; j0 += R, dst += (ptrdiff_t)kc * R) {
+        int nr = nc - j0 < R ? nc - j0 : R;
         for (k = 0; k < kc; k++) {
-            const float *src = b + (ptrdiff_t)k * ldb + j0;
-            float *dst = bp + (ptrdiff_t)k * LLM__NR;
-            if (nr == LLM__NR) {
-                memcpy(dst, src, LLM__NR * sizeof(float));
+            const float *s = src + (ptrdiff_t)k * ld + j0;
+            float *d = dst + (ptrdiff_t)k * R;
+            if (nr == R) {
+                memcpy(d, s, (size_t)R * sizeof(float));
             } else {
-                for (j = 0; j < nr; j++) dst[j] = src[j];
-                for (; j < LLM__NR; j++) dst[j] = 0.0f;
+                for (j = 0; j < nr; j++) d[j] = s[j];
+                for (; j < R; j++) d[j] = 0.0f;
             }
         }
     }
@@ -2644,6 +2783,7 @@ typedef struct llm__gemm {
     const float *a, *b, *bias;
     int m, k, n, b_trans;
     ptrdiff_t lda, ldb, ldc;
+    int a_trans, accum; /* A stored [k][m] (the backward's dY^T); C += A B */
 } llm__gemm;
 
 /* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
@@ -2651,18 +2791,21 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
     int pc, ic, jc, ir, jr, i, j, kc, mc, nc, mr, nr, acc;
     /* (blocks advance by their own size, so no index ever passes INT_MAX) */
     for (pc = 0; pc < g->k; pc += kc) {
-        acc = pc > 0;
+        acc = pc > 0 || g->accum;
         kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC;
         for (ic = m0; ic < m1; ic += mc) {
             mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
-            llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
+            if (g->a_trans)
+                llm__pack_cols(ap, g->a + (ptrdiff_t)pc * g->lda + ic, g->lda, kc, mc, LLM__MR);
+            else
+                llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
             for (jc = n0; jc < n1; jc += nc) {
                 nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
                 const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
                 if (g->b_trans)
                     llm__pack_w(bp, bsrc, g->ldb, kc, nc);
                 else
-                    llm__pack_b(bp, bsrc, g->ldb, kc, nc);
+                    llm__pack_cols(bp, bsrc, g->ldb, kc, nc, LLM__NR);
                 /* the next block: next columns, else the next rows or k */
                 int npc = pc, njc, nkc, nnc, q = 0;
                 int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
@@ -2873,7 +3016,7 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
-    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n}; /* lda, ldb, ldc last */
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0}; /* lda, ldb, ldc; a_trans, accum */
     llm_threads_run(th, llm__gemm_task, &g);
 }
 
@@ -2899,6 +3042,20 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
     if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
     llm__gemm_run(C, A, B, NULL, M, K, N, 0, th);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M, int K, int N, int a_trans,
+                                int accumulate, llm_threads *th) {
+    llm__gemm g;
+    if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
+    if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
+    if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
+    memset(&g, 0, sizeof g);
+    g.c = C, g.a = A, g.b = B, g.m = M, g.k = K, g.n = N;
+    g.lda = a_trans ? M : K, g.ldb = N, g.ldc = N;
+    g.a_trans = a_trans != 0, g.accum = accumulate != 0;
+    llm_threads_run(th, llm__gemm_task, &g);
     return LLM_OK;
 }
 
@@ -4056,8 +4213,9 @@ LLMDEF void llm_rope_free(llm_rope *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
-LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+/* Rotate n_tokens tokens of n_heads heads, token t at position pos + t; by the angle's
+   negative when dir is -1 (the inverse rotation: RoPE's backward). */
+static llm_status llm__rope_rotate(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos, float dir) {
     int t, h, i, half, hd;
     if (!r || !x || !r->cos || n_tokens <= 0 || n_heads <= 0) return LLM_EINVAL;
     if (pos < 0 || pos > r->max_pos - n_tokens) return LLM_ERANGE; /* past the table */
@@ -4070,20 +4228,24 @@ LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_token
             /* the pair (a, b) of frequency i is (2i, 2i+1) or (i, i + half) */
             if (r->layout == LLM_ROPE_INTERLEAVED) {
                 for (i = 0; i < half; i++) {
-                    float xa = xh[2 * i], xb = xh[2 * i + 1];
-                    xh[2 * i] = xa * cs[i] - xb * sn[i];
-                    xh[2 * i + 1] = xa * sn[i] + xb * cs[i];
+                    float xa = xh[2 * i], xb = xh[2 * i + 1], si = dir * sn[i];
+                    xh[2 * i] = xa * cs[i] - xb * si;
+                    xh[2 * i + 1] = xa * si + xb * cs[i];
                 }
             } else {
                 for (i = 0; i < half; i++) {
-                    float xa = xh[i], xb = xh[i + half];
-                    xh[i] = xa * cs[i] - xb * sn[i];
-                    xh[i + half] = xa * sn[i] + xb * cs[i];
+                    float xa = xh[i], xb = xh[i + half], si = dir * sn[i];
+                    xh[i] = xa * cs[i] - xb * si;
+                    xh[i + half] = xa * si + xb * cs[i];
                 }
             }
         }
     }
     return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_apply_tokens(const llm_rope *r, float *x, int n_tokens, int n_heads, int pos) {
+    return llm__rope_rotate(r, x, n_tokens, n_heads, pos, 1.0f);
 }
 
 LLMDEF llm_status llm_rope_apply(const llm_rope *r, float *x, int n_heads, int pos) {
@@ -8542,6 +8704,662 @@ fail:
 /* ---- >>unicode: UTF-8, the Unicode category and normalization tables, pre-tokenizer splits */
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
+
+/* ======================================================================================
+   >>train implementation
+   ====================================================================================== */
+
+LLMDEF llm_status llm_linear_backward(float *dx, float *dW, float *db, const float *dy, const float *x, const float *W,
+                                      int n_tokens, int d_in, int d_out, llm_threads *th) {
+    llm_status st = LLM_OK;
+    int t, o;
+    if (!dy || n_tokens <= 0 || d_in <= 0 || d_out <= 0 || (dx && !W) || (dW && !x)) return LLM_EINVAL;
+    if (dx) st = llm_matmul_ex(dx, dy, W, n_tokens, d_out, d_in, 0, 1, th); /* [n][out] x [out][in] */
+    if (st == LLM_OK && dW) st = llm_matmul_ex(dW, dy, x, d_out, n_tokens, d_in, 1, 1, th); /* dy^T [out][n] x [n][in] */
+    if (st == LLM_OK && db)
+        for (t = 0; t < n_tokens; t++)
+            for (o = 0; o < d_out; o++) db[o] += dy[(size_t)t * d_out + o];
+    return st;
+}
+
+/* y = x r w with r = 1 / sqrt(mean(x^2) + eps), so dr/dx_j = -r^3 x_j / n:
+     dx_j += r w_j dy_j - (r^3 / n) x_j sum_i w_i dy_i x_i,   dw_i += r x_i dy_i. */
+LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
+                                       float eps) {
+    double ss = 0.0, dot = 0.0;
+    float r, c;
+    int i;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        ss += (double)x[i] * x[i];
+        dot += (double)(w ? w[i] : 1.0f) * dy[i] * x[i];
+    }
+    r = (float)(1.0 / LLM_SQRT(ss / n + eps));
+    c = (float)((double)r * r * r * dot / n);
+    for (i = 0; i < n; i++) {
+        if (dx) dx[i] += r * (w ? w[i] : 1.0f) * dy[i] - c * x[i];
+        if (dw) dw[i] += r * x[i] * dy[i];
+    }
+    return LLM_OK;
+}
+
+/* y = xh w + b with xh = (x - mean) r; with g = w dy:
+     dx += r (g - mean(g) - xh mean(g xh)),   dw += xh dy,   db += dy. */
+LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                         const float *w, int n, float eps) {
+    double mean = 0.0, var = 0.0, mg = 0.0, mgx = 0.0;
+    float r;
+    int i;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) mean += x[i];
+    mean /= n;
+    for (i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
+    r = (float)(1.0 / LLM_SQRT(var / n + eps));
+    for (i = 0; i < n; i++) {
+        double g = (double)(w ? w[i] : 1.0f) * dy[i];
+        mg += g;
+        mgx += g * (x[i] - mean) * r;
+    }
+    mg /= n, mgx /= n;
+    for (i = 0; i < n; i++) {
+        float xh = (float)((x[i] - mean) * r);
+        if (dx) dx[i] += r * (float)((w ? w[i] : 1.0f) * dy[i] - mg - xh * mgx);
+        if (dw) dw[i] += xh * dy[i];
+        if (db) db[i] += dy[i];
+    }
+    return LLM_OK;
+}
+
+/* The activations' derivatives. silu'(g) = s (1 + g (1 - s)) with s = sigmoid(g); the
+   tanh GELU's, with u = k (x + 0.044715 x^3), k = sqrt(2/pi):
+   0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 * 0.044715 x^2). */
+static float llm__silu_d(float g, float *act) {
+    float s = 1.0f / (1.0f + LLM_EXPF(-g));
+    *act = g * s;
+    return s * (1.0f + g * (1.0f - s));
+}
+static float llm__gelu_d(float x, float *act) {
+    const float k = 0.7978845608028654f;
+    float th = LLM_TANHF(k * (x + 0.044715f * x * x * x));
+    *act = 0.5f * x * (1.0f + th);
+    return 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
+}
+
+/* out = act(gate) * up (up NULL: out = act(gate)): dgate += dy up act'(gate), dup += dy act(gate). */
+static llm_status llm__glu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n,
+                                    float (*d)(float, float *)) {
+    int i;
+    if (!dy || !gate || n <= 0 || (dup && !up)) return LLM_EINVAL;
+    for (i = 0; i < n; i++) {
+        float a, da = d(gate[i], &a), u = up ? up[i] : 1.0f;
+        if (dgate) dgate[i] += dy[i] * u * da;
+        if (dup) dup[i] += dy[i] * a;
+    }
+    return LLM_OK;
+}
+LLMDEF llm_status llm_swiglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__silu_d);
+}
+LLMDEF llm_status llm_geglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__gelu_d);
+}
+LLMDEF llm_status llm_gelu_backward(float *dx, const float *dy, const float *x, int n) {
+    if (!dx) return LLM_EINVAL;
+    return llm__glu_backward(dx, NULL, dy, x, NULL, n, llm__gelu_d);
+}
+/* exact GELU: d/dx [x Phi(x)] = Phi(x) + x phi(x) */
+LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float *x, int n) {
+    int i;
+    if (!dx || !dy || !x || n <= 0) return LLM_EINVAL;
+    for (i = 0; i < n; i++)
+        dx[i] += dy[i] * (0.5f * (1.0f + LLM_ERFF(x[i] * 0.70710678118654752f)) +
+                          x[i] * 0.3989422804014327f * LLM_EXPF(-0.5f * x[i] * x[i]));
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos) {
+    return llm__rope_rotate(r, dx, n_tokens, n_heads, pos, -1.0f);
+}
+
+/* ---- attention's backward ----------------------------------------------------------- */
+
+typedef struct llm__attb {
+    float *dq, *dk, *dv;
+    const float *dout, *q, *k, *v, *out;
+    int n, h, hkv, hd;
+    float scale;
+} llm__attb;
+
+static float llm__dotf(const float *a, const float *b, int n) {
+    float s = 0.0f;
+    int i;
+    for (i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* One KV head and its query heads: pass 1 finds each query row's softmax max and sum,
+   pass 2 rebuilds P_ij key by key and adds the four products of the header comment. */
+static void llm__attb_head(const llm__attb *a, int kh) {
+    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j, d;
+    const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
+    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
+    for (h = kh * g; h < (kh + 1) * g; h++)
+        for (i = 0; i < n; i++) {
+            size_t row = ((size_t)i * a->h + h) * hd;
+            const float *qi = a->q + row, *doi = a->dout + row;
+            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dotf(doi, a->out + row, hd);
+            for (j = 0; j <= i; j++) {
+                float s = a->scale * llm__dotf(qi, K + (size_t)j * hd, hd);
+                if (s > mx) mx = s;
+            }
+            for (j = 0; j <= i; j++) sum += LLM_EXPF(a->scale * llm__dotf(qi, K + (size_t)j * hd, hd) - mx);
+            for (j = 0; j <= i; j++) {
+                const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
+                float p = LLM_EXPF(a->scale * llm__dotf(qi, kj, hd) - mx) / sum;
+                float ds = p * (llm__dotf(doi, vj, hd) - Di) * a->scale;
+                float *dkj = dK + (size_t)j * hd, *dvj = dV + (size_t)j * hd;
+                for (d = 0; d < hd; d++) {
+                    dvj[d] += p * doi[d];
+                    dqi[d] += ds * kj[d];
+                    dkj[d] += ds * qi[d];
+                }
+            }
+        }
+}
+
+static void llm__attb_task(void *ctx, int ith, int nth) {
+    const llm__attb *a = (const llm__attb *)ctx;
+    int kh;
+    for (kh = ith; kh < a->hkv; kh += nth) llm__attb_head(a, kh);
+}
+
+LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
+                                         const float *k, const float *v, const float *out, int n, int n_heads,
+                                         int n_kv_heads, int head_dim, float scale, llm_threads *th) {
+    llm__attb a;
+    if (!dq || !dk || !dv || !dout || !q || !k || !v || !out || n <= 0 || n_heads <= 0 || n_kv_heads <= 0 ||
+        head_dim <= 0 || n_heads % n_kv_heads || !(scale >= 0.0f))
+        return LLM_EINVAL;
+    if ((uint64_t)n * n_heads * head_dim > (uint64_t)PTRDIFF_MAX / sizeof(float)) return LLM_EINVAL;
+    a.dq = dq, a.dk = dk, a.dv = dv, a.dout = dout, a.q = q, a.k = k, a.v = v, a.out = out;
+    a.n = n, a.h = n_heads, a.hkv = n_kv_heads, a.hd = head_dim;
+    a.scale = scale > 0.0f ? scale : 1.0f / LLM_SQRTF((float)head_dim);
+    llm_threads_run(th, llm__attb_task, &a);
+    return LLM_OK;
+}
+
+/* ---- the loss --------------------------------------------------------------------------- */
+
+LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
+                                    int n_tokens, int vocab, float scale) {
+    double total = 0.0;
+    int t, i, used = 0;
+    if (!logits || !target || n_tokens <= 0 || vocab <= 0) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        if (target[t] >= vocab) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++) {
+        const float *z = logits + (size_t)t * vocab;
+        float *dz = dlogits ? dlogits + (size_t)t * vocab : NULL, mx = -INFINITY;
+        double sum = 0.0, lse;
+        if (target[t] < 0) {
+            if (dz) memset(dz, 0, sizeof(float) * (size_t)vocab);
+            continue;
+        }
+        for (i = 0; i < vocab; i++)
+            if (z[i] > mx) mx = z[i];
+        for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
+        lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
+        total += lse - z[target[t]];
+        used++;
+        if (dz) {
+            float zt = z[target[t]]; /* read before dz overwrites it in place */
+            for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
+            dz[target[t]] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
+        }
+    }
+    if (loss) *loss = used ? total / used : 0.0;
+    if (counted) *counted = used;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_embedding_backward(float *dE, const float *dx, const int *tokens, int n_tokens, int d, int vocab) {
+    int t, i;
+    if (!dE || !dx || !tokens || n_tokens <= 0 || d <= 0 || vocab <= 0) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        if (tokens[t] < 0 || tokens[t] >= vocab) return LLM_EINVAL;
+    for (t = 0; t < n_tokens; t++)
+        for (i = 0; i < d; i++) dE[(size_t)tokens[t] * d + i] += dx[(size_t)t * d + i];
+    return LLM_OK;
+}
+
+/* ---- the optimizer ----------------------------------------------------------------------- */
+
+LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t) {
+    float b1, b2, eps, lr, wd, c1, c2;
+    int64_t i;
+    if (!p || !m || !v || !g || n <= 0 || !opt || t < 1) return LLM_EINVAL;
+    b1 = opt->beta1 > 0.0f ? opt->beta1 : 0.9f;
+    b2 = opt->beta2 > 0.0f ? opt->beta2 : 0.999f;
+    eps = opt->eps > 0.0f ? opt->eps : 1e-8f;
+    lr = opt->lr, wd = opt->weight_decay;
+    if (!(b1 < 1.0f) || !(b2 < 1.0f) || !(lr >= 0.0f) || !(wd >= 0.0f)) return LLM_EINVAL;
+    c1 = (float)(1.0 / (1.0 - LLM_POW(b1, (double)t))); /* bias corrections of the two moments */
+    c2 = (float)(1.0 / (1.0 - LLM_POW(b2, (double)t)));
+    for (i = 0; i < n; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        p[i] -= lr * (m[i] * c1 / (LLM_SQRTF(v[i] * c2) + eps) + wd * p[i]);
+    }
+    return LLM_OK;
+}
+
+LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm) {
+    double ss = 0.0, norm;
+    int64_t i;
+    if (!g || n <= 0) return 0.0;
+    for (i = 0; i < n; i++) ss += (double)g[i] * g[i];
+    norm = LLM_SQRT(ss);
+    if (max_norm > 0.0 && norm > max_norm && norm < INFINITY) {
+        float s = (float)(max_norm / norm);
+        for (i = 0; i < n; i++) g[i] *= s;
+    }
+    return norm;
+}
+
+LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr_max, float lr_min) {
+    double pr;
+    if (step < 0) step = 0;
+    if (step < warmup) return (float)((double)lr_max * (double)(step + 1) / (double)warmup);
+    if (total <= warmup) return lr_min;
+    pr = (double)(step - warmup) / (double)(total - warmup);
+    if (pr > 1.0) pr = 1.0;
+    return (float)(lr_min + 0.5 * (lr_max - lr_min) * (1.0 + LLM_COS(3.14159265358979323846 * pr)));
+}
+
+/* ---- a training step for a whole dense decoder ------------------------------------------- */
+
+/* The tensors of one block, in their order in the parameter block; -1 = absent. */
+enum { LLM__T_AN, LLM__T_ANB, LLM__T_WQ, LLM__T_WK, LLM__T_WV, LLM__T_WO, LLM__T_BQ, LLM__T_BK, LLM__T_BV, LLM__T_BO,
+       LLM__T_FN, LLM__T_FNB, LLM__T_W1, LLM__T_W3, LLM__T_W2, LLM__T_B1, LLM__T_B3, LLM__T_B2, LLM__T_LAYER };
+/* and of the model: embedding, learned positions, final norm and its bias, head */
+enum { LLM__T_EMB, LLM__T_POS, LLM__T_ON, LLM__T_ONB, LLM__T_HEAD, LLM__T_GLOBAL };
+
+LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) {
+    llm_status st = llm_config_runnable(c, reason);
+    const char *why = NULL;
+    if (st != LLM_OK) return st;
+    if (c->post_norm) why = "post-norm blocks: the training step runs pre-norm decoders only";
+    else if (c->sliding_window) why = "a sliding attention window: the attention backward is causal over the whole sequence";
+    if (why) {
+        if (reason) *reason = why;
+        return LLM_EUNSUPPORTED;
+    }
+    return LLM_OK;
+}
+
+/* Offsets of every tensor (off may be NULL) and the parameter count; the order and sizes
+   are llm_count_params's, which the tests hold it to. */
+static int64_t llm__train_layout(const llm_config *c, int64_t *off, int64_t *len) {
+    int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int64_t n = 0, sz[LLM__T_LAYER];
+    int gated = c->ffn != LLM_FFN_GELU, qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL, l, i;
+#define LLM__TAKE(slot, size) \
+    (off ? (off[slot] = (size) > 0 ? n : -1, len[slot] = (size)) : 0), n += (size) > 0 ? (size) : 0
+    LLM__TAKE(LLM__T_EMB, (int64_t)c->vocab * d);
+    LLM__TAKE(LLM__T_POS, c->pos == LLM_POS_LEARNED ? (int64_t)c->max_seq_len * d : 0);
+    sz[LLM__T_AN] = d, sz[LLM__T_ANB] = c->norm_bias ? d : 0;
+    sz[LLM__T_WQ] = qd * d, sz[LLM__T_WK] = sz[LLM__T_WV] = kvd * d, sz[LLM__T_WO] = d * qd;
+    sz[LLM__T_BQ] = qkvb ? qd : 0, sz[LLM__T_BK] = sz[LLM__T_BV] = qkvb ? kvd : 0, sz[LLM__T_BO] = allb ? d : 0;
+    sz[LLM__T_FN] = d, sz[LLM__T_FNB] = c->norm_bias ? d : 0;
+    sz[LLM__T_W1] = ff * d, sz[LLM__T_W3] = gated ? ff * d : 0, sz[LLM__T_W2] = d * ff;
+    sz[LLM__T_B1] = allb ? ff : 0, sz[LLM__T_B3] = allb && gated ? ff : 0, sz[LLM__T_B2] = allb ? d : 0;
+    for (l = 0; l < c->n_layers; l++)
+        for (i = 0; i < LLM__T_LAYER; i++) LLM__TAKE(LLM__T_GLOBAL + l * LLM__T_LAYER + i, sz[i]);
+    LLM__TAKE(LLM__T_ON, d);
+    LLM__TAKE(LLM__T_ONB, c->norm_bias ? d : 0);
+    LLM__TAKE(LLM__T_HEAD, c->tied_embeddings ? 0 : (int64_t)c->vocab * d);
+#undef LLM__TAKE
+    return n;
+}
+
+/* Floats saved per token and layer, and per token after the last layer; floats of the
+   backward's work space per token. */
+static void llm__train_sizes(const llm_config *c, int64_t *per_layer, int64_t *top, int64_t *work) {
+    int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0;
+    *per_layer = d + d + qd + 2 * kvd + qd + d + d + ff + u + ff; /* x, norm, q, k, v, attn, x mid, norm, gate, up, act */
+    *top = d + d + c->vocab;                                    /* x, final norm, logits */
+    *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
+}
+
+LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
+    llm_train_sizes z;
+    int64_t pl, top, work;
+    double np, n;
+    memset(&z, 0, sizeof z);
+    if (llm_train_supported(c, NULL) != LLM_OK || batch <= 0 || seq <= 0 || seq > c->max_seq_len) return z;
+    np = (double)llm__train_layout(c, NULL, NULL);
+    llm__train_sizes(c, &pl, &top, &work);
+    n = (double)batch * seq;
+    z.params = 4.0 * np, z.grads = 4.0 * np, z.moments = 8.0 * np;
+    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top, z.work = 4.0 * n * (double)work;
+    /* plus the RoPE table, the tensor offsets and layer views, and the 64-byte alignment of each piece */
+    z.total = z.params + z.grads + z.moments + z.activations_per_layer * c->n_layers + z.activations_top + z.work +
+              (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (LLM__T_GLOBAL + (double)c->n_layers * LLM__T_LAYER) +
+              sizeof(llm_layer_weights) * (double)c->n_layers + 64.0 * 11;
+    return z;
+}
+
+LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
+    double total = llm_train_sizes_of(c, batch, seq).total;
+    return total > 0.0 && total < (double)SIZE_MAX / 2 ? (size_t)total : 0;
+}
+
+/* A tensor of the parameter block (NULL when absent) */
+static float *llm__tp(const llm_train *t, const float *base, int slot) {
+    return t->off[slot] < 0 ? NULL : (float *)(uintptr_t)base + t->off[slot];
+}
+static llm_weight llm__tw(const llm_train *t, int slot) {
+    llm_weight w;
+    memset(&w, 0, sizeof w);
+    w.type = LLM_F32;
+    w.data = llm__tp(t, t->params, slot);
+    return w;
+}
+
+LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
+    size_t need = llm_train_bytes(c, batch, seq);
+    unsigned char *p;
+    int64_t np, pl, top, work, n;
+    int l;
+    llm_status st;
+    if (!t || !c) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if ((st = llm_train_supported(c, NULL)) != LLM_OK) return st;
+    if (!need || !mem || mem_bytes < need) return LLM_EINVAL;
+    t->config = *c, t->batch = batch, t->seq = seq;
+    np = llm__train_layout(c, NULL, NULL);
+    llm__train_sizes(c, &pl, &top, &work);
+    n = (int64_t)batch * seq;
+    p = (unsigned char *)llm__align64(mem);
+#define LLM__CARVE(dst, type, count) (dst = (type *)(void *)p, p = (unsigned char *)llm__align64(p + sizeof(type) * (size_t)(count)))
+    LLM__CARVE(t->params, float, np);
+    LLM__CARVE(t->grads, float, np);
+    LLM__CARVE(t->m, float, np);
+    LLM__CARVE(t->v, float, np);
+    LLM__CARVE(t->act, float, n * (pl * c->n_layers + top));
+    LLM__CARVE(t->work, float, n * work);
+    LLM__CARVE(t->off, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
+    LLM__CARVE(t->len, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
+    LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
+#undef LLM__CARVE
+    if ((size_t)(p - (unsigned char *)mem) + llm_rope_bytes(llm_config_head_dim(c), seq) > mem_bytes) return LLM_EINVAL;
+    st = llm_rope_init_config(&t->rope, p, llm_rope_bytes(llm_config_head_dim(c), seq), c, seq);
+    if (c->pos == LLM_POS_ROPE && st != LLM_OK) return st;
+    t->n_params = llm__train_layout(c, t->off, t->len);
+    for (l = 0; l < c->n_layers; l++) {
+        llm_layer_weights *w = &t->layers[l];
+        int b = LLM__T_GLOBAL + l * LLM__T_LAYER;
+        memset(w, 0, sizeof *w);
+        w->attn_norm = llm__tp(t, t->params, b + LLM__T_AN), w->attn_norm_b = llm__tp(t, t->params, b + LLM__T_ANB);
+        w->wq = llm__tw(t, b + LLM__T_WQ), w->wk = llm__tw(t, b + LLM__T_WK);
+        w->wv = llm__tw(t, b + LLM__T_WV), w->wo = llm__tw(t, b + LLM__T_WO);
+        w->bq = llm__tp(t, t->params, b + LLM__T_BQ), w->bk = llm__tp(t, t->params, b + LLM__T_BK);
+        w->bv = llm__tp(t, t->params, b + LLM__T_BV), w->bo = llm__tp(t, t->params, b + LLM__T_BO);
+        w->ffn_norm = llm__tp(t, t->params, b + LLM__T_FN), w->ffn_norm_b = llm__tp(t, t->params, b + LLM__T_FNB);
+        w->w1 = llm__tw(t, b + LLM__T_W1), w->w2 = llm__tw(t, b + LLM__T_W2);
+        if (t->off[b + LLM__T_W3] >= 0) w->w3 = llm__tw(t, b + LLM__T_W3);
+        w->b1 = llm__tp(t, t->params, b + LLM__T_B1), w->b2 = llm__tp(t, t->params, b + LLM__T_B2);
+        w->b3 = llm__tp(t, t->params, b + LLM__T_B3);
+    }
+    t->weights.tok_embed = llm__tw(t, LLM__T_EMB);
+    t->weights.pos_embed = llm__tp(t, t->params, LLM__T_POS);
+    t->weights.layers = t->layers;
+    t->weights.out_norm = llm__tp(t, t->params, LLM__T_ON), t->weights.out_norm_b = llm__tp(t, t->params, LLM__T_ONB);
+    t->weights.lm_head = c->tied_embeddings ? t->weights.tok_embed : llm__tw(t, LLM__T_HEAD);
+    return LLM_OK;
+}
+
+LLMDEF void llm_train_zero_grad(llm_train *t) {
+    if (t && t->grads) memset(t->grads, 0, sizeof(float) * (size_t)t->n_params);
+}
+
+LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) {
+    static const char kind[LLM__T_LAYER] = {'g', 'b', 'w', 'w', 'w', 'w', 'b', 'b', 'b', 'b', 'g', 'b', 'w', 'w', 'w', 'b', 'b', 'b'};
+    uint64_t s = seed ? seed : 1;
+    int64_t i, slot, n_slots;
+    if (!t || !t->params || !(std >= 0.0f)) return LLM_EINVAL;
+    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < n_slots; slot++) {
+        float *p = llm__tp(t, t->params, (int)slot);
+        char k = slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                 : slot == LLM__T_ON ? 'g' : slot == LLM__T_ONB ? 'b' : 'w';
+        for (i = 0; p && i < t->len[slot]; i++) {
+            if (k == 'w') { /* Box-Muller: two uniforms, one normal */
+                double u1 = (llm_xorshift_u32(&s) + 1.0) / 4294967297.0, u2 = llm_xorshift_u32(&s) / 4294967296.0;
+                p[i] = (float)(std * LLM_SQRT(-2.0 * LLM_LOG(u1)) * LLM_COS(6.283185307179586 * u2));
+            } else {
+                p[i] = k == 'g' ? 1.0f : 0.0f; /* norm gains 1, biases 0 */
+            }
+        }
+    }
+    memset(t->m, 0, sizeof(float) * (size_t)t->n_params);
+    memset(t->v, 0, sizeof(float) * (size_t)t->n_params);
+    llm_train_zero_grad(t);
+    t->step = 0;
+    return LLM_OK;
+}
+
+/* The norm of a block (or the final one) on token rows, forward and backward. */
+static void llm__train_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b, int64_t n) {
+    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)i * c->d_model;
+        if (c->norm == LLM_NORM_RMS) llm_rmsnorm(out + o, x + o, w, c->d_model, eps);
+        else llm_layernorm(out + o, x + o, w, b, c->d_model, eps);
+    }
+}
+static void llm__train_norm_bwd(const llm_config *c, float *dx, float *dw, float *db, const float *dy, const float *x,
+                                const float *w, int64_t n) {
+    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)i * c->d_model;
+        if (c->norm == LLM_NORM_RMS) llm_rmsnorm_backward(dx + o, dw, dy + o, x + o, w, c->d_model, eps);
+        else llm_layernorm_backward(dx + o, dw, db, dy + o, x + o, w, c->d_model, eps);
+    }
+}
+
+/* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V) */
+static void llm__train_heads(float *dst, const float *src, int batch, int seq, int heads, int hd, int to_heads) {
+    int b, t, h;
+    for (b = 0; b < batch; b++)
+        for (t = 0; t < seq; t++)
+            for (h = 0; h < heads; h++) {
+                size_t tm = (((size_t)b * seq + t) * heads + h) * hd, hm = (((size_t)b * heads + h) * seq + t) * hd;
+                memcpy(dst + (to_heads ? hm : tm), src + (to_heads ? tm : hm), sizeof(float) * (size_t)hd);
+            }
+}
+
+/* The step's buffers, carved from act and work in the order llm__train_sizes counts them. */
+typedef struct llm__tbuf {
+    float *x, *xn1, *q, *k, *v, *att, *xm, *xn2, *g, *u, *h; /* saved, per layer */
+} llm__tbuf;
+static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
+    const llm_config *c = &t->config;
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c);
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work;
+    llm__tbuf b;
+    llm__train_sizes(c, &pl, &top, &work);
+    b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
+    b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
+    b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
+    (void)top, (void)work;
+    return b;
+}
+
+LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
+                                 llm_threads *th) {
+    const llm_config *c;
+    int64_t n, d, hd, qd, kvd, ff, pl, top, wk, i;
+    int B, T, H, Hkv, V, l, b, counted = 0, gated;
+    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G = NULL;
+    llm_status st = LLM_OK;
+    if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
+    c = &t->config, B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
+    n = (int64_t)B * T, d = c->d_model, hd = llm_config_head_dim(c), qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
+    gated = c->ffn != LLM_FFN_GELU;
+    for (i = 0; i < n; i++) {
+        if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
+        counted += targets[i] >= 0;
+    }
+    llm__train_sizes(c, &pl, &top, &wk);
+    xL = t->act + (size_t)(c->n_layers * pl * n), xf = xL + n * d, logits = xf + n * d;
+    x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
+    dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
+    G = t->grads;
+#define LLM__P(slot) llm__tp(t, t->params, (slot))
+#define LLM__G(slot) llm__tp(t, G, (slot))
+#define LLM__L(l, k) (LLM__T_GLOBAL + (l) * LLM__T_LAYER + (k))
+#define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
+
+    /* ---- forward, saving what the backward reads ---- */
+    for (i = 0; i < n; i++) {
+        memcpy(x + i * d, LLM__P(LLM__T_EMB) + (size_t)tokens[i] * d, sizeof(float) * (size_t)d);
+        if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, LLM__P(LLM__T_POS) + (size_t)(i % T) * d, (int)d);
+    }
+    for (l = 0; l < c->n_layers; l++) {
+        const llm_layer_weights *w = &t->layers[l];
+        llm__tbuf s = llm__train_layer_bufs(t, l);
+        memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
+        LLM__TRY(llm_linear(s.q, s.xn1, (const float *)w->wq.data, w->bq, (int)n, (int)d, (int)qd, th));
+        LLM__TRY(llm_linear(dkt, s.xn1, (const float *)w->wk.data, w->bk, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm_linear(dv, s.xn1, (const float *)w->wv.data, w->bv, (int)n, (int)d, (int)kvd, th));
+        if (c->pos == LLM_POS_ROPE)
+            for (b = 0; b < B; b++) {
+                LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
+                LLM__TRY(llm_rope_apply_tokens(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
+            }
+        llm__train_heads(s.k, dkt, B, T, Hkv, (int)hd, 1);
+        llm__train_heads(s.v, dv, B, T, Hkv, (int)hd, 1);
+        for (b = 0; b < B; b++)
+            LLM__TRY(llm_attention(s.att + (size_t)b * T * qd, s.q + (size_t)b * T * qd, s.k + (size_t)b * T * kvd,
+                                   s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
+        LLM__TRY(llm_linear(dxn, s.att, (const float *)w->wo.data, w->bo, (int)n, (int)qd, (int)d, th));
+        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+        memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
+        LLM__TRY(llm_linear(s.g, s.xn2, (const float *)w->w1.data, w->b1, (int)n, (int)d, (int)ff, th));
+        if (gated) LLM__TRY(llm_linear(s.u, s.xn2, (const float *)w->w3.data, w->b3, (int)n, (int)d, (int)ff, th));
+        for (i = 0; i < n; i++) {
+            size_t o = (size_t)(i * ff);
+            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
+            else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s.h + o, s.g + o, s.u + o, (int)ff);
+            else llm_gelu(s.h + o, s.g + o, (int)ff);
+        }
+        LLM__TRY(llm_linear(dxn, s.h, (const float *)w->w2.data, w->b2, (int)n, (int)ff, (int)d, th));
+        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+    }
+    memcpy(xL, x, sizeof(float) * (size_t)(n * d));
+    llm__train_norm(c, xf, xL, LLM__P(LLM__T_ON), LLM__P(LLM__T_ONB), n);
+    LLM__TRY(llm_linear(logits, xf, (const float *)t->weights.lm_head.data, NULL, (int)n, (int)d, V, th));
+    LLM__TRY(llm_cross_entropy(logits, loss, NULL, logits, targets, (int)n, V,
+                               grad_scale != 0.0f ? grad_scale : counted ? 1.0f / (float)counted : 0.0f));
+
+    /* ---- backward, in the reverse order ---- */
+    memset(dx, 0, sizeof(float) * (size_t)(n * d));
+    memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+    LLM__TRY(llm_linear_backward(dxn, c->tied_embeddings ? LLM__G(LLM__T_EMB) : LLM__G(LLM__T_HEAD), NULL, logits, xf,
+                                 (const float *)t->weights.lm_head.data, (int)n, (int)d, V, th));
+    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, LLM__P(LLM__T_ON), n);
+    for (l = c->n_layers - 1; l >= 0; l--) {
+        const llm_layer_weights *w = &t->layers[l];
+        llm__tbuf s = llm__train_layer_bufs(t, l);
+        /* the FFN: x += W2 act(W1 xn2) [* W3 xn2] */
+        memset(dh, 0, sizeof(float) * (size_t)(n * ff));
+        LLM__TRY(llm_linear_backward(dh, LLM__G(LLM__L(l, LLM__T_W2)), LLM__G(LLM__L(l, LLM__T_B2)), dx, s.h,
+                                     (const float *)w->w2.data, (int)n, (int)ff, (int)d, th));
+        memset(dg, 0, sizeof(float) * (size_t)(n * ff));
+        memset(du, 0, sizeof(float) * (size_t)(n * ff));
+        for (i = 0; i < n; i++) {
+            size_t o = (size_t)(i * ff);
+            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
+            else if (c->ffn == LLM_FFN_GEGLU) llm_geglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
+            else llm_gelu_backward(dg + o, dh + o, s.g + o, (int)ff);
+        }
+        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W1)), LLM__G(LLM__L(l, LLM__T_B1)), dg, s.xn2,
+                                     (const float *)w->w1.data, (int)n, (int)d, (int)ff, th));
+        if (gated)
+            LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W3)), LLM__G(LLM__L(l, LLM__T_B3)), du, s.xn2,
+                                         (const float *)w->w3.data, (int)n, (int)d, (int)ff, th));
+        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
+        /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1) */
+        memset(datt, 0, sizeof(float) * (size_t)(n * qd));
+        LLM__TRY(llm_linear_backward(datt, LLM__G(LLM__L(l, LLM__T_WO)), LLM__G(LLM__L(l, LLM__T_BO)), dx, s.att,
+                                     (const float *)w->wo.data, (int)n, (int)qd, (int)d, th));
+        memset(dq, 0, sizeof(float) * (size_t)(n * qd));
+        memset(dk, 0, sizeof(float) * (size_t)(n * kvd));
+        memset(dv, 0, sizeof(float) * (size_t)(n * kvd));
+        for (b = 0; b < B; b++) {
+            size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
+            LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
+                                            T, H, Hkv, (int)hd, 0.0f, th));
+        }
+        llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0);
+        llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0); /* dk now holds dV token-major */
+        if (c->pos == LLM_POS_ROPE)
+            for (b = 0; b < B; b++) {
+                LLM__TRY(llm_rope_backward(&t->rope, dq + (size_t)b * T * qd, T, H, 0));
+                LLM__TRY(llm_rope_backward(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
+            }
+        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WQ)), LLM__G(LLM__L(l, LLM__T_BQ)), dq, s.xn1,
+                                     (const float *)w->wq.data, (int)n, (int)d, (int)qd, th));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WK)), LLM__G(LLM__L(l, LLM__T_BK)), dkt, s.xn1,
+                                     (const float *)w->wk.data, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WV)), LLM__G(LLM__L(l, LLM__T_BV)), dk, s.xn1,
+                                     (const float *)w->wv.data, (int)n, (int)d, (int)kvd, th));
+        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
+    }
+    LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
+    if (c->pos == LLM_POS_LEARNED)
+        for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
+                                        dx + i * d, (int)d);
+#undef LLM__P
+#undef LLM__G
+#undef LLM__L
+#undef LLM__TRY
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
+    static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0};
+    double norm;
+    int64_t slot, n_slots;
+    llm_adamw o;
+    llm_status st;
+    if (!t || !t->params || !opt) return LLM_EINVAL;
+    norm = llm_clip_grad_norm(t->grads, t->n_params, clip);
+    if (grad_norm) *grad_norm = norm;
+    if (!(norm < INFINITY)) return LLM_ERANGE;
+    t->step++;
+    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < n_slots; slot++) { /* decay matrices and embeddings, not gains or biases */
+        int decay = slot >= LLM__T_GLOBAL ? decays[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                                          : slot == LLM__T_EMB || slot == LLM__T_POS || slot == LLM__T_HEAD;
+        if (t->off[slot] < 0) continue;
+        o = *opt;
+        if (!decay) o.weight_decay = 0.0f;
+        st = llm_adamw_step(t->params + t->off[slot], t->m + t->off[slot], t->v + t->off[slot], t->grads + t->off[slot],
+                            t->len[slot], &o, t->step);
+        if (st != LLM_OK) return st;
+    }
+    llm_train_zero_grad(t);
+    return LLM_OK;
+}
 
 #endif /* LLM_IMPLEMENTATION */
 

@@ -1,0 +1,613 @@
+/* >>train: every backward against central finite differences of a double-precision
+   forward written here (the gradient of L = sum dy . f(x), so dL/dx is what the backward
+   must add), the GEMM's transposed and accumulating forms against a double reference,
+   AdamW / clipping / the schedule against their formulas, and a loss that falls. */
+#define LLM_IMPLEMENTATION
+#include "llm.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static double max_rel(const float *a, const double *b, int n) { /* max |a - b| / (max |b| + 1e-3) */
+    double e = 0.0, m = 0.0;
+    int i;
+    for (i = 0; i < n; i++) {
+        if (fabs(b[i]) > m) m = fabs(b[i]);
+        if (fabs(a[i] - b[i]) > e) e = fabs(a[i] - b[i]);
+    }
+    return e / (m + 1e-3);
+}
+
+/* ---- the GEMM forms ------------------------------------------------------------------- */
+
+static void test_matmul_ex(void) {
+    static const int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {37, 70, 53}, {130, 300, 97}, {9, 600, 260}};
+    llm_threads *pool = test_pool(2, 4 * 5, "matmul_ex: 2 threads against 1");
+    int s;
+    for (s = 0; s < 5; s++) {
+        int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2], tr, acc, i, j, k;
+        float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
+        float *C = (float *)malloc(sizeof(float) * M * N), *C2 = (float *)malloc(sizeof(float) * M * N);
+        float *C0 = (float *)malloc(sizeof(float) * M * N);
+        double *R = (double *)malloc(sizeof(double) * M * N);
+        test_fill(A, (size_t)M * K, 1.0f);
+        test_fill(B, (size_t)K * N, 1.0f);
+        test_fill(C0, (size_t)M * N, 1.0f);
+        for (tr = 0; tr < 2; tr++)
+            for (acc = 0; acc < 2; acc++) {
+                /* A is [M][K], or with tr the same values stored as its transpose [K][M] */
+                float *At = (float *)malloc(sizeof(float) * M * K);
+                for (i = 0; i < M; i++)
+                    for (k = 0; k < K; k++) At[(size_t)k * M + i] = A[(size_t)i * K + k];
+                for (i = 0; i < M; i++)
+                    for (j = 0; j < N; j++) {
+                        double r = acc ? C0[(size_t)i * N + j] : 0.0;
+                        for (k = 0; k < K; k++) r += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
+                        R[(size_t)i * N + j] = r;
+                    }
+                memcpy(C, C0, sizeof(float) * M * N);
+                CHECK_OK(llm_matmul_ex(C, tr ? At : A, B, M, K, N, tr, acc, NULL));
+                /* fp32 sums of K products of [-1, 1) values: measured <= 5.4e-7 relative */
+                CHECK_MSG(max_rel(C, R, M * N) < 5e-6, "matmul_ex %dx%dx%d trans %d acc %d: %.3g", M, K, N, tr, acc,
+                          max_rel(C, R, M * N));
+                if (pool) {
+                    memcpy(C2, C0, sizeof(float) * M * N);
+                    CHECK_OK(llm_matmul_ex(C2, tr ? At : A, B, M, K, N, tr, acc, pool));
+                    CHECK(memcmp(C, C2, sizeof(float) * M * N) == 0);
+                }
+                free(At);
+            }
+        free(A), free(B), free(C), free(C2), free(C0), free(R);
+    }
+    /* a_trans 0, accumulate 0 is llm_matmul, bit for bit */
+    {
+        float A[6 * 40], B[40 * 9], C1[54], C2[54];
+        test_fill(A, 240, 1.0f), test_fill(B, 360, 1.0f);
+        CHECK_OK(llm_matmul(C1, A, B, 6, 40, 9, NULL));
+        CHECK_OK(llm_matmul_ex(C2, A, B, 6, 40, 9, 0, 0, NULL));
+        CHECK(memcmp(C1, C2, sizeof C1) == 0);
+        CHECK(llm_matmul_ex(NULL, A, B, 6, 40, 9, 0, 0, NULL) == LLM_EINVAL);
+        CHECK(llm_matmul_ex(C2, A, B, 0, 40, 9, 1, 0, NULL) == LLM_EINVAL);
+    }
+    if (pool) llm_threads_free(pool);
+}
+
+/* ---- linear ---------------------------------------------------------------------------- */
+
+static void test_linear_backward(void) {
+    enum { T = 19, IN = 70, OUT = 45 };
+    static float x[T * IN], W[OUT * IN], dy[T * OUT], dx[T * IN], dW[OUT * IN], db[OUT];
+    static double rx[T * IN], rW[OUT * IN], rb[OUT];
+    int t, i, o;
+    test_fill(x, T * IN, 1.0f), test_fill(W, OUT * IN, 0.5f), test_fill(dy, T * OUT, 1.0f);
+    test_fill(dx, T * IN, 1.0f), test_fill(dW, OUT * IN, 1.0f), test_fill(db, OUT, 1.0f);
+    for (i = 0; i < T * IN; i++) rx[i] = dx[i]; /* the backward adds to what is there */
+    for (i = 0; i < OUT * IN; i++) rW[i] = dW[i];
+    for (o = 0; o < OUT; o++) rb[o] = db[o];
+    for (t = 0; t < T; t++)
+        for (o = 0; o < OUT; o++) {
+            double g = dy[t * OUT + o];
+            rb[o] += g;
+            for (i = 0; i < IN; i++) {
+                rx[t * IN + i] += g * W[o * IN + i];
+                rW[o * IN + i] += g * x[t * IN + i];
+            }
+        }
+    CHECK_OK(llm_linear_backward(dx, dW, db, dy, x, W, T, IN, OUT, NULL));
+    /* measured: dx 2.5e-7, dW 1.3e-7, db 9.6e-8 relative */
+    CHECK_MSG(max_rel(dx, rx, T * IN) < 2.5e-6, "linear dx %.3g", max_rel(dx, rx, T * IN));
+    CHECK_MSG(max_rel(dW, rW, OUT * IN) < 2e-6, "linear dW %.3g", max_rel(dW, rW, OUT * IN));
+    CHECK_MSG(max_rel(db, rb, OUT) < 2e-6, "linear db %.3g", max_rel(db, rb, OUT));
+    /* NULL gradients are skipped, the others unchanged */
+    {
+        float keep = dW[5];
+        CHECK_OK(llm_linear_backward(dx, NULL, NULL, dy, x, W, T, IN, OUT, NULL));
+        CHECK(dW[5] == keep);
+        CHECK(llm_linear_backward(dx, NULL, NULL, dy, x, NULL, T, IN, OUT, NULL) == LLM_EINVAL);
+        CHECK(llm_linear_backward(NULL, dW, NULL, dy, NULL, W, T, IN, OUT, NULL) == LLM_EINVAL);
+    }
+}
+
+/* ---- row ops against finite differences ---------------------------------------------------- */
+
+enum { OP_RMS, OP_LN, OP_SWIGLU, OP_GEGLU, OP_GELU, OP_GELU_ERF, OP_SILU };
+
+/* the forward in double: y[n] from x (and the second input u: gate/up, or the norm gain w,
+   with the LayerNorm bias b) */
+static void op_fwd(int op, double *y, const double *x, const double *u, const double *b, int n, double eps) {
+    int i;
+    double ss = 0, mean = 0, var = 0;
+    switch (op) {
+    case OP_RMS:
+        for (i = 0; i < n; i++) ss += x[i] * x[i];
+        for (i = 0; i < n; i++) y[i] = x[i] / sqrt(ss / n + eps) * u[i];
+        break;
+    case OP_LN:
+        for (i = 0; i < n; i++) mean += x[i] / n;
+        for (i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean) / n;
+        for (i = 0; i < n; i++) y[i] = (x[i] - mean) / sqrt(var + eps) * u[i] + b[i];
+        break;
+    case OP_SWIGLU: case OP_SILU:
+        for (i = 0; i < n; i++) y[i] = x[i] / (1 + exp(-x[i])) * (op == OP_SILU ? 1.0 : u[i]);
+        break;
+    case OP_GEGLU: case OP_GELU:
+        for (i = 0; i < n; i++)
+            y[i] = 0.5 * x[i] * (1 + tanh(0.7978845608028654 * (x[i] + 0.044715 * x[i] * x[i] * x[i]))) *
+                   (op == OP_GELU ? 1.0 : u[i]);
+        break;
+    default:
+        for (i = 0; i < n; i++) y[i] = 0.5 * x[i] * (1 + erf(x[i] / sqrt(2.0)));
+        break;
+    }
+}
+
+/* L = sum dy . f(x, u, b); the numerical gradient of L by which input (0 x, 1 u, 2 b) */
+static void op_fd(int op, double *g, int which, const float *xf, const float *uf, const float *bf, const float *dyf, int n,
+                  double eps) {
+    double x[256], u[256], b[256], y[256], *p = which == 0 ? x : which == 1 ? u : b;
+    int i, j;
+    for (i = 0; i < n; i++) x[i] = xf[i], u[i] = uf ? uf[i] : 1.0, b[i] = bf ? bf[i] : 0.0;
+    for (j = 0; j < n; j++) {
+        double keep = p[j], h = 1e-6 * (fabs(keep) + 1.0), lp = 0, lm = 0;
+        p[j] = keep + h, op_fwd(op, y, x, u, b, n, eps);
+        for (i = 0; i < n; i++) lp += dyf[i] * y[i];
+        p[j] = keep - h, op_fwd(op, y, x, u, b, n, eps);
+        for (i = 0; i < n; i++) lm += dyf[i] * y[i];
+        p[j] = keep;
+        g[j] = (lp - lm) / (2 * h);
+    }
+}
+
+static void test_rowops_backward(void) {
+    static const int sizes[] = {1, 7, 64, 129};
+    static const char *names[] = {"rmsnorm", "layernorm", "swiglu", "geglu", "gelu", "gelu_erf", "silu"};
+    int op, s, i;
+    for (op = OP_RMS; op <= OP_SILU; op++)
+        for (s = 0; s < 4; s++) {
+            int n = sizes[s];
+            float x[256], u[256], b[256], dy[256], dx[256], du[256], db[256];
+            double gx[256], gu[256], gb[256], tol = 1.5e-6;
+            const double eps = 1e-5;
+            test_fill(x, n, 2.0f), test_fill(u, n, 1.5f), test_fill(b, n, 1.0f), test_fill(dy, n, 1.0f);
+            if (op == OP_LN && n == 1) continue; /* a one-value LayerNorm is constant: nothing to check */
+            memset(dx, 0, sizeof dx), memset(du, 0, sizeof du), memset(db, 0, sizeof db);
+            switch (op) {
+            case OP_RMS: CHECK_OK(llm_rmsnorm_backward(dx, du, dy, x, u, n, (float)eps)); break;
+            case OP_LN: CHECK_OK(llm_layernorm_backward(dx, du, db, dy, x, u, n, (float)eps)); break;
+            case OP_SWIGLU: CHECK_OK(llm_swiglu_backward(dx, du, dy, x, u, n)); break;
+            case OP_GEGLU: CHECK_OK(llm_geglu_backward(dx, du, dy, x, u, n)); break;
+            case OP_GELU: CHECK_OK(llm_gelu_backward(dx, dy, x, n)); break;
+            case OP_GELU_ERF: CHECK_OK(llm_gelu_erf_backward(dx, dy, x, n)); break;
+            default: CHECK_OK(llm_swiglu_backward(dx, NULL, dy, x, NULL, n)); break;
+            }
+            op_fd(op, gx, 0, x, (op == OP_GELU || op == OP_GELU_ERF || op == OP_SILU) ? NULL : u, b, dy, n, eps);
+            /* float backward vs double finite differences: measured <= 1.4e-7, except a
+               one-value RMSNorm, whose dx is eps-sized (x / |x| is flat): 2.6e-5 of the 1e-3
+               floor, i.e. 3e-8 absolute, from the two terms cancelling */
+            CHECK_MSG(max_rel(dx, gx, n) < (op == OP_RMS && n == 1 ? 3e-4 : tol), "%s n %d dx: %.3g", names[op], n, max_rel(dx, gx, n));
+            if (op <= OP_GEGLU) {
+                op_fd(op, gu, 1, x, u, b, dy, n, eps);
+                CHECK_MSG(max_rel(du, gu, n) < tol, "%s n %d d(w or up): %.3g", names[op], n, max_rel(du, gu, n));
+            }
+            if (op == OP_LN) {
+                op_fd(op, gb, 2, x, u, b, dy, n, eps);
+                CHECK_MSG(max_rel(db, gb, n) < tol, "layernorm n %d db: %.3g", n, max_rel(db, gb, n));
+            }
+            /* it adds: a second call doubles the gradient exactly where it started from 0 */
+            if (op == OP_SWIGLU) {
+                float dx2[256];
+                memcpy(dx2, dx, sizeof dx2);
+                CHECK_OK(llm_swiglu_backward(dx2, NULL, dy, x, u, n));
+                for (i = 0; i < n; i++)
+                    if (dx2[i] != 2.0f * dx[i]) break;
+                CHECK(i == n);
+            }
+        }
+    CHECK(llm_rmsnorm_backward(NULL, NULL, NULL, NULL, NULL, 4, 1e-5f) == LLM_EINVAL);
+    CHECK(llm_layernorm_backward(NULL, NULL, NULL, NULL, NULL, NULL, 0, 1e-5f) == LLM_EINVAL);
+    CHECK(llm_swiglu_backward(NULL, (float *)1, (const float *)1, (const float *)1, NULL, 4) == LLM_EINVAL);
+}
+
+/* ---- RoPE ------------------------------------------------------------------------------------ */
+
+static void test_rope_backward(void) {
+    int layout;
+    for (layout = 0; layout < 2; layout++) {
+        enum { T = 9, H = 3, HD = 16 };
+        llm_rope r;
+        static unsigned char mem[1 << 16];
+        float x[T * H * HD], y[T * H * HD], dy[T * H * HD], g[T * H * HD];
+        double a = 0, b = 0, e = 0;
+        int i;
+        CHECK_OK(llm_rope_init_ex(&r, mem, sizeof mem, HD, 64, 10000.0f, layout ? LLM_ROPE_HALVES : LLM_ROPE_INTERLEAVED));
+        test_fill(x, T * H * HD, 1.0f), test_fill(dy, T * H * HD, 1.0f);
+        memcpy(y, x, sizeof y), memcpy(g, dy, sizeof g);
+        CHECK_OK(llm_rope_apply_tokens(&r, y, T, H, 20));
+        CHECK_OK(llm_rope_backward(&r, g, T, H, 20));
+        /* the backward is the adjoint: dy . R x = (R^T dy) . x */
+        for (i = 0; i < T * H * HD; i++) a += (double)dy[i] * y[i], b += (double)g[i] * x[i];
+        CHECK_NEAR(a, b, 1.1e-6 * (fabs(a) + 1)); /* measured 1.1e-7 */
+        /* and the inverse: R^T R x = x */
+        CHECK_OK(llm_rope_backward(&r, y, T, H, 20));
+        for (i = 0; i < T * H * HD; i++) e = fabs(y[i] - x[i]) > e ? fabs(y[i] - x[i]) : e;
+        CHECK_MSG(e < 1.2e-6, "rope inverse %.3g", e); /* measured 1.2e-7 */
+        CHECK(llm_rope_backward(&r, g, T, H, 60) == LLM_ERANGE);
+    }
+}
+
+/* ---- attention ---------------------------------------------------------------------------------- */
+
+enum { AN = 13, AH = 4, AHKV = 2, AHD = 8 };
+
+static void att_fwd_d(double *out, const double *q, const double *k, const double *v, double scale) {
+    int h, i, j, d;
+    for (h = 0; h < AH; h++) {
+        int kh = h / (AH / AHKV);
+        for (i = 0; i < AN; i++) {
+            double s[AN], mx = -1e300, sum = 0;
+            for (j = 0; j <= i; j++) {
+                s[j] = 0;
+                for (d = 0; d < AHD; d++) s[j] += q[(i * AH + h) * AHD + d] * k[(kh * AN + j) * AHD + d];
+                s[j] *= scale;
+                if (s[j] > mx) mx = s[j];
+            }
+            for (j = 0; j <= i; j++) sum += s[j] = exp(s[j] - mx);
+            for (d = 0; d < AHD; d++) {
+                double o = 0;
+                for (j = 0; j <= i; j++) o += s[j] / sum * v[(kh * AN + j) * AHD + d];
+                out[(i * AH + h) * AHD + d] = o;
+            }
+        }
+    }
+}
+
+static void test_attention_backward(void) {
+    enum { NQ = AN * AH * AHD, NK = AHKV * AN * AHD };
+    static float q[NQ], k[NK], v[NK], o[NQ], dout[NQ], dq[NQ], dk[NK], dv[NK], dq2[NQ], dk2[NK], dv2[NK];
+    static double qd[NQ], kd[NK], vd[NK], od[NQ], gq[NQ], gk[NK], gv[NK];
+    const double scale = 1.0 / sqrt((double)AHD);
+    llm_threads *pool = test_pool(2, 3, "attention backward: 2 threads against 1");
+    int i, w;
+    test_fill(q, NQ, 1.5f), test_fill(k, NK, 1.5f), test_fill(v, NK, 1.0f), test_fill(dout, NQ, 1.0f);
+    for (i = 0; i < NQ; i++) qd[i] = q[i];
+    for (i = 0; i < NK; i++) kd[i] = k[i], vd[i] = v[i];
+    att_fwd_d(od, qd, kd, vd, scale);
+    for (i = 0; i < NQ; i++) o[i] = (float)od[i];
+    /* the numerical gradient of L = dout . out by q, k and v */
+    for (w = 0; w < 3; w++) {
+        double *p = w == 0 ? qd : w == 1 ? kd : vd, *g = w == 0 ? gq : w == 1 ? gk : gv;
+        int n = w == 0 ? NQ : NK, j;
+        for (j = 0; j < n; j++) {
+            double keep = p[j], h = 1e-6, lp = 0, lm = 0;
+            p[j] = keep + h, att_fwd_d(od, qd, kd, vd, scale);
+            for (i = 0; i < NQ; i++) lp += dout[i] * od[i];
+            p[j] = keep - h, att_fwd_d(od, qd, kd, vd, scale);
+            for (i = 0; i < NQ; i++) lm += dout[i] * od[i];
+            p[j] = keep;
+            g[j] = (lp - lm) / (2 * h);
+        }
+    }
+    memset(dq, 0, sizeof dq), memset(dk, 0, sizeof dk), memset(dv, 0, sizeof dv);
+    CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, AN, AH, AHKV, AHD, 0.0f, NULL));
+    /* measured: dq 2.1e-7, dk 1.9e-7, dv 8e-8 relative */
+    CHECK_MSG(max_rel(dq, gq, NQ) < 2e-6, "attention dq %.3g", max_rel(dq, gq, NQ));
+    CHECK_MSG(max_rel(dk, gk, NK) < 2e-6, "attention dk %.3g", max_rel(dk, gk, NK));
+    CHECK_MSG(max_rel(dv, gv, NK) < 2e-6, "attention dv %.3g", max_rel(dv, gv, NK));
+    if (pool) {
+        memset(dq2, 0, sizeof dq2), memset(dk2, 0, sizeof dk2), memset(dv2, 0, sizeof dv2);
+        CHECK_OK(llm_attention_backward(dq2, dk2, dv2, dout, q, k, v, o, AN, AH, AHKV, AHD, 0.0f, pool));
+        CHECK(memcmp(dq, dq2, sizeof dq) == 0);
+        CHECK(memcmp(dk, dk2, sizeof dk) == 0);
+        CHECK(memcmp(dv, dv2, sizeof dv) == 0);
+        llm_threads_free(pool);
+    }
+    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, AN, 3, 2, AHD, 0.0f, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, NULL, AN, AH, AHKV, AHD, 0.0f, NULL) == LLM_EINVAL);
+}
+
+/* ---- the loss and the embedding -------------------------------------------------------------------- */
+
+static void test_cross_entropy(void) {
+    enum { T = 5, V = 37 };
+    float z[T * V], dz[T * V], dz2[T * V];
+    int target[T] = {3, -1, 36, 0, 3}, counted = 0, t, i;
+    double loss = 0, ref = 0;
+    test_fill(z, T * V, 4.0f);
+    z[2 * V + 5] = 80.0f; /* a large logit: the max subtraction keeps exp finite */
+    CHECK_OK(llm_cross_entropy(dz, &loss, &counted, z, target, T, V, 0.25f));
+    CHECK(counted == 4);
+    for (t = 0; t < T; t++) {
+        double mx = -1e300, s = 0;
+        if (target[t] < 0) continue;
+        for (i = 0; i < V; i++) mx = z[t * V + i] > mx ? z[t * V + i] : mx;
+        for (i = 0; i < V; i++) s += exp(z[t * V + i] - mx);
+        ref += mx + log(s) - z[t * V + target[t]];
+        for (i = 0; i < V; i++) { /* d loss_t / d z = softmax - onehot, times the scale */
+            double g = 0.25 * (exp(z[t * V + i] - mx) / s - (i == target[t]));
+            if (fabs(dz[t * V + i] - g) > 6e-8) break; /* measured 6.3e-9 */
+        }
+        CHECK_MSG(i == V, "cross-entropy gradient, token %d, vocab entry %d", t, i);
+    }
+    CHECK_NEAR(loss, ref / 4, 5e-12 * ref); /* measured 4.5e-13 relative (the sums are double) */
+    for (i = 0; i < V; i++)
+        if (dz[V + i] != 0.0f) break;
+    CHECK(i == V); /* an ignored token gets no gradient */
+    memcpy(dz2, z, sizeof z); /* in place */
+    CHECK_OK(llm_cross_entropy(dz2, NULL, NULL, dz2, target, T, V, 0.25f));
+    CHECK(memcmp(dz, dz2, sizeof dz) == 0);
+    target[0] = V;
+    CHECK(llm_cross_entropy(dz, &loss, NULL, z, target, T, V, 1.0f) == LLM_EINVAL);
+}
+
+static void test_embedding_backward(void) {
+    float dE[4 * 3] = {0}, dx[3 * 3] = {1, 2, 3, 10, 20, 30, 100, 200, 300};
+    int tok[3] = {2, 0, 2}, bad[3] = {2, 4, 0};
+    CHECK_OK(llm_embedding_backward(dE, dx, tok, 3, 3, 4));
+    CHECK(dE[6] == 101 && dE[7] == 202 && dE[8] == 303 && dE[0] == 10 && dE[3] == 0);
+    CHECK(llm_embedding_backward(dE, dx, bad, 3, 3, 4) == LLM_EINVAL);
+    CHECK(dE[0] == 10); /* refused before writing */
+}
+
+/* ---- the optimizer ---------------------------------------------------------------------------------- */
+
+static void test_adamw(void) {
+    enum { N = 11 };
+    float p[N], m[N] = {0}, v[N] = {0}, g[N];
+    double rp[N], rm[N] = {0}, rv[N] = {0};
+    llm_adamw opt;
+    int t, i;
+    memset(&opt, 0, sizeof opt);
+    opt.lr = 0.01f, opt.weight_decay = 0.1f;
+    test_fill(p, N, 1.0f);
+    for (i = 0; i < N; i++) rp[i] = p[i];
+    for (t = 1; t <= 5; t++) {
+        test_fill(g, N, 1.0f);
+        g[0] = 0.0f; /* a zero gradient: only the decay moves it */
+        CHECK_OK(llm_adamw_step(p, m, v, g, N, &opt, t));
+        for (i = 0; i < N; i++) {
+            rm[i] = 0.9 * rm[i] + 0.1 * g[i];
+            rv[i] = 0.999 * rv[i] + 0.001 * (double)g[i] * g[i];
+            rp[i] -= 0.01 * (rm[i] / (1 - pow(0.9, t)) / (sqrt(rv[i] / (1 - pow(0.999, t))) + 1e-8) + 0.1 * rp[i]);
+        }
+    }
+    for (i = 0; i < N; i++)
+        if (fabs(p[i] - rp[i]) > 1e-6) break; /* measured 1.05e-7 */
+    CHECK_MSG(i == N, "AdamW after 5 steps, parameter %d: %.9g vs %.9g", i, i < N ? p[i] : 0, i < N ? rp[i] : 0);
+    CHECK(llm_adamw_step(p, m, v, g, N, &opt, 0) == LLM_EINVAL);
+    opt.beta1 = 1.0f;
+    CHECK(llm_adamw_step(p, m, v, g, N, &opt, 1) == LLM_EINVAL);
+}
+
+static void test_clip_and_schedule(void) {
+    float g[3] = {3, 4, 0}, h[2] = {1, INFINITY};
+    CHECK_NEAR(llm_clip_grad_norm(g, 3, 10.0), 5.0, 1e-12);
+    CHECK(g[0] == 3.0f); /* under the limit: untouched */
+    CHECK_NEAR(llm_clip_grad_norm(g, 3, 1.0), 5.0, 1e-12);
+    CHECK_NEAR(g[0], 0.6, 1e-7);
+    CHECK_NEAR(g[1], 0.8, 1e-7);
+    CHECK(llm_clip_grad_norm(h, 2, 1.0) == INFINITY && h[0] == 1.0f);
+    CHECK_NEAR(llm_lr_cosine(0, 10, 110, 1e-3f, 1e-4f), 1e-4, 1e-9);   /* warmup: step 1 of 10 */
+    CHECK_NEAR(llm_lr_cosine(9, 10, 110, 1e-3f, 1e-4f), 1e-3, 1e-9);   /* the peak */
+    CHECK_NEAR(llm_lr_cosine(60, 10, 110, 1e-3f, 1e-4f), 5.5e-4, 1e-9); /* half way: the mean */
+    CHECK_NEAR(llm_lr_cosine(110, 10, 110, 1e-3f, 1e-4f), 1e-4, 1e-9);
+    CHECK_NEAR(llm_lr_cosine(500, 10, 110, 1e-3f, 1e-4f), 1e-4, 1e-9);
+}
+
+/* ---- a loss that falls: softmax regression (embedding -> RMSNorm -> linear -> CE) learns
+   to predict the next token of a fixed cycle with AdamW. ---------------------------------------------- */
+
+static void test_learns(void) {
+    enum { V = 16, D = 32, T = 24 };
+    static float E[V * D], W[V * D], dE[V * D], dW[V * D], mE[V * D], vE[V * D], mW[V * D], vW[V * D];
+    static float x[T * D], h[T * D], dh[T * D], dxb[T * D], z[T * V];
+    int tok[T], tgt[T], t, step;
+    double first = 0, loss = 0;
+    llm_adamw opt;
+    memset(&opt, 0, sizeof opt);
+    opt.lr = 0.05f;
+    test_fill(E, V * D, 0.5f), test_fill(W, V * D, 0.1f);
+    for (t = 0; t < T; t++) tok[t] = (t * 5) % V, tgt[t] = (tok[t] * 3 + 1) % V;
+    for (step = 1; step <= 60; step++) {
+        memset(dE, 0, sizeof dE), memset(dW, 0, sizeof dW), memset(dh, 0, sizeof dh), memset(dxb, 0, sizeof dxb);
+        for (t = 0; t < T; t++) {
+            memcpy(x + t * D, E + tok[t] * D, sizeof(float) * D);
+            llm_rmsnorm(h + t * D, x + t * D, NULL, D, 1e-5f);
+        }
+        llm_linear(z, h, W, NULL, T, D, V, NULL);
+        llm_cross_entropy(z, &loss, NULL, z, tgt, T, V, 1.0f / T);
+        if (step == 1) first = loss;
+        llm_linear_backward(dh, dW, NULL, z, h, W, T, D, V, NULL);
+        for (t = 0; t < T; t++) llm_rmsnorm_backward(dxb + t * D, NULL, dh + t * D, x + t * D, NULL, D, 1e-5f);
+        llm_embedding_backward(dE, dxb, tok, T, D, V);
+        llm_adamw_step(W, mW, vW, dW, V * D, &opt, step);
+        llm_adamw_step(E, mE, vE, dE, V * D, &opt, step);
+    }
+    /* log 16 = 2.77 at chance; the mapping is deterministic, so the loss goes to ~0 */
+    CHECK_MSG(first > 2.0 && loss < 0.05, "loss %.4f -> %.4f after 60 AdamW steps", first, loss);
+}
+
+
+/* ---- the whole training step ----------------------------------------------------------------------- */
+
+static llm_config tiny_config(int family) {
+    llm_config c = llm_config_default();
+    c.d_model = 16, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 24, c.vocab = 13, c.max_seq_len = 16;
+    if (family == 1) { /* GPT-2 style: LayerNorm with bias, GELU, learned positions, biases, tied head, MHA */
+        c.norm = LLM_NORM_LAYER, c.norm_bias = 1, c.ffn = LLM_FFN_GELU, c.pos = LLM_POS_LEARNED;
+        c.bias = LLM_BIAS_ALL, c.tied_embeddings = 1, c.n_kv_heads = 4;
+    } else if (family == 2) { /* GeGLU, q/k/v biases, RoPE on halves, MQA */
+        c.ffn = LLM_FFN_GEGLU, c.bias = LLM_BIAS_QKV, c.rope_layout = LLM_ROPE_HALVES, c.n_kv_heads = 1;
+    }
+    return c;
+}
+
+static double step_loss(llm_train *t, const int *tok, const int *tgt) {
+    double loss = 0;
+    llm_train_step(t, tok, tgt, 0.0f, &loss, NULL);
+    return loss;
+}
+
+static void test_train_step(void) {
+    int family;
+    for (family = 0; family < 3; family++) {
+        enum { B = 2, T = 9 };
+        llm_config c = tiny_config(family);
+        size_t bytes = llm_train_bytes(&c, B, T);
+        void *mem = malloc(bytes);
+        float *g0, *dir;
+        llm_train t;
+        int tok[B * T], tgt[B * T], i, slot, n_slots = LLM__T_GLOBAL + c.n_layers * LLM__T_LAYER, bad = 0;
+        double loss, worst = 0;
+        CHECK(bytes > 0);
+        CHECK_OK(llm_train_init(&t, mem, bytes, &c, B, T));
+        CHECK_EQ_U64(t.n_params, llm_count_params(&c).total);
+        CHECK_OK(llm_train_init_params(&t, 7 + family, 0.3f));
+        for (i = 0; i < B * T; i++) tok[i] = (i * 7 + 3) % c.vocab, tgt[i] = i % 5 == 4 ? -1 : (i * 5 + 1) % c.vocab;
+        CHECK_OK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL));
+        /* the training forward is the inference forward: the same loss from llm_forward's logits */
+        {
+            llm_state s;
+            float *lg = (float *)malloc(sizeof(float) * T * c.vocab);
+            double ref = 0, got;
+            int counted = 0, bb;
+            CHECK_OK(llm_state_create(&s, &c, T, T, LLM_F32));
+            for (bb = 0; bb < B; bb++) {
+                double l1;
+                int n1;
+                CHECK_OK(llm_forward(&s, &t.weights, tok + bb * T, T, 0, lg, 1, NULL));
+                CHECK_OK(llm_cross_entropy(NULL, &l1, &n1, lg, tgt + bb * T, T, c.vocab, 1.0f));
+                ref += l1 * n1, counted += n1;
+            }
+            got = ref / counted;
+            CHECK_MSG(fabs(got - loss) < 1e-5 * loss, "family %d: training loss %.9g, llm_forward's %.9g", family, loss, got);
+            llm_state_free(&s);
+            free(lg);
+        }
+        /* every tensor's gradient against central differences along a random direction,
+           Richardson-extrapolated from steps h and h/2 (the h^2 error cancels; the loss is
+           float, so h cannot shrink far below 1e-2 before rounding noise dominates) */
+        g0 = (float *)malloc(sizeof(float) * t.n_params);
+        dir = (float *)malloc(sizeof(float) * t.n_params);
+        memcpy(g0, t.grads, sizeof(float) * t.n_params);
+        for (slot = 0; slot < n_slots; slot++) {
+            double gd = 0, fd[2], rel, r;
+            int64_t j, o = t.off[slot], len = t.len[slot];
+            int k;
+            if (o < 0) continue;
+            test_fill(dir, (size_t)len, 1.0f);
+            for (j = 0; j < len; j++) gd += (double)g0[o + j] * dir[j];
+            for (k = 0; k < 2; k++) {
+                float h = k ? 5e-3f : 1e-2f, *save = (float *)malloc(sizeof(float) * (size_t)len);
+                double lp, lm;
+                memcpy(save, t.params + o, sizeof(float) * (size_t)len);
+                for (j = 0; j < len; j++) t.params[o + j] = save[j] + h * dir[j];
+                lp = step_loss(&t, tok, tgt);
+                for (j = 0; j < len; j++) t.params[o + j] = save[j] - h * dir[j];
+                lm = step_loss(&t, tok, tgt);
+                memcpy(t.params + o, save, sizeof(float) * (size_t)len);
+                free(save);
+                fd[k] = (lp - lm) / (2.0 * h);
+            }
+            r = (4.0 * fd[1] - fd[0]) / 3.0;
+            rel = fabs(r - gd) / (fabs(gd) + 1e-3);
+            if (rel > worst) worst = rel;
+            if (rel > 0.1) bad++, fprintf(stderr, "    family %d slot %d: gradient . u %.7g, finite difference %.7g\n", family, slot, gd, r);
+        }
+        /* measured worst: 2.3e-2 (the embedding through RMSNorm: higher-order terms, float
+           rounding); a missing term of the backward moves a tensor's slope by far more. A
+           double-precision reference of the whole model would tighten this. */
+        CHECK_MSG(bad == 0, "family %d: %d tensors' gradients disagree with finite differences (worst %.3g)", family, bad, worst);
+        /* accumulation: two steps add up to twice the gradient */
+        llm_train_zero_grad(&t);
+        CHECK_OK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL));
+        memcpy(g0, t.grads, sizeof(float) * t.n_params);
+        CHECK_OK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL));
+        for (i = 0; i < t.n_params; i++) /* (not bit-exact: each piece is added to the sum in turn) */
+            if (fabs(t.grads[i] - 2.0f * g0[i]) > 1e-5 * (fabs(g0[i]) + 1e-3)) break; /* measured 1.6e-6 */
+        CHECK(i == t.n_params);
+        free(g0), free(dir), free(mem);
+    }
+}
+
+/* A small model learns a fixed sequence: the loss falls. */
+static void test_train_learns(void) {
+    enum { B = 2, T = 12 };
+    llm_config c = tiny_config(0);
+    size_t bytes = llm_train_bytes(&c, B, T);
+    void *mem = malloc(bytes);
+    llm_train t;
+    llm_adamw opt;
+    int tok[B * T], tgt[B * T], i, step;
+    double loss = 0, first = 0, gn;
+    llm_threads *pool = test_pool(2, 1, "training step: 2 threads against 1");
+    memset(&opt, 0, sizeof opt);
+    opt.lr = 1e-2f, opt.weight_decay = 0.01f;
+    CHECK_OK(llm_train_init(&t, mem, bytes, &c, B, T));
+    CHECK_OK(llm_train_init_params(&t, 1, 0.1f));
+    for (i = 0; i < B * T; i++) tok[i] = (i * 3) % c.vocab;
+    for (i = 0; i < B * T; i++) tgt[i] = (i + 1) % T ? tok[i + 1] : -1;
+    for (step = 0; step < 80; step++) {
+        CHECK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL) == LLM_OK || step > 0);
+        if (step == 0) first = loss;
+        CHECK(llm_train_update(&t, &opt, 1.0, &gn) == LLM_OK || step > 0);
+    }
+    CHECK_MSG(first > 2.0 && loss < 0.1, "loss %.4f -> %.4f after 80 steps", first, loss);
+    if (pool) { /* the same step on 2 threads: the same gradients, bit for bit */
+        float *g1 = (float *)malloc(sizeof(float) * t.n_params);
+        CHECK_OK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL));
+        memcpy(g1, t.grads, sizeof(float) * t.n_params);
+        llm_train_zero_grad(&t);
+        CHECK_OK(llm_train_step(&t, tok, tgt, 0.0f, &loss, pool));
+        CHECK(memcmp(g1, t.grads, sizeof(float) * t.n_params) == 0);
+        free(g1);
+        llm_threads_free(pool);
+    }
+    /* refusals */
+    tok[0] = c.vocab;
+    CHECK(llm_train_step(&t, tok, tgt, 0.0f, &loss, NULL) == LLM_EINVAL);
+    c.sliding_window = 4;
+    CHECK(llm_train_bytes(&c, B, T) == 0);
+    CHECK(llm_train_init(&t, mem, bytes, &c, B, T) == LLM_EUNSUPPORTED);
+    c.sliding_window = 0, c.n_experts = 8, c.n_experts_per_tok = 2;
+    CHECK(llm_train_init(&t, mem, bytes, &c, B, T) == LLM_EUNSUPPORTED);
+    free(mem);
+}
+
+/* llm_train's memory, line by line against the estimator's formulas */
+static void test_train_sizes(void) {
+    llm_config c = tiny_config(1); /* GPT-style: MHA, GELU, d_ff = 4 d */
+    llm_train_sizes z;
+    llm_train_state est;
+    double s = 12, b = 3, d;
+    c.d_model = 32, c.d_ff = 128, c.n_heads = 4, c.n_kv_heads = 4, c.max_seq_len = 16;
+    d = c.d_model;
+    z = llm_train_sizes_of(&c, (int)b, (int)s);
+    est = llm_train_state_bytes((double)llm_count_params(&c).total, 0, 1);
+    /* 16 B per parameter: fp32 4 + 4 + 8 here, mixed precision 2 + 2 + 12 in the estimator */
+    CHECK_NEAR(z.params + z.grads + z.moments, est.total, 0.0);
+    /* Korthikanti et al. with flash attention: 34 s b d bytes of 16-bit tensors and two 1-byte
+       dropout masks per layer; llm_train keeps the same tensors in fp32 and has no dropout */
+    CHECK_NEAR(z.activations_per_layer,
+               2.0 * (llm_activation_bytes(&c, (int64_t)s, (int64_t)b, LLM_ACT_FLASH, 1) / c.n_layers - 2.0 * s * b * d), 0.0);
+    CHECK_NEAR(z.activations_top, 4.0 * s * b * (2 * d + c.vocab), 0.0); /* final norm in and out, logits */
+    CHECK((double)llm_train_bytes(&c, (int)b, (int)s) == z.total);
+    CHECK(z.total > z.params + z.grads + z.moments + z.activations_per_layer * c.n_layers + z.activations_top + z.work);
+    CHECK(llm_train_bytes(&c, 3, 17) == 0); /* longer than max_seq_len */
+}
+
+int main(void) {
+    test_matmul_ex();
+    test_linear_backward();
+    test_rowops_backward();
+    test_rope_backward();
+    test_attention_backward();
+    test_cross_entropy();
+    test_embedding_backward();
+    test_adamw();
+    test_clip_and_schedule();
+    test_learns();
+    test_train_sizes();
+    test_train_step();
+    test_train_learns();
+    return test_done();
+}
