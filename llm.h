@@ -1195,7 +1195,26 @@ typedef struct llm_train {
     llm_rope rope;
     int64_t *off, *len;              /* each tensor's offset in params and length (internal) */
     float *act, *work;               /* saved activations, backward work space (internal) */
+    int lora_rank;                   /* LoRA: 0 = full training of params */
+    unsigned lora_targets;           /* LLM_LORA_* of the adapted projections */
+    float lora_scale;                /* alpha / r, or alpha / sqrt(r) for RsLoRA */
 } llm_train;
+
+/* LoRA (Hu et al. 2021): a frozen base weight W [out][in] in any format llm.h loads gets
+   a trainable low-rank update, y = x W^T + s (x A^T) B^T with A [r][in], B [out][r], B
+   starting at zero so training starts from the base model exactly; s = alpha / r, or
+   alpha / sqrt(r) with rslora (Kalajdzievski 2023: RsLoRA keeps the update's scale stable
+   as r grows). Gradients flow through the base as stored (quantized bases: QLoRA-style,
+   Dettmers et al. 2023), never through a dequantized copy of it. */
+enum { LLM_LORA_Q = 1, LLM_LORA_K = 2, LLM_LORA_V = 4, LLM_LORA_O = 8, LLM_LORA_W1 = 16, LLM_LORA_W2 = 32,
+       LLM_LORA_W3 = 64, LLM_LORA_ALL = 127 };
+typedef struct llm_lora_params {
+    int rank;         /* r >= 1 */
+    float alpha;      /* 0 = r (s = 1 for LoRA) */
+    int rslora;       /* 1: s = alpha / sqrt(r) */
+    unsigned targets; /* LLM_LORA_* bits; 0 = q and v, Hu et al.'s choice */
+} llm_lora_params;
+LLMDEF float llm_lora_scale(const llm_lora_params *p);
 
 LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason);
 LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
@@ -1210,6 +1229,17 @@ typedef struct llm_train_sizes {
 } llm_train_sizes;
 LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq);
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
+/* The same for LoRA on a frozen base: params, grads and moments hold only the adapters;
+   base must outlive t (t->weights is a copy of it). llm_train_init_params then draws A
+   from N(0, std^2) and zeroes B. */
+LLMDEF size_t llm_train_lora_bytes(const llm_config *c, int batch, int seq, const llm_lora_params *p);
+LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c,
+                                      const llm_weights *base, int batch, int seq, const llm_lora_params *p);
+/* A (r x in) and B (out x r) of a layer's adapted projection (NULL when not adapted), and
+   the merge W += s B A into an fp32 copy of that projection's weight [out][in]. */
+LLMDEF llm_status llm_lora_adapter(const llm_train *t, int layer, unsigned target, const float **A, const float **B,
+                                   int *in, int *out);
+LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target, float *W);
 /* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
    moments zeroed. Deterministic for a seed. */
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
@@ -8983,6 +9013,17 @@ enum { LLM__T_AN, LLM__T_ANB, LLM__T_WQ, LLM__T_WK, LLM__T_WV, LLM__T_WO, LLM__T
        LLM__T_FN, LLM__T_FNB, LLM__T_W1, LLM__T_W3, LLM__T_W2, LLM__T_B1, LLM__T_B3, LLM__T_B2, LLM__T_LAYER };
 /* and of the model: embedding, learned positions, final norm and its bias, head */
 enum { LLM__T_EMB, LLM__T_POS, LLM__T_ON, LLM__T_ONB, LLM__T_HEAD, LLM__T_GLOBAL };
+/* LoRA's adapters follow the base slots: per layer and target (LLM_LORA_Q ... W3) A then B */
+enum { LLM__LORA_TARGETS = 7, LLM__LORA_SLOTS = 2 * LLM__LORA_TARGETS };
+static const int llm__lora_slot[LLM__LORA_TARGETS] = {LLM__T_WQ, LLM__T_WK, LLM__T_WV, LLM__T_WO,
+                                                      LLM__T_W1, LLM__T_W2, LLM__T_W3};
+
+static int64_t llm__train_nslots(const llm_config *c) {
+    return LLM__T_GLOBAL + (int64_t)c->n_layers * (LLM__T_LAYER + LLM__LORA_SLOTS);
+}
+static int64_t llm__lora_at(const llm_config *c, int l, int target, int b) { /* target 0..6, b 0 = A, 1 = B */
+    return LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER + (int64_t)l * LLM__LORA_SLOTS + 2 * target + b;
+}
 
 LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) {
     llm_status st = llm_config_runnable(c, reason);
@@ -8997,16 +9038,30 @@ LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) 
     return LLM_OK;
 }
 
-/* Offsets of every tensor (off may be NULL) and the parameter count; the order and sizes
-   are llm_count_params's, which the tests hold it to. */
-static int64_t llm__train_layout(const llm_config *c, int64_t *off, int64_t *len) {
+LLMDEF float llm_lora_scale(const llm_lora_params *p) {
+    float a;
+    if (!p || p->rank <= 0) return 0.0f;
+    a = p->alpha > 0.0f ? p->alpha : (float)p->rank;
+    return p->rslora ? a / LLM_SQRTF((float)p->rank) : a / (float)p->rank;
+}
+
+/* in and out of a block's projection slot */
+static void llm__train_dims(const llm_config *c, int slot, int64_t *in, int64_t *out) {
     int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
-    int64_t n = 0, sz[LLM__T_LAYER];
+    *in = slot == LLM__T_WO ? qd : slot == LLM__T_W2 ? ff : d;
+    *out = slot == LLM__T_WQ ? qd : slot == LLM__T_WK || slot == LLM__T_WV ? kvd : slot == LLM__T_WO || slot == LLM__T_W2 ? d : ff;
+}
+
+/* Offsets and lengths of every trainable tensor (off may be NULL) and their count: the
+   whole model in llm_count_params's order (rank 0), or only the LoRA adapters. */
+static int64_t llm__train_layout(const llm_config *c, int rank, unsigned targets, int64_t *off, int64_t *len) {
+    int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int64_t n = 0, sz[LLM__T_LAYER], in, out, full = rank == 0;
     int gated = c->ffn != LLM_FFN_GELU, qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL, l, i;
 #define LLM__TAKE(slot, size) \
-    (off ? (off[slot] = (size) > 0 ? n : -1, len[slot] = (size)) : 0), n += (size) > 0 ? (size) : 0
-    LLM__TAKE(LLM__T_EMB, (int64_t)c->vocab * d);
-    LLM__TAKE(LLM__T_POS, c->pos == LLM_POS_LEARNED ? (int64_t)c->max_seq_len * d : 0);
+    (off ? (off[slot] = (size) > 0 ? n : -1, len[slot] = (size) > 0 ? (size) : 0) : 0), n += (size) > 0 ? (size) : 0
+    LLM__TAKE(LLM__T_EMB, full * c->vocab * d);
+    LLM__TAKE(LLM__T_POS, full * (c->pos == LLM_POS_LEARNED ? (int64_t)c->max_seq_len * d : 0));
     sz[LLM__T_AN] = d, sz[LLM__T_ANB] = c->norm_bias ? d : 0;
     sz[LLM__T_WQ] = qd * d, sz[LLM__T_WK] = sz[LLM__T_WV] = kvd * d, sz[LLM__T_WO] = d * qd;
     sz[LLM__T_BQ] = qkvb ? qd : 0, sz[LLM__T_BK] = sz[LLM__T_BV] = qkvb ? kvd : 0, sz[LLM__T_BO] = allb ? d : 0;
@@ -9014,49 +9069,74 @@ static int64_t llm__train_layout(const llm_config *c, int64_t *off, int64_t *len
     sz[LLM__T_W1] = ff * d, sz[LLM__T_W3] = gated ? ff * d : 0, sz[LLM__T_W2] = d * ff;
     sz[LLM__T_B1] = allb ? ff : 0, sz[LLM__T_B3] = allb && gated ? ff : 0, sz[LLM__T_B2] = allb ? d : 0;
     for (l = 0; l < c->n_layers; l++)
-        for (i = 0; i < LLM__T_LAYER; i++) LLM__TAKE(LLM__T_GLOBAL + l * LLM__T_LAYER + i, sz[i]);
-    LLM__TAKE(LLM__T_ON, d);
-    LLM__TAKE(LLM__T_ONB, c->norm_bias ? d : 0);
-    LLM__TAKE(LLM__T_HEAD, c->tied_embeddings ? 0 : (int64_t)c->vocab * d);
+        for (i = 0; i < LLM__T_LAYER; i++) LLM__TAKE(LLM__T_GLOBAL + l * LLM__T_LAYER + i, full * sz[i]);
+    LLM__TAKE(LLM__T_ON, full * d);
+    LLM__TAKE(LLM__T_ONB, full * (c->norm_bias ? d : 0));
+    LLM__TAKE(LLM__T_HEAD, full * (c->tied_embeddings ? 0 : (int64_t)c->vocab * d));
+    for (l = 0; l < c->n_layers; l++)
+        for (i = 0; i < LLM__LORA_TARGETS; i++) {
+            int on = !full && (targets >> i & 1) && !(llm__lora_slot[i] == LLM__T_W3 && !gated);
+            llm__train_dims(c, llm__lora_slot[i], &in, &out);
+            LLM__TAKE(llm__lora_at(c, l, i, 0), on * rank * in);
+            LLM__TAKE(llm__lora_at(c, l, i, 1), on * out * rank);
+        }
 #undef LLM__TAKE
     return n;
 }
 
 /* Floats saved per token and layer, and per token after the last layer; floats of the
-   backward's work space per token. */
-static void llm__train_sizes(const llm_config *c, int64_t *per_layer, int64_t *top, int64_t *work) {
+   backward's work space per token (and per step, LoRA's base-row blocks). */
+enum { LLM__WT_ROWS = 32 }; /* rows of a frozen base dequantized at a time for dX += dY W */
+static void llm__train_sizes(const llm_config *c, int rank, int64_t *per_layer, int64_t *top, int64_t *work,
+                             int64_t *fixed) {
     int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
-    int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0;
+    int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0, wide = ff > qd ? ff : qd;
     *per_layer = d + d + qd + 2 * kvd + qd + d + d + ff + u + ff; /* x, norm, q, k, v, attn, x mid, norm, gate, up, act */
     *top = d + d + c->vocab;                                    /* x, final norm, logits */
     *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
+    *fixed = 0;
+    if (rank > 0) { /* x A^T, dY B, a base layer's output; the dequantized row block and its dY columns */
+        int64_t big = wide > d ? wide : d;
+        *work += 2 * rank + (c->vocab > big ? c->vocab : big) + LLM__WT_ROWS;
+        *fixed = LLM__WT_ROWS * (c->vocab > big ? c->vocab : big);
+    }
 }
 
-LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
+static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int seq, int rank, unsigned targets) {
     llm_train_sizes z;
-    int64_t pl, top, work;
+    int64_t pl, top, work, fixed;
     double np, n;
     memset(&z, 0, sizeof z);
     if (llm_train_supported(c, NULL) != LLM_OK || batch <= 0 || seq <= 0 || seq > c->max_seq_len) return z;
-    np = (double)llm__train_layout(c, NULL, NULL);
-    llm__train_sizes(c, &pl, &top, &work);
+    np = (double)llm__train_layout(c, rank, targets, NULL, NULL);
+    llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (double)batch * seq;
     z.params = 4.0 * np, z.grads = 4.0 * np, z.moments = 8.0 * np;
-    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top, z.work = 4.0 * n * (double)work;
+    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top;
+    z.work = 4.0 * (n * (double)work + (double)fixed);
     /* plus the RoPE table, the tensor offsets and layer views, and the 64-byte alignment of each piece */
     z.total = z.params + z.grads + z.moments + z.activations_per_layer * c->n_layers + z.activations_top + z.work +
-              (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (LLM__T_GLOBAL + (double)c->n_layers * LLM__T_LAYER) +
+              (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (double)llm__train_nslots(c) +
               sizeof(llm_layer_weights) * (double)c->n_layers + 64.0 * 11;
     return z;
 }
-
+LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
+    return llm__train_sizes_of(c, batch, seq, 0, 0);
+}
+static size_t llm__train_total(llm_train_sizes z) {
+    return z.total > 0.0 && z.total < (double)SIZE_MAX / 2 ? (size_t)z.total : 0;
+}
 LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
-    double total = llm_train_sizes_of(c, batch, seq).total;
-    return total > 0.0 && total < (double)SIZE_MAX / 2 ? (size_t)total : 0;
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, 0, 0));
+}
+static unsigned llm__lora_targets(const llm_lora_params *p) { return p->targets ? p->targets & LLM_LORA_ALL : LLM_LORA_Q | LLM_LORA_V; }
+LLMDEF size_t llm_train_lora_bytes(const llm_config *c, int batch, int seq, const llm_lora_params *p) {
+    if (!p || p->rank <= 0 || !(p->alpha >= 0.0f)) return 0;
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, p->rank, llm__lora_targets(p)));
 }
 
 /* A tensor of the parameter block (NULL when absent) */
-static float *llm__tp(const llm_train *t, const float *base, int slot) {
+static float *llm__tp(const llm_train *t, const float *base, int64_t slot) {
     return t->off[slot] < 0 ? NULL : (float *)(uintptr_t)base + t->off[slot];
 }
 static llm_weight llm__tw(const llm_train *t, int slot) {
@@ -9067,10 +9147,13 @@ static llm_weight llm__tw(const llm_train *t, int slot) {
     return w;
 }
 
-LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
-    size_t need = llm_train_bytes(c, batch, seq);
+/* Both inits: carve mem, lay out the trainable tensors, and point weights at them (full
+   training) or at the frozen base (LoRA). */
+static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
+                                   const llm_weights *base, int rank, unsigned targets, float scale) {
+    size_t need = llm__train_total(llm__train_sizes_of(c, batch, seq, rank, targets));
     unsigned char *p;
-    int64_t np, pl, top, work, n;
+    int64_t np, pl, top, work, fixed, n;
     int l;
     llm_status st;
     if (!t || !c) return LLM_EINVAL;
@@ -9078,8 +9161,9 @@ LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, cons
     if ((st = llm_train_supported(c, NULL)) != LLM_OK) return st;
     if (!need || !mem || mem_bytes < need) return LLM_EINVAL;
     t->config = *c, t->batch = batch, t->seq = seq;
-    np = llm__train_layout(c, NULL, NULL);
-    llm__train_sizes(c, &pl, &top, &work);
+    t->lora_rank = rank, t->lora_targets = targets, t->lora_scale = scale;
+    np = llm__train_layout(c, rank, targets, NULL, NULL);
+    llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (int64_t)batch * seq;
     p = (unsigned char *)llm__align64(mem);
 #define LLM__CARVE(dst, type, count) (dst = (type *)(void *)p, p = (unsigned char *)llm__align64(p + sizeof(type) * (size_t)(count)))
@@ -9088,15 +9172,24 @@ LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, cons
     LLM__CARVE(t->m, float, np);
     LLM__CARVE(t->v, float, np);
     LLM__CARVE(t->act, float, n * (pl * c->n_layers + top));
-    LLM__CARVE(t->work, float, n * work);
-    LLM__CARVE(t->off, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
-    LLM__CARVE(t->len, int64_t, LLM__T_GLOBAL + (int64_t)c->n_layers * LLM__T_LAYER);
+    LLM__CARVE(t->work, float, n * work + fixed);
+    LLM__CARVE(t->off, int64_t, llm__train_nslots(c));
+    LLM__CARVE(t->len, int64_t, llm__train_nslots(c));
     LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
 #undef LLM__CARVE
     if ((size_t)(p - (unsigned char *)mem) + llm_rope_bytes(llm_config_head_dim(c), seq) > mem_bytes) return LLM_EINVAL;
     st = llm_rope_init_config(&t->rope, p, llm_rope_bytes(llm_config_head_dim(c), seq), c, seq);
     if (c->pos == LLM_POS_ROPE && st != LLM_OK) return st;
-    t->n_params = llm__train_layout(c, t->off, t->len);
+    t->n_params = llm__train_layout(c, rank, targets, t->off, t->len);
+    memset(t->grads, 0, sizeof(float) * (size_t)np); /* gradients and moments start at zero */
+    memset(t->m, 0, sizeof(float) * (size_t)np);
+    memset(t->v, 0, sizeof(float) * (size_t)np);
+    if (base) {
+        memcpy(t->layers, base->layers, sizeof(llm_layer_weights) * (size_t)c->n_layers);
+        t->weights = *base;
+        t->weights.layers = t->layers;
+        return LLM_OK;
+    }
     for (l = 0; l < c->n_layers; l++) {
         llm_layer_weights *w = &t->layers[l];
         int b = LLM__T_GLOBAL + l * LLM__T_LAYER;
@@ -9120,6 +9213,18 @@ LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, cons
     return LLM_OK;
 }
 
+LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f);
+}
+
+LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c,
+                                      const llm_weights *base, int batch, int seq, const llm_lora_params *p) {
+    if (!t) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if (!base || !base->layers || !p || p->rank <= 0 || !(p->alpha >= 0.0f)) return LLM_EINVAL;
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, base, p->rank, llm__lora_targets(p), llm_lora_scale(p));
+}
+
 LLMDEF void llm_train_zero_grad(llm_train *t) {
     if (t && t->grads) memset(t->grads, 0, sizeof(float) * (size_t)t->n_params);
 }
@@ -9127,12 +9232,13 @@ LLMDEF void llm_train_zero_grad(llm_train *t) {
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) {
     static const char kind[LLM__T_LAYER] = {'g', 'b', 'w', 'w', 'w', 'w', 'b', 'b', 'b', 'b', 'g', 'b', 'w', 'w', 'w', 'b', 'b', 'b'};
     uint64_t s = seed ? seed : 1;
-    int64_t i, slot, n_slots;
+    int64_t i, slot, base_end;
     if (!t || !t->params || !(std >= 0.0f)) return LLM_EINVAL;
-    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
-    for (slot = 0; slot < n_slots; slot++) {
-        float *p = llm__tp(t, t->params, (int)slot);
-        char k = slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+    base_end = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < llm__train_nslots(&t->config); slot++) {
+        float *p = llm__tp(t, t->params, slot);
+        char k = slot >= base_end ? ((slot - base_end) % 2 ? 'b' : 'w') /* LoRA: A random, B zero */
+                 : slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
                  : slot == LLM__T_ON ? 'g' : slot == LLM__T_ONB ? 'b' : 'w';
         for (i = 0; p && i < t->len[slot]; i++) {
             if (k == 'w') { /* Box-Muller: two uniforms, one normal */
@@ -9147,6 +9253,37 @@ LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) 
     memset(t->v, 0, sizeof(float) * (size_t)t->n_params);
     llm_train_zero_grad(t);
     t->step = 0;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_lora_adapter(const llm_train *t, int layer, unsigned target, const float **A, const float **B,
+                                   int *in, int *out) {
+    int i;
+    int64_t di, dout;
+    if (!t || !t->params || !t->lora_rank || layer < 0 || layer >= t->config.n_layers) return LLM_EINVAL;
+    for (i = 0; i < LLM__LORA_TARGETS && target != 1u << i; i++) {}
+    if (i == LLM__LORA_TARGETS) return LLM_EINVAL;
+    llm__train_dims(&t->config, llm__lora_slot[i], &di, &dout);
+    if (A) *A = llm__tp(t, t->params, llm__lora_at(&t->config, layer, i, 0));
+    if (B) *B = llm__tp(t, t->params, llm__lora_at(&t->config, layer, i, 1));
+    if (in) *in = (int)di;
+    if (out) *out = (int)dout;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target, float *W) {
+    const float *A, *B;
+    int in, out, r, o, i, k;
+    llm_status st = llm_lora_adapter(t, layer, target, &A, &B, &in, &out);
+    if (st != LLM_OK) return st;
+    if (!W) return LLM_EINVAL;
+    if (!A) return LLM_OK; /* not adapted: nothing to add */
+    r = t->lora_rank;
+    for (o = 0; o < out; o++)
+        for (k = 0; k < r; k++) {
+            float sb = t->lora_scale * B[(size_t)o * r + k];
+            for (i = 0; i < in; i++) W[(size_t)o * in + i] += sb * A[(size_t)k * in + i];
+        }
     return LLM_OK;
 }
 
@@ -9182,29 +9319,107 @@ static void llm__train_heads(float *dst, const float *src, int batch, int seq, i
             }
 }
 
-/* The step's buffers, carved from act and work in the order llm__train_sizes counts them. */
+/* The step's buffers, carved from act in the order llm__train_sizes counts them. */
 typedef struct llm__tbuf {
     float *x, *xn1, *q, *k, *v, *att, *xm, *xn2, *g, *u, *h; /* saved, per layer */
 } llm__tbuf;
 static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     const llm_config *c = &t->config;
     int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c);
-    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work;
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work, fixed;
     llm__tbuf b;
-    llm__train_sizes(c, &pl, &top, &work);
+    llm__train_sizes(c, t->lora_rank, &pl, &top, &work, &fixed);
     b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
     b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
     b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
-    (void)top, (void)work;
     return b;
+}
+
+/* The LoRA work buffers: x A^T and dY B [n][r], a base output [n][big], the dequantized
+   base rows [WT_ROWS][big] and their dY columns [n][WT_ROWS]. */
+typedef struct llm__lbuf {
+    float *xa, *ub, *y, *rows, *cols;
+} llm__lbuf;
+
+/* One projection of layer l (slot LLM__T_W*): y = x W^T + b, plus the adapter's
+   s (x A^T) B^T when it has one. */
+static llm_status llm__tlin(const llm_train *t, const llm__lbuf *lb, int l, int slot, float *y, const float *x,
+                            const llm_weight *W, const float *b, int64_t n, llm_threads *th) {
+    int64_t in, out, i;
+    int k, r = t->lora_rank;
+    llm_status st;
+    llm__train_dims(&t->config, slot, &in, &out);
+    if (slot < 0) in = t->config.d_model, out = t->config.vocab; /* the LM head */
+    if ((st = llm_linear_w(y, x, W, b, (int)n, (int)in, (int)out, th)) != LLM_OK) return st;
+    for (k = 0; r && slot >= 0 && k < LLM__LORA_TARGETS; k++)
+        if (llm__lora_slot[k] == slot && t->off[llm__lora_at(&t->config, l, k, 0)] >= 0) {
+            const float *A = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 0));
+            const float *B = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 1));
+            if ((st = llm_linear(lb->xa, x, A, NULL, (int)n, (int)in, r, th)) != LLM_OK) return st;
+            for (i = 0; i < n * r; i++) lb->xa[i] *= t->lora_scale;
+            if ((st = llm_linear(lb->y, lb->xa, B, NULL, (int)n, r, (int)out, th)) != LLM_OK) return st;
+            for (i = 0; i < n * out; i++) y[i] += lb->y[i];
+        }
+    return LLM_OK;
+}
+
+/* dX += dY W for a weight in any format: fp32 directly on the GEMM; others a block of
+   WT_ROWS rows at a time, dequantized into work space, so no copy of the whole base. */
+static llm_status llm__linear_wt(float *dx, const float *dy, const llm_weight *W, int64_t n, int64_t in, int64_t out,
+                                 const llm__lbuf *lb, llm_threads *th) {
+    int64_t o0, o, t;
+    llm_status st;
+    if (W->type == LLM_F32) return llm_matmul_ex(dx, dy, (const float *)W->data, (int)n, (int)out, (int)in, 0, 1, th);
+    for (o0 = 0; o0 < out; o0 += LLM__WT_ROWS) {
+        int64_t nr = out - o0 < LLM__WT_ROWS ? out - o0 : LLM__WT_ROWS;
+        for (o = 0; o < nr; o++)
+            if ((st = llm__model_row(lb->rows + o * in, W, (int)(o0 + o), (int)in)) != LLM_OK) return st;
+        for (t = 0; t < n; t++)
+            for (o = 0; o < nr; o++) lb->cols[t * nr + o] = dy[t * out + o0 + o];
+        if ((st = llm_matmul_ex(dx, lb->cols, lb->rows, (int)n, (int)nr, (int)in, 0, 1, th)) != LLM_OK) return st;
+    }
+    return LLM_OK;
+}
+
+/* The backward of llm__tlin: dX (if wanted) through the base and the adapter; dW and db
+   when the base trains; dA and dB when it has an adapter. */
+static llm_status llm__tlin_bwd(const llm_train *t, const llm__lbuf *lb, int l, int slot, float *dx, const float *dy,
+                                const float *x, const llm_weight *W, int64_t n, llm_threads *th) {
+    int64_t in, out, i;
+    int k, r = t->lora_rank, base = slot >= 0 ? LLM__T_GLOBAL + l * LLM__T_LAYER + slot : LLM__T_HEAD;
+    float *dW, *db = NULL;
+    llm_status st;
+    llm__train_dims(&t->config, slot, &in, &out);
+    if (slot < 0) in = t->config.d_model, out = t->config.vocab;
+    dW = llm__tp(t, t->grads, slot < 0 && t->config.tied_embeddings ? LLM__T_EMB : base);
+    if (slot >= 0) db = llm__tp(t, t->grads, base + (slot == LLM__T_WO ? LLM__T_BO - LLM__T_WO : slot <= LLM__T_WV
+                                                      ? LLM__T_BQ - LLM__T_WQ : LLM__T_B1 - LLM__T_W1));
+    if (!r) return llm_linear_backward(dx, dW, db, dy, x, (const float *)W->data, (int)n, (int)in, (int)out, th);
+    if (dx && (st = llm__linear_wt(dx, dy, W, n, in, out, lb, th)) != LLM_OK) return st;
+    for (k = 0; slot >= 0 && k < LLM__LORA_TARGETS; k++)
+        if (llm__lora_slot[k] == slot && t->off[llm__lora_at(&t->config, l, k, 0)] >= 0) {
+            int64_t a = llm__lora_at(&t->config, l, k, 0);
+            const float *A = llm__tp(t, t->params, a), *B = llm__tp(t, t->params, a + 1);
+            float *dA = llm__tp(t, t->grads, a), *dB = llm__tp(t, t->grads, a + 1);
+            /* with xa = s x A^T and ub = s dY B:  dB += dY^T xa,  dA += ub^T x,  dX += ub A */
+            if ((st = llm_linear(lb->xa, x, A, NULL, (int)n, (int)in, r, th)) != LLM_OK) return st;
+            for (i = 0; i < n * r; i++) lb->xa[i] *= t->lora_scale;
+            if ((st = llm_matmul_ex(dB, dy, lb->xa, (int)out, (int)n, r, 1, 1, th)) != LLM_OK) return st;
+            if ((st = llm_matmul_ex(lb->ub, dy, B, (int)n, (int)out, r, 0, 0, th)) != LLM_OK) return st;
+            for (i = 0; i < n * r; i++) lb->ub[i] *= t->lora_scale;
+            if ((st = llm_matmul_ex(dA, lb->ub, x, r, (int)n, (int)in, 1, 1, th)) != LLM_OK) return st;
+            if (dx && (st = llm_matmul_ex(dx, lb->ub, A, (int)n, r, (int)in, 0, 1, th)) != LLM_OK) return st;
+        }
+    return LLM_OK;
 }
 
 LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
                                  llm_threads *th) {
     const llm_config *c;
-    int64_t n, d, hd, qd, kvd, ff, pl, top, wk, i;
+    int64_t n, d, hd, qd, kvd, ff, pl, top, wk, fixed, i;
     int B, T, H, Hkv, V, l, b, counted = 0, gated;
-    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G = NULL;
+    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G;
+    llm__lbuf lb;
     llm_status st = LLM_OK;
     if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
     c = &t->config, B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
@@ -9214,29 +9429,30 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
         counted += targets[i] >= 0;
     }
-    llm__train_sizes(c, &pl, &top, &wk);
+    llm__train_sizes(c, t->lora_rank, &pl, &top, &wk, &fixed);
     xL = t->act + (size_t)(c->n_layers * pl * n), xf = xL + n * d, logits = xf + n * d;
     x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
     dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
+    lb.xa = dh + n * ff, lb.ub = lb.xa + n * t->lora_rank, lb.y = lb.ub + n * t->lora_rank;
+    lb.cols = lb.y + n * (fixed / LLM__WT_ROWS), lb.rows = lb.cols + n * LLM__WT_ROWS;
     G = t->grads;
-#define LLM__P(slot) llm__tp(t, t->params, (slot))
 #define LLM__G(slot) llm__tp(t, G, (slot))
 #define LLM__L(l, k) (LLM__T_GLOBAL + (l) * LLM__T_LAYER + (k))
 #define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
 
     /* ---- forward, saving what the backward reads ---- */
     for (i = 0; i < n; i++) {
-        memcpy(x + i * d, LLM__P(LLM__T_EMB) + (size_t)tokens[i] * d, sizeof(float) * (size_t)d);
-        if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, LLM__P(LLM__T_POS) + (size_t)(i % T) * d, (int)d);
+        LLM__TRY(llm__model_row(x + i * d, &t->weights.tok_embed, tokens[i], (int)d));
+        if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, t->weights.pos_embed + (size_t)(i % T) * d, (int)d);
     }
     for (l = 0; l < c->n_layers; l++) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
         memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
         llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
-        LLM__TRY(llm_linear(s.q, s.xn1, (const float *)w->wq.data, w->bq, (int)n, (int)d, (int)qd, th));
-        LLM__TRY(llm_linear(dkt, s.xn1, (const float *)w->wk.data, w->bk, (int)n, (int)d, (int)kvd, th));
-        LLM__TRY(llm_linear(dv, s.xn1, (const float *)w->wv.data, w->bv, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WQ, s.q, s.xn1, &w->wq, w->bq, n, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WK, dkt, s.xn1, &w->wk, w->bk, n, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WV, dv, s.xn1, &w->wv, w->bv, n, th));
         if (c->pos == LLM_POS_ROPE)
             for (b = 0; b < B; b++) {
                 LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
@@ -9247,40 +9463,38 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         for (b = 0; b < B; b++)
             LLM__TRY(llm_attention(s.att + (size_t)b * T * qd, s.q + (size_t)b * T * qd, s.k + (size_t)b * T * kvd,
                                    s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
-        LLM__TRY(llm_linear(dxn, s.att, (const float *)w->wo.data, w->bo, (int)n, (int)qd, (int)d, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WO, dxn, s.att, &w->wo, w->bo, n, th));
         for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
         memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
         llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
-        LLM__TRY(llm_linear(s.g, s.xn2, (const float *)w->w1.data, w->b1, (int)n, (int)d, (int)ff, th));
-        if (gated) LLM__TRY(llm_linear(s.u, s.xn2, (const float *)w->w3.data, w->b3, (int)n, (int)d, (int)ff, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W1, s.g, s.xn2, &w->w1, w->b1, n, th));
+        if (gated) LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W3, s.u, s.xn2, &w->w3, w->b3, n, th));
         for (i = 0; i < n; i++) {
             size_t o = (size_t)(i * ff);
             if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
             else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s.h + o, s.g + o, s.u + o, (int)ff);
             else llm_gelu(s.h + o, s.g + o, (int)ff);
         }
-        LLM__TRY(llm_linear(dxn, s.h, (const float *)w->w2.data, w->b2, (int)n, (int)ff, (int)d, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W2, dxn, s.h, &w->w2, w->b2, n, th));
         for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
     }
     memcpy(xL, x, sizeof(float) * (size_t)(n * d));
-    llm__train_norm(c, xf, xL, LLM__P(LLM__T_ON), LLM__P(LLM__T_ONB), n);
-    LLM__TRY(llm_linear(logits, xf, (const float *)t->weights.lm_head.data, NULL, (int)n, (int)d, V, th));
+    llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n);
+    LLM__TRY(llm__tlin(t, &lb, -1, -1, logits, xf, &t->weights.lm_head, NULL, n, th));
     LLM__TRY(llm_cross_entropy(logits, loss, NULL, logits, targets, (int)n, V,
                                grad_scale != 0.0f ? grad_scale : counted ? 1.0f / (float)counted : 0.0f));
 
     /* ---- backward, in the reverse order ---- */
     memset(dx, 0, sizeof(float) * (size_t)(n * d));
     memset(dxn, 0, sizeof(float) * (size_t)(n * d));
-    LLM__TRY(llm_linear_backward(dxn, c->tied_embeddings ? LLM__G(LLM__T_EMB) : LLM__G(LLM__T_HEAD), NULL, logits, xf,
-                                 (const float *)t->weights.lm_head.data, (int)n, (int)d, V, th));
-    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, LLM__P(LLM__T_ON), n);
+    LLM__TRY(llm__tlin_bwd(t, &lb, -1, -1, dxn, logits, xf, &t->weights.lm_head, n, th));
+    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, t->weights.out_norm, n);
     for (l = c->n_layers - 1; l >= 0; l--) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
         /* the FFN: x += W2 act(W1 xn2) [* W3 xn2] */
         memset(dh, 0, sizeof(float) * (size_t)(n * ff));
-        LLM__TRY(llm_linear_backward(dh, LLM__G(LLM__L(l, LLM__T_W2)), LLM__G(LLM__L(l, LLM__T_B2)), dx, s.h,
-                                     (const float *)w->w2.data, (int)n, (int)ff, (int)d, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
         memset(dg, 0, sizeof(float) * (size_t)(n * ff));
         memset(du, 0, sizeof(float) * (size_t)(n * ff));
         for (i = 0; i < n; i++) {
@@ -9290,16 +9504,12 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
             else llm_gelu_backward(dg + o, dh + o, s.g + o, (int)ff);
         }
         memset(dxn, 0, sizeof(float) * (size_t)(n * d));
-        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W1)), LLM__G(LLM__L(l, LLM__T_B1)), dg, s.xn2,
-                                     (const float *)w->w1.data, (int)n, (int)d, (int)ff, th));
-        if (gated)
-            LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_W3)), LLM__G(LLM__L(l, LLM__T_B3)), du, s.xn2,
-                                         (const float *)w->w3.data, (int)n, (int)d, (int)ff, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W1, dxn, dg, s.xn2, &w->w1, n, th));
+        if (gated) LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W3, dxn, du, s.xn2, &w->w3, n, th));
         llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
         /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1) */
         memset(datt, 0, sizeof(float) * (size_t)(n * qd));
-        LLM__TRY(llm_linear_backward(datt, LLM__G(LLM__L(l, LLM__T_WO)), LLM__G(LLM__L(l, LLM__T_BO)), dx, s.att,
-                                     (const float *)w->wo.data, (int)n, (int)qd, (int)d, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WO, datt, dx, s.att, &w->wo, n, th));
         memset(dq, 0, sizeof(float) * (size_t)(n * qd));
         memset(dk, 0, sizeof(float) * (size_t)(n * kvd));
         memset(dv, 0, sizeof(float) * (size_t)(n * kvd));
@@ -9316,19 +9526,15 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
                 LLM__TRY(llm_rope_backward(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
             }
         memset(dxn, 0, sizeof(float) * (size_t)(n * d));
-        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WQ)), LLM__G(LLM__L(l, LLM__T_BQ)), dq, s.xn1,
-                                     (const float *)w->wq.data, (int)n, (int)d, (int)qd, th));
-        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WK)), LLM__G(LLM__L(l, LLM__T_BK)), dkt, s.xn1,
-                                     (const float *)w->wk.data, (int)n, (int)d, (int)kvd, th));
-        LLM__TRY(llm_linear_backward(dxn, LLM__G(LLM__L(l, LLM__T_WV)), LLM__G(LLM__L(l, LLM__T_BV)), dk, s.xn1,
-                                     (const float *)w->wv.data, (int)n, (int)d, (int)kvd, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WQ, dxn, dq, s.xn1, &w->wq, n, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WK, dxn, dkt, s.xn1, &w->wk, n, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WV, dxn, dk, s.xn1, &w->wv, n, th));
         llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
     }
-    LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
-    if (c->pos == LLM_POS_LEARNED)
+    if (LLM__G(LLM__T_EMB)) LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
+    if (LLM__G(LLM__T_POS))
         for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
                                         dx + i * d, (int)d);
-#undef LLM__P
 #undef LLM__G
 #undef LLM__L
 #undef LLM__TRY
@@ -9338,7 +9544,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
 LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
     static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0};
     double norm;
-    int64_t slot, n_slots;
+    int64_t slot, base_end;
     llm_adamw o;
     llm_status st;
     if (!t || !t->params || !opt) return LLM_EINVAL;
@@ -9346,10 +9552,11 @@ LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double cl
     if (grad_norm) *grad_norm = norm;
     if (!(norm < INFINITY)) return LLM_ERANGE;
     t->step++;
-    n_slots = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
-    for (slot = 0; slot < n_slots; slot++) { /* decay matrices and embeddings, not gains or biases */
-        int decay = slot >= LLM__T_GLOBAL ? decays[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
-                                          : slot == LLM__T_EMB || slot == LLM__T_POS || slot == LLM__T_HEAD;
+    base_end = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    for (slot = 0; slot < llm__train_nslots(&t->config); slot++) {
+        /* decay matrices, embeddings and adapters, not gains or biases */
+        int decay = slot >= base_end ? 1 : slot >= LLM__T_GLOBAL ? decays[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                                         : slot == LLM__T_EMB || slot == LLM__T_POS || slot == LLM__T_HEAD;
         if (t->off[slot] < 0) continue;
         o = *opt;
         if (!decay) o.weight_decay = 0.0f;
