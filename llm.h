@@ -8860,39 +8860,38 @@ typedef struct llm__attb {
     float scale;
 } llm__attb;
 
-static float llm__dotf(const float *a, const float *b, int n) {
-    float s = 0.0f;
-    int i;
-    for (i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
+/* y += a x over n values (the backward's dV, dQ and dK rows), on the SIMD layer */
+static void llm__axpy(float *y, float a, const float *x, int n) {
+    llm__rv av = llm__rv_set1(a);
+    int i = 0;
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(y + i, llm__rv_fma(av, llm__rv_load(x + i), llm__rv_load(y + i)));
+    for (; i < n; i++) y[i] += a * x[i];
 }
 
-/* One KV head and its query heads: pass 1 finds each query row's softmax max and sum,
-   pass 2 rebuilds P_ij key by key and adds the four products of the header comment. */
+/* One KV head and its query heads: pass 1 finds each query row's softmax max and sum
+   (online, Milakov & Gimelshein 2018), pass 2 rebuilds P_ij key by key and adds the four
+   products of the header comment. */
 static void llm__attb_head(const llm__attb *a, int kh) {
-    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j, d;
+    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j;
     const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
     float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
     for (h = kh * g; h < (kh + 1) * g; h++)
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
             const float *qi = a->q + row, *doi = a->dout + row;
-            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dotf(doi, a->out + row, hd);
+            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dot(doi, a->out + row, hd);
             for (j = 0; j <= i; j++) {
-                float s = a->scale * llm__dotf(qi, K + (size_t)j * hd, hd);
-                if (s > mx) mx = s;
+                float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
+                if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
+                else sum += LLM_EXPF(s - mx);
             }
-            for (j = 0; j <= i; j++) sum += LLM_EXPF(a->scale * llm__dotf(qi, K + (size_t)j * hd, hd) - mx);
             for (j = 0; j <= i; j++) {
                 const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
-                float p = LLM_EXPF(a->scale * llm__dotf(qi, kj, hd) - mx) / sum;
-                float ds = p * (llm__dotf(doi, vj, hd) - Di) * a->scale;
-                float *dkj = dK + (size_t)j * hd, *dvj = dV + (size_t)j * hd;
-                for (d = 0; d < hd; d++) {
-                    dvj[d] += p * doi[d];
-                    dqi[d] += ds * kj[d];
-                    dkj[d] += ds * qi[d];
-                }
+                float p = LLM_EXPF(a->scale * llm__dot(qi, kj, hd) - mx) / sum;
+                float ds = p * (llm__dot(doi, vj, hd) - Di) * a->scale;
+                llm__axpy(dV + (size_t)j * hd, p, doi, hd);
+                llm__axpy(dqi, ds, kj, hd);
+                llm__axpy(dK + (size_t)j * hd, ds, qi, hd);
             }
         }
 }
