@@ -1240,6 +1240,17 @@ LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes,
 LLMDEF llm_status llm_lora_adapter(const llm_train *t, int layer, unsigned target, const float **A, const float **B,
                                    int *in, int *out);
 LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target, float *W);
+/* Adapters as a GGUF file in the layout llama.cpp reads (its --lora): general.type
+   "adapter", adapter.type "lora", adapter.lora.alpha, and per adapted projection F32
+   tensors blk.N.<name>.weight.lora_a (ne {in, r}) and .lora_b (ne {r, out}); arch is
+   the base model's general.architecture ("llama"). llama.cpp scales by alpha / r, so the
+   file's alpha is s r: RsLoRA's alpha / sqrt(r) survives the trip. _bytes: the file's
+   size; save writes it into buf (at least that many bytes), *len its length; load copies
+   a file's adapters into t, which must have the same rank and targets (LLM_EFORMAT
+   naming the tensor or key otherwise), and takes the file's scale. */
+LLMDEF size_t llm_lora_gguf_bytes(const llm_train *t, const char *arch);
+LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void *buf, size_t cap, size_t *len);
+LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why);
 /* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
    moments zeroed. Deterministic for a seed. */
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
@@ -9370,7 +9381,7 @@ static llm_status llm__linear_wt(float *dx, const float *dy, const llm_weight *W
     llm_status st;
     if (W->type == LLM_F32) return llm_matmul_ex(dx, dy, (const float *)W->data, (int)n, (int)out, (int)in, 0, 1, th);
     for (o0 = 0; o0 < out; o0 += LLM__WT_ROWS) {
-        int64_t nr = out - o0 < LLM__WT_ROWS ? out - o0 : LLM__WT_ROWS;
+        int64_t nr = out - o0 < (int64_t)LLM__WT_ROWS ? out - o0 : (int64_t)LLM__WT_ROWS;
         for (o = 0; o < nr; o++)
             if ((st = llm__model_row(lb->rows + o * in, W, (int)(o0 + o), (int)in)) != LLM_OK) return st;
         for (t = 0; t < n; t++)
@@ -9566,6 +9577,162 @@ LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double cl
     llm_train_zero_grad(t);
     return LLM_OK;
 }
+
+
+/* ---- LoRA adapters as GGUF (llama.cpp's layout) --------------------------------------------- */
+
+/* llama.cpp's tensor name of projection k (LLM_LORA_* order); the FFN's first matrix is
+   ffn_gate in a gated FFN and ffn_up in GPT-2's */
+static const char *llm__lora_gguf_name(const llm_config *c, int k) {
+    static const char *names[LLM__LORA_TARGETS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_down", "ffn_up"};
+    return k == 4 && c->ffn == LLM_FFN_GELU ? "ffn_up" : names[k];
+}
+
+/* The writer: every integer little-endian, byte by byte, so any host writes the same file;
+   with p NULL it only counts. */
+typedef struct llm__gw {
+    unsigned char *p;
+    size_t n;
+} llm__gw;
+static void llm__gw_bytes(llm__gw *w, const void *src, size_t n) {
+    if (w->p) memcpy(w->p + w->n, src, n);
+    w->n += n;
+}
+static void llm__gw_u(llm__gw *w, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; i++) {
+        unsigned char b = (unsigned char)(v >> (8 * i));
+        llm__gw_bytes(w, &b, 1);
+    }
+}
+static void llm__gw_str(llm__gw *w, const char *s) {
+    llm__gw_u(w, strlen(s), 8);
+    llm__gw_bytes(w, s, strlen(s));
+}
+static void llm__gw_kv_str(llm__gw *w, const char *k, const char *v) { llm__gw_str(w, k), llm__gw_u(w, 8, 4), llm__gw_str(w, v); }
+static uint32_t llm__f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* "blk.<l>.<name>.weight.lora_a" / "_b", without stdio */
+static void llm__lora_tname(char *dst, int l, const char *name, int b) {
+    char num[12];
+    int n = 0, i = 0;
+    do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
+    memcpy(dst, "blk.", 4), i = 4;
+    while (n) dst[i++] = num[--n];
+    dst[i++] = '.';
+    memcpy(dst + i, name, strlen(name)), i += (int)strlen(name);
+    memcpy(dst + i, ".weight.lora_", 13), i += 13;
+    dst[i++] = b ? 'b' : 'a', dst[i] = 0;
+}
+
+/* The whole file into buf (NULL: only its size). */
+static size_t llm__lora_gguf_write(const llm_train *t, const char *arch, unsigned char *buf) {
+    const llm_config *c = &t->config;
+    llm__gw w;
+    uint64_t n_t = 0, off = 0;
+    int64_t slot, in, out, i;
+    int l, k, ab, pass;
+    char name[64];
+    w.p = buf, w.n = 0;
+    for (l = 0; l < c->n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++) n_t += 2 * (t->off[llm__lora_at(c, l, k, 0)] >= 0);
+    llm__gw_bytes(&w, "GGUF", 4);
+    llm__gw_u(&w, 3, 4), llm__gw_u(&w, n_t, 8), llm__gw_u(&w, 4, 8);
+    llm__gw_kv_str(&w, "general.architecture", arch);
+    llm__gw_kv_str(&w, "general.type", "adapter");
+    llm__gw_kv_str(&w, "adapter.type", "lora");
+    llm__gw_str(&w, "adapter.lora.alpha"), llm__gw_u(&w, 6, 4);
+    llm__gw_u(&w, llm__f32_bits(t->lora_scale * (float)t->lora_rank), 4);
+    for (pass = 0; pass < 2; pass++) { /* the tensor infos, then (from a 32-byte boundary) their data */
+        while (pass == 1 && w.n % 32) llm__gw_u(&w, 0, 1);
+        for (l = 0; l < c->n_layers; l++)
+            for (k = 0; k < LLM__LORA_TARGETS; k++)
+                for (ab = 0; ab < 2; ab++) {
+                    if (t->off[slot = llm__lora_at(c, l, k, ab)] < 0) continue;
+                    llm__train_dims(c, llm__lora_slot[k], &in, &out);
+                    if (pass == 0) {
+                        llm__lora_tname(name, l, llm__lora_gguf_name(c, k), ab);
+                        llm__gw_str(&w, name);
+                        llm__gw_u(&w, 2, 4);
+                        llm__gw_u(&w, (uint64_t)(ab ? t->lora_rank : in), 8), llm__gw_u(&w, (uint64_t)(ab ? out : t->lora_rank), 8);
+                        llm__gw_u(&w, 0, 4), llm__gw_u(&w, off, 8); /* F32 at this offset of the data section */
+                        off = (off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
+                    } else {
+                        for (i = 0; i < t->len[slot]; i++) llm__gw_u(&w, llm__f32_bits(t->params[t->off[slot] + i]), 4);
+                        while (w.n % 32) llm__gw_u(&w, 0, 1);
+                    }
+                }
+    }
+    return w.n;
+}
+
+LLMDEF size_t llm_lora_gguf_bytes(const llm_train *t, const char *arch) {
+    if (!t || !t->params || !t->lora_rank || !arch) return 0;
+    return llm__lora_gguf_write(t, arch, NULL);
+}
+
+LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void *buf, size_t cap, size_t *len) {
+    size_t need = llm_lora_gguf_bytes(t, arch);
+    if (len) *len = 0;
+    if (!need || !buf || cap < need || strlen(arch) > 64) return LLM_EINVAL;
+    llm__lora_gguf_write(t, arch, (unsigned char *)buf);
+    if (len) *len = need;
+    return LLM_OK;
+}
+
+#define LLM__LFAIL(msg, code) do { if (why) *why = (msg); return (code); } while (0)
+LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why) {
+    const llm_config *c;
+    llm_gguf_str v;
+    double alpha;
+    int64_t n_adapted = 0, slot, in, out, i;
+    int l, k, ab;
+    char name[64];
+    if (why) *why = "";
+    if (!t || !t->params || !t->lora_rank || !g) LLM__LFAIL("no LoRA training state or no GGUF", LLM_EINVAL);
+    c = &t->config;
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7))
+        LLM__LFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4))
+        LLM__LFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
+    if (llm_gguf_get_float(g, "adapter.lora.alpha", &alpha) != LLM_OK || !(alpha > 0.0) || !(alpha < 1e30))
+        LLM__LFAIL("adapter.lora.alpha missing or not a positive number", LLM_EFORMAT);
+    for (l = 0; l < c->n_layers; l++) /* check every tensor before copying any */
+        for (k = 0; k < LLM__LORA_TARGETS; k++)
+            for (ab = 0; ab < 2; ab++) {
+                const llm_gguf_tensor *gt;
+                if (t->off[slot = llm__lora_at(c, l, k, ab)] < 0) continue;
+                llm__train_dims(c, llm__lora_slot[k], &in, &out);
+                llm__lora_tname(name, l, llm__lora_gguf_name(c, k), ab);
+                gt = llm_gguf_find_tensor(g, name);
+                if (!gt) LLM__LFAIL("an adapted projection's tensor is missing (blk.N.<name>.weight.lora_a/b)", LLM_EFORMAT);
+                if (gt->type != 0 || gt->n_dims != 2 || gt->ne[0] != (ab ? t->lora_rank : in) ||
+                    gt->ne[1] != (ab ? out : t->lora_rank) || gt->bytes != (uint64_t)t->len[slot] * 4)
+                    LLM__LFAIL("a lora_a / lora_b tensor is not F32 of this state's rank and projection shape", LLM_EFORMAT);
+                n_adapted++;
+            }
+    if (g->n_tensors != n_adapted) LLM__LFAIL("the file adapts projections this state does not (other targets)", LLM_EFORMAT);
+    for (l = 0; l < c->n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++)
+            for (ab = 0; ab < 2; ab++) {
+                const unsigned char *src;
+                if (t->off[slot = llm__lora_at(c, l, k, ab)] < 0) continue;
+                llm__lora_tname(name, l, llm__lora_gguf_name(c, k), ab);
+                src = (const unsigned char *)llm_gguf_find_tensor(g, name)->data;
+                for (i = 0; i < t->len[slot]; i++) { /* little-endian floats, on any host */
+                    uint32_t u = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 | (uint32_t)src[4 * i + 2] << 16 |
+                                 (uint32_t)src[4 * i + 3] << 24;
+                    memcpy(t->params + t->off[slot] + i, &u, 4);
+                }
+            }
+    t->lora_scale = (float)(alpha / t->lora_rank);
+    return LLM_OK;
+}
+#undef LLM__LFAIL
 
 #endif /* LLM_IMPLEMENTATION */
 

@@ -778,6 +778,51 @@ static void test_lora(void) {
             free(qmem);
         }
     }
+    /* saved as a llama.cpp GGUF adapter and loaded back: the same adapters, bit for bit */
+    {
+        size_t n = llm_lora_gguf_bytes(&lt, "llama"), len = 0;
+        unsigned char *buf = (unsigned char *)malloc(n + 16);
+        llm_gguf g;
+        llm_train back;
+        void *bmem = malloc(llm_train_lora_bytes(&c, B, T, &lp));
+        const char *why = "";
+        double l1, l2;
+        CHECK(n > 0);
+        CHECK_OK(llm_lora_save_gguf(&lt, "llama", buf, n, &len));
+        CHECK(len == n);
+        CHECK_OK(llm_gguf_create(&g, buf, len, &why));
+        CHECK(g.n_tensors == 2 * 7 * c.n_layers);
+        CHECK(llm_gguf_find_tensor(&g, "blk.1.ffn_gate.weight.lora_a") != NULL);
+        CHECK(llm_gguf_find_tensor(&g, "blk.0.attn_output.weight.lora_b") != NULL);
+        CHECK_OK(llm_train_init_lora(&back, bmem, llm_train_lora_bytes(&c, B, T, &lp), &c, &full.weights, B, T, &lp));
+        CHECK_OK(llm_lora_load_gguf(&back, &g, &why));
+        CHECK(memcmp(back.params, lt.params, sizeof(float) * (size_t)lt.n_params) == 0);
+        CHECK(back.lora_scale == lt.lora_scale); /* RsLoRA's alpha / sqrt(r), through alpha = s r */
+        l1 = lora_loss(&lt, tok, tgt, NULL), l2 = lora_loss(&back, tok, tgt, NULL);
+        CHECK(l1 == l2);
+        /* hostile: a state of another rank, a file cut short, a tensor of the wrong shape */
+        {
+            llm_lora_params lp2 = lp;
+            llm_train other;
+            void *omem;
+            lp2.rank = R + 1;
+            omem = malloc(llm_train_lora_bytes(&c, B, T, &lp2));
+            CHECK_OK(llm_train_init_lora(&other, omem, llm_train_lora_bytes(&c, B, T, &lp2), &c, &full.weights, B, T, &lp2));
+            CHECK(llm_lora_load_gguf(&other, &g, &why) == LLM_EFORMAT);
+            CHECK(strstr(why, "rank") != NULL);
+            lp2.rank = R, lp2.targets = LLM_LORA_Q | LLM_LORA_V; /* fewer targets than the file */
+            CHECK_OK(llm_train_init_lora(&other, omem, llm_train_lora_bytes(&c, B, T, &lp2), &c, &full.weights, B, T, &lp2));
+            CHECK(llm_lora_load_gguf(&other, &g, &why) == LLM_EFORMAT);
+            free(omem);
+        }
+        llm_gguf_free(&g);
+        {
+            llm_gguf g2;
+            CHECK(llm_gguf_create(&g2, buf, len - 40, &why) != LLM_OK); /* truncated data: the reader refuses */
+            llm_gguf_free(&g2);
+        }
+        free(buf), free(bmem);
+    }
     /* refusals */
     {
         const float *A, *Bm;
