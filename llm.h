@@ -1093,6 +1093,13 @@ typedef enum llm_pretok {
     LLM_PRETOK_COUNT
 } llm_pretok;
 
+/* GGUF's tokenizer.ggml.pre -> *out: "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
+   "smollm"; NULL, "" and "default" are LLM_PRETOK_NONE, what SentencePiece vocabularies
+   say (for a byte-level BPE vocabulary NONE is the caller's LLM_EUNSUPPORTED: its
+   pattern is unknown). Any other name is LLM_EUNSUPPORTED (*out NONE, *why says which
+   names there are; the caller, which has the name, writes it into its own message). */
+LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why);
+
 #ifdef __cplusplus
 }
 #endif
@@ -8599,10 +8606,237 @@ bad:
 }
 
 
+/* ---- pre-tokenizer splits ------------------------------------------------------------
+   A byte-level BPE vocabulary merges inside pieces only, and the pieces come from a regex
+   its tokenizer.json names. These are hand-written matchers, one per pattern, with the
+   semantics of the regex engines the reference tokenizers use (Oniguruma, Rust's regex):
+   alternatives tried left to right at a position and the first that matches wins, every
+   quantifier greedy with backtracking, \s the White_Space property. llm__pretok_next
+   returns the end of the piece that starts at i; a caller walks the text with it from 0.
+   An invalid UTF-8 byte is one code point that is neither letter, number nor space. */
+
+/* The text a matcher sees: s[0 .. end), and with stop_n set (SmolLM) a number ends it as
+   well, because an earlier split has cut the text at every \p{N}. */
+typedef struct llm__span {
+    const unsigned char *s;
+    int64_t end;
+    int stop_n;
+} llm__span;
+
+/* The flags of the code point at i, 0 at the end of the span; *len its bytes, *cp it. */
+static unsigned llm__at(const llm__span *t, int64_t i, int *len, uint32_t *cp) {
+    unsigned f;
+    if (i >= t->end) return *len = 0, *cp = 0, 0u;
+    *len = llm__utf8_next(t->s, t->end, i, cp);
+    f = llm__ucd(*cp);
+    return t->stop_n && (f & LLM__UC_N) ? 0u : f;
+}
+
+/* The end of the run of code points from i that all have one of the flags in mask. */
+static int64_t llm__run(const llm__span *t, int64_t i, unsigned mask) {
+    int len;
+    uint32_t cp;
+    while (llm__at(t, i, &len, &cp) & mask) i += len;
+    return i;
+}
+/* ... that are none of letter, number, space: the class [^\s\p{L}\p{N}] */
+static int64_t llm__run_other(const llm__span *t, int64_t i) {
+    int len;
+    uint32_t cp;
+    unsigned f;
+    while ((f = llm__at(t, i, &len, &cp)) != 0 && !(f & (LLM__UC_L | LLM__UC_N | LLM__UC_WS))) i += len;
+    return i;
+}
+
+/* A whitespace run from i (s[i] is \s), and how the patterns' space alternatives end it:
+   \s+(?!\S) takes the run when nothing but the end follows it, else all of it but its last
+   code point (which the next piece takes: " " before a word joins the word) when that
+   leaves at least one; \s+ takes a lone one. *nl: the end of the run's last \r or \n (the
+   end of \s*[\r\n]+, which backtracks \s* to there), 0 when it has none. */
+static int64_t llm__ws_piece(const llm__span *t, int64_t i, int64_t *nl) {
+    int64_t k = i, last = i;
+    int len, count = 0;
+    uint32_t cp;
+    *nl = 0;
+    while (llm__at(t, k, &len, &cp) & LLM__UC_WS) {
+        last = k;
+        k += len;
+        count++;
+        if (cp == '\r' || cp == '\n') *nl = k;
+    }
+    if (llm__at(t, k, &len, &cp) == 0) return k; /* the end follows: (?!\S) holds */
+    return count >= 2 ? last : k;
+}
+
+/* 's 't 're 've 'm 'll 'd at i: the end, or 0. fold: case-insensitive (Llama 3's (?i:...)),
+   where Unicode case folding also matches U+017F LATIN SMALL LETTER LONG S to s. */
+static int64_t llm__contraction(const llm__span *t, int64_t i, int fold) {
+    int64_t k = i + 1;
+    int len, j;
+    uint32_t c[2];
+    if (i >= t->end || t->s[i] != '\'') return 0;
+    for (j = 0; j < 2; j++) {
+        if (!llm__at(t, k, &len, &c[j])) c[j] = 0;
+        if (fold && c[j] >= 'A' && c[j] <= 'Z') c[j] += 'a' - 'A';
+        if (fold && c[j] == 0x17F) c[j] = 's';
+        if (j == 0 && (c[0] == 's' || c[0] == 't' || c[0] == 'm' || c[0] == 'd')) return k + len;
+        if (!c[j]) return 0;
+        k += len;
+    }
+    if ((c[0] == 'r' && c[1] == 'e') || (c[0] == 'v' && c[1] == 'e') || (c[0] == 'l' && c[1] == 'l')) return k;
+    return 0;
+}
+
+/* GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
+static int64_t llm__split_gpt2(const llm__span *t, int64_t i) {
+    int64_t j = i, k, nl;
+    int len, len1;
+    uint32_t cp, cp1;
+    unsigned f = llm__at(t, i, &len, &cp), f1;
+    if ((k = llm__contraction(t, i, 0)) != 0) return k;
+    /* " ?" then a letter, number or other run: the space joins what follows it */
+    if (cp == ' ' && (f1 = llm__at(t, i + 1, &len1, &cp1)) != 0 && !(f1 & LLM__UC_WS)) j = i + 1, f = f1;
+    if (f & LLM__UC_L) return llm__run(t, j, LLM__UC_L);
+    if (f & LLM__UC_N) return llm__run(t, j, LLM__UC_N);
+    if (!(f & LLM__UC_WS)) return llm__run_other(t, j);
+    return llm__ws_piece(t, i, &nl);
+}
+
+/* Llama 3 (max_digits 3) and Qwen2 (1):
+   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+   \s*[\r\n]+|\s+(?!\S)|\s+ */
+static int64_t llm__split_llama3(const llm__span *t, int64_t i, int max_digits) {
+    int64_t j = i, k, nl;
+    int len, len1, d;
+    uint32_t cp, cp1;
+    unsigned f = llm__at(t, i, &len, &cp), f1 = llm__at(t, i + len, &len1, &cp1);
+    if ((k = llm__contraction(t, i, 1)) != 0) return k;
+    /* one code point that is not \r \n letter number, then letters: "(hello", " hello" */
+    if (!(f & (LLM__UC_L | LLM__UC_N)) && cp != '\r' && cp != '\n' && (f1 & LLM__UC_L))
+        return llm__run(t, i + len, LLM__UC_L);
+    if (f & LLM__UC_L) return llm__run(t, i, LLM__UC_L);
+    if (f & LLM__UC_N) {
+        for (d = 0, k = i; d < max_digits && (llm__at(t, k, &len, &cp) & LLM__UC_N); d++) k += len;
+        return k;
+    }
+    /* " ?" other run, then any \r and \n */
+    if (cp == ' ' && f1 && !(f1 & (LLM__UC_WS | LLM__UC_L | LLM__UC_N))) j = i + 1, f = f1;
+    if (!(f & LLM__UC_WS)) {
+        k = llm__run_other(t, j);
+        while (k < t->end && (t->s[k] == '\r' || t->s[k] == '\n')) k++;
+        return k;
+    }
+    k = llm__ws_piece(t, i, &nl);
+    return nl ? nl : k; /* \s*[\r\n]+ comes before \s+(?!\S) */
+}
+
+/* DeepSeek LLM: six regexes applied in turn, each splitting every piece of the one before
+   into its matches and the gaps between them (Hugging Face's Split, "Isolated"):
+     [\r\n]   \s?[Latin]+   \s?[Punct]+   \s+$   [CJK]+   \p{N}+
+   (the classes are tables from tools/gen_unicode.py). The piece from i is found level by
+   level: at each, the piece of the level before that holds i ends at e; this level's piece
+   from i is a match at i, or the gap up to the next match before e. That needs no memory
+   of earlier pieces because every match's tail is a match with the same end (no pattern
+   looks behind), so starting inside one changes nothing. Cost: a piece costs the distance
+   to the next Latin letter or line end (level 2's scan), quadratic only for long lines
+   that have no Latin letter. */
+static int llm__ds_class(uint32_t cp, int level); /* with the tables, below */
+/* the end of level's match at p (< e), or -1 when it does not match there */
+static int64_t llm__ds_match(const unsigned char *s, int64_t p, int64_t e, int level) {
+    int len, len1;
+    uint32_t cp, cp1;
+    int64_t k;
+    len = llm__utf8_next(s, e, p, &cp);
+    k = p;
+    /* \s? before the Latin and Punct runs: taken when a class member follows it */
+    if ((level == 2 || level == 3) && (llm__ucd(cp) & LLM__UC_WS) && p + len < e) {
+        len1 = llm__utf8_next(s, e, p + len, &cp1);
+        if (llm__ds_class(cp1, level)) k = p + len, cp = cp1, len = len1;
+    }
+    if (!llm__ds_class(cp, level)) return -1;
+    while (k < e) {
+        len = llm__utf8_next(s, e, k, &cp);
+        if (!llm__ds_class(cp, level)) break;
+        k += len;
+    }
+    return k;
+}
+static int64_t llm__split_deepseek(const unsigned char *s, int64_t n, int64_t i) {
+    int64_t e = n, p, m, ws_from;
+    int level, len;
+    uint32_t cp;
+    /* level 1: a \r or \n alone; the line's end bounds level 2's scan for its next match
+       (its match at i cannot cross it: \s? is only at i) */
+    if (s[i] == '\r' || s[i] == '\n') return i + 1;
+    for (level = 2; level <= 6; level++) {
+        if (level == 4) { /* \s+$: the whitespace the piece ends with, if any */
+            for (p = i, ws_from = -1; p < e; p += len) {
+                len = llm__utf8_next(s, e, p, &cp);
+                if (!(llm__ucd(cp) & LLM__UC_WS)) ws_from = -1;
+                else if (ws_from < 0) ws_from = p;
+            }
+            if (ws_from > i) e = ws_from; /* the gap before it; from i, the match is all of it */
+            continue;
+        }
+        if ((m = llm__ds_match(s, i, e, level)) >= 0) {
+            e = m;
+            continue;
+        }
+        for (p = i + llm__utf8_next(s, e, i, &cp); p < e && s[p] != '\r' && s[p] != '\n'; p += len) {
+            len = llm__utf8_next(s, e, p, &cp);
+            if (llm__ds_match(s, p, e, level) >= 0) break;
+        }
+        e = p;
+    }
+    return e;
+}
+
+LLM__UNI int64_t llm__pretok_next(llm_pretok kind, const unsigned char *s, int64_t n, int64_t i) {
+    llm__span t;
+    int len;
+    uint32_t cp;
+    if (i >= n) return n;
+    t.s = s, t.end = n, t.stop_n = 0;
+    switch (kind) {
+    case LLM_PRETOK_GPT2: return llm__split_gpt2(&t, i);
+    case LLM_PRETOK_LLAMA3: return llm__split_llama3(&t, i, 3);
+    case LLM_PRETOK_QWEN2: return llm__split_llama3(&t, i, 1);
+    case LLM_PRETOK_DEEPSEEK_LLM: return llm__split_deepseek(s, n, i);
+    case LLM_PRETOK_SMOLLM:
+        /* every digit alone (Hugging Face's Digits(individual_digits)), then GPT-2's
+           pattern on the text between them */
+        len = llm__utf8_next(s, n, i, &cp);
+        if (llm__ucd(cp) & LLM__UC_N) return i + len;
+        t.stop_n = 1;
+        return llm__split_gpt2(&t, i);
+    default: return n; /* LLM_PRETOK_NONE: one piece */
+    }
+}
+
+LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why) {
+    static const char *const names[LLM_PRETOK_COUNT] = {"default", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
+                                                         "smollm"};
+    int k;
+    if (why) *why = "";
+    if (!out) {
+        if (why) *why = "out is NULL";
+        return LLM_EINVAL;
+    }
+    *out = LLM_PRETOK_NONE;
+    if (!name || !*name) return LLM_OK;
+    for (k = 0; k < LLM_PRETOK_COUNT; k++)
+        if (strcmp(name, names[k]) == 0) {
+            *out = (llm_pretok)k;
+            return LLM_OK;
+        }
+    if (why) *why = "a pre-tokenizer llm.h does not have (it has gpt-2, llama-bpe, qwen2, deepseek-llm, smollm)";
+    return LLM_EUNSUPPORTED;
+}
+
 /* The Unicode tables, then the lookups that read them. */
 /* >>unicode-tables begin: generated by tools/gen_unicode.py from the Unicode Character
    Database 15.0.0 (UnicodeData.txt, PropList.txt, CompositionExclusions.txt): do not
-   edit, re-run the script. 48500 bytes of tables: 63 property rows, 499 distinct
+   edit, re-run the script. 48628 bytes of tables: 63 property rows, 499 distinct
    32-code-point blocks, 62 distinct runs of blocks; 2061 canonical decompositions, 941
    of them composing. */
 #define LLM__UNICODE_VERSION "15.0.0"
@@ -8620,6 +8854,13 @@ static const unsigned char llm__ucd_ccc[63] = {
 0,0,0,0,0,0,230,220,9,1,7,0,216,232,130,0,202,228,234,107,122,222,233,6,
 8,18,19,27,28,29,30,31,32,103,118,218,224,10,11,12,13,14,15,16,17,20,21,22,
 23,24,25,26,33,34,35,36,84,91,129,132,214,226,240,
+};
+/* the flags of U+0000..U+007F, the common case, without the three lookups */
+static const unsigned char llm__ucd_ascii[128] = {
+128,128,128,128,128,128,128,128,128,132,132,132,132,132,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,
+68,8,8,8,16,8,8,8,8,8,8,16,8,8,8,8,2,2,2,2,2,2,2,2,2,2,8,8,16,16,16,8,
+8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,8,8,16,8,
+16,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,16,8,16,128,
 };
 /* code point c: run llm__ucd_stage1[c >> TOP], block llm__ucd_stage2[run << (TOP - SHIFT) |
    (c >> SHIFT & mask)], row llm__ucd_stage3[block << SHIFT | (c & mask)] */
@@ -9594,8 +9835,27 @@ static unsigned llm__ucd_row(uint32_t cp) {
     block = llm__ucd_stage2[run << (LLM__UCD_TOP - LLM__UCD_SHIFT) | ((cp >> LLM__UCD_SHIFT) & ((1u << (LLM__UCD_TOP - LLM__UCD_SHIFT)) - 1))];
     return llm__ucd_stage3[block << LLM__UCD_SHIFT | (cp & ((1u << LLM__UCD_SHIFT) - 1))];
 }
-LLM__UNI unsigned llm__ucd(uint32_t cp) { return llm__ucd_flags[llm__ucd_row(cp)]; }
+LLM__UNI unsigned llm__ucd(uint32_t cp) { return cp < 0x80 ? llm__ucd_ascii[cp] : llm__ucd_flags[llm__ucd_row(cp)]; }
 LLM__UNI unsigned llm__ucd_ccc_of(uint32_t cp) { return llm__ucd_ccc[llm__ucd_row(cp)]; }
+static int llm__in_ranges(uint32_t cp, const uint32_t *r, int n) {
+    int lo = 0, hi = n / 2 - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cp < r[2 * mid]) hi = mid - 1;
+        else if (cp > r[2 * mid + 1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+/* is cp in DeepSeek LLM's class of level 2 (Latin), 3 (Punct), 5 (CJK) or 6 (\p{N}) */
+static int llm__ds_class(uint32_t cp, int level) {
+    switch (level) {
+    case 2: return llm__in_ranges(cp, llm__ds_latin, (int)(sizeof llm__ds_latin / sizeof llm__ds_latin[0]));
+    case 3: return llm__in_ranges(cp, llm__ds_punct, (int)(sizeof llm__ds_punct / sizeof llm__ds_punct[0]));
+    case 5: return llm__in_ranges(cp, llm__ds_cjk, (int)(sizeof llm__ds_cjk / sizeof llm__ds_cjk[0]));
+    default: return (llm__ucd(cp) & LLM__UC_N) != 0; /* 6 */
+    }
+}
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
 

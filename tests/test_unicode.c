@@ -243,9 +243,197 @@ static void test_utf8(void) {
     CHECK_MSG(lo == 0, "%d code points do not round-trip through their UTF-8 encoding", lo);
 }
 
+/* ---- pre-tokenizer splits ---- */
+
+/* Splits text with kind and compares with want, the pieces separated by '|' (no text here
+   holds a '|'). Also checks the walk's invariants: each piece non-empty, the next starts
+   where the last ended. */
+static void check_split(llm_pretok kind, const char *text, const char *want) {
+    char got[512];
+    int64_t n = (int64_t)strlen(text), i = 0, e;
+    size_t g = 0;
+    int ok = 1;
+    while (i < n && g + 8 < sizeof got) {
+        e = llm__pretok_next(kind, (const unsigned char *)text, n, i);
+        if (e <= i || e > n) {
+            ok = 0;
+            break;
+        }
+        if (g) got[g++] = '|';
+        memcpy(got + g, text + i, (size_t)(e - i));
+        g += (size_t)(e - i);
+        i = e;
+    }
+    got[g] = 0;
+    CHECK_MSG(ok && strcmp(got, want) == 0, "kind %d, text \"%s\": \"%s\", want \"%s\"", (int)kind, text, got, want);
+}
+
+static void test_splits(void) {
+    /* GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
+    llm_pretok k = LLM_PRETOK_GPT2;
+    check_split(k, "Hello world", "Hello| world");          /* " ?\p{L}+": the space joins the word */
+    check_split(k, "I'm they're we'll", "I|'m| they|'re| we|'ll");
+    check_split(k, "I'M DON'T", "I|'|M| DON|'|T");            /* case-sensitive: "'" alone is [^\s\p{L}\p{N}]+ */
+    check_split(k, "it''s", "it|''|s");                       /* "''" is the other run, leftmost first */
+    check_split(k, "a  b", "a| | b");                         /* \s+(?!\S) gives back the space before b */
+    check_split(k, "a   \tb", "a|   |\t|b");                  /* ... and \t b: \t is no " ?" space: \s+ alone */
+    check_split(k, "x   ", "x|   ");                          /* trailing: (?!\S) holds at the end */
+    check_split(k, "1 12 1234567", "1| 12| 1234567");         /* \p{N}+ has no length limit */
+    check_split(k, "hi!!! ok?", "hi|!!!| ok|?");
+    check_split(k, "a\n\nb", "a|\n|\n|b");                     /* only ' ' joins: \n\n before b is "\n" + "\n" */
+    check_split(k, "\xe4\xbd\xa0\xe5\xa5\xbd \xe4\xb8\x96\xe7\x95\x8c", "\xe4\xbd\xa0\xe5\xa5\xbd| \xe4\xb8\x96\xe7\x95\x8c"); /* CJK: Lo letters */
+    check_split(k, "hi \xf0\x9f\x91\x8b\xf0\x9f\x91\x8b!", "hi| \xf0\x9f\x91\x8b\xf0\x9f\x91\x8b!"); /* emoji are So: the other run */
+    check_split(k, "e\xcc\x81t", "e|\xcc\x81|t");              /* U+0301 is Mn: not \p{L}, an other run of its own */
+    check_split(k, "ab\xff\xfe" "cd", "ab|\xff\xfe|cd");         /* invalid bytes: others */
+    check_split(k, " \xff", " \xff");                          /* ... that a space joins */
+    check_split(k, "x\xc2\xa0y", "x|\xc2\xa0|y");              /* U+00A0 is \s, but not the " ?" space */
+
+    /* Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+       ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
+    k = LLM_PRETOK_LLAMA3;
+    check_split(k, "Hello world", "Hello| world");
+    check_split(k, "I'M DON'T we'Ll", "I|'M| DON|'T| we|'Ll"); /* (?i:...): either case */
+    check_split(k, "x'\xc5\xbf\xc5\xbf", "x|'\xc5\xbf|\xc5\xbf"); /* U+017F long s folds to s: 'ſ is a contraction */
+    check_split(k, "'hello", "'hello");                        /* not a contraction: [^\r\n\p{L}\p{N}]?\p{L}+ */
+    check_split(k, "(hello)", "(hello|)");
+    check_split(k, "\thello", "\thello");                      /* any one non-letter, \s too, before letters */
+    check_split(k, "\nhello", "\n|hello");                     /* but not \r or \n */
+    check_split(k, "1", "1");                                  /* \p{N}{1,3}: runs of 1..7 digits */
+    check_split(k, "12", "12");
+    check_split(k, "123", "123");
+    check_split(k, "1234", "123|4");
+    check_split(k, "12345", "123|45");
+    check_split(k, "123456", "123|456");
+    check_split(k, "1234567", "123|456|7");
+    check_split(k, " 42", " |42");                             /* a space before digits stays alone (\s+) */
+    check_split(k, "a  b", "a| | b");
+    check_split(k, "a \n\n b", "a| \n\n| b");                  /* \s*[\r\n]+ ends at the last newline */
+    check_split(k, "x!!\n\ny", "x|!!\n\n|y");                  /* the other run takes the newlines after it */
+    check_split(k, "x !?", "x| !?");
+    check_split(k, "end   ", "end|   ");
+    check_split(k, "end  \r\n", "end|  \r\n");
+    check_split(k, "\xe4\xbd\xa0\xe5\xa5\xbd \xe4\xb8\x96\xe7\x95\x8c", "\xe4\xbd\xa0\xe5\xa5\xbd| \xe4\xb8\x96\xe7\x95\x8c");
+    check_split(k, "ok \xf0\x9f\x91\x8b\xf0\x9f\x91\x8b!", "ok| \xf0\x9f\x91\x8b\xf0\x9f\x91\x8b!");
+    check_split(k, "e\xcc\x81t", "e|\xcc\x81t");              /* the mark is the one code point before "t" */
+    check_split(k, "\xff" "ab", "\xff" "ab");                    /* an invalid byte likewise */
+    check_split(k, "a\xff\xfe" "1", "a|\xff\xfe|1");
+
+    /* Qwen2: Llama 3's, digits one at a time */
+    k = LLM_PRETOK_QWEN2;
+    check_split(k, "1234567", "1|2|3|4|5|6|7");
+    check_split(k, "I'M x 12", "I|'M| x| |1|2");
+
+    /* DeepSeek LLM: [\r\n] / \s?[Latin]+ / \s?[Punct]+ / \s+$ / [CJK]+ / \p{N}+ in turn;
+       Punct holds :-~, so ASCII letters too */
+    k = LLM_PRETOK_DEEPSEEK_LLM;
+    check_split(k, "Hello world", "Hello| world");
+    /* "été" is one Latin match; Punct then isolates the t (in :-~), é is not Punct */
+    check_split(k, "\xc3\xa9t\xc3\xa9", "\xc3\xa9|t|\xc3\xa9");
+    /* " 123": no Latin or Punct match, Digits splits " " from "123" */
+    check_split(k, "Hi 123", "Hi| |123");
+    check_split(k, "\xe4\xbd\xa0\xe5\xa5\xbdworld\n", "\xe4\xbd\xa0\xe5\xa5\xbd|world|\n");
+    check_split(k, "a  \n", "a|  |\n");                        /* \s+$ within the line */
+    check_split(k, "foo  ", "foo|  ");
+    check_split(k, "x, y", "x|,| y");
+    check_split(k, "\xef\xbc\x91\xef\xbc\x92", "\xef\xbc\x91\xef\xbc\x92"); /* fullwidth digits: \p{N}+ */
+    check_split(k, "ab\xff" "cd", "ab|\xff|cd");
+    /* U+3000 is \s before a Latin letter: "\u3000b" through Latin and Punct, but CJK's
+       range U+0800..U+4E00 holds U+3000 too, and isolates it */
+    check_split(k, "a\xe3\x80\x80" "b", "a|\xe3\x80\x80|b");
+    check_split(k, "\xe0\xa4\xb9\xe0\xa4\xbf", "\xe0\xa4\xb9\xe0\xa4\xbf"); /* Devanagari (U+0939 U+093F) is in that range */
+    check_split(k, "\r\n\n", "\r|\n|\n");
+
+    /* SmolLM: each \p{N} alone, then GPT-2's pattern between them */
+    k = LLM_PRETOK_SMOLLM;
+    check_split(k, "abc123 def", "abc|1|2|3| def");
+    check_split(k, "a  1", "a|  |1");                          /* the spaces end their piece of text */
+    check_split(k, "I'm 42!", "I|'m| |4|2|!");
+
+    /* NONE: the whole text */
+    check_split(LLM_PRETOK_NONE, "a b 1", "a b 1");
+}
+
+static void test_pretok_names(void) {
+    static const struct {
+        const char *name;
+        llm_pretok kind;
+    } names[] = {{"gpt-2", LLM_PRETOK_GPT2}, {"llama-bpe", LLM_PRETOK_LLAMA3}, {"qwen2", LLM_PRETOK_QWEN2},
+                 {"deepseek-llm", LLM_PRETOK_DEEPSEEK_LLM}, {"smollm", LLM_PRETOK_SMOLLM},
+                 {"default", LLM_PRETOK_NONE}, {"", LLM_PRETOK_NONE}};
+    size_t k;
+    llm_pretok out;
+    const char *why = NULL;
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+        out = LLM_PRETOK_COUNT;
+        CHECK_OK(llm_pretok_from_name(names[k].name, &out, &why));
+        CHECK_MSG(out == names[k].kind, "%s -> %d", names[k].name, (int)out);
+    }
+    CHECK_OK(llm_pretok_from_name(NULL, &out, &why));
+    CHECK(out == LLM_PRETOK_NONE);
+    out = LLM_PRETOK_GPT2;
+    CHECK(llm_pretok_from_name("falcon", &out, &why) == LLM_EUNSUPPORTED && out == LLM_PRETOK_NONE);
+    CHECK(why && strstr(why, "llama-bpe"));
+    CHECK(llm_pretok_from_name("GPT-2", &out, NULL) == LLM_EUNSUPPORTED); /* names are exact */
+    CHECK(llm_pretok_from_name("gpt-2", NULL, &why) == LLM_EINVAL);
+}
+
+/* Every test string of the BPE vocabularies in ../shared/vocab, split by the pre-tokenizer
+   its GGUF names: the pieces cover the string exactly (a property: their ids are the
+   vocabulary work's test). */
+static void test_vocab_strings(void) {
+    static const struct {
+        const char *file;
+        llm_pretok kind;
+    } v[] = {{"ggml-vocab-gpt-2.gguf.inp", LLM_PRETOK_GPT2}, {"ggml-vocab-deepseek-llm.gguf.inp", LLM_PRETOK_DEEPSEEK_LLM},
+             {"llama3.gguf.inp", LLM_PRETOK_LLAMA3}, {"qwen2.gguf.inp", LLM_PRETOK_QWEN2},
+             {"llama3.gguf.inp", LLM_PRETOK_SMOLLM}};
+    static const char sep[] = "\n__ggml_vocab_test__\n";
+    size_t k;
+    for (k = 0; k < sizeof v / sizeof v[0]; k++) {
+        char path[256], *buf, *p, *q;
+        long size;
+        int strings = 0, bad = 0;
+        FILE *f;
+        snprintf(path, sizeof path, "../shared/vocab/%s", v[k].file);
+        f = fopen(path, "rb");
+        if (!f) {
+            TEST_SKIP_SHARED(1, "%s absent: no split of its test strings", path);
+            continue;
+        }
+        fseek(f, 0, SEEK_END);
+        size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        buf = (char *)malloc((size_t)size + 1);
+        if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) abort();
+        buf[size] = 0;
+        fclose(f);
+        for (p = buf; *p; p = q + (*q ? strlen(sep) : 0)) {
+            int64_t n, i = 0, e;
+            q = strstr(p, sep);
+            if (!q) q = p + strlen(p);
+            n = q - p;
+            while (i < n) {
+                e = llm__pretok_next(v[k].kind, (const unsigned char *)p, n, i);
+                if (e <= i || e > n) {
+                    bad++;
+                    break;
+                }
+                i = e;
+            }
+            strings++;
+        }
+        CHECK_MSG(bad == 0 && strings > 10, "%s, kind %d: %d of %d strings did not split into contiguous pieces",
+                  v[k].file, (int)v[k].kind, bad, strings);
+        free(buf);
+    }
+}
+
 int main(void) {
     test_utf8();
     test_table();
     test_generator();
+    test_splits();
+    test_pretok_names();
+    test_vocab_strings();
     return test_done();
 }

@@ -168,7 +168,7 @@ def generate(ucd):
     comp.sort()
     comp_idx = [k for _, _, k in comp]
 
-    nbytes = (len(stage1) + 2 * len(stage2) + len(stage3) + 2 * len(rows) + 4 * len(dec_flat)
+    nbytes = (128 + len(stage1) + 2 * len(stage2) + len(stage3) + 2 * len(rows) + 4 * len(dec_flat)
               + 2 * len(comp_idx))
     lat = class_ranges(DEEPSEEK_LATIN)
     pun = class_ranges(DEEPSEEK_PUNCT)
@@ -191,6 +191,8 @@ def generate(ucd):
     out.append("/* property rows: general-category flags | White_Space; canonical combining class */")
     out += c_array("unsigned char", "llm__ucd_flags", [r[0] for r in rows])
     out += c_array("unsigned char", "llm__ucd_ccc", [r[1] for r in rows])
+    out.append("/* the flags of U+0000..U+007F, the common case, without the three lookups */")
+    out += c_array("unsigned char", "llm__ucd_ascii", [rows[cp_row[c]][0] for c in range(128)], 32)
     out.append("/* code point c: run llm__ucd_stage1[c >> TOP], block llm__ucd_stage2[run << (TOP - SHIFT) |")
     out.append("   (c >> SHIFT & mask)], row llm__ucd_stage3[block << SHIFT | (c & mask)] */")
     out += c_array("unsigned char", "llm__ucd_stage1", stage1, 32)
