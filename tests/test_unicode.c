@@ -342,6 +342,17 @@ static void test_splits(void) {
     check_split(k, "a\xe3\x80\x80" "b", "a|\xe3\x80\x80|b");
     check_split(k, "\xe0\xa4\xb9\xe0\xa4\xbf", "\xe0\xa4\xb9\xe0\xa4\xbf"); /* Devanagari (U+0939 U+093F) is in that range */
     check_split(k, "\r\n\n", "\r|\n|\n");
+    { /* longer than the first 16-byte window: 40 x "ét" is é|t|é|t... (Punct isolates each
+         t); 60 x é is one Latin piece (the window doubles to 128); x, 29 spaces, " y": the
+         spaces are \s+$ in Latin's gap, and the window must not end inside them */
+        char text[256], want[256];
+        int j;
+        for (j = 0, text[0] = want[0] = 0; j < 40; j++) strcat(text, "\xc3\xa9t"), strcat(want, j ? "|\xc3\xa9|t" : "\xc3\xa9|t");
+        check_split(k, text, want);
+        for (j = 0, text[0] = 0; j < 60; j++) strcat(text, "\xc3\xa9");
+        check_split(k, text, text);
+        check_split(k, "x                              y", "x|                             | y");
+    }
 
     /* SmolLM: each \p{N} alone, then GPT-2's pattern between them */
     k = LLM_PRETOK_SMOLLM;
