@@ -147,7 +147,7 @@ $(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example
 
 # The tools as a user meets them: bad invocations refused with the flag or file named,
 # table and --json equal (tests/cli_check.sh says how).
-$(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run $(B)/llm-plan $(B)/examples/08_generate | $(B)/test/link
+$(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run $(B)/llm-plan $(B)/llm-tokenize $(B)/examples/08_generate | $(B)/test/link
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
