@@ -227,7 +227,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # the estimators must not wrap a uint64_t either: unsigned overflow is a finding there
 FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS)
+$(B)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
 $(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS)
