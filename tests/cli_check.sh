@@ -73,7 +73,7 @@ run|$T/missing.bin -z $Z|checkpoint '$T/missing.bin'|cannot open
 run|$M -z $T/dir|-z '$T/dir'|a directory
 run|$M -z $T/empty.bin|-z '$T/empty.bin'|an empty file
 run|$M -z $T/text.txt|-z '$T/text.txt'|a text file
-run|$M -z $T/model.gguf|-z '$T/model.gguf'|its tokenizer is not read yet
+run|$M -z $T/model.gguf|-z '$T/model.gguf'|tokenizer.ggml.tokens
 run|$M -z $M|-z '$M'|a llama2.c checkpoint
 run|$M -z $T/missing.bin|-z '$T/missing.bin'|cannot open
 run|$M -z $T/tok_plus1.bin|-z '$T/tok_plus1.bin'|pieces, the model
@@ -184,6 +184,14 @@ if [ -f ../shared/models/stories260K.prompt.ids ] && [ "$M" = ../shared/models/s
   if cmp -s "$T/ids" ../shared/models/stories260K.prompt.ids; then ok; else bad "llm-run ids differ from run.c's"; fi
 else
   skip=$((skip + 1)); echo "SKIP 1: llm-run's ids against run.c's: ../shared/models absent"
+fi
+# the GGUF conversion with its own vocabulary (no -z): run.c's first 129 ids (its 128 positions)
+G=../shared/models/stories260K.gguf
+if [ -f "$G" ] && [ -f ../shared/models/stories260K.prompt.ids ]; then
+  $RUN "$G" -t 0 -n 128 -i "Once upon a time" --ids > "$T/gids" 2> "$T/err"
+  if head -n 129 ../shared/models/stories260K.prompt.ids | cmp -s - "$T/gids"; then ok; else bad "llm-run $G (its own tokenizer) ids differ from run.c's: $(head -c 200 "$T/err")"; fi
+else
+  skip=$((skip + 1)); echo "SKIP 1: llm-run on $G with its own tokenizer: ../shared/models absent"
 fi
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 $RUN "$M" -z "$Z" -n 3 --threads $((cores + 1)) > "$T/out" 2> "$T/err"; rc=$?
