@@ -1246,6 +1246,7 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
 #include <string.h>
 #include <float.h>
 #include <limits.h>
+#include <stdarg.h>
 #ifndef LLM_NO_STDIO
 #include <stdio.h>
 #endif
@@ -9994,6 +9995,53 @@ static int llm__ds_class(uint32_t cp, int level) {
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
 
+/* The reasons, formatted without stdio (LLM_NO_STDIO builds have no snprintf): %s, %.*s,
+   %ld, %lu, cut to cap. */
+static void llm__fmt(char *buf, size_t cap, const char *f, ...) {
+    va_list ap;
+    size_t k = 0;
+    va_start(ap, f);
+    for (; *f && k + 1 < cap; f++) {
+        char num[24];
+        const char *s = NULL;
+        size_t n = 0, i;
+        if (*f != '%') {
+            buf[k++] = *f;
+            continue;
+        }
+        f++;
+        if (f[0] == 's') s = va_arg(ap, const char *), n = strlen(s);
+        else if (f[0] == '.' && f[1] == '*' && f[2] == 's') n = (size_t)va_arg(ap, int), s = va_arg(ap, const char *), f += 2;
+        else if ((f[0] == 'l' && (f[1] == 'd' || f[1] == 'u')) || f[0] == 'd') {
+            unsigned long u;
+            int neg = 0;
+            if (f[0] == 'd') {
+                int x = va_arg(ap, int);
+                neg = x < 0, u = neg ? 0ul - (unsigned long)x : (unsigned long)x;
+            } else if (f[1] == 'd') {
+                long x = va_arg(ap, long);
+                neg = x < 0, u = neg ? 0ul - (unsigned long)x : (unsigned long)x;
+                f++;
+            } else {
+                u = va_arg(ap, unsigned long);
+                f++;
+            }
+            i = sizeof num;
+            do num[--i] = (char)('0' + u % 10), u /= 10;
+            while (u);
+            if (neg) num[--i] = '-';
+            s = num + i, n = sizeof num - i;
+        } else {
+            if (!*f) break;
+            buf[k++] = *f; /* %% and anything else: the character */
+            continue;
+        }
+        for (i = 0; i < n && k + 1 < cap; i++) buf[k++] = (unsigned char)s[i] >= 32 ? s[i] : '?';
+    }
+    va_end(ap);
+    if (cap) buf[k] = '\0';
+}
+
 /* The tables, in caller memory: pieces (offsets, lengths, bytes), scores, types, the piece
    hash (2x the tokens, a power of two), the merge hash (2x the merges), the special list. */
 static uint64_t llm__pow2_2x(uint64_t n) {
@@ -10170,7 +10218,7 @@ static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
             int h0, h1;
             if (v->len[i] != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || (h0 = llm__hexval(s[3])) < 0 ||
                 (h1 = llm__hexval(s[4])) < 0 || s[5] != '>') {
-                snprintf(v->why, sizeof v->why, "token %ld has type byte but is not <0xNN>", (long)i);
+                llm__fmt(v->why, sizeof v->why, "token %ld has type byte but is not <0xNN>", (long)i);
                 LLM__FFAIL(why, v->why, LLM_EFORMAT);
             }
             if (v->byte_id[h0 * 16 + h1] < 0) v->byte_id[h0 * 16 + h1] = i;
@@ -10179,7 +10227,7 @@ static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
             while (v->hash[j] != 0) {
                 int32_t o = (int32_t)(v->hash[j] - 1);
                 if (v->len[o] == v->len[i] && memcmp(v->text + v->off[o], s, v->len[i]) == 0) {
-                    snprintf(v->why, sizeof v->why, "tokens %ld and %ld are the same piece", (long)o, (long)i);
+                    llm__fmt(v->why, sizeof v->why, "tokens %ld and %ld are the same piece", (long)o, (long)i);
                     LLM__FFAIL(why, v->why, LLM_EFORMAT);
                 }
                 j = (j + 1) & v->hash_mask;
@@ -10219,7 +10267,7 @@ static llm_status llm__vocab_id_key(const llm_gguf *g, llm_vocab *v, const char 
     if (st == LLM_ENOTFOUND) return LLM_OK;
     if (st == LLM_OK && (x == -1 || x == 0xFFFFFFFFll)) return LLM_OK;
     if (st != LLM_OK || x < 0 || x >= v->n_tokens) {
-        snprintf(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
+        llm__fmt(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
         LLM__FFAIL(why, v->why, LLM_EFORMAT);
     }
     *out = (int32_t)x;
@@ -10229,7 +10277,7 @@ static llm_status llm__vocab_flag_key(const llm_gguf *g, llm_vocab *v, const cha
     int64_t i = llm_gguf_find_key(g, key);
     if (i < 0) return LLM_OK;
     if (g->kv[i].type != LLM_GGUF_BOOL) {
-        snprintf(v->why, sizeof v->why, "%s: not a bool", key);
+        llm__fmt(v->why, sizeof v->why, "%s: not a bool", key);
         LLM__FFAIL(why, v->why, LLM_EFORMAT);
     }
     *out = g->kv[i].value[0] != 0;
@@ -10274,7 +10322,7 @@ LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g) {
     } while (0)
 #define LLM__VFAIL(code, ...)                                                                           \
     do {                                                                                               \
-        snprintf(v->why, sizeof v->why, __VA_ARGS__);                                                  \
+        llm__fmt(v->why, sizeof v->why, __VA_ARGS__);                                                  \
         if (why) *why = v->why;                                                                        \
         return (code);                                                                                 \
     } while (0)
@@ -10322,7 +10370,7 @@ static llm_status llm__vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes
         const char *pwhy = "";
         v->kind = LLM_VOCAB_BPE;
         if (llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre) != LLM_OK) pre.s = "default", pre.n = 7;
-        if (pre.n >= sizeof name) LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%.40s...\": unknown", pre.s);
+        if (pre.n >= sizeof name) LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%.*s...\": unknown", 40, pre.s);
         memcpy(name, pre.s, (size_t)pre.n);
         name[pre.n] = '\0';
         if (llm_pretok_from_name(name, &v->pretok, &pwhy) != LLM_OK || v->pretok == LLM_PRETOK_NONE)
