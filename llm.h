@@ -10901,8 +10901,8 @@ LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, s
     if (llm__hf_scan(&h, &what) != LLM_OK) return 0;
     s = llm__vocab_size(h.n, h.text, h.n_merges);
     c = llm__hf_config_toks(config, config_len);
-    if (s == 0 || c > (SIZE_MAX - s - 64) / sizeof(llm_json_tok)) return 0;
-    return s + c * sizeof(llm_json_tok) + 64;
+    if (s == 0 || c > (SIZE_MAX - s - 128) / sizeof(llm_json_tok)) return 0;
+    return s + c * sizeof(llm_json_tok) + 128; /* the tokens start 64-aligned after the tables */
 }
 
 /* A JSON string token decoded into the text area as piece `id` (byte-level unmapped when bl). */
