@@ -1163,10 +1163,13 @@ typedef struct llm_vocab {
 LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g);
 LLMDEF llm_status llm_vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes, const llm_gguf *g, const char **why);
 LLMDEF llm_status llm_vocab_create_gguf(llm_vocab *v, const llm_gguf *g, const char **why);
-/* From a Hugging Face tokenizer.json (model.type "BPE" with a ByteLevel pre-tokenizer, as
-   Llama 3 and Qwen2/3 ship it: the Split pattern picks the llm_pretok), already parsed by
-   llm_json_parse into toks[n_toks]. config (tokenizer_config.json, may be NULL) gives
-   bos_token, eos_token, add_bos_token, add_eos_token. */
+/* From a Hugging Face tokenizer.json, already parsed by llm_json_parse into toks[n_toks]:
+   model.type "BPE" either byte-level, as Llama 3 and Qwen2/3 ship it (the Split pattern
+   picks the llm_pretok; GPT-2's ByteLevel alone is LLM_PRETOK_GPT2), or SentencePiece as HF
+   converts Llama 2 / Mistral (byte_fallback, U+2581 from a Metaspace pre-tokenizer or a
+   Prepend + Replace normalizer; merged by the merges' order, which stands for the scores).
+   config (tokenizer_config.json, may be NULL) gives bos_token, eos_token, pad_token,
+   unk_token, add_bos_token (absent: add BOS when there is one), add_eos_token. */
 LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, size_t n_toks, const char *config,
                                    size_t config_len);
 LLMDEF llm_status llm_vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *json, size_t len,
@@ -10524,7 +10527,7 @@ static llm__big llm__heap_pop(llm__enc *e) {
 static void llm__enc_pair(llm__enc *e, int32_t l, int32_t r) {
     llm__big b;
     if (l < 0 || r < 0) return;
-    if (e->v->kind == LLM_VOCAB_SPM) {
+    if (e->v->kind == LLM_VOCAB_SPM && !e->v->merges) { /* by the merged piece's score; else by merge rank */
         b.id = llm__vocab_lookup(e->v, e->s + e->sym[l].start, (size_t)(e->sym[l].n + e->sym[r].n));
         if (b.id < 0) return;
         b.key = e->v->score[b.id];
@@ -10905,8 +10908,20 @@ LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, s
     return s + c * sizeof(llm_json_tok) + 128; /* the tokens start 64-aligned after the tables */
 }
 
-/* A JSON string token decoded into the text area as piece `id` (byte-level unmapped when bl). */
-static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok *t, int64_t id, const signed short *bl) {
+/* U+2581 to ' ' in place; the new length. */
+static size_t llm__spm_unescape(char *d, size_t n) {
+    size_t i, w = 0;
+    for (i = 0; i < n; i++) {
+        if (i + 2 < n && (unsigned char)d[i] == 0xE2 && (unsigned char)d[i + 1] == 0x96 && (unsigned char)d[i + 2] == 0x81)
+            d[w++] = ' ', i += 2;
+        else d[w++] = d[i];
+    }
+    return w;
+}
+/* A JSON string token decoded into the text area as piece `id`: byte-level unmapped when
+   bl, SentencePiece's U+2581 to ' ' when spm. */
+static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok *t, int64_t id, const signed short *bl,
+                              int spm) {
     llm_vocab *v = b->v;
     char *d = v->text + b->pos;
     size_t w = 0;
@@ -10915,18 +10930,26 @@ static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok
         return LLM_EFORMAT;
     r = bl ? llm__bl_decode((const unsigned char *)d, w, d, bl) : -1; /* in place: it only shrinks */
     if (r >= 0) w = (size_t)r;
+    else if (spm) w = llm__spm_unescape(d, w);
     d[w] = '\0';
     v->off[id] = (uint32_t)b->pos, v->len[id] = (uint32_t)w;
     b->pos += w + 1;
     return LLM_OK;
 }
 
-/* A merge of two byte-level strings a, b (JSON tokens, or the halves of "a b"). */
+/* A merge of two strings a, b (JSON tokens, or the halves of "a b"): byte-level (bl), or
+   SentencePiece's with U+2581 (bl NULL). */
 static llm_status llm__hf_merge(llm_vocab *v, const char *a, size_t la, const char *bb, size_t lb, uint32_t rank,
                                 char *tmp, const signed short *bl, const char **why) {
-    int64_t da = llm__bl_decode((const unsigned char *)a, la, tmp, bl), db;
+    int64_t da, db;
     int32_t x, y, id;
-    db = da < 0 ? -1 : llm__bl_decode((const unsigned char *)bb, lb, tmp + da, bl);
+    if (bl) {
+        da = llm__bl_decode((const unsigned char *)a, la, tmp, bl);
+        db = da < 0 ? -1 : llm__bl_decode((const unsigned char *)bb, lb, tmp + da, bl);
+    } else {
+        memmove(tmp, a, la), da = (int64_t)llm__spm_unescape(tmp, la);
+        memmove(tmp + da, bb, lb), db = (int64_t)llm__spm_unescape(tmp + da, lb);
+    }
     if (db < 0) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: a character outside the byte-level alphabet", (unsigned long)rank);
     x = llm__vocab_lookup(v, tmp, (size_t)da);
     y = llm__vocab_lookup(v, tmp + da, (size_t)db);
@@ -10946,6 +10969,39 @@ static int32_t llm__hf_special_id(const llm_vocab *v, const char *cj, const llm_
     return llm_vocab_find(v, name, l);
 }
 
+/* Where a SentencePiece tokenizer.json puts its space: a Metaspace pre-tokenizer
+   (add_prefix_space, or prepend_scheme "always" / "first"), or a normalizer that is
+   Prepend U+2581 and Replace " " with U+2581 (each optional); anything else in the
+   normalizer is LLM_EUNSUPPORTED. */
+static llm_status llm__hf_spm_space(llm_vocab *v, const char *js, const llm_json_tok *t, size_t nt, int64_t at, int meta,
+                                    const char **why) {
+    size_t k;
+    uint32_t m;
+    v->add_space_prefix = 0;
+    if (at < 0 || t[at].type == LLM_JSON_NULL) return LLM_OK;
+    if (meta) {
+        int64_t ap = llm_json_find(js, t, nt, (size_t)at, "add_prefix_space"), ps = llm_json_find(js, t, nt, (size_t)at, "prepend_scheme");
+        v->add_space_prefix = (ap >= 0 && t[ap].type == LLM_JSON_TRUE) ||
+                              (ps >= 0 && (llm_json_eq(js, &t[ps], "always") || llm_json_eq(js, &t[ps], "first")));
+        return LLM_OK;
+    }
+    {
+        int64_t ty = t[at].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)at, "type") : -1;
+        int64_t list = llm_json_find(js, t, nt, (size_t)at, "normalizers");
+        if (ty < 0 || !llm_json_eq(js, &t[ty], "Sequence") || list < 0 || t[list].type != LLM_JSON_ARRAY)
+            LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: a SentencePiece normalizer other than Prepend / Replace");
+        for (k = (size_t)list + 1, m = 0; m < t[list].n; m++, k = t[k].next) {
+            int64_t nty = t[k].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, k, "type") : -1;
+            if (nty >= 0 && llm_json_eq(js, &t[nty], "Prepend")) {
+                v->add_space_prefix = 1;
+            } else if (!(nty >= 0 && llm_json_eq(js, &t[nty], "Replace"))) {
+                LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizers[%lu] is not Prepend or Replace", (unsigned long)m);
+            }
+        }
+    }
+    return LLM_OK;
+}
+
 static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *js, size_t len,
                                        const llm_json_tok *t, size_t nt, const char *config, size_t config_len,
                                        const char **why) {
@@ -10958,6 +11014,7 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
     int64_t pre, norm, x;
     char *tmp;
     llm_status st;
+    int spm;
     (void)len;
     memset(&h, 0, sizeof h);
     h.js = js, h.t = t, h.nt = nt;
@@ -10984,9 +11041,21 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
             }
         }
     }
+    if (v->pretok == LLM_PRETOK_COUNT) {
+        /* SentencePiece as HF converts it (Llama 2, TinyLlama, Mistral): BPE over characters
+           with byte fallback, spaces as U+2581 by a Metaspace pre-tokenizer or by the
+           normalizer's Prepend + Replace; the merges' order stands for the scores */
+        int64_t ty = pre >= 0 && t[pre].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)pre, "type") : -1;
+        int64_t bf = llm_json_find(js, t, nt, (size_t)h.model, "byte_fallback");
+        int meta = ty >= 0 && llm_json_eq(js, &t[ty], "Metaspace");
+        if (meta || ((pre < 0 || t[pre].type == LLM_JSON_NULL) && bf >= 0 && t[bf].type == LLM_JSON_TRUE)) {
+            v->kind = LLM_VOCAB_SPM, v->pretok = LLM_PRETOK_NONE;
+            LLM__VTRY(llm__hf_spm_space(v, js, t, nt, meta ? pre : norm, meta, why));
+        }
+    }
     if (v->pretok == LLM_PRETOK_COUNT)
-        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: pre_tokenizer is not one llm.h has (gpt-2's ByteLevel, Llama 3's or Qwen2's Split)");
-    if (norm >= 0 && t[norm].type != LLM_JSON_NULL) {
+        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: pre_tokenizer is not one llm.h has (gpt-2's ByteLevel, Llama 3's or Qwen2's Split, Metaspace)");
+    if (v->kind == LLM_VOCAB_BPE && norm >= 0 && t[norm].type != LLM_JSON_NULL) {
         int64_t ty = t[norm].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)norm, "type") : -1;
         if (ty < 0 || !llm_json_eq(js, &t[ty], "NFC") || v->pretok != LLM_PRETOK_QWEN2)
             LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizer other than Qwen2's NFC");
@@ -10994,20 +11063,35 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
     x = llm_json_find(js, t, nt, (size_t)h.model, "ignore_merges");
     v->ignore_merges = x >= 0 && t[x].type == LLM_JSON_TRUE;
     llm__bl_table(bl);
+    spm = v->kind == LLM_VOCAB_SPM;
     for (k = (size_t)h.vocab + 1, m = 0; m < t[h.vocab].n; m++, k = LLM__JNEXT(t, k)) {
+        const char *p;
         llm_json_int(js, &t[k + 1], &x); /* checked by the scan */
         if (v->off[x] != 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab gives id %ld twice", (long)x);
-        if (llm__hf_put(&b, js, &t[k], x, bl) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab key %lu", (unsigned long)m);
-        v->type[x] = LLM_TOKEN_NORMAL;
+        if (llm__hf_put(&b, js, &t[k], x, spm ? NULL : bl, spm) != LLM_OK)
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab key %lu", (unsigned long)m);
+        p = v->text + v->off[x];
+        /* byte fallback's pieces are <0xNN> in the vocabulary */
+        v->type[x] = spm && v->len[x] == 6 && p[0] == '<' && p[1] == '0' && p[2] == 'x' && llm__hexval(p[3]) >= 0 &&
+                             llm__hexval(p[4]) >= 0 && p[5] == '>'
+                         ? LLM_TOKEN_BYTE
+                         : LLM_TOKEN_NORMAL;
     }
     if (h.added >= 0)
         for (k = (size_t)h.added + 1, m = 0; m < t[h.added].n; m++, k = t[k].next) {
             int64_t ki = llm_json_find(js, t, nt, k, "id"), kc = llm_json_find(js, t, nt, k, "content");
             int64_t ks = llm_json_find(js, t, nt, k, "special");
             llm_json_int(js, &t[ki], &x);
-            if (llm__hf_put(&b, js, &t[kc], x, NULL) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: added_tokens[%lu].content", (unsigned long)m);
+            if (llm__hf_put(&b, js, &t[kc], x, NULL, 0) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: added_tokens[%lu].content", (unsigned long)m);
             v->type[x] = ks >= 0 && t[ks].type == LLM_JSON_TRUE ? LLM_TOKEN_CONTROL : LLM_TOKEN_USER_DEFINED;
         }
+    x = llm_json_find(js, t, nt, (size_t)h.model, "unk_token");
+    if (x >= 0 && t[x].type == LLM_JSON_STRING) { /* <unk>: the unknown type, and what byte fallback falls to */
+        char name[64];
+        size_t l = 0;
+        int32_t u = llm_json_str(js, &t[x], name, sizeof name, &l) == LLM_OK ? llm_vocab_find(v, name, l) : -1;
+        if (u >= 0) v->type[u] = LLM_TOKEN_UNKNOWN, v->unk = u;
+    }
     LLM__VTRY(llm__vocab_finish(v, why));
     tmp = v->text + b.pos;
     for (k = (size_t)h.merges + 1, m = 0; m < t[h.merges].n; m++, k = t[k].next) {
@@ -11024,7 +11108,7 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
         } else {
             LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not \"a b\" or [\"a\", \"b\"] (or longer than every piece)", (unsigned long)m);
         }
-        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, bl, why));
+        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, spm ? NULL : bl, why));
     }
     if (config && config_len) {
         llm_json_tok *ct = (llm_json_tok *)llm__align64((char *)llm__align64(mem) + llm__vocab_size(h.n, h.text, h.n_merges));

@@ -498,7 +498,116 @@ static void test_hostile_json(void) {
     }
 }
 
+/* Llama 2's tokenizer as Hugging Face ships it (BPE over characters with byte fallback,
+   spaces as U+2581 by the normalizer, merges in place of scores), written here from
+   ggml-vocab-llama-spm.gguf the way transformers' SentencePieceExtractor converts a
+   SentencePiece model: every split (l, r) of a piece into two pieces is a merge, ordered
+   by the piece's score (higher first; within a piece by the ids of l, then r). Its ids
+   must be the .out file's. */
+typedef struct hf_merge { int32_t l, r, piece; float score; } hf_merge;
+static int hf_merge_cmp(const void *a, const void *b) {
+    const hf_merge *x = (const hf_merge *)a, *y = (const hf_merge *)b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->piece != y->piece) return x->piece < y->piece ? -1 : 1;
+    if (x->l != y->l) return x->l < y->l ? -1 : 1;
+    return x->r < y->r ? -1 : x->r > y->r;
+}
+static void json_put_str(test_buf *b, const char *s, size_t n) {
+    size_t i;
+    test_buf_put(b, "\"", 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') esc[0] = '\\', esc[1] = (char)c, test_buf_put(b, esc, 2);
+        else if (c < 0x20) snprintf(esc, sizeof esc, "\\u%04x", c), test_buf_put(b, esc, 6);
+        else test_buf_put(b, s + i, 1);
+    }
+    test_buf_put(b, "\"", 1);
+}
+static void test_hf_spm(void) {
+    char path[512], num[32];
+    size_t gn, in_n, out_n, i, nm = 0;
+    char *gbuf, *inp, *out;
+    llm_gguf g;
+    llm_vocab v, hv;
+    const char *why = "";
+    int lines = 0;
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf", vocab_dir());
+    gbuf = read_all(path, &gn);
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf.inp", vocab_dir());
+    inp = read_all(path, &in_n);
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf.out", vocab_dir());
+    out = read_all(path, &out_n);
+    if (!gbuf || !inp || !out) {
+        TEST_SKIP_SHARED(1, "%s absent: the Hugging Face form of SentencePiece is not checked", path);
+    } else if (CHECK_OK(llm_gguf_create(&g, gbuf, gn, &why)) && CHECK_OK(llm_vocab_create_gguf(&v, &g, &why))) {
+        const llm_gguf_kv *kt = &g.kv[llm_gguf_find_key(&g, "tokenizer.ggml.tokens")];
+        llm_gguf_str *raw = (llm_gguf_str *)malloc((size_t)v.n_tokens * sizeof *raw);
+        hf_merge *m = (hf_merge *)malloc((size_t)v.n_tokens * 16 * sizeof *m);
+        uint64_t cur = 0;
+        test_buf b;
+        int32_t id;
+        memset(&b, 0, sizeof b);
+        for (id = 0; id < v.n_tokens; id++) llm_gguf_arr_str(kt, &cur, &raw[id]);
+        for (id = 0; id < v.n_tokens; id++) { /* the splits of each normal piece (unescaped bytes) */
+            const char *p = v.text + v.off[id];
+            size_t len = v.len[id], k;
+            if (v.type[id] != LLM_TOKEN_NORMAL) continue;
+            for (k = 1; k < len; k++) {
+                int32_t l, r;
+                if (((unsigned char)p[k] & 0xC0) == 0x80) continue; /* inside a character */
+                l = llm__vocab_lookup(&v, p, k), r = llm__vocab_lookup(&v, p + k, len - k);
+                if (l >= 0 && r >= 0 && nm < (size_t)v.n_tokens * 16) m[nm].l = l, m[nm].r = r, m[nm].piece = id, m[nm].score = v.score[id], nm++;
+            }
+        }
+        qsort(m, nm, sizeof *m, hf_merge_cmp);
+        test_buf_put(&b, "{\"added_tokens\": [", 18);
+        for (id = 0; id < 3; id++) {
+            test_buf_put(&b, id ? ", {\"id\": " : "{\"id\": ", id ? 9 : 7);
+            snprintf(num, sizeof num, "%d, \"content\": ", (int)id);
+            test_buf_put(&b, num, strlen(num));
+            json_put_str(&b, raw[id].s, raw[id].n);
+            test_buf_put(&b, ", \"special\": true}", 18);
+        }
+        {
+            static const char mid[] = "], \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": "
+                                      "\"\xe2\x96\x81\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\xe2\x96\x81\"}]},"
+                                      " \"pre_tokenizer\": null, \"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"fuse_unk\": true,"
+                                      " \"byte_fallback\": true, \"vocab\": {";
+            test_buf_put(&b, mid, sizeof mid - 1);
+        }
+        for (id = 0; id < v.n_tokens; id++) {
+            if (id) test_buf_put(&b, ", ", 2);
+            json_put_str(&b, raw[id].s, raw[id].n);
+            snprintf(num, sizeof num, ": %d", (int)id);
+            test_buf_put(&b, num, strlen(num));
+        }
+        test_buf_put(&b, "}, \"merges\": [", 14);
+        for (i = 0; i < nm; i++) {
+            char pair[512];
+            size_t pl = raw[m[i].l].n, pr = raw[m[i].r].n;
+            if (pl + pr + 1 > sizeof pair) continue;
+            memcpy(pair, raw[m[i].l].s, pl), pair[pl] = ' ', memcpy(pair + pl + 1, raw[m[i].r].s, pr);
+            if (i) test_buf_put(&b, ", ", 2);
+            json_put_str(&b, pair, pl + pr + 1);
+        }
+        test_buf_put(&b, "]}}", 3);
+        if (CHECK_OK(llm_vocab_create_json(&hv, (const char *)b.p, b.n, NULL, 0, &why))) {
+            CHECK(hv.kind == LLM_VOCAB_SPM && hv.add_space_prefix && hv.unk == 0 && hv.n_merges > 60000 && hv.byte_id[0x0A] == 13);
+            run_pair(&hv, "ggml-vocab-llama-spm as a Hugging Face tokenizer.json", inp, in_n, out, 1, &lines);
+            llm_vocab_free(&hv);
+        } else {
+            fprintf(stderr, "    %s\n", why);
+        }
+        free(raw), free(m), free(b.p);
+        llm_vocab_free(&v);
+        llm_gguf_free(&g);
+    }
+    free(gbuf), free(inp), free(out);
+}
+
 int main(void) {
+    test_hf_spm();
     test_stream_bytes();
     test_special_real();
     test_hostile_json();
