@@ -1100,6 +1100,16 @@ typedef enum llm_pretok {
    names there are; the caller, which has the name, writes it into its own message). */
 LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why);
 
+/* Unicode Normalization Form C (UAX #15) of in[0 .. n) into out (not overlapping in):
+   what Qwen's tokenizer does to text before splitting it. *out_len gets the bytes written.
+   Invalid UTF-8 bytes are kept as they are. cap >= llm_nfc_bound(n) always suffices (NFC
+   can triple UTF-8: U+1D160 is 4 bytes, its decomposition 12); with less, LLM_ERANGE
+   (*out_len then says llm_nfc_bound(n)) when the text, or the decomposed form of the code
+   point being composed, does not fit. LLM_EINVAL for NULLs (in may be NULL when n is 0,
+   out when cap is 0). Caller memory only, no allocation. */
+LLMDEF size_t llm_nfc_bound(size_t n);
+LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len);
+
 /* ---- vocabularies: SentencePiece and byte-level BPE ---------------------------------
    One llm_vocab holds either family, read from a GGUF (tokenizer.ggml.*), a Hugging Face
    tokenizer.json, or a llama2.c tokenizer.bin. Pieces are kept as the bytes they stand
@@ -1191,7 +1201,8 @@ LLMDEF void llm_vocab_free(llm_vocab *v);
    LLM_ENCODE_SPECIAL parses control-token text (<|im_start|>) into its single id: for
    rendered chat templates, never for user text. */
 enum { LLM_ENCODE_BOS = 1, LLM_ENCODE_EOS = 2, LLM_ENCODE_SPECIAL = 4 };
-/* Scratch for encoding text_len bytes (the merge heap and the symbols); never 0. */
+/* Scratch for encoding text_len bytes (the merge heap and the symbols); 0 for a text of
+   2^30 bytes or more (encode it in parts). */
 LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len);
 /* text[0 .. len) (any bytes; NULs too) to ids. *n_ids is the count the whole text needs:
    past cap it is LLM_ERANGE with ids[0 .. cap) filled (cap 0 counts). scratch: at least
@@ -8682,10 +8693,6 @@ fail:
    ====================================================================================== */
 
 /* ---- >>unicode: UTF-8, the Unicode category and normalization tables, pre-tokenizer splits */
-/* TEMPORARY, until branch uni's NFC (UNI-3) is merged here: a stand-in with its interface
-   so Qwen2's vocabulary builds; it copies the text unnormalized. The merge replaces it. */
-LLMDEF size_t llm_nfc_bound(size_t n) { return 3 * n + 16; }
-LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len) { if (n > cap) return LLM_ERANGE; memcpy(out, in, n); *out_len = n; return LLM_OK; }
 
 /* Every code point's properties come from one generated table (the block at the end of
    this subsection, written by tools/gen_unicode.py from the Unicode Character Database):
@@ -8972,6 +8979,180 @@ LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const 
     return LLM_EUNSUPPORTED;
 }
 
+/* ---- NFC (Unicode Standard Annex #15) -------------------------------------------------
+   Qwen's tokenizer normalizes text to NFC before splitting it. The three steps: replace
+   every code point by its full canonical decomposition (Hangul syllables by arithmetic,
+   UAX #15 / Unicode chapter 3.12), sort each run of non-starters (combining class > 0)
+   stably by class, then compose: a code point C joins the last starter S before it when
+   nothing between them blocks it (no code point of class 0 or of C's class or higher) and
+   S + C has a primary composite (a canonical pair that is not a composition exclusion).
+   It runs segment by segment in the caller's out buffer: a segment is a starter and the
+   non-starters after it, written decomposed, sorted and composed in place (a composite is
+   never longer than its parts), then the next starter may still compose with it when the
+   segment came down to one code point (L + V, LV + T in Hangul; a few Indic vowels).
+   Invalid UTF-8 bytes are copied as they are and compose with nothing. */
+static int llm__ucd_decomp_of(uint32_t cp, uint32_t *first, uint32_t *second); /* with the tables */
+static uint32_t llm__ucd_compose(uint32_t a, uint32_t b);
+
+#define LLM__HANGUL_S 0xAC00u
+#define LLM__HANGUL_L 0x1100u
+#define LLM__HANGUL_V 0x1161u
+#define LLM__HANGUL_T 0x11A7u
+#define LLM__HANGUL_N 588u /* V count 21 x T count 28 */
+
+static int llm__utf8_size(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+static void llm__utf8_put(unsigned char *o, uint32_t cp, int len) {
+    static const unsigned char lead[5] = {0, 0, 0xC0, 0xE0, 0xF0};
+    int k;
+    for (k = len - 1; k > 0; k--, cp >>= 6) o[k] = (unsigned char)(0x80 | (cp & 0x3F));
+    o[0] = (unsigned char)(len == 1 ? cp : lead[len] | cp);
+}
+
+/* cp's full canonical decomposition into d (LLM__UCD_NFD_MAX at most); returns the count */
+static int llm__nfd_cp(uint32_t cp, uint32_t *d) {
+    uint32_t s = cp - LLM__HANGUL_S, a, b;
+    int n;
+    if (cp >= LLM__HANGUL_S && s < 19 * LLM__HANGUL_N) {
+        d[0] = LLM__HANGUL_L + s / LLM__HANGUL_N;
+        d[1] = LLM__HANGUL_V + s % LLM__HANGUL_N / 28;
+        if (s % 28 == 0) return 2;
+        d[2] = LLM__HANGUL_T + s % 28;
+        return 3;
+    }
+    if (cp < 0xC0 || !llm__ucd_decomp_of(cp, &a, &b)) return d[0] = cp, 1;
+    n = llm__nfd_cp(a, d);
+    return b ? n + llm__nfd_cp(b, d + n) : n;
+}
+
+/* S + C -> the composite, or 0 */
+static uint32_t llm__nfc_pair(uint32_t s, uint32_t c) {
+    if (s - LLM__HANGUL_L < 19 && c - LLM__HANGUL_V < 21)
+        return LLM__HANGUL_S + ((s - LLM__HANGUL_L) * 21 + (c - LLM__HANGUL_V)) * 28;
+    if (s - LLM__HANGUL_S < 19 * LLM__HANGUL_N && (s - LLM__HANGUL_S) % 28 == 0 && c - LLM__HANGUL_T - 1 < 27)
+        return s + (c - LLM__HANGUL_T);
+    return llm__ucd_compose(s, c);
+}
+
+/* The code point starting at o[p] (valid UTF-8 this code wrote), and where it starts
+   before p */
+static uint32_t llm__nfc_get(const unsigned char *o, size_t p, size_t end, int *len) {
+    uint32_t cp;
+    *len = llm__utf8_next(o, (int64_t)end, (int64_t)p, &cp);
+    return cp;
+}
+static size_t llm__nfc_back(const unsigned char *o, size_t p) {
+    do p--;
+    while ((o[p] & 0xC0) == 0x80);
+    return p;
+}
+
+/* Sorts and composes the segment o[seg .. *w) in place. *prev: where the code point the
+   last segment came down to starts (it may compose with this segment's starter), or -1. */
+static void llm__nfc_segment(unsigned char *o, size_t seg, size_t *w, int64_t *prev) {
+    size_t p, q, r, end = *w, sp = 0, wr;
+    int len, lq, ls = 0, lx, have_s = 0;
+    unsigned c, last = 0; /* the class of the last code point kept after S; 0: none */
+    uint32_t cp, s = 0, x;
+    unsigned char tmp[8];
+    /* canonical order: insertion sort, each non-starter moved back past the higher classes */
+    for (p = seg; p < end; p += (size_t)len) {
+        c = llm__ucd_ccc_of(llm__nfc_get(o, p, end, &len));
+        for (q = p; c && q > seg;) {
+            size_t b = llm__nfc_back(o, q);
+            unsigned cb = llm__ucd_ccc_of(llm__nfc_get(o, b, end, &lq));
+            if (cb <= c) break;
+            /* swap o[b .. q) and o[q .. q + len) */
+            memcpy(tmp, o + q, (size_t)len);
+            memmove(o + b + len, o + b, (size_t)lq);
+            memcpy(o + b, tmp, (size_t)len);
+            q = b;
+        }
+    }
+    /* composition */
+    r = wr = seg;
+    cp = llm__nfc_get(o, seg, end, &len);
+    if (llm__ucd_ccc_of(cp) == 0) {
+        have_s = 1, s = cp, sp = seg, ls = len, r = wr = seg + (size_t)len;
+        if (*prev >= 0) { /* a starter right after a lone starter */
+            uint32_t ps = llm__nfc_get(o, (size_t)*prev, end, &lq);
+            if ((x = llm__nfc_pair(ps, cp)) != 0) {
+                sp = (size_t)*prev, s = x, ls = llm__utf8_size(x);
+                llm__utf8_put(o + sp, x, ls);
+                wr = sp + (size_t)ls;
+            }
+        }
+    }
+    for (; r < end; r += (size_t)len) {
+        cp = llm__nfc_get(o, r, end, &len);
+        c = llm__ucd_ccc_of(cp);
+        if (have_s && (last == 0 || last < c) && (x = llm__nfc_pair(s, cp)) != 0) {
+            lx = llm__utf8_size(x);
+            if (lx != ls) memmove(o + sp + lx, o + sp + ls, wr - (sp + (size_t)ls));
+            wr = wr + (size_t)lx - (size_t)ls;
+            llm__utf8_put(o + sp, x, lx);
+            s = x, ls = lx;
+            continue;
+        }
+        if (wr != r) memmove(o + wr, o + r, (size_t)len);
+        wr += (size_t)len;
+        last = c;
+    }
+    *w = wr;
+    *prev = have_s && wr == sp + (size_t)ls ? (int64_t)sp : -1;
+}
+
+LLMDEF size_t llm_nfc_bound(size_t n) { return n > SIZE_MAX / 3 ? SIZE_MAX : 3 * n; }
+
+LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len) {
+    const unsigned char *s = (const unsigned char *)in;
+    unsigned char *o = (unsigned char *)out;
+    size_t i = 0, w = 0, seg = 0;
+    int64_t prev = -1;
+    if (out_len) *out_len = 0;
+    if (!out_len || (!in && n) || (!out && cap)) return LLM_EINVAL;
+    while (i < n) {
+        uint32_t cp, d[8];
+        size_t j = i;
+        /* ASCII followed by ASCII is final as it is: nothing below U+0300 composes with
+           what precedes it, so copy such runs */
+        while (j < n && s[j] < 0x80 && (j + 1 == n || s[j + 1] < 0x80)) j++;
+        if (j > i) {
+            if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+            if (cap - w < j - i) goto full;
+            memcpy(o + w, s + i, j - i);
+            w += j - i, i = j, seg = w, prev = -1;
+            continue;
+        } /* LLM__UCD_NFD_MAX (4) at most: tools/gen_unicode.py checks it is <= 8 */
+        int len = llm__utf8_next(s, (int64_t)n, (int64_t)i, &cp), k, nd, ld;
+        if (len == 1 && cp == 0xFFFD) { /* an invalid byte: kept, and it ends the segment */
+            if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+            if (w >= cap) goto full;
+            o[w++] = s[i++];
+            seg = w, prev = -1;
+            continue;
+        }
+        i += (size_t)len;
+        d[0] = cp;
+        nd = cp < 0x80 ? 1 : llm__nfd_cp(cp, d);
+        for (k = 0; k < nd; k++) {
+            if (w > seg && llm__ucd_ccc_of(d[k]) == 0) { /* a starter begins the next segment */
+                llm__nfc_segment(o, seg, &w, &prev);
+                seg = w;
+            }
+            ld = llm__utf8_size(d[k]);
+            if (cap - w < (size_t)ld) goto full;
+            llm__utf8_put(o + w, d[k], ld);
+            w += (size_t)ld;
+        }
+    }
+    if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+    *out_len = w;
+    return LLM_OK;
+full:
+    *out_len = llm_nfc_bound(n);
+    return LLM_ERANGE;
+}
+
 /* The Unicode tables, then the lookups that read them. */
 /* >>unicode-tables begin: generated by tools/gen_unicode.py from the Unicode Character
    Database 15.0.0 (UnicodeData.txt, PropList.txt, CompositionExclusions.txt): do not
@@ -8983,6 +9164,8 @@ LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const 
 #define LLM__UCD_TOP 10
 #define LLM__UCD_N_DECOMP 2061
 #define LLM__UCD_N_COMP 941
+#define LLM__UCD_NFD_MAX 4 /* code points in the longest full decomposition */
+#define LLM__UCD_MIN_SECOND 0x300 /* below it no code point composes with the one before */
 /* property rows: general-category flags | White_Space; canonical combining class */
 static const unsigned char llm__ucd_flags[63] = {
 128,1,16,2,32,8,32,32,32,32,32,68,32,32,32,132,32,32,32,32,32,32,32,32,
@@ -9976,6 +10159,32 @@ static unsigned llm__ucd_row(uint32_t cp) {
 }
 LLM__UNI unsigned llm__ucd(uint32_t cp) { return cp < 0x80 ? llm__ucd_ascii[cp] : llm__ucd_flags[llm__ucd_row(cp)]; }
 LLM__UNI unsigned llm__ucd_ccc_of(uint32_t cp) { return llm__ucd_ccc[llm__ucd_row(cp)]; }
+
+/* cp's canonical decomposition (one or two code points; *second 0 for one): 1, or 0 */
+static int llm__ucd_decomp_of(uint32_t cp, uint32_t *first, uint32_t *second) {
+    int lo = 0, hi = LLM__UCD_N_DECOMP - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        uint32_t c = llm__ucd_decomp[3 * mid];
+        if (cp < c) hi = mid - 1;
+        else if (cp > c) lo = mid + 1;
+        else return *first = llm__ucd_decomp[3 * mid + 1], *second = llm__ucd_decomp[3 * mid + 2], 1;
+    }
+    return 0;
+}
+/* the primary composite of a + b, 0 if none (Hangul is llm__nfc_pair's) */
+static uint32_t llm__ucd_compose(uint32_t a, uint32_t b) {
+    int lo = 0, hi = LLM__UCD_N_COMP - 1;
+    if (b < LLM__UCD_MIN_SECOND) return 0;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        const uint32_t *d = llm__ucd_decomp + 3 * llm__ucd_comp[mid];
+        if (a < d[1] || (a == d[1] && b < d[2])) hi = mid - 1;
+        else if (a > d[1] || b > d[2]) lo = mid + 1;
+        else return d[0];
+    }
+    return 0;
+}
 static int llm__in_ranges(uint32_t cp, const uint32_t *r, int n) {
     int lo = 0, hi = n / 2 - 1;
     while (lo <= hi) {
@@ -10603,7 +10812,7 @@ static uint64_t llm__enc_syms(const llm_vocab *v, uint64_t len) {
 }
 LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len) {
     uint64_t s, m;
-    if (!v || !v->text) return 0;
+    if (!v || !v->text || text_len >= (size_t)INT32_MAX / 2) return 0; /* symbol positions are int32 */
     m = llm__enc_syms(v, text_len);
     s = LLM__MALIGN(llm__enc_buf_bytes(v, text_len)) + LLM__MALIGN(m * sizeof(llm__sym)) +
         LLM__MALIGN(3 * m * sizeof(llm__big)) + 64;

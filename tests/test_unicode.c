@@ -428,6 +428,145 @@ static void test_vocab_strings(void) {
     }
 }
 
+/* ---- NFC ---- */
+
+/* Code points "1E0A 0323" -> UTF-8 in buf; returns the bytes */
+static size_t hex_to_utf8(const char *f, const char *end, char *buf) {
+    size_t n = 0;
+    while (f < end) {
+        char *next;
+        unsigned long c = strtoul(f, &next, 16);
+        if (next == f) break;
+        if (c < 0x80) buf[n++] = (char)c;
+        else if (c < 0x800) buf[n++] = (char)(0xC0 | c >> 6), buf[n++] = (char)(0x80 | (c & 63));
+        else if (c < 0x10000)
+            buf[n++] = (char)(0xE0 | c >> 12), buf[n++] = (char)(0x80 | (c >> 6 & 63)), buf[n++] = (char)(0x80 | (c & 63));
+        else
+            buf[n++] = (char)(0xF0 | c >> 18), buf[n++] = (char)(0x80 | (c >> 12 & 63)),
+            buf[n++] = (char)(0x80 | (c >> 6 & 63)), buf[n++] = (char)(0x80 | (c & 63));
+        f = next;
+    }
+    return n;
+}
+
+/* NFC(a) == b, out of a cap of exactly llm_nfc_bound(|a|) bytes followed by a guard */
+static int nfc_is(const char *a, size_t na, const char *b, size_t nb) {
+    char out[512];
+    size_t len = 0, bound = llm_nfc_bound(na);
+    if (bound + 8 > sizeof out) return 0;
+    memset(out, 0x5A, sizeof out);
+    if (llm_nfc(a, na, out, bound, &len) != LLM_OK) return 0;
+    if (out[bound] != 0x5A) return 0;
+    return len == nb && memcmp(out, b, nb) == 0;
+}
+
+static void test_nfc_conformance(void) {
+    static unsigned char in_part1[N_CP];
+    char line[4096], c[5][256];
+    size_t nc[5];
+    int part = -1, lines = 0, bad = 0, k;
+    long cp;
+    FILE *p, *f = open_ucd("NormalizationTest.txt.bz2");
+    if (!f) {
+        TEST_SKIP(2, "NFC: %s/NormalizationTest.txt.bz2 absent", UCD_DIR);
+        return;
+    }
+    fclose(f);
+    p = popen("bzip2 -dc " UCD_DIR "/NormalizationTest.txt.bz2 2>/dev/null", "r");
+    if (!p) {
+        TEST_SKIP(2, "NFC: cannot run bzip2 -dc");
+        return;
+    }
+    memset(in_part1, 0, sizeof in_part1);
+    while (fgets(line, sizeof line, p)) {
+        /* "@PartN", or c1;c2;c3;c4;c5; # comment, each field hex code points */
+        const char *fld = line, *semi;
+        if (line[0] == '@') {
+            part = atoi(line + 5);
+            continue;
+        }
+        if (line[0] == '#' || line[0] == '\n') continue;
+        for (k = 0; k < 5; k++) {
+            semi = strchr(fld, ';');
+            if (!semi) break;
+            nc[k] = hex_to_utf8(fld, semi, c[k]);
+            fld = semi + 1;
+        }
+        if (k < 5) continue;
+        lines++;
+        if (part == 1) in_part1[strtol(line, NULL, 16)] = 1;
+        /* c2 == NFC(c1) == NFC(c2) == NFC(c3);  c4 == NFC(c4) == NFC(c5) */
+        if (!nfc_is(c[0], nc[0], c[1], nc[1]) || !nfc_is(c[1], nc[1], c[1], nc[1]) || !nfc_is(c[2], nc[2], c[1], nc[1]) ||
+            !nfc_is(c[3], nc[3], c[3], nc[3]) || !nfc_is(c[4], nc[4], c[3], nc[3])) {
+            if (bad++ < 3) fprintf(stderr, "    NFC differs: %s", line);
+        }
+    }
+    if (pclose(p) != 0 || lines == 0) {
+        TEST_SKIP(2, "NFC: bzip2 -dc %s/NormalizationTest.txt.bz2 failed", UCD_DIR);
+        return;
+    }
+    CHECK_MSG(bad == 0 && lines > 19000, "%d of %d NormalizationTest lines fail", bad, lines);
+    /* and every code point Part 1 does not list is its own NFC */
+    for (bad = 0, cp = 0; cp < N_CP; cp++) {
+        char u[8], hex[16];
+        size_t nu;
+        if (in_part1[cp] || (cp >= 0xD800 && cp <= 0xDFFF)) continue;
+        snprintf(hex, sizeof hex, "%lX", cp);
+        nu = hex_to_utf8(hex, hex + strlen(hex), u);
+        if (!nfc_is(u, nu, u, nu) && bad++ < 3) fprintf(stderr, "    NFC(U+%04lX) is not itself\n", cp);
+    }
+    CHECK_MSG(bad == 0, "%d code points outside Part 1 change under NFC", bad);
+}
+
+static void test_nfc_api(void) {
+    char out[64];
+    size_t len = 99;
+    int cap, ok;
+    /* hand-checked: e + U+0301 is U+00E9; U+0323 (class 220) sorts before U+0307 (230)
+       and both compose with s: U+1E69; Hangul L V T composes to U+D4DB; U+212B ANGSTROM
+       SIGN is U+00C5 (a singleton); U+0958 stays decomposed (a composition exclusion);
+       invalid bytes stay and block composition */
+    CHECK(nfc_is("e\xcc\x81", 3, "\xc3\xa9", 2));
+    CHECK(nfc_is("s\xcc\x87\xcc\xa3", 5, "\xe1\xb9\xa9", 3));
+    CHECK(nfc_is("\xe1\x84\x91\xe1\x85\xb1\xe1\x86\xb6", 9, "\xed\x93\x9b", 3));
+    CHECK(nfc_is("\xe2\x84\xab", 3, "\xc3\x85", 2));
+    CHECK(nfc_is("\xe0\xa5\x98", 3, "\xe0\xa4\x95\xe0\xa4\xbc", 6));
+    CHECK(nfc_is("\xff" "e\xcc\x81\xff\xcc\x81", 7, "\xff\xc3\xa9\xff\xcc\x81", 6));
+    CHECK(nfc_is("e\xff\xcc\x81", 4, "e\xff\xcc\x81", 4));
+    CHECK(nfc_is("", 0, "", 0));
+    /* the bound: 4 bytes, U+1D160, decompose to 12 */
+    CHECK(llm_nfc_bound(4) == 12 && llm_nfc_bound((size_t)-1) == (size_t)-1);
+    CHECK(nfc_is("\xf0\x9d\x85\xa0", 4, "\xf0\x9d\x85\x98\xf0\x9d\x85\xa5\xf0\x9d\x85\xae", 12));
+    /* too small: LLM_ERANGE, nothing written past cap, *out_len the bound */
+    for (ok = 1, cap = 0; cap < 12; cap++) {
+        memset(out, 0x5A, sizeof out);
+        if (llm_nfc("\xf0\x9d\x85\xa0", 4, out, (size_t)cap, &len) != LLM_ERANGE || len != 12 || out[cap] != 0x5A) ok = 0;
+    }
+    CHECK_MSG(ok, "caps 0..11 for a 12-byte NFC");
+    /* a cap that holds the result is enough when nothing expands */
+    CHECK_OK(llm_nfc("abc", 3, out, 3, &len));
+    CHECK(len == 3 && memcmp(out, "abc", 3) == 0);
+    CHECK(llm_nfc(NULL, 1, out, 8, &len) == LLM_EINVAL);
+    CHECK(llm_nfc("a", 1, NULL, 8, &len) == LLM_EINVAL);
+    CHECK(llm_nfc("a", 1, out, 8, NULL) == LLM_EINVAL);
+    CHECK_OK(llm_nfc(NULL, 0, NULL, 0, &len));
+    CHECK(len == 0);
+    /* a long run of marks (more than any fixed buffer): sorted whole, a + 40 x (U+0301
+       U+0323): U+0323 composes first (a + U+0323 = U+1EA1), then U+0301 joins (U+1EA1 has no
+       such composite, so 40 x U+0323 less one, then 40 x U+0301) */
+    {
+        char in[1 + 160], want[3 + 39 * 2 + 40 * 2], big[3 * sizeof in];
+        int j;
+        in[0] = 'a';
+        for (j = 0; j < 40; j++) memcpy(in + 1 + 4 * j, "\xcc\x81\xcc\xa3", 4);
+        memcpy(want, "\xe1\xba\xa1", 3);
+        for (j = 0; j < 39; j++) memcpy(want + 3 + 2 * j, "\xcc\xa3", 2);
+        for (j = 0; j < 40; j++) memcpy(want + 3 + 78 + 2 * j, "\xcc\x81", 2);
+        CHECK_OK(llm_nfc(in, sizeof in, big, sizeof big, &len));
+        CHECK(len == sizeof want && memcmp(big, want, sizeof want) == 0);
+    }
+}
+
 int main(void) {
     test_utf8();
     test_table();
@@ -435,5 +574,7 @@ int main(void) {
     test_splits();
     test_pretok_names();
     test_vocab_strings();
+    test_nfc_api();
+    test_nfc_conformance();
     return test_done();
 }

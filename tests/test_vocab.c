@@ -461,13 +461,20 @@ static void test_special_real(void) {
     }
     snprintf(path, sizeof path, "%s/qwen2.gguf", vocab_dir());
     if (!(gbuf = read_all(path, &gn))) {
-        TEST_SKIP_SHARED(3, "%s absent: Qwen's special tokens not checked", path);
+        TEST_SKIP_SHARED(6, "%s absent: Qwen's special tokens and NFC not checked", path);
     } else {
         CHECK_OK(llm_gguf_create(&g, gbuf, gn, &why));
         CHECK_OK(llm_vocab_create_gguf(&v, &g, &why));
         CHECK(v.bos == -1 && v.eos == 151645 && !v.add_bos);
         CHECK_OK(llm_vocab_encode(&v, "<think>\n<|im_end|>", 18, 0, ids, 64, &n, NULL, 0));
         CHECK(n > 3 && ids[0] == 151667 && ids[n - 1] != 151645); /* <think> user-defined, <|im_end|> control */
+        { /* Qwen's normalizer: "cafe" + U+0301 (combining acute) is NFC's "caf\u00e9", the same ids */
+            int32_t ids2[64];
+            size_t n2 = 0;
+            CHECK_OK(llm_vocab_encode(&v, "caf\xc3\xa9 au lait", 13, 0, ids, 64, &n, NULL, 0));
+            CHECK_OK(llm_vocab_encode(&v, "cafe\xcc\x81 au lait", 14, 0, ids2, 64, &n2, NULL, 0));
+            CHECK_MSG(n == n2 && memcmp(ids, ids2, n * sizeof ids[0]) == 0, "NFC: %lu ids vs %lu", (unsigned long)n, (unsigned long)n2);
+        }
         llm_vocab_free(&v);
         llm_gguf_free(&g);
         free(gbuf);

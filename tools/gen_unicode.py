@@ -168,6 +168,20 @@ def generate(ucd):
     comp.sort()
     comp_idx = [k for _, _, k in comp]
 
+    def u8len(c):
+        return 1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4
+
+    def full(c):
+        return [x for d in decomp[c] for x in full(d)] if c in decomp else [c]
+    # what llm_nfc relies on: a full decomposition has at most NFD_MAX code points, and in
+    # UTF-8 at most three times its bytes (llm_nfc_bound); a composite is never longer
+    # than its two parts (composition runs in place)
+    nfd_max = max(len(full(c)) for c in dcps)
+    assert nfd_max <= 8
+    assert all(sum(u8len(x) for x in full(c)) <= 3 * u8len(c) for c in dcps)
+    assert all(u8len(dcps[k]) <= u8len(a) + u8len(b) for a, b, k in comp)
+    min_second = min(b for _, b, _ in comp)
+
     nbytes = (128 + len(stage1) + 2 * len(stage2) + len(stage3) + 2 * len(rows) + 4 * len(dec_flat)
               + 2 * len(comp_idx))
     lat = class_ranges(DEEPSEEK_LATIN)
@@ -188,6 +202,9 @@ def generate(ucd):
     out.append("#define LLM__UCD_TOP %d" % top)
     out.append("#define LLM__UCD_N_DECOMP %d" % len(dcps))
     out.append("#define LLM__UCD_N_COMP %d" % len(comp_idx))
+    out.append("#define LLM__UCD_NFD_MAX %d /* code points in the longest full decomposition */" % nfd_max)
+    out.append("#define LLM__UCD_MIN_SECOND 0x%X /* below it no code point composes with the one before */" %
+               min(min_second, 0x1161))
     out.append("/* property rows: general-category flags | White_Space; canonical combining class */")
     out += c_array("unsigned char", "llm__ucd_flags", [r[0] for r in rows])
     out += c_array("unsigned char", "llm__ucd_ccc", [r[1] for r in rows])
