@@ -264,6 +264,20 @@ typedef struct llm_config {
     int n_experts_per_tok;       /* top-k */
     int n_shared_experts;        /* always-on experts (DeepSeek-MoE style) */
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
+    /* Beyond Llama: each of these is off at zero (Qwen3, Gemma, Gemma 2). */
+    int qk_norm;         /* 1 = RMSNorm (gains [head_dim], eps norm_eps) of every query and key head
+                            after the projections, before RoPE (Qwen3) */
+    int sandwich_norm;   /* 1 = each sub-layer's output is normed too before its residual add:
+                            x += Norm'(Attn(Norm(x))) (Gemma 2's post-attention and post-FFN norms) */
+    float embed_scale;   /* the token embedding is multiplied by this; 0 = 1 (Gemma: sqrt(d_model)) */
+    float attn_scale;    /* scores are attn_scale q.k; 0 = 1 / sqrt(head_dim) (Gemma 2:
+                            query_pre_attn_scalar^-1/2) */
+    float attn_softcap;  /* > 0: each score s becomes attn_softcap tanh(s / attn_softcap) before the
+                            softmax (Gemma 2: 50); 0 = none */
+    float final_softcap; /* > 0: each logit z becomes final_softcap tanh(z / final_softcap) (Gemma 2: 30) */
+    int window_pattern;  /* with a sliding_window: 0 = every layer is windowed; P > 0 = layer l is
+                            windowed unless l % P == P - 1, which attends to all (Gemma 2: 2, so
+                            layers 0, 2, 4.. are windowed) */
 } llm_config;
 
 /* An llm_config with every optional field at its default and every size zero, to be
@@ -287,6 +301,9 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason);
 
 /* head_dim, or d_model / n_heads when head_dim is 0. */
 LLMDEF int llm_config_head_dim(const llm_config *c);
+/* The window layer `layer` attends with: sliding_window, or 0 (every position) when there
+   is none or window_pattern makes this layer a global one. */
+LLMDEF int llm_config_layer_window(const llm_config *c, int layer);
 
 /* The preset table: published architectures by lower-case name ("llama-2-7b"; the
    match ignores case). NULL for an unknown name. llm_preset_at(i) walks the table,
@@ -703,6 +720,8 @@ typedef struct llm_layer_weights {
     const float *ffn_norm, *ffn_norm_b;   /* [d]: before the FFN (after it when post_norm) */
     llm_weight w1, w2, w3;
     const float *b1, *b2, *b3;
+    const float *q_norm, *k_norm;          /* [head_dim]: qk_norm only */
+    const float *attn_post_norm, *ffn_post_norm; /* [d]: sandwich_norm only, on each sub-layer's output */
 } llm_layer_weights;
 
 /* A whole model's weights, again only pointers into caller memory. */
@@ -728,6 +747,8 @@ LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated 
 /* One decoder block over n_tokens tokens at positions pos.., in place on x[n_tokens][d]:
      pre-norm  (Llama, GPT-2):       x += Attn(Norm(x));  x += FFN(Norm(x))
      post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
+     sandwich  (Gemma 2):            x += Norm'(Attn(Norm(x)));  x += Norm'(FFN(Norm(x)))
+   Inside Attn: q/k head norms (qk_norm), RoPE, the layer's window, attn_scale, attn_softcap.
    writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
    c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
    alignment of 4. On an error kv->len is restored to its value on entry (rows from pos on
@@ -771,7 +792,8 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
                               float *logits, int all_logits, llm_threads *th);
 
 /* Bytes one decode step at position pos reads from memory: every weight it multiplies
-   (each matrix once, one embedding row) plus the KV cache rows 0..pos. Decoding is bound
+   (each matrix once, one embedding row) plus the KV cache rows 0..pos (on a windowed
+   layer only the last sliding_window of them). Decoding is bound
    by this: tok/s <= read bandwidth / bytes. */
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos);
 
@@ -1702,6 +1724,12 @@ LLMDEF int llm_config_head_dim(const llm_config *c) {
     return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
 }
 
+LLMDEF int llm_config_layer_window(const llm_config *c, int layer) {
+    if (!c || c->sliding_window <= 0) return 0;
+    if (c->window_pattern > 0 && layer % c->window_pattern == c->window_pattern - 1) return 0;
+    return c->sliding_window;
+}
+
 /* ---- the kinds, as data -------------------------------------------------------------
    What each FFN and bias kind means, in one place: the estimator counts from these rows,
    the forward pass runs from them and llm_decode_bytes reads by them, so a new kind is a
@@ -1735,6 +1763,7 @@ static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {
        models published only in Hugging Face format
      LLM__HEAD(tied: LM head shares the embedding)   LLM__BIAS(NONE, QKV or ALL)
      LLM__DENSE or LLM__MOE(experts, per token)   LLM__WINDOW(sliding window; 0 = none)
+     LLM__PLAIN, or LLM__GEMMA(sqrt(d_model)): Gemma's embedding scale
    Every row is pre-norm. */
 #define LLM__SHAPE(d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len) \
     d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len
@@ -1750,31 +1779,34 @@ static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {
 #define LLM__DENSE 0, 0, 0
 #define LLM__MOE(experts, per_token) experts, per_token, 0
 #define LLM__WINDOW(w) w
+/* qk_norm, sandwich_norm, embed_scale, attn_scale, the softcaps, window_pattern */
+#define LLM__PLAIN 0, 0, 0.0f, 0.0f, 0.0f, 0.0f, 0
+#define LLM__GEMMA(sqrt_d) 0, 0, sqrt_d, 0.0f, 0.0f, 0.0f, 0 /* embedding times sqrt(d_model) */
 static const llm_config llm__presets[] = {
-    {"gpt2",           LLM__SHAPE(768, 12, 12, 12, 64, 3072, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-medium",    LLM__SHAPE(1024, 24, 16, 16, 64, 4096, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-large",     LLM__SHAPE(1280, 36, 20, 20, 64, 5120, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-xl",        LLM__SHAPE(1600, 48, 25, 25, 64, 6400, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt-3-175b",     LLM__SHAPE(12288, 96, 96, 96, 128, 49152, 50257, 2048), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-7b",     LLM__SHAPE(4096, 32, 32, 32, 128, 11008, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-13b",    LLM__SHAPE(5120, 40, 40, 40, 128, 13824, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3-8b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-8b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-70b",  LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-405b", LLM__SHAPE(16384, 126, 128, 8, 128, 53248, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.2-1b",   LLM__SHAPE(2048, 16, 32, 8, 64, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.2-3b",   LLM__SHAPE(3072, 28, 24, 8, 128, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"mistral-7b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(4096)},
-    {"mixtral-8x7b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, INTERLEAVED), LLM__HEAD(0), LLM__BIAS(NONE), LLM__MOE(8, 2), LLM__WINDOW(0)},
-    {"qwen2.5-0.5b",   LLM__SHAPE(896, 24, 14, 2, 64, 4864, 151936, 32768), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(1), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"qwen2.5-7b",     LLM__SHAPE(3584, 28, 28, 4, 128, 18944, 152064, 131072), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(0), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"tinyllama-1.1b", LLM__SHAPE(2048, 22, 32, 4, 64, 5632, 32000, 2048), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"smollm2-135m",   LLM__SHAPE(576, 30, 9, 3, 64, 1536, 49152, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(100000, HALVES),       LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"phi-3-mini",     LLM__SHAPE(3072, 32, 32, 32, 96, 8192, 32064, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(2047)},
-    {"gemma-2b",       LLM__SHAPE(2048, 18, 8, 1, 256, 16384, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"gemma-7b",       LLM__SHAPE(3072, 28, 16, 16, 256, 24576, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt2",           LLM__SHAPE(768, 12, 12, 12, 64, 3072, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-medium",    LLM__SHAPE(1024, 24, 16, 16, 64, 4096, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-large",     LLM__SHAPE(1280, 36, 20, 20, 64, 5120, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-xl",        LLM__SHAPE(1600, 48, 25, 25, 64, 6400, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt-3-175b",     LLM__SHAPE(12288, 96, 96, 96, 128, 49152, 50257, 2048), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-7b",     LLM__SHAPE(4096, 32, 32, 32, 128, 11008, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-13b",    LLM__SHAPE(5120, 40, 40, 40, 128, 13824, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3-8b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-8b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-70b",  LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-405b", LLM__SHAPE(16384, 126, 128, 8, 128, 53248, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.2-1b",   LLM__SHAPE(2048, 16, 32, 8, 64, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.2-3b",   LLM__SHAPE(3072, 28, 24, 8, 128, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"mistral-7b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(4096), LLM__PLAIN},
+    {"mixtral-8x7b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, INTERLEAVED), LLM__HEAD(0), LLM__BIAS(NONE), LLM__MOE(8, 2), LLM__WINDOW(0), LLM__PLAIN},
+    {"qwen2.5-0.5b",   LLM__SHAPE(896, 24, 14, 2, 64, 4864, 151936, 32768), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(1), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"qwen2.5-7b",     LLM__SHAPE(3584, 28, 28, 4, 128, 18944, 152064, 131072), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(0), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"tinyllama-1.1b", LLM__SHAPE(2048, 22, 32, 4, 64, 5632, 32000, 2048), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"smollm2-135m",   LLM__SHAPE(576, 30, 9, 3, 64, 1536, 49152, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(100000, HALVES),       LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"phi-3-mini",     LLM__SHAPE(3072, 32, 32, 32, 96, 8192, 32064, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(2047), LLM__PLAIN},
+    {"gemma-2b",       LLM__SHAPE(2048, 18, 8, 1, 256, 16384, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__GEMMA(45.254834f)},
+    {"gemma-7b",       LLM__SHAPE(3072, 28, 16, 16, 256, 24576, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__GEMMA(55.425626f)},
 };
 #undef LLM__SHAPE
 #undef LLM__NORM
@@ -1787,6 +1819,8 @@ static const llm_config llm__presets[] = {
 #undef LLM__DENSE
 #undef LLM__MOE
 #undef LLM__WINDOW
+#undef LLM__PLAIN
+#undef LLM__GEMMA
 #define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
 
 /* ASCII case-insensitive equality, independent of the C locale. */
@@ -1856,6 +1890,17 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
     if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
     if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
     if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
+    if (c->window_pattern < 0) LLM__REJECT("window_pattern must not be negative");
+    if (c->window_pattern > 0 && c->sliding_window == 0) LLM__REJECT("window_pattern set without a sliding_window");
+    if ((unsigned)c->qk_norm > 1u || (unsigned)c->sandwich_norm > 1u) LLM__REJECT("qk_norm and sandwich_norm are 0 or 1");
+    if (c->sandwich_norm && (c->post_norm || c->norm_bias))
+        LLM__REJECT("sandwich_norm is a pre-norm block's extra norms, without norm biases");
+    if (!(c->embed_scale >= 0.0f) || c->embed_scale > 1e30f) LLM__REJECT("embed_scale must be finite and not negative");
+    if (!(c->attn_scale >= 0.0f) || c->attn_scale > 1e30f) LLM__REJECT("attn_scale must be finite and not negative");
+    /* 1 / softcap must be finite: 0 (none), or far above the subnormals */
+    if ((c->attn_softcap != 0.0f && !(c->attn_softcap >= 1e-6f)) || c->attn_softcap > 1e30f ||
+        (c->final_softcap != 0.0f && !(c->final_softcap >= 1e-6f)) || c->final_softcap > 1e30f)
+        LLM__REJECT("attn_softcap and final_softcap must be 0 or in [1e-6, 1e30]");
     /* Every count below is computed in 64 bits; refuse configs where even that would
        wrap. Estimated in double with generous margins (factor 2 on every term). */
     n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
@@ -1886,13 +1931,14 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) 
                                                         + d more for ALL)
      FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
                 (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
-     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias
+     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias;
+                sandwich_norm: 2 more (post-attention, post-FFN); qk_norm: 2 head_dim (q, k)
    plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
    unless tied. GPT-2 small: 12 (12 d^2 + 13 d) + V d + 1024 d + 2 d = 124,439,808. */
 LLMDEF llm_params llm_count_params(const llm_config *c) {
     llm_params p;
     uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
-    uint64_t L, active_experts, active_ffn_w;
+    uint64_t L, active_experts, active_ffn_w, block_norms;
     memset(&p, 0, sizeof p);
     if (llm_config_check(c, NULL) != LLM_OK) return p;
     d = (uint64_t)c->d_model;
@@ -1915,11 +1961,12 @@ LLMDEF llm_params llm_count_params(const llm_config *c) {
     active_ffn_w = active_experts * ffn_one + router;
 
     norm_one = c->norm_bias ? 2 * d : d;
+    block_norms = (c->sandwich_norm ? 4 : 2) * norm_one + (c->qk_norm ? 2 * (uint64_t)llm_config_head_dim(c) : 0);
 
-    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + 2 * norm_one;
+    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + block_norms;
     p.attention = L * (attn_w + attn_b);
     p.ffn = L * (ffn_w + ffn_b);
-    p.norm = L * 2 * norm_one + norm_one; /* + the final norm */
+    p.norm = L * block_norms + norm_one; /* + the final norm */
     p.embedding = (uint64_t)c->vocab * d;
     p.positions = c->pos == LLM_POS_LEARNED ? (uint64_t)c->max_seq_len * d : 0;
     p.lm_head = c->tied_embeddings ? 0 : (uint64_t)c->vocab * d;
@@ -1947,13 +1994,17 @@ LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causa
     f.matmul = 2.0 * N;
     f.lm_head = 2.0 * (double)c->vocab * c->d_model;
     /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
-       (2 T qdim) */
-    if (c->sliding_window > 0 && T > c->sliding_window) {
-        /* each token sees at most W keys; causal: the first W tokens see 1..W */
-        double W = c->sliding_window;
-        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
-    } else {
-        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+       (2 T qdim); window_pattern leaves some layers global */
+    {
+        int l, n_win = 0;
+        double full = T * (causal ? 0.5 : 1.0), win = full;
+        for (l = 0; l < c->n_layers; l++) n_win += llm_config_layer_window(c, l) > 0;
+        if (c->sliding_window > 0 && T > c->sliding_window) {
+            /* each token sees at most W keys; causal: the first W tokens see 1..W */
+            double W = c->sliding_window;
+            win = causal ? W - W * (W - 1) / (2.0 * T) : W;
+        }
+        f.attention = 4.0 * qdim * ((c->n_layers - n_win) * full + n_win * win);
     }
     f.forward = f.matmul + f.lm_head + f.attention;
     f.train = 3.0 * f.forward;
@@ -5226,7 +5277,18 @@ static llm_status llm__layer_check(const llm_config *c, const llm_layer_weights 
     if (!w->bq != !bk->qkv || !w->bk != !bk->qkv || !w->bv != !bk->qkv) return LLM_EINVAL;
     if (!w->bo != !bk->rest || !w->b1 != !bk->rest || !w->b2 != !bk->rest || (gated && !w->b3 != !bk->rest))
         return LLM_EINVAL;
+    if (!w->q_norm != !c->qk_norm || !w->k_norm != !c->qk_norm) return LLM_EINVAL;
+    if (!w->attn_post_norm != !c->sandwich_norm || !w->ffn_post_norm != !c->sandwich_norm) return LLM_EINVAL;
     return LLM_OK;
+}
+
+/* RMSNorm of each of the n rows of heads of hd in x, in place, with the gains w[hd]
+   (qk_norm: Qwen3 normalizes every query and key head on its own). */
+static llm_status llm__model_head_norm(const llm_config *c, float *x, int64_t rows, int hd, const float *w) {
+    int64_t i;
+    llm_status st = LLM_OK;
+    for (i = 0; i < rows && st == LLM_OK; i++) st = llm_rmsnorm(x + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+    return st;
 }
 
 /* GEGLU's gate: gelu(gate) * up (the FFN kinds table's row for Gemma). */
@@ -5292,6 +5354,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     int d, hd, qd, kvd, ff, i;
     int64_t work;
     const llm__ffn_info *ffn;
+    llm_attention_desc ad;
     memset(&b, 0, sizeof b); /* gcc -O3 cannot see llm__model_block_layout fills it (-Wmaybe-uninitialized) */
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
@@ -5316,6 +5379,11 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
     LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
     LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    /* qk_norm: each head of q and k normed on its own, before the rotation */
+    if (c->qk_norm) {
+        LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
+        LLM__MTRY(llm__model_head_norm(c, b.k, (int64_t)n * c->n_kv_heads, hd, w->k_norm));
+    }
     /* rotate q and k by their absolute positions: q.k then depends only on the offset */
     if (c->pos == LLM_POS_ROPE) {
         LLM__MTRY(llm_rope_apply_tokens(rope, b.q, n, c->n_heads, pos));
@@ -5323,11 +5391,16 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     }
     /* keys and values of these positions join the cache; queries attend over 0..pos+i */
     LLM__MTRY(llm_kv_cache_write(kv, layer, pos, b.k, b.v, n));
+    /* this layer's window, and the score's scale and softcap, as the config says */
+    ad = llm_attention_desc_default();
+    ad.window = llm_config_layer_window(c, layer);
+    ad.scale = c->attn_scale;
+    ad.softcap = c->attn_softcap;
     work = (int64_t)n * qd * (pos + n);
-    LLM__MTRY(llm_attention_cache(b.att, b.q, kv, layer, n, pos, c->n_heads, c->sliding_window,
-                                 llm__model_th(th, work)));
-    /* project the heads back to d and add to the residual stream */
+    LLM__MTRY(llm_attention_cache_ex(b.att, b.q, kv, layer, n, pos, c->n_heads, &ad, llm__model_th(th, work)));
+    /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
     LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
 
@@ -5348,8 +5421,9 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
         for (i = 0; i < n; i++)
             LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
     }
-    /* down-projection back to d and the second residual add */
+    /* down-projection back to d (sandwich: normed) and the second residual add */
     LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
     return LLM_OK;
@@ -5457,6 +5531,19 @@ static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n
     return LLM_OK;
 }
 
+/* x[0..n) *= a (Gemma scales its embedding by sqrt(d_model)). */
+static llm_status llm__model_scale(float *x, int n, float a) {
+    int i;
+    for (i = 0; i < n; i++) x[i] *= a;
+    return LLM_OK;
+}
+/* z = cap tanh(z / cap) for each logit (Gemma 2's final softcap). */
+static void llm__model_softcap(float *z, size_t n, float cap) {
+    size_t i;
+    float inv = 1.0f / cap;
+    for (i = 0; i < n; i++) z[i] = cap * LLM_TANHF(z[i] * inv);
+}
+
 /* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
 static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
                                       float *logits, int all_logits, llm_threads *th) {
@@ -5473,6 +5560,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
         for (i = 0; i < m; i++) {
             float *xi = s->x + (size_t)i * d;
             LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], d));
+            if (c->embed_scale > 0) LLM__MTRY(llm__model_scale(xi, d, c->embed_scale));
             if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)(p0 + i) * d, d));
         }
         /* the decoder blocks, in place on the residual stream */
@@ -5488,6 +5576,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
                 h = xb;
             }
             LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+            if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
     return LLM_OK;
@@ -5530,6 +5619,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     nb = c->norm_bias ? 2 : 1;
+    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
     if (w->out_norm) total += 4 * d * nb;
     if (c->pos == LLM_POS_LEARNED) total += 4 * d;
@@ -5538,15 +5628,15 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
            (llm__bias_kinds[c->bias].rest ? d + ff * (llm__ffn_kinds[c->ffn].matrices - 1) + d : 0);
     for (l = 0; l < c->n_layers; l++) {
         const llm_layer_weights *L = &w->layers[l];
-        total += 4 * 2 * d * nb + 4 * bias;
+        int win = llm_config_layer_window(c, l);
+        total += 4 * (c->sandwich_norm ? 4 : 2) * d * nb + 4 * bias + (c->qk_norm ? 4 * 2 * hd : 0);
+        /* attention reads K and V of positions 0..pos, or of the last `win` of them */
+        total += 2.0 * kv_row * (win > 0 && win < pos + 1 ? win : pos + 1);
         total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
                  llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
         total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
         if (llm__ffn_kinds[c->ffn].matrices == 3) total += llm__model_wbytes(&L->w3, ff * d);
     }
-    /* attention reads K and V of positions 0..pos in every layer */
-    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
-    total += 2.0 * c->n_layers * kv_row * (pos + 1);
     return total;
 }
 
