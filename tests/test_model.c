@@ -25,6 +25,7 @@ static void reseed(void) { test__rng = 0x9E3779B97F4A7C15ull; }
 /* ---- a random model in plain fp32 arrays -------------------------------------------- */
 typedef struct rnd_layer {
     float *an, *anb, *fn, *fnb, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *bq, *bk, *bv, *bo, *b1, *b2, *b3;
+    float *qn, *kn, *pan, *pfn; /* qk_norm's head gains, sandwich_norm's post-norms */
 } rnd_layer;
 typedef struct rnd_model {
     llm_config c;
@@ -77,6 +78,9 @@ static void rnd_model_make(rnd_model *m, const llm_config *c) {
         W->wq = f32w(L->wq), W->wk = f32w(L->wk), W->wv = f32w(L->wv), W->wo = f32w(L->wo);
         W->w1 = f32w(L->w1), W->w2 = f32w(L->w2), W->w3 = f32w(L->w3);
         W->bq = L->bq, W->bk = L->bk, W->bv = L->bv, W->bo = L->bo, W->b1 = L->b1, W->b2 = L->b2, W->b3 = L->b3;
+        L->qn = c->qk_norm ? rnd_norm((size_t)hd) : NULL, L->kn = c->qk_norm ? rnd_norm((size_t)hd) : NULL;
+        L->pan = c->sandwich_norm ? rnd_norm((size_t)d) : NULL, L->pfn = c->sandwich_norm ? rnd_norm((size_t)d) : NULL;
+        W->q_norm = L->qn, W->k_norm = L->kn, W->attn_post_norm = L->pan, W->ffn_post_norm = L->pfn;
     }
     m->emb = rnd((size_t)c->vocab * d, 1.0f);
     m->pemb = c->pos == LLM_POS_LEARNED ? rnd((size_t)c->max_seq_len * d, 0.5f) : NULL;
@@ -153,8 +157,19 @@ static void ref_rope(const llm_config *c, double *v, int n_heads, int pos) {
 }
 static double gelu_d(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 
-/* x: [T][d] in place, positions 0..T-1 */
-static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T) {
+/* RMSNorm of n_heads heads of hd in place (qk_norm) */
+static void ref_head_norm(const llm_config *c, double *v, int n_heads, const float *w) {
+    int hd = hdim(c), h, i;
+    for (h = 0; h < n_heads; h++) {
+        double ss = 0, eps = c->norm_eps > 0 ? c->norm_eps : 1e-5, r;
+        for (i = 0; i < hd; i++) ss += v[h * hd + i] * v[h * hd + i];
+        r = 1 / sqrt(ss / hd + eps);
+        for (i = 0; i < hd; i++) v[h * hd + i] *= r * w[i];
+    }
+}
+
+/* x: [T][d] in place, positions 0..T-1, as layer `layer` (its window) */
+static void ref_block(const llm_config *c, const rnd_layer *L, int layer, double *x, int T) {
     int d = c->d_model, hd = hdim(c), nh = c->n_heads, nkv = c->n_kv_heads, qd = nh * hd, kvd = nkv * hd;
     int ff = c->d_ff, t, h, j, i;
     double *h_in = (double *)malloc(sizeof(double) * (size_t)T * d), *q = (double *)malloc(sizeof(double) * (size_t)T * qd);
@@ -169,16 +184,20 @@ static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T)
         ref_lin(q + t * qd, h_in + t * d, L->wq, L->bq, d, qd);
         ref_lin(k + t * kvd, h_in + t * d, L->wk, L->bk, d, kvd);
         ref_lin(v + t * kvd, h_in + t * d, L->wv, L->bv, d, kvd);
+        if (c->qk_norm) ref_head_norm(c, q + t * qd, nh, L->qn), ref_head_norm(c, k + t * kvd, nkv, L->kn);
         if (c->pos == LLM_POS_ROPE) ref_rope(c, q + t * qd, nh, t), ref_rope(c, k + t * kvd, nkv, t);
     }
     for (t = 0; t < T; t++)
         for (h = 0; h < nh; h++) {
-            int kh = h / (nh / nkv), j0 = c->sliding_window > 0 && t - c->sliding_window + 1 > 0 ? t - c->sliding_window + 1 : 0;
-            double mx = -1e300, sum = 0;
+            /* window_pattern P: every P-th layer (l % P == P - 1) is global */
+            int W = c->window_pattern > 0 && layer % c->window_pattern == c->window_pattern - 1 ? 0 : c->sliding_window;
+            int kh = h / (nh / nkv), j0 = W > 0 && t - W + 1 > 0 ? t - W + 1 : 0;
+            double mx = -1e300, sum = 0, scale = c->attn_scale > 0 ? c->attn_scale : 1 / sqrt((double)hd);
             for (j = j0; j <= t; j++) {
                 double s = 0;
                 for (i = 0; i < hd; i++) s += q[t * qd + h * hd + i] * k[j * kvd + kh * hd + i];
-                sc[j] = s / sqrt((double)hd);
+                sc[j] = s * scale;
+                if (c->attn_softcap > 0) sc[j] = c->attn_softcap * tanh(sc[j] / c->attn_softcap);
                 if (sc[j] > mx) mx = sc[j];
             }
             for (j = j0; j <= t; j++) sum += (sc[j] = exp(sc[j] - mx));
@@ -190,6 +209,7 @@ static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T)
         }
     for (t = 0; t < T; t++) {
         ref_lin(o, att + t * qd, L->wo, L->bo, qd, d);
+        if (c->sandwich_norm) ref_norm(c, o, o, L->pan, NULL, d);
         for (i = 0; i < d; i++) x[t * d + i] += o[i];
         if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->an, L->anb, d);
         /* FFN */
@@ -203,6 +223,7 @@ static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T)
             else g[i] = gelu_d(g[i]);
         }
         ref_lin(o, g, L->w2, L->b2, ff, d);
+        if (c->sandwich_norm) ref_norm(c, o, o, L->pfn, NULL, d);
         for (i = 0; i < d; i++) x[t * d + i] += o[i];
         if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->fn, L->fnb, d);
     }
@@ -238,7 +259,7 @@ static void check_block(const llm_config *c, float x_scale, const char *what) {
     CHECK_OK(llm_kv_cache_create(&kv, c, 16, LLM_F32));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x, n1, 0, scratch, NULL));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x + n1 * d, T - n1, n1, scratch, NULL));
-    ref_block(c, &m.l[1], xr, T);
+    ref_block(c, &m.l[1], 1, xr, T);
     for (i = 0; i < T * d; i++) {
         double e = fabs(x[i] - xr[i]) / (1 + fabs(xr[i]));
         if (!(e <= worst)) worst = e;
@@ -268,6 +289,13 @@ static void test_blocks(void) {
     c = small_config();
     c.sliding_window = 3;
     check_block(&c, 1.0f, "sliding window 3");
+    c = small_config();
+    c.qk_norm = 1, c.head_dim = 16, c.rope_layout = LLM_ROPE_HALVES;
+    check_block(&c, 1.0f, "q/k head norms, head_dim 16, RoPE halves (Qwen3)");
+    c = small_config();
+    c.sandwich_norm = 1, c.ffn = LLM_FFN_GEGLU, c.attn_softcap = 0.7f, c.attn_scale = 0.2f;
+    c.sliding_window = 3, c.window_pattern = 2; /* layer 1 (the one checked) is global */
+    check_block(&c, 1.0f, "sandwich norms, GEGLU, softcap 0.7, scale 0.2, global layer (Gemma 2)");
 }
 
 /* ---- the whole forward pass against a double-precision reference -------------------- */
@@ -279,11 +307,14 @@ static void ref_forward(const rnd_model *m, const int *toks, int T, double *logi
     double *x = (double *)malloc(sizeof(double) * (size_t)T * d), *h = (double *)malloc(sizeof(double) * (size_t)d);
     for (t = 0; t < T; t++)
         for (i = 0; i < d; i++)
-            x[t * d + i] = (double)m->emb[(size_t)toks[t] * d + i] + (m->pemb ? m->pemb[(size_t)t * d + i] : 0.0);
-    for (i = 0; i < c->n_layers; i++) ref_block(c, &m->l[i], x, T);
+            x[t * d + i] = (double)m->emb[(size_t)toks[t] * d + i] * (c->embed_scale > 0 ? c->embed_scale : 1) +
+                           (m->pemb ? m->pemb[(size_t)t * d + i] : 0.0);
+    for (i = 0; i < c->n_layers; i++) ref_block(c, &m->l[i], i, x, T);
     for (t = 0; t < T; t++) {
         ref_norm(c, h, x + (size_t)t * d, m->onorm, m->onormb, d);
         ref_lin(logits + (size_t)t * V, h, m->head, NULL, d, V);
+        for (i = 0; c->final_softcap > 0 && i < V; i++)
+            logits[(size_t)t * V + i] = c->final_softcap * tanh(logits[(size_t)t * V + i] / c->final_softcap);
     }
     free(x), free(h);
 }
@@ -371,6 +402,12 @@ static llm_config fwd_config(void) {
    LLM_TEST_VERBOSE=1). Each bug planted for issue 16 (a dropped final-norm bias, positions
    read one off, RMSNorm's eps outside the root, an unscaled online-softmax sum, a RoPE
    sign, a GQA head mapping) takes the families it touches to errors of 8e-5 to 6. */
+/* worst of prefill, chunked and decode over the native, scalar and AVX2 builds */
+#define TOL_QWEN2 7e-5    /* measured 7.2e-6 */
+#define TOL_QWEN3 2.6e-5  /* measured 2.6e-6 */
+#define TOL_GEMMA 2.2e-5  /* measured 2.2e-6 */
+#define TOL_GEMMA2 1.8e-5 /* measured 1.8e-6 */
+#define TOL_PHI3 3.5e-5   /* measured 3.5e-6 */
 static void test_forward_families(void) {
     llm_config c = fwd_config();
     /* Llama: RMSNorm, SwiGLU, interleaved RoPE, GQA 4/2, untied head, small embeddings */
@@ -416,6 +453,33 @@ static void test_forward_families(void) {
     c = fwd_config();
     c.n_kv_heads = 2, c.rope_scale = 8, c.rope_low_freq_factor = 1, c.rope_high_freq_factor = 4, c.rope_orig_ctx = 64;
     check_forward(&c, 0.02f, 3.5e-5, "Llama 3.1 RoPE scaling 8, original context 64"); /* measured 3.6e-6 */
+    /* Qwen2: q/k/v biases, RoPE halves, theta 1e6, GQA 4/2, tied head */
+    c = fwd_config();
+    c.bias = LLM_BIAS_QKV, c.rope_layout = LLM_ROPE_HALVES, c.rope_theta = 1e6f, c.n_kv_heads = 2, c.tied_embeddings = 1;
+    check_forward(&c, 1.0f, TOL_QWEN2, "qwen2: q/k/v biases, RoPE halves, theta 1e6, GQA 4/2, tied");
+    /* Qwen3: per-head RMSNorm of q and k before RoPE, head_dim 16 != d_model / n_heads */
+    c = fwd_config();
+    c.qk_norm = 1, c.head_dim = 16, c.rope_layout = LLM_ROPE_HALVES, c.rope_theta = 1e6f, c.n_kv_heads = 2;
+    check_forward(&c, 0.02f, TOL_QWEN3, "qwen3: q/k head norms, head_dim 16, RoPE halves, GQA 4/2");
+    /* Gemma: embedding times sqrt(d_model), GEGLU, MQA with head_dim 16, tied head */
+    c = fwd_config();
+    c.ffn = LLM_FFN_GEGLU, c.embed_scale = 5.656854f, c.n_kv_heads = 1, c.head_dim = 16;
+    c.rope_layout = LLM_ROPE_HALVES, c.tied_embeddings = 1;
+    check_forward(&c, 1.0f, TOL_GEMMA, "gemma: embedding x sqrt(d), GEGLU, MQA head_dim 16, tied");
+    /* Gemma 2: sandwich norms, a score softcap and a final softcap small enough to bend
+       these scores and logits, query scale 1/sqrt(24) (not head_dim 16's), a window of 40
+       on layer 0 only (layer 1 global): 120 of the 160 positions look past it */
+    c = fwd_config();
+    c.ffn = LLM_FFN_GEGLU, c.embed_scale = 5.656854f, c.n_kv_heads = 2, c.head_dim = 16;
+    c.rope_layout = LLM_ROPE_HALVES, c.tied_embeddings = 1, c.sandwich_norm = 1;
+    c.attn_softcap = 1.5f, c.final_softcap = 8.0f, c.attn_scale = 0.20412415f;
+    c.sliding_window = 40, c.window_pattern = 2;
+    check_forward(&c, 1.0f, TOL_GEMMA2, "gemma2: sandwich, softcaps 1.5/8, scale 1/sqrt(24), window 40 on even layers");
+    /* Phi-3: RoPE halves, MHA, a window of 100 on every layer (its fused tensors are the
+       loaders' business: split into these same matrices) */
+    c = fwd_config();
+    c.rope_layout = LLM_ROPE_HALVES, c.sliding_window = 100;
+    check_forward(&c, 0.02f, TOL_PHI3, "phi3: RoPE halves, MHA, window 100 on every layer");
 }
 
 /* ---- decoding through the cache equals a prefill ------------------------------------ */
