@@ -7331,190 +7331,445 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
     return LLM_OK;
 }
 
-/* ---- a model from a GGUF --------------------------------------------------------------- */
+/* ---- architectures as data: the GGUF and Hugging Face loaders read these tables ------- */
 
-/* "blk." + l + "." + suffix, into buf (64 bytes: ggml's own limit on names). */
-static const char *llm__gguf_blk(char *buf, int l, const char *suffix) {
+/* A block's tensors beyond the plain Llama set (bits of llm__arch.tensors). */
+#define LLM__T_QKV_FUSED 1u /* one [q + 2 kv][d] matrix: the q rows, then k's, then v's (Phi-3) */
+#define LLM__T_QKV_BIAS 2u  /* q, k, v biases (Qwen2) */
+#define LLM__T_QK_NORM 4u   /* per-head gains of q and k (Qwen3) */
+#define LLM__T_SANDWICH 8u  /* post-attention and post-FFN norms (Gemma 2) */
+#define LLM__T_UP_FUSED 16u /* one [2 ff][d] matrix: the gate rows, then the up rows (Phi-3) */
+
+/* One architecture: its names in both formats and what it means for llm_config. */
+typedef struct llm__arch {
+    const char *gguf, *hf;     /* general.architecture; config.json's model_type (NULL: none) */
+    unsigned tensors;          /* LLM__T_*: qk_norm and sandwich_norm follow from these */
+    llm_ffn_kind ffn;
+    llm_bias_kind bias;
+    llm_rope_layout gguf_rope; /* llama: the converter permuted Q and K to adjacent pairs */
+    int embed_sqrt_d;          /* the embedding times sqrt(d_model) (Gemma) */
+    int window_pattern;        /* llm_config.window_pattern (Gemma 2: 2) */
+    int hf_plus_one;           /* HF stores Gemma's norm gains as w, the model multiplies by
+                                  1 + w (transformers' GemmaRMSNorm); the GGUF converter has
+                                  already added the 1, so GGUF gains are used as they are */
+    int hf_tied;               /* tie_word_embeddings' default in transformers */
+    int hf_use_sliding;        /* windows only with use_sliding_window (Qwen2 / Qwen3's keys) */
+    const char *act_key, *act; /* the config.json key naming the activation, and its one value */
+} llm__arch;
+static const llm__arch llm__archs[] = {
+    /* gguf     hf         tensors                               ffn             bias           GGUF RoPE            sqrt_d win +1 tied slide activation */
+    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu"},
+    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu"},
+    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu"},
+    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu"},
+    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh"},
+    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh"},
+    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu"},
+};
+#define LLM__N_ARCHS ((int)(sizeof llm__archs / sizeof llm__archs[0]))
+
+/* The row of a GGUF (hf 0) or Hugging Face (hf 1) architecture name, NULL if none. */
+static const llm__arch *llm__arch_find(const char *s, uint64_t n, int hf) {
+    int i;
+    for (i = 0; i < LLM__N_ARCHS; i++) {
+        const char *a = hf ? llm__archs[i].hf : llm__archs[i].gguf;
+        if (a && strlen(a) == n && memcmp(a, s, (size_t)n) == 0) return &llm__archs[i];
+    }
+    return NULL;
+}
+
+/* What an architecture row sets in the config (the files' keys fill in the rest). */
+static void llm__arch_config(llm_config *c, const llm__arch *a) {
+    c->ffn = a->ffn;
+    c->bias = a->bias;
+    c->qk_norm = (a->tensors & LLM__T_QK_NORM) != 0;
+    c->sandwich_norm = (a->tensors & LLM__T_SANDWICH) != 0;
+    c->window_pattern = a->window_pattern;
+}
+
+/* A block's tensors: where each goes in llm_layer_weights, its shape [rows][cols] (rows
+   1: a vector), and its name after "blk.N." (GGUF) or "model.layers.N." (Hugging Face).
+   A row is there when the architecture has every bit of `need` and none of `skip`. */
+enum { LLM__D_1, LLM__D_D, LLM__D_HD, LLM__D_Q, LLM__D_KV, LLM__D_FF, LLM__D_QKV, LLM__D_2FF };
+typedef struct llm__trow {
+    unsigned need, skip;
+    unsigned char rows, cols; /* LLM__D_* */
+    unsigned char norm;       /* a norm's gains (Gemma's 1 + w in HF files) */
+    size_t off;               /* offsetof(llm_layer_weights, ...): an llm_weight, or a const float * for a vector */
+    const char *gguf, *hf;
+} llm__trow;
+#define LLM__LW(f) offsetof(llm_layer_weights, f)
+static const llm__trow llm__block_tensors[] = {
+    {0, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(attn_norm), "attn_norm.weight", "input_layernorm.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_Q, LLM__D_D, 0, LLM__LW(wq), "attn_q.weight", "self_attn.q_proj.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_KV, LLM__D_D, 0, LLM__LW(wk), "attn_k.weight", "self_attn.k_proj.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_KV, LLM__D_D, 0, LLM__LW(wv), "attn_v.weight", "self_attn.v_proj.weight"},
+    {LLM__T_QKV_FUSED, 0, LLM__D_QKV, LLM__D_D, 0, LLM__LW(wq), "attn_qkv.weight", "self_attn.qkv_proj.weight"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_Q, 0, LLM__LW(bq), "attn_q.bias", "self_attn.q_proj.bias"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_KV, 0, LLM__LW(bk), "attn_k.bias", "self_attn.k_proj.bias"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_KV, 0, LLM__LW(bv), "attn_v.bias", "self_attn.v_proj.bias"},
+    {LLM__T_QK_NORM, 0, LLM__D_1, LLM__D_HD, 1, LLM__LW(q_norm), "attn_q_norm.weight", "self_attn.q_norm.weight"},
+    {LLM__T_QK_NORM, 0, LLM__D_1, LLM__D_HD, 1, LLM__LW(k_norm), "attn_k_norm.weight", "self_attn.k_norm.weight"},
+    {0, 0, LLM__D_D, LLM__D_Q, 0, LLM__LW(wo), "attn_output.weight", "self_attn.o_proj.weight"},
+    /* HF's post_attention_layernorm is Llama's pre-FFN norm, but Gemma 2's post-attention one */
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(attn_post_norm), "post_attention_norm.weight", "post_attention_layernorm.weight"},
+    {0, LLM__T_SANDWICH, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "post_attention_layernorm.weight"},
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "pre_feedforward_layernorm.weight"},
+    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate.weight", "mlp.gate_proj.weight"},
+    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w3), "ffn_up.weight", "mlp.up_proj.weight"},
+    {LLM__T_UP_FUSED, 0, LLM__D_2FF, LLM__D_D, 0, LLM__LW(w1), "ffn_up.weight", "mlp.gate_up_proj.weight"},
+    {0, 0, LLM__D_D, LLM__D_FF, 0, LLM__LW(w2), "ffn_down.weight", "mlp.down_proj.weight"},
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_post_norm), "post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
+};
+#undef LLM__LW
+#define LLM__N_TROWS ((int)(sizeof llm__block_tensors / sizeof llm__block_tensors[0]))
+/* The model's own tensors: embedding, final norm, LM head (absent: tied to the embedding). */
+static const char *const llm__top_tensors[2][3] = {{"token_embd.weight", "output_norm.weight", "output.weight"},
+                                                   {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"}};
+static const char *const llm__layer_prefix[2] = {"blk.", "model.layers."};
+
+static int llm__trow_on(const llm__arch *a, const llm__trow *r) {
+    return (a->tensors & r->need) == r->need && !(a->tensors & r->skip);
+}
+/* A dimension of the config by its LLM__D_ code. */
+static int64_t llm__dim(const llm_config *c, int code) {
+    int64_t hd = llm_config_head_dim(c), q = (int64_t)c->n_heads * hd, kv = (int64_t)c->n_kv_heads * hd;
+    switch (code) {
+    case LLM__D_D: return c->d_model;
+    case LLM__D_HD: return hd;
+    case LLM__D_Q: return q;
+    case LLM__D_KV: return kv;
+    case LLM__D_FF: return c->d_ff;
+    case LLM__D_QKV: return q + 2 * kv;
+    case LLM__D_2FF: return 2 * (int64_t)c->d_ff;
+    }
+    return 1;
+}
+
+/* prefix + l + "." + suffix into buf (96 bytes: ggml names stop at 64, HF's are longer). */
+static const char *llm__layer_name(char *buf, const char *prefix, int l, const char *suffix) {
     char digits[12];
     int n = 0, k = 0;
+    while (*prefix && k < 40) buf[k++] = *prefix++;
     do digits[n++] = (char)('0' + l % 10), l /= 10;
     while (l > 0 && n < 11);
-    memcpy(buf, "blk.", 4), k = 4;
     while (n > 0) buf[k++] = digits[--n];
     buf[k++] = '.';
-    while (*suffix && k < 63) buf[k++] = *suffix++;
+    while (*suffix && k < 95) buf[k++] = *suffix++;
     buf[k] = '\0';
     return buf;
 }
 
-/* "llama." + key: the architecture's own keys are prefixed with its name. */
-static llm_status llm__gguf_arch_int(const llm_gguf *g, const char *arch, const char *key, int64_t lo, int64_t hi,
-                                     int64_t *out, int required) {
+/* Whether the forward pass of architecture a reads a tensor named s (n bytes): a top
+   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix. */
+static int llm__arch_uses(const llm__arch *a, int hf, int n_layers, const char *s, uint64_t n) {
+    const char *pre = llm__layer_prefix[hf];
+    uint64_t p = strlen(pre), k;
+    int i, l = 0;
+    for (i = 0; i < 3; i++)
+        if (n == strlen(llm__top_tensors[hf][i]) && memcmp(s, llm__top_tensors[hf][i], (size_t)n) == 0) return 1;
+    if (n <= p + 1 || memcmp(s, pre, (size_t)p) != 0 || s[p] < '0' || s[p] > '9') return 0;
+    for (k = p; k < n && s[k] >= '0' && s[k] <= '9' && l < n_layers; k++) l = l * 10 + (s[k] - '0');
+    if (l >= n_layers || k >= n || s[k] != '.' || (s[p] == '0' && k > p + 1)) return 0;
+    for (i = 0; i < LLM__N_TROWS; i++) {
+        const char *suf = hf ? llm__block_tensors[i].hf : llm__block_tensors[i].gguf;
+        if (llm__trow_on(a, &llm__block_tensors[i]) && n - k - 1 == strlen(suf) && memcmp(s + k + 1, suf, (size_t)(n - k - 1)) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One tensor as either file describes it, for llm__take. */
+typedef struct llm__tsrc {
+    llm_gguf_str name;
+    int n_dims;               /* 1 a vector, 2 a matrix, 3 anything else */
+    int64_t rows, cols;       /* a vector: 1 row */
+    int type;                 /* the llm_dtype it is used as, or -1 */
+    const char *type_name;    /* the file's name of its type, for a refusal */
+    const void *data;
+    unsigned align;           /* the data's alignment the kernels need */
+} llm__tsrc;
+
+/* Where llm__take puts a vector that is not used in place, and whether to add 1. */
+typedef struct llm__aux {
+    int convert;    /* 0: vectors must be F32 (GGUF); 1: others are converted into p.. (HF) */
+    float *p, *end;
+    char *why;      /* 160 bytes for a reason naming the tensor */
+} llm__aux;
+
+/* The one "take a tensor" step of both loaders: the shape [rows][cols] the config wants
+   (rows 1: a vector), a type the forward pass runs, aligned; a matrix is used in place, a
+   vector in place when it is F32, else converted to fp32 into aux (plus_one: as 1 + w).
+   Anything else is refused naming the tensor. */
+static llm_status llm__take(const llm__tsrc *t, int64_t rows, int64_t cols, int plus_one, llm_weight *w,
+                            const float **vec, llm__aux *aux, const char **why) {
+    char *wb = aux->why;
+    if (!t->data) LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is missing"), LLM_EFORMAT);
+    if (t->n_dims != (vec ? 1 : 2) || t->rows != rows || t->cols != cols)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " has the wrong shape for the config"), LLM_EFORMAT);
+    if (t->type < 0 || (vec && t->type != LLM_F32 && t->type != LLM_F16 && t->type != LLM_BF16)) {
+        char tail[64];
+        const char *a = vec ? " is not f32 / f16 / bf16: " : " is ", *tn = t->type_name ? t->type_name : "?";
+        size_t k = 0;
+        while (*a) tail[k++] = *a++;
+        while (*tn && k < 40) tail[k++] = *tn++;
+        for (a = vec ? "" : ", not run yet"; *a && k < 63; a++) tail[k++] = *a;
+        tail[k] = '\0';
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+    }
+    if (((uintptr_t)t->data & (t->align - 1u)) != 0)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not aligned: load the file into aligned memory"),
+                   LLM_EINVAL);
+    if (!vec) {
+        memset(w, 0, sizeof *w);
+        w->type = (llm_dtype)t->type;
+        w->data = t->data;
+    } else if (t->type == LLM_F32 && !plus_one) {
+        *vec = (const float *)t->data;
+    } else if (!aux->convert) {
+        char tail[48] = " is not f32: ";
+        size_t k = 13;
+        const char *tn = t->type_name ? t->type_name : "?";
+        while (*tn && k < 40) tail[k++] = *tn++;
+        tail[k] = '\0';
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+    } else {
+        const unsigned char *s = (const unsigned char *)t->data;
+        int64_t i;
+        if (!aux->p || aux->end - aux->p < cols)
+            LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " needs fp32 room: aux smaller than llm_hf_aux_floats"),
+                       LLM_EINVAL);
+        for (i = 0; i < cols; i++) {
+            uint16_t h = (uint16_t)(s[2 * i] | (s[2 * i + 1] << 8));
+            float v = t->type == LLM_F32 ? ((const float *)t->data)[i] : t->type == LLM_F16 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+            aux->p[i] = plus_one ? 1.0f + v : v;
+        }
+        *vec = aux->p;
+        aux->p += cols;
+    }
+    return LLM_OK;
+}
+
+/* Rows r0.. of a matrix taken whole (a fused tensor's part): every format stores whole rows. */
+static llm_weight llm__weight_rows(const llm_weight *w, int64_t r0, int64_t cols) {
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_weight p = *w;
+    p.data = (const char *)w->data + (size_t)r0 * (size_t)(cols / f->blk) * (size_t)f->blk_bytes;
+    return p;
+}
+
+/* The whole model's tensors through llm__take: find(ctx, name) describes one (data NULL
+   when absent). Fused tensors are split into the matrices the forward pass reads. */
+typedef llm__tsrc (*llm__find_fn)(void *ctx, const char *name);
+static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *c, llm__find_fn find, void *ctx,
+                                  llm_weights *w, llm_layer_weights *layers, llm__aux *aux, const char **why) {
     char name[96];
-    size_t a = strlen(arch), k = strlen(key);
+    int64_t d = c->d_model, V = c->vocab, q = llm__dim(c, LLM__D_Q), kv = llm__dim(c, LLM__D_KV);
+    int l, i, p1 = hf && a->hf_plus_one;
+    llm__tsrc t;
+    memset(w, 0, sizeof *w);
+    memset(layers, 0, (size_t)c->n_layers * sizeof *layers);
+    t = find(ctx, llm__top_tensors[hf][0]);
+    LLM__MTRY(llm__take(&t, V, d, 0, &w->tok_embed, NULL, aux, why));
+    t = find(ctx, llm__top_tensors[hf][1]);
+    LLM__MTRY(llm__take(&t, 1, d, p1, NULL, &w->out_norm, aux, why));
+    w->lm_head = w->tok_embed;
+    t = find(ctx, llm__top_tensors[hf][2]);
+    if (!c->tied_embeddings || t.data) LLM__MTRY(llm__take(&t, V, d, 0, &w->lm_head, NULL, aux, why));
+    for (l = 0; l < c->n_layers; l++) {
+        llm_layer_weights *y = &layers[l];
+        for (i = 0; i < LLM__N_TROWS; i++) {
+            const llm__trow *r = &llm__block_tensors[i];
+            char *field = (char *)y + r->off;
+            if (!llm__trow_on(a, r)) continue;
+            t = find(ctx, llm__layer_name(name, llm__layer_prefix[hf], l, hf ? r->hf : r->gguf));
+            if (r->rows == LLM__D_1) {
+                LLM__MTRY(llm__take(&t, 1, llm__dim(c, r->cols), r->norm && p1, NULL, (const float **)(void *)field, aux, why));
+                continue;
+            }
+            LLM__MTRY(llm__take(&t, llm__dim(c, r->rows), llm__dim(c, r->cols), 0, (llm_weight *)(void *)field, NULL, aux, why));
+            if (r->rows == LLM__D_QKV || r->rows == LLM__D_2FF) {
+                const llm_weight *f = (const llm_weight *)(void *)field;
+                const llm__wfmt *fm = llm__wfmt_of(f->type);
+                if (d % fm->blk)
+                    LLM__FFAIL(why, llm__why_name(aux->why, 160, "tensor ", t.name.s, t.name.n, ": rows of partial blocks cannot be split"),
+                               LLM_EFORMAT);
+                if (r->rows == LLM__D_QKV) y->wk = llm__weight_rows(f, q, d), y->wv = llm__weight_rows(f, q + kv, d);
+                else y->w3 = llm__weight_rows(f, c->d_ff, d); /* gate rows first, then up */
+            }
+        }
+    }
+    w->layers = layers;
+    return LLM_OK;
+}
+
+/* ---- a model from a GGUF --------------------------------------------------------------- */
+
+/* The llm_config fields a GGUF key (after the architecture's name and a dot) sets. */
+typedef struct llm__gkey {
+    const char *key;
+    size_t off;        /* offsetof(llm_config, ...) */
+    char kind;         /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
+    char required;
+    double lo, hi;
+    const char *range; /* lo and hi for the reason */
+} llm__gkey;
+#define LLM__CF(f) offsetof(llm_config, f)
+static const llm__gkey llm__gguf_keys[] = {
+    {"embedding_length", LLM__CF(d_model), 'i', 1, 1, 1 << 20, "1..2^20"},
+    {"block_count", LLM__CF(n_layers), 'i', 1, 1, 4096, "1..4096"},
+    {"attention.head_count", LLM__CF(n_heads), 'i', 1, 1, 1 << 16, "1..65536"},
+    {"feed_forward_length", LLM__CF(d_ff), 'i', 1, 1, 1 << 22, "1..2^22"},
+    {"context_length", LLM__CF(max_seq_len), 'i', 1, 1, INT32_MAX, "1..2^31-1"},
+    {"attention.head_count_kv", LLM__CF(n_kv_heads), 'i', 0, 1, 1 << 16, "1..65536"},
+    {"attention.key_length", LLM__CF(head_dim), 'i', 0, 2, 1 << 12, "2..4096"},
+    {"rope.dimension_count", LLM__CF(rotary_dim), 'i', 0, 2, 1 << 12, "2..4096"},
+    {"attention.sliding_window", LLM__CF(sliding_window), 'i', 0, 0, INT32_MAX, "0..2^31-1"},
+    {"attention.layer_norm_rms_epsilon", LLM__CF(norm_eps), 'f', 0, 0, 1, "(0, 1]"},
+    {"rope.freq_base", LLM__CF(rope_theta), 'f', 0, 0, 1e30, "(0, 1e30]"},
+    {"attn_logit_softcapping", LLM__CF(attn_softcap), 'f', 0, 0, 1e30, "(0, 1e30]"},
+    {"final_logit_softcapping", LLM__CF(final_softcap), 'f', 0, 0, 1e30, "(0, 1e30]"},
+};
+
+/* arch + "." + key into buf (96 bytes); NULL if it does not fit. */
+static const char *llm__gguf_key(char *buf, const llm__arch *a, const char *key) {
+    size_t n = strlen(a->gguf), k = strlen(key);
+    if (n + k + 2 > 96) return NULL;
+    memcpy(buf, a->gguf, n), buf[n] = '.', memcpy(buf + n + 1, key, k + 1);
+    return buf;
+}
+/* "<key> " + a + b into g->why */
+static const char *llm__gguf_why(llm_gguf *g, const char *key, const char *a, const char *b) {
+    char tail[96];
+    size_t k = 0;
+    while (*a && k < 60) tail[k++] = *a++;
+    while (*b && k < 95) tail[k++] = *b++;
+    tail[k] = '\0';
+    return llm__why_name(g->why, sizeof g->why, "", key, strlen(key), tail);
+}
+
+/* One key of the table into c: absent is fine unless required; present, it must be right
+   (ignored, the model would run with a default in its place). */
+static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch *a, const llm__gkey *k, const char **why) {
+    char name[96];
+    int64_t v;
+    double f;
     llm_status st;
-    if (a + k + 2 > sizeof name) return LLM_EINVAL;
-    memcpy(name, arch, a), name[a] = '.', memcpy(name + a + 1, key, k + 1);
-    st = llm_gguf_get_int(g, name, out);
-    if (st == LLM_ENOTFOUND && !required) return LLM_ENOTFOUND;
-    if (st != LLM_OK || *out < lo || *out > hi) return LLM_EFORMAT;
+    if (!llm__gguf_key(name, a, k->key)) LLM__FFAIL(why, "architecture name too long", LLM_EFORMAT);
+    if (k->kind == 'i') {
+        st = llm_gguf_get_int(g, name, &v);
+        if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
+        if (st != LLM_OK || v < (int64_t)k->lo || v > (int64_t)k->hi)
+            LLM__FFAIL(why, llm__gguf_why(g, name, k->required ? " is missing or out of range " : " is not an integer in ", k->range),
+                       LLM_EFORMAT);
+        *(int *)(void *)((char *)c + k->off) = (int)v;
+        return LLM_OK;
+    }
+    st = llm_gguf_get_float(g, name, &f);
+    if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
+    if (st != LLM_OK) LLM__FFAIL(why, llm__gguf_why(g, name, " is not a float32 or float64", ""), LLM_EFORMAT);
+    if (!(f > k->lo && f <= k->hi)) LLM__FFAIL(why, llm__gguf_why(g, name, " is out of range ", k->range), LLM_EFORMAT);
+    *(float *)(void *)((char *)c + k->off) = (float)f;
     return LLM_OK;
 }
 
 LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
-    static const char arch[] = "llama";
-    llm_gguf_str a;
+    static const char *const scaling[] = {"rope.scale_linear", "rope.scaling.factor", "rope.scaling.attn_factor"};
+    llm_gguf_str s;
+    const llm__arch *a;
+    char name[96];
     int64_t v, vocab_key = 0;
-    double f;
-    int k;
+    int i, hd;
     llm_status st;
     const llm_gguf_tensor *emb;
+    const char *reason;
     if (why) *why = "";
     if (!c || !g || !g->kv) LLM__FFAIL(why, "no config or GGUF", LLM_EINVAL);
     *c = llm_config_default();
     c->name = "gguf";
-    if (llm_gguf_get_str(g, "general.architecture", &a) != LLM_OK)
+    if (llm_gguf_get_str(g, "general.architecture", &s) != LLM_OK)
         LLM__FFAIL(why, "general.architecture is missing or not a string", LLM_EFORMAT);
-    if (a.n != 5 || memcmp(a.s, arch, 5) != 0)
-        LLM__GFAIL_NAME(g, "architecture '", a, "' is not run yet (llama is)", LLM_EUNSUPPORTED);
-#define LLM__GKEY(key, lo, hi, field, what)                                                         \
-    do {                                                                                          \
-        if (llm__gguf_arch_int(g, arch, key, lo, hi, &v, 1) != LLM_OK)                           \
-            LLM__FFAIL(why, "llama." key " is missing or out of range (" what ")", LLM_EFORMAT);   \
-        c->field = (int)v;                                                                        \
-    } while (0)
-    LLM__GKEY("embedding_length", 1, 1 << 20, d_model, "1..2^20");
-    LLM__GKEY("block_count", 1, 4096, n_layers, "1..4096");
-    LLM__GKEY("attention.head_count", 1, 1 << 16, n_heads, "1..65536");
-    LLM__GKEY("feed_forward_length", 1, 1 << 22, d_ff, "1..2^22");
-    LLM__GKEY("context_length", 1, INT32_MAX, max_seq_len, "1..2^31-1");
-#undef LLM__GKEY
-    /* an optional key that is present must be right: ignored, it would run the model with
-       a default in its place (k: whether it is there) */
-#define LLM__GOPT(key, lo, hi, what)                                                                \
-    do {                                                                                          \
-        st = llm__gguf_arch_int(g, arch, key, lo, hi, &v, 0);                                     \
-        if (st != LLM_OK && st != LLM_ENOTFOUND)                                                  \
-            LLM__FFAIL(why, "llama." key " is not an integer in " what, LLM_EFORMAT);             \
-        k = st == LLM_OK;                                                                         \
-    } while (0)
-    c->n_kv_heads = c->n_heads;
-    LLM__GOPT("attention.head_count_kv", 1, 1 << 16, "1..65536");
-    if (k) c->n_kv_heads = (int)v;
-    LLM__GOPT("attention.key_length", 2, 1 << 12, "2..4096");
-    if (k) c->head_dim = (int)v;
-    LLM__GOPT("rope.dimension_count", 2, 1 << 12, "2..4096");
-    if (k) c->rotary_dim = (int)v;
-    LLM__GOPT("expert_count", 0, 1 << 16, "0..65536");
-    if (k && v > 0) {
+    if (!(a = llm__arch_find(s.s, s.n, 0)))
+        LLM__GFAIL_NAME(g, "architecture '", s, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2 and phi3 are)",
+                        LLM_EUNSUPPORTED);
+    llm__arch_config(c, a);
+    for (i = 0; i < (int)(sizeof llm__gguf_keys / sizeof llm__gguf_keys[0]); i++)
+        LLM__MTRY(llm__gguf_read_key(c, g, a, &llm__gguf_keys[i], why));
+    if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    /* values of another width than keys' (value_length) would need their own head size */
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "attention.value_length"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v != llm_config_head_dim(c)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " differs from the key length: not run", ""), LLM_EUNSUPPORTED);
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_count"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 0 || v > (1 << 16)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 0..65536", ""), LLM_EFORMAT);
+    if (st == LLM_OK && v > 0) {
         c->n_experts = (int)v;
         c->n_experts_per_tok = 1;
-        LLM__GOPT("expert_used_count", 1, c->n_experts, "1..expert_count");
-        if (k) c->n_experts_per_tok = (int)v;
+        st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_used_count"), &v);
+        if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > c->n_experts))
+            LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..expert_count", ""), LLM_EFORMAT);
+        if (st == LLM_OK) c->n_experts_per_tok = (int)v;
     }
-    LLM__GOPT("attention.sliding_window", 0, INT32_MAX, "0..2^31-1");
-    if (k) c->sliding_window = (int)v;
-    LLM__GOPT("vocab_size", 1, 1 << 24, "1..2^24");
-    vocab_key = k ? v : 0;
-#undef LLM__GOPT
-    if ((st = llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f)) == LLM_OK) {
-        if (!(f > 0 && f <= 1)) LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon not in (0, 1]", LLM_EFORMAT);
-        c->norm_eps = (float)f;
-    } else if (st != LLM_ENOTFOUND) {
-        LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon is not a float32 or float64", LLM_EFORMAT);
-    }
-    if ((st = llm_gguf_get_float(g, "llama.rope.freq_base", &f)) == LLM_OK) {
-        if (!(f > 0 && f < 1e30)) LLM__FFAIL(why, "llama.rope.freq_base not positive and finite", LLM_EFORMAT);
-        c->rope_theta = (float)f;
-    } else if (st != LLM_ENOTFOUND) {
-        LLM__FFAIL(why, "llama.rope.freq_base is not a float32 or float64", LLM_EFORMAT);
-    }
-    if (llm_gguf_find_key(g, "llama.rope.scaling.type") >= 0 || llm_gguf_find_key(g, "llama.rope.scale_linear") >= 0)
-        LLM__FFAIL(why, "RoPE scaling (llama.rope.scaling.*) is not applied yet", LLM_EUNSUPPORTED);
-    /* llama.cpp's converter permutes Q and K so that RoPE rotates adjacent pairs */
-    c->rope_layout = LLM_ROPE_INTERLEAVED;
-    if (c->rotary_dim == (c->head_dim ? c->head_dim : (c->d_model % c->n_heads ? 0 : c->d_model / c->n_heads)))
-        c->rotary_dim = 0;
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "vocab_size"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > (1 << 24)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..2^24", ""), LLM_EFORMAT);
+    if (st == LLM_OK) vocab_key = v;
+    /* RoPE scalings (linear, YaRN, LongRoPE's factors) change every angle: refused by name */
+    if (llm_gguf_find_tensor(g, "rope_factors_long.weight"))
+        LLM__FFAIL(why, "LongRoPE (rope_factors_long.weight: Phi-3's long-context RoPE) is not run", LLM_EUNSUPPORTED);
+    st = llm_gguf_get_str(g, llm__gguf_key(name, a, "rope.scaling.type"), &s);
+    if (st != LLM_ENOTFOUND && !(st == LLM_OK && s.n == 4 && memcmp(s.s, "none", 4) == 0))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+    for (i = 0; i < 3; i++)
+        if (llm_gguf_find_key(g, llm__gguf_key(name, a, scaling[i])) >= 0)
+            LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+    if (!c->sliding_window) c->window_pattern = 0; /* Gemma 2 without its window */
+    c->rope_layout = a->gguf_rope;
+    hd = llm_config_head_dim(c);
+    if (c->rotary_dim == hd) c->rotary_dim = 0;
+    if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
+    /* llama.cpp's rule for Gemma 2 (from gemma_pytorch's config): the 27B model (46 layers)
+       scales queries by 1/sqrt(d_model / n_heads), the others by 1/sqrt(head_dim) */
+    if (strcmp(a->gguf, "gemma2") == 0 && c->n_layers == 46) c->attn_scale = 1.0f / LLM_SQRTF((float)(c->d_model / c->n_heads));
     /* the vocabulary is the embedding's row count */
     emb = llm_gguf_find_tensor(g, "token_embd.weight");
     if (!emb || emb->n_dims != 2 || emb->ne[1] > (1 << 24)) LLM__FFAIL(why, "token_embd.weight is missing or not [vocab][d]", LLM_EFORMAT);
     c->vocab = (int)emb->ne[1];
-    if (vocab_key && vocab_key != c->vocab) LLM__FFAIL(why, "llama.vocab_size differs from token_embd.weight's rows", LLM_EFORMAT);
+    if (vocab_key && vocab_key != c->vocab) LLM__FFAIL(why, "vocab_size differs from token_embd.weight's rows", LLM_EFORMAT);
     c->tied_embeddings = llm_gguf_find_tensor(g, "output.weight") == NULL;
-    {
-        const char *reason;
-        llm_status st = llm_config_check(c, &reason);
-        if (st != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
-    }
+    if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
 }
 
-/* One tensor the model needs, found, shaped [rows][cols] (ne = {cols, rows}) and typed. */
-static llm_status llm__gguf_take(llm_gguf *g, const char *name, int64_t cols, int64_t rows, int matrix, llm_weight *w,
-                                 const float **vec, int64_t *n_used, const char **why) {
-    const llm_gguf_tensor *t = llm_gguf_find_tensor(g, name);
-    llm_gguf_str n;
-    n.s = name, n.n = strlen(name);
-    if (!t) LLM__GFAIL_NAME(g, "tensor ", n, " is missing", LLM_EFORMAT);
-    (*n_used)++; /* names are unique (llm_gguf_init), so each take is another tensor */
-    if (t->ne[0] != cols || t->ne[1] != rows || t->ne[2] != 1 || t->ne[3] != 1)
-        LLM__GFAIL_NAME(g, "tensor ", n, " has the wrong shape for the config", LLM_EFORMAT);
-    if (((uintptr_t)t->data & 3u) != 0)
-        LLM__GFAIL_NAME(g, "tensor ", n, " is not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
-    if (matrix) {
-        int k;
-        memset(w, 0, sizeof *w);
-        w->type = LLM_DTYPE_COUNT;
-        if (t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16)
-            w->type = t->type == LLM__GGML_F32 ? LLM_F32 : t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
-        for (k = 0; k < (int)LLM_DTYPE_COUNT && w->type == LLM_DTYPE_COUNT; k++)
-            if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) w->type = (llm_dtype)k;
-        w->data = t->data;
-        if (w->type != LLM_DTYPE_COUNT) return LLM_OK;
-    }
-    if (!matrix && t->type == LLM__GGML_F32) {
-        *vec = (const float *)t->data;
-        return LLM_OK;
-    }
-    {
-        char tail[48];
-        const char *tn = llm_gguf_type_name(t->type);
-        size_t k = 0;
-        const char *a = matrix ? " is " : " is not f32: ";
-        while (*a) tail[k++] = *a++;
-        while (*tn && k < 30) tail[k++] = *tn++;
-        a = matrix ? ", not run yet" : "";
-        while (*a && k < 47) tail[k++] = *a++;
-        tail[k] = '\0';
-        LLM__GFAIL_NAME(g, "tensor ", n, tail, LLM_EUNSUPPORTED);
-    }
-}
-
-/* Whether the llama forward pass reads a tensor of this name (blk.N. + a block suffix). */
-static int llm__gguf_llama_name(llm_gguf_str s, int n_layers, int tied) {
-    static const char *const top[3] = {"token_embd.weight", "output_norm.weight", "output.weight"};
-    static const char *const blk[9] = {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
-                                       "attn_output.weight", "ffn_norm.weight", "ffn_gate.weight",
-                                       "ffn_down.weight", "ffn_up.weight"};
-    uint64_t k = 4;
-    int i, l = 0;
-    for (i = 0; i < 3 - tied; i++)
-        if (s.n == strlen(top[i]) && memcmp(s.s, top[i], s.n) == 0) return 1;
-    if (s.n < 6 || memcmp(s.s, "blk.", 4) != 0 || s.s[4] < '0' || s.s[4] > '9') return 0;
-    while (k < s.n && s.s[k] >= '0' && s.s[k] <= '9' && l < n_layers) l = l * 10 + (s.s[k++] - '0');
-    if (l >= n_layers || k >= s.n || s.s[k] != '.' || (s.s[4] == '0' && k > 5)) return 0;
-    for (i = 0; i < 9; i++)
-        if (s.n - k - 1 == strlen(blk[i]) && memcmp(s.s + k + 1, blk[i], s.n - k - 1) == 0) return 1;
-    return 0;
+/* A GGUF tensor as llm__take sees it: ne = {cols, rows}; the matrix types are F32, F16,
+   BF16 and the ggml block formats with a dot kernel; every tensor 4-byte aligned. */
+static llm__tsrc llm__gguf_src(void *ctx, const char *name) {
+    const llm_gguf_tensor *t = llm_gguf_find_tensor((const llm_gguf *)ctx, name);
+    llm__tsrc s;
+    int k;
+    memset(&s, 0, sizeof s);
+    s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 4;
+    if (!t) return s;
+    s.n_dims = t->ne[2] != 1 || t->ne[3] != 1 ? 3 : t->n_dims == 1 ? 1 : 2;
+    s.cols = t->ne[0], s.rows = t->ne[1];
+    s.data = t->data;
+    s.type_name = llm_gguf_type_name(t->type);
+    if (t->type == LLM__GGML_F32) s.type = LLM_F32;
+    else if (t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16) s.type = t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
+    for (k = 0; k < (int)LLM_DTYPE_COUNT && s.type < 0 && s.n_dims == 2; k++)
+        if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) s.type = k;
+    return s;
 }
 
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why) {
     llm_config c;
     llm_weights w;
-    int64_t d, hd, qd, kvd, ff, V, i, n_used = 0;
-    int l;
-    char name[64];
+    llm__aux aux;
+    const llm__arch *a;
+    llm_gguf_str s;
+    int64_t i;
     llm_status st;
     const char *reason;
     if (why) *why = "";
@@ -7524,47 +7779,23 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     if (st != LLM_OK) LLM__FFAIL(why, reason, st);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: GGUF weights are little-endian", LLM_EUNSUPPORTED);
-    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
-    ff = c.d_ff, V = c.vocab;
-    memset(&w, 0, sizeof w);
-    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
-#define LLM__TAKE(nm, cols, rows, mat, wp, vp)                                                          \
-    do {                                                                                              \
-        st = llm__gguf_take(g, nm, cols, rows, mat, wp, vp, &n_used, why);                            \
-        if (st != LLM_OK) return st;                                                                  \
-    } while (0)
-    LLM__TAKE("token_embd.weight", d, V, 1, &w.tok_embed, NULL);
-    LLM__TAKE("output_norm.weight", d, 1, 0, NULL, &w.out_norm);
-    if (c.tied_embeddings) w.lm_head = w.tok_embed;
-    else LLM__TAKE("output.weight", d, V, 1, &w.lm_head, NULL);
-    for (l = 0; l < c.n_layers; l++) {
-        llm_layer_weights *y = &layers[l];
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_norm.weight"), d, 1, 0, NULL, &y->attn_norm);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_q.weight"), d, qd, 1, &y->wq, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_k.weight"), d, kvd, 1, &y->wk, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_v.weight"), d, kvd, 1, &y->wv, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_output.weight"), qd, d, 1, &y->wo, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_norm.weight"), d, 1, 0, NULL, &y->ffn_norm);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_gate.weight"), d, ff, 1, &y->w1, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_down.weight"), ff, d, 1, &y->w2, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_up.weight"), d, ff, 1, &y->w3, NULL);
-    }
-#undef LLM__TAKE
-    /* every tensor of the file is used: one the forward pass would skip (rope_freqs, a
-       bias) means the model is not what llm.h would run */
-    if (n_used != g->n_tensors)
-        for (i = 0; i < g->n_tensors; i++)
-            if (!llm__gguf_llama_name(g->tensors[i].name, c.n_layers, c.tied_embeddings))
-                LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the llama forward pass (refused, not ignored)",
-                                LLM_EUNSUPPORTED);
-    w.layers = layers;
+    llm_gguf_get_str(g, "general.architecture", &s);
+    a = llm__arch_find(s.s, s.n, 0);
+    aux.convert = 0, aux.p = aux.end = NULL, aux.why = g->why; /* GGUF vectors are F32, used in place */
+    LLM__MTRY(llm__take_model(a, 0, &c, llm__gguf_src, g, &w, layers, &aux, why));
+    /* every tensor of the file is used: one the forward pass would skip (rope_freqs,
+       LongRoPE's factors, a bias) means the model is not what llm.h would run */
+    for (i = 0; i < g->n_tensors; i++)
+        if (!llm__arch_uses(a, 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
+            LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
+                            LLM_EUNSUPPORTED);
     memset(m, 0, sizeof *m);
     m->config = c;
     m->weights = w;
     m->file_version = (int)g->version;
     return LLM_OK;
 }
-
+#undef LLM__CF
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
@@ -8104,47 +8335,118 @@ LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, cons
 
 /* ---- a model from config.json + safetensors ---------------------------------------------- */
 
-/* "model.layers." + l + "." + suffix into buf (96 bytes). */
-static const char *llm__hf_name(char *buf, int l, const char *suffix) {
-    char digits[12];
-    int n = 0, k = 13;
-    memcpy(buf, "model.layers.", 13);
-    do digits[n++] = (char)('0' + l % 10), l /= 10;
-    while (l > 0 && n < 11);
-    while (n > 0) buf[k++] = digits[--n];
-    buf[k++] = '.';
-    while (*suffix && k < 95) buf[k++] = *suffix++;
-    buf[k] = '\0';
-    return buf;
-}
-
 #define LLM__HF_TOKS 4096 /* tokens of a config.json: Llama's has ~60, multimodal ones ~2,000 */
 
-/* The config's number `key` into *out (absent: LLM_ENOTFOUND; null counts as absent). */
-static llm_status llm__hf_num(const char *j, const llm_json_tok *t, size_t n, const char *key, double *out) {
-    int64_t i = llm_json_find(j, t, n, 0, key);
-    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
-    return llm_json_num(j, &t[i], out);
-}
-static llm_status llm__hf_int(const char *j, const llm_json_tok *t, size_t n, const char *key, int64_t lo, int64_t hi,
-                              int *out) {
-    int64_t i = llm_json_find(j, t, n, 0, key), v;
-    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
-    if (llm_json_int(j, &t[i], &v) != LLM_OK || v < lo || v > hi) return LLM_EFORMAT;
-    *out = (int)v;
+/* The llm_config fields a config.json key sets (in the object the table is read from). */
+typedef struct llm__hkey {
+    const char *key;
+    size_t off;      /* offsetof(llm_config, ...) */
+    char kind;       /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
+    char required;
+    double lo, hi;
+    const char *why; /* the reason when it is wrong */
+} llm__hkey;
+#define LLM__CF(f) offsetof(llm_config, f)
+#define LLM__HK(key, f, kind, req, lo, hi) {key, LLM__CF(f), kind, req, lo, hi, "config.json: " key " is missing or out of range"}
+static const llm__hkey llm__hf_keys[] = {
+    LLM__HK("hidden_size", d_model, 'i', 1, 1, 1 << 20),
+    LLM__HK("num_hidden_layers", n_layers, 'i', 1, 1, 4096),
+    LLM__HK("num_attention_heads", n_heads, 'i', 1, 1, 1 << 16),
+    LLM__HK("intermediate_size", d_ff, 'i', 1, 1, 1 << 22),
+    LLM__HK("vocab_size", vocab, 'i', 1, 1, 1 << 24),
+    LLM__HK("max_position_embeddings", max_seq_len, 'i', 1, 1, INT32_MAX),
+    LLM__HK("num_key_value_heads", n_kv_heads, 'i', 0, 1, 1 << 16),
+    LLM__HK("head_dim", head_dim, 'i', 0, 1, 1 << 12),
+    LLM__HK("rms_norm_eps", norm_eps, 'f', 0, 0, 1),
+    LLM__HK("rope_theta", rope_theta, 'f', 0, 0, 1e30),
+    LLM__HK("attn_logit_softcapping", attn_softcap, 'f', 0, 0, 1e30),
+    LLM__HK("final_logit_softcapping", final_softcap, 'f', 0, 0, 1e30),
+};
+/* rope_scaling of rope_type "llama3" (Llama 3.1 / 3.2) */
+static const llm__hkey llm__hf_llama3_keys[] = {
+    {"factor", LLM__CF(rope_scale), 'f', 1, 0, 1e9, "config.json: rope_scaling.factor missing or out of range"},
+    {"low_freq_factor", LLM__CF(rope_low_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.low_freq_factor missing or out of range"},
+    {"high_freq_factor", LLM__CF(rope_high_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.high_freq_factor missing or out of range"},
+    {"original_max_position_embeddings", LLM__CF(rope_orig_ctx), 'i', 1, 1, 1e9,
+     "config.json: rope_scaling.original_max_position_embeddings missing or out of range"},
+};
+#undef LLM__HK
+#undef LLM__CF
+
+/* The n keys of table k from object obj into c (null counts as absent). */
+static llm_status llm__hf_read_keys(llm_config *c, const char *j, const llm_json_tok *t, size_t n, size_t obj,
+                                    const llm__hkey *k, int count, const char **why) {
+    int i;
+    for (i = 0; i < count; i++) {
+        int64_t at = llm_json_find(j, t, n, obj, k[i].key), v;
+        double f;
+        if (at < 0 || t[at].type == LLM_JSON_NULL) {
+            if (k[i].required) LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
+            continue;
+        }
+        if (k[i].kind == 'i') {
+            if (llm_json_int(j, &t[at], &v) != LLM_OK || v < (int64_t)k[i].lo || v > (int64_t)k[i].hi)
+                LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
+            *(int *)(void *)((char *)c + k[i].off) = (int)v;
+        } else {
+            if (llm_json_num(j, &t[at], &f) != LLM_OK || !(f > k[i].lo && f <= k[i].hi)) LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
+            *(float *)(void *)((char *)c + k[i].off) = (float)f;
+        }
+    }
     return LLM_OK;
 }
+/* Whether member `key` of the top object is true / is present and not null. */
 static int llm__hf_true(const char *j, const llm_json_tok *t, size_t n, const char *key) {
     int64_t i = llm_json_find(j, t, n, 0, key);
     return i >= 0 && t[i].type == LLM_JSON_TRUE;
 }
+static int64_t llm__hf_has(const char *j, const llm_json_tok *t, size_t n, size_t obj, const char *key) {
+    int64_t i = llm_json_find(j, t, n, obj, key);
+    return i >= 0 && t[i].type != LLM_JSON_NULL ? i : -1;
+}
 
-LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
+/* rope_scaling: null, {"rope_type": "default"} or Llama 3's; the others by name. */
+static llm_status llm__hf_rope_scaling(llm_config *c, const char *j, const llm_json_tok *t, size_t n, const char **why) {
+    static const char *const kinds[][2] = {
+        {"longrope", "config.json: rope_scaling \"longrope\" (LongRoPE, Phi-3's long-context RoPE) is not run"},
+        {"su", "config.json: rope_scaling \"su\" (LongRoPE, Phi-3's long-context RoPE) is not run"},
+        {"yarn", "config.json: rope_scaling \"yarn\" (YaRN) is not run"},
+        {"linear", "config.json: rope_scaling \"linear\" is not run"},
+        {"dynamic", "config.json: rope_scaling \"dynamic\" (dynamic NTK) is not run"},
+    };
+    int64_t rs = llm__hf_has(j, t, n, 0, "rope_scaling"), ty;
+    int i;
+    if (rs < 0) return LLM_OK;
+    if (t[rs].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json: rope_scaling that is not an object is not run", LLM_EUNSUPPORTED);
+    ty = llm_json_find(j, t, n, (size_t)rs, "rope_type");
+    if (ty < 0) ty = llm_json_find(j, t, n, (size_t)rs, "type");
+    if (ty >= 0 && llm_json_eq(j, &t[ty], "default")) return LLM_OK; /* transformers' name for none */
+    if (ty >= 0 && llm_json_eq(j, &t[ty], "llama3"))
+        return llm__hf_read_keys(c, j, t, n, (size_t)rs, llm__hf_llama3_keys, 4, why);
+    for (i = 0; ty >= 0 && i < (int)(sizeof kinds / sizeof kinds[0]); i++)
+        if (llm_json_eq(j, &t[ty], kinds[i][0])) LLM__FFAIL(why, kinds[i][1], LLM_EUNSUPPORTED);
+    LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
+}
+
+/* The architecture row of config.json's model_type. */
+static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_json_tok *t, size_t n, const char **why) {
+    int64_t mt = llm_json_find(j, t, n, 0, "model_type");
+    if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
+    *a = llm__arch_find(j + t[mt].start, t[mt].len, 1);
+    if (!*a)
+        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2 and phi3 are)",
+                   LLM_EUNSUPPORTED);
+    return LLM_OK;
+}
+
+/* llm_hf_read_config, also giving the architecture's row */
+static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const char *json, size_t len, const char **why) {
     llm_json_tok t[LLM__HF_TOKS];
     size_t n;
-    int64_t mt, act, rs;
+    int64_t k;
     double f;
-    int qwen2;
+    const llm__arch *a;
+    const char *reason;
     if (why) *why = "";
     if (!c || !json) LLM__FFAIL(why, "no config or JSON", LLM_EINVAL);
     *c = llm_config_default();
@@ -8155,120 +8457,81 @@ LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len
         if (e != LLM_OK) return e;
     }
     if (t[0].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json is not a JSON object", LLM_EFORMAT);
-    mt = llm_json_find(json, t, n, 0, "model_type");
-    if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
-    qwen2 = llm_json_eq(json, &t[mt], "qwen2");
-    if (!qwen2 && !llm_json_eq(json, &t[mt], "llama") && !llm_json_eq(json, &t[mt], "mistral")) {
-        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral and qwen2 are)", LLM_EUNSUPPORTED);
-    }
-#define LLM__HFREQ(key, lo, hi, field)                                                              \
-    if (llm__hf_int(json, t, n, key, lo, hi, &c->field) != LLM_OK)                                \
-        LLM__FFAIL(why, "config.json: " key " is missing or out of range", LLM_EFORMAT);
-    LLM__HFREQ("hidden_size", 1, 1 << 20, d_model)
-    LLM__HFREQ("num_hidden_layers", 1, 4096, n_layers)
-    LLM__HFREQ("num_attention_heads", 1, 1 << 16, n_heads)
-    LLM__HFREQ("intermediate_size", 1, 1 << 22, d_ff)
-    LLM__HFREQ("vocab_size", 1, 1 << 24, vocab)
-    LLM__HFREQ("max_position_embeddings", 1, INT32_MAX, max_seq_len)
-#undef LLM__HFREQ
-    c->n_kv_heads = c->n_heads;
-    if (llm__hf_int(json, t, n, "num_key_value_heads", 1, 1 << 16, &c->n_kv_heads) == LLM_EFORMAT)
-        LLM__FFAIL(why, "config.json: num_key_value_heads out of range", LLM_EFORMAT);
-    if (llm__hf_int(json, t, n, "head_dim", 1, 1 << 12, &c->head_dim) == LLM_EFORMAT)
-        LLM__FFAIL(why, "config.json: head_dim out of range", LLM_EFORMAT);
-    c->norm_eps = 1e-6f; /* transformers' default for llama, mistral and qwen2 */
-    if (llm__hf_num(json, t, n, "rms_norm_eps", &f) == LLM_OK) c->norm_eps = (float)f;
-    if (llm__hf_num(json, t, n, "rope_theta", &f) == LLM_OK) c->rope_theta = (float)f;
-    c->tied_embeddings = llm__hf_true(json, t, n, "tie_word_embeddings");
-    act = llm_json_find(json, t, n, 0, "hidden_act");
-    if (act >= 0 && !llm_json_eq(json, &t[act], "silu")) LLM__FFAIL(why, "config.json: hidden_act is not silu", LLM_EUNSUPPORTED);
+    LLM__MTRY(llm__hf_arch(&a, json, t, n, why));
+    *arch = a;
+    llm__arch_config(c, a);
+    c->norm_eps = 1e-6f; /* transformers' default for every model_type of the table */
+    LLM__MTRY(llm__hf_read_keys(c, json, t, n, 0, llm__hf_keys, (int)(sizeof llm__hf_keys / sizeof llm__hf_keys[0]), why));
+    if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    k = llm_json_find(json, t, n, 0, "tie_word_embeddings");
+    c->tied_embeddings = k >= 0 && t[k].type != LLM_JSON_NULL ? t[k].type == LLM_JSON_TRUE : a->hf_tied;
+    /* one activation per architecture: SiLU, or Gemma's tanh GELU (gelu_pytorch_tanh;
+       transformers also runs Gemma's legacy "hidden_act": "gelu" as tanh GELU) */
+    k = llm__hf_has(json, t, n, 0, a->act_key);
+    if (k >= 0 && !llm_json_eq(json, &t[k], a->act))
+        LLM__FFAIL(why, a->act[0] == 's' ? "config.json: hidden_act is not silu" : "config.json: hidden_activation is not gelu_pytorch_tanh",
+                   LLM_EUNSUPPORTED);
     if (llm__hf_true(json, t, n, "attention_bias")) LLM__FFAIL(why, "config.json: attention_bias (q/k/v/o biases) is not run yet", LLM_EUNSUPPORTED);
     if (llm__hf_true(json, t, n, "mlp_bias")) LLM__FFAIL(why, "config.json: mlp_bias is not run yet", LLM_EUNSUPPORTED);
-    if (qwen2) {
-        c->bias = LLM_BIAS_QKV;
+    if ((k = llm__hf_has(json, t, n, 0, "partial_rotary_factor")) >= 0 && !(llm_json_num(json, &t[k], &f) == LLM_OK && f == 1.0))
+        LLM__FFAIL(why, "config.json: partial_rotary_factor is not run yet", LLM_EUNSUPPORTED);
+    /* Qwen2 / Qwen3 window only with use_sliding_window, and then per layer */
+    if (a->hf_use_sliding) {
         if (llm__hf_true(json, t, n, "use_sliding_window"))
             LLM__FFAIL(why, "config.json: Qwen2's per-layer sliding windows are not run yet", LLM_EUNSUPPORTED);
-    } else if (llm__hf_int(json, t, n, "sliding_window", 1, INT32_MAX, &c->sliding_window) == LLM_EFORMAT) {
-        LLM__FFAIL(why, "config.json: sliding_window out of range", LLM_EFORMAT);
+    } else if ((k = llm__hf_has(json, t, n, 0, "sliding_window")) >= 0) {
+        int64_t v;
+        if (llm_json_int(json, &t[k], &v) != LLM_OK || v < 1 || v > INT32_MAX)
+            LLM__FFAIL(why, "config.json: sliding_window out of range", LLM_EFORMAT);
+        c->sliding_window = (int)v;
     }
+    if (!c->sliding_window) c->window_pattern = 0; /* Gemma 2 without its window */
+    /* Gemma 2 scales queries by query_pre_attn_scalar^-1/2 */
+    if ((k = llm__hf_has(json, t, n, 0, "query_pre_attn_scalar")) >= 0) {
+        if (llm_json_num(json, &t[k], &f) != LLM_OK || !(f >= 1e-6 && f <= 1e12))
+            LLM__FFAIL(why, "config.json: query_pre_attn_scalar out of range", LLM_EFORMAT);
+        c->attn_scale = (float)(1.0 / LLM_SQRT(f));
+    }
+    if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
     /* Hugging Face's rotate_half pairs dimension i with i + d/2 */
     c->rope_layout = LLM_ROPE_HALVES;
-    rs = llm_json_find(json, t, n, 0, "rope_scaling");
-    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
-        int64_t ty0 = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
-        if (ty0 >= 0 && llm_json_eq(json, &t[ty0], "default")) rs = -1; /* transformers' name for none */
-    }
-    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
-        int64_t ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
-        int64_t k;
-        double v;
-        if (ty < 0) ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "type") : -1;
-        if (ty < 0 || !llm_json_eq(json, &t[ty], "llama3"))
-            LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
-#define LLM__HFRS(key, field, conv)                                                                   \
-    k = llm_json_find(json, t, n, (size_t)rs, key);                                                 \
-    if (k < 0 || llm_json_num(json, &t[k], &v) != LLM_OK || !(v > 0 && v < 1e9))                    \
-        LLM__FFAIL(why, "config.json: rope_scaling." key " missing or out of range", LLM_EFORMAT);  \
-    c->field = conv v;
-        LLM__HFRS("factor", rope_scale, (float))
-        LLM__HFRS("low_freq_factor", rope_low_freq_factor, (float))
-        LLM__HFRS("high_freq_factor", rope_high_freq_factor, (float))
-        LLM__HFRS("original_max_position_embeddings", rope_orig_ctx, (int))
-#undef LLM__HFRS
-    }
-    {
-        const char *reason;
-        if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
-    }
+    LLM__MTRY(llm__hf_rope_scaling(c, json, t, n, why));
+    if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
 }
+LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
+    const llm__arch *a;
+    return llm__hf_config(c, &a, json, len, why);
+}
 
+/* Every norm gain and bias vector, any of which may need converting to fp32. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c) {
-    uint64_t d, hd, n;
+    uint64_t d, hd, L, n;
     if (llm_config_check(c, NULL) != LLM_OK) return 0;
-    d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c);
-    n = (2 * (uint64_t)c->n_layers + 1) * d;
-    if (llm__bias_kinds[c->bias].qkv) n += (uint64_t)c->n_layers * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
+    d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c), L = (uint64_t)c->n_layers;
+    n = ((c->sandwich_norm ? 4 : 2) * L + 1) * d + (c->qk_norm ? 2 * L * hd : 0);
+    if (llm__bias_kinds[c->bias].qkv) n += L * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
     return n > (uint64_t)SIZE_MAX / sizeof(float) ? 0 : (size_t)n;
 }
 
-/* One tensor by name, shaped [rows][cols]: a matrix as an llm_weight in place, or a vector
-   (rows 1) as fp32, in place when F32, else converted into *aux. */
-static llm_status llm__hf_take(llm_safetensors *st, const char *name, int64_t rows, int64_t cols, llm_weight *w,
-                               const float **vec, float **aux, float *aux_end, int64_t *n_used, const char **why) {
-    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find(st, name); /* st is the caller's, not const */
-    llm_gguf_str nm;
-    int f32, f16, bf16;
-    nm.s = name, nm.n = strlen(name);
-    if (!t) LLM__GFAIL_NAME(st, "tensor ", nm, " is missing", LLM_EFORMAT);
-    if (!t->used) (*n_used)++;
+/* A safetensors tensor as llm__take sees it: shapes outermost first; F32, F16, BF16;
+   each aligned to its element. Marks it used. */
+static llm__tsrc llm__st_src(void *ctx, const char *name) {
+    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find((const llm_safetensors *)ctx, name);
+    llm__tsrc s;
+    memset(&s, 0, sizeof s);
+    s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 1;
+    if (!t) return s;
     t->used = 1;
-    if (!(vec ? t->n_dims == 1 && t->shape[0] == cols : t->n_dims == 2 && t->shape[0] == rows && t->shape[1] == cols))
-        LLM__GFAIL_NAME(st, "tensor ", nm, " has the wrong shape for the config", LLM_EFORMAT);
-    f32 = t->dtype.n == 3 && memcmp(t->dtype.s, "F32", 3) == 0;
-    f16 = t->dtype.n == 3 && memcmp(t->dtype.s, "F16", 3) == 0;
-    bf16 = t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0;
-    if (!f32 && !f16 && !bf16) LLM__GFAIL_NAME(st, "tensor ", nm, ": only F32, F16 and BF16 are run", LLM_EUNSUPPORTED);
-    if (((uintptr_t)t->data & (f32 ? 3u : 1u)) != 0)
-        LLM__GFAIL_NAME(st, "tensor ", nm, " is not aligned: load the file into aligned memory", LLM_EINVAL);
-    if (!vec) {
-        memset(w, 0, sizeof *w);
-        w->type = f32 ? LLM_F32 : f16 ? LLM_F16 : LLM_BF16;
-        w->data = t->data;
-    } else if (f32) {
-        *vec = (const float *)t->data;
-    } else {
-        const unsigned char *s = (const unsigned char *)t->data;
-        int64_t i;
-        if (!*aux || aux_end - *aux < cols) LLM__FFAIL(why, "aux smaller than llm_hf_aux_floats", LLM_EINVAL);
-        for (i = 0; i < cols; i++) {
-            uint16_t h = (uint16_t)(s[2 * i] | (s[2 * i + 1] << 8));
-            (*aux)[i] = f16 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
-        }
-        *vec = *aux;
-        *aux += cols;
-    }
-    return LLM_OK;
+    s.n_dims = t->n_dims == 1 || t->n_dims == 2 ? t->n_dims : 3;
+    s.rows = t->n_dims == 1 ? 1 : t->shape[0];
+    s.cols = t->n_dims == 1 ? t->shape[0] : t->shape[1];
+    s.data = t->data;
+    if (t->dtype.n == 3 && memcmp(t->dtype.s, "F32", 3) == 0) s.type = LLM_F32, s.align = 4, s.type_name = "F32";
+    else if (t->dtype.n == 3 && memcmp(t->dtype.s, "F16", 3) == 0) s.type = LLM_F16, s.align = 2, s.type_name = "F16";
+    else if (t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0) s.type = LLM_BF16, s.align = 2, s.type_name = "BF16";
+    else s.type_name = "a dtype other than F32, F16 and BF16";
+    return s;
 }
 
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
@@ -8276,70 +8539,27 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
                               const char **why) {
     llm_config c;
     llm_weights w;
-    int64_t d, hd, qd, kvd, ff, V, n_used = 0;
-    int l;
-    float *ap = aux, *aend = aux ? aux + aux_floats : NULL;
-    char name[96];
+    llm__aux ax;
+    const llm__arch *a;
+    int64_t i;
     llm_status e;
     const char *reason;
     if (why) *why = "";
     if (!m || !st || !layers || !st->tensors) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
-    LLM__MTRY(llm_hf_read_config(&c, config_json, config_len, why));
+    LLM__MTRY(llm__hf_config(&c, &a, config_json, config_len, why));
     e = llm_config_runnable(&c, &reason);
     if (e != LLM_OK) LLM__FFAIL(why, reason, e);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
-    {
-        int64_t i;
-        for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
-    }
-    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
-    ff = c.d_ff, V = c.vocab;
-    memset(&w, 0, sizeof w);
-    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
-#define LLM__HT(nm, rows, cols, wp, vp)                                                                 \
-    do {                                                                                              \
-        e = llm__hf_take(st, nm, rows, cols, wp, vp, &ap, aend, &n_used, why);                        \
-        if (e != LLM_OK) return e;                                                                    \
-    } while (0)
-#define LLM__HNAME(suffix) llm__hf_name(name, l, suffix)
-    LLM__HT("model.embed_tokens.weight", V, d, &w.tok_embed, NULL);
-    LLM__HT("model.norm.weight", 1, d, NULL, &w.out_norm);
-    if (c.tied_embeddings) {
-        w.lm_head = w.tok_embed;
-        if (llm_safetensors_find(st, "lm_head.weight")) LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
-    } else {
-        LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
-    }
-    for (l = 0; l < c.n_layers; l++) {
-        llm_layer_weights *y = &layers[l];
-        LLM__HT(LLM__HNAME("input_layernorm.weight"), 1, d, NULL, &y->attn_norm);
-        LLM__HT(LLM__HNAME("self_attn.q_proj.weight"), qd, d, &y->wq, NULL);
-        LLM__HT(LLM__HNAME("self_attn.k_proj.weight"), kvd, d, &y->wk, NULL);
-        LLM__HT(LLM__HNAME("self_attn.v_proj.weight"), kvd, d, &y->wv, NULL);
-        LLM__HT(LLM__HNAME("self_attn.o_proj.weight"), d, qd, &y->wo, NULL);
-        if (c.bias == LLM_BIAS_QKV) {
-            LLM__HT(LLM__HNAME("self_attn.q_proj.bias"), 1, qd, NULL, &y->bq);
-            LLM__HT(LLM__HNAME("self_attn.k_proj.bias"), 1, kvd, NULL, &y->bk);
-            LLM__HT(LLM__HNAME("self_attn.v_proj.bias"), 1, kvd, NULL, &y->bv);
-        }
-        LLM__HT(LLM__HNAME("post_attention_layernorm.weight"), 1, d, NULL, &y->ffn_norm);
-        LLM__HT(LLM__HNAME("mlp.gate_proj.weight"), ff, d, &y->w1, NULL);
-        LLM__HT(LLM__HNAME("mlp.down_proj.weight"), d, ff, &y->w2, NULL);
-        LLM__HT(LLM__HNAME("mlp.up_proj.weight"), ff, d, &y->w3, NULL);
-    }
-#undef LLM__HT
-#undef LLM__HNAME
-    /* every tensor of the file is read: one the forward pass would skip (q/k norms, a
-       bias it does not know) means the model is not what llm.h would run */
-    if (n_used != st->n_tensors) {
-        int64_t i;
-        for (i = 0; i < st->n_tensors; i++)
-            if (!st->tensors[i].used)
-                LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
-                                LLM_EUNSUPPORTED);
-    }
-    w.layers = layers;
+    for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
+    ax.convert = 1, ax.p = aux, ax.end = aux ? aux + aux_floats : NULL, ax.why = st->why;
+    LLM__MTRY(llm__take_model(a, 1, &c, llm__st_src, st, &w, layers, &ax, why));
+    /* every tensor of the file is read: one the forward pass would skip (a bias or a norm
+       this architecture does not have) means the model is not what llm.h would run */
+    for (i = 0; i < st->n_tensors; i++)
+        if (!llm__arch_uses(a, 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
+            LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
+                            LLM_EUNSUPPORTED);
     memset(m, 0, sizeof *m);
     m->config = c;
     m->weights = w;

@@ -970,7 +970,7 @@ static void test_refusals(void) {
     int i;
     ref_make(&r);
     {   /* other architectures: refused by name */
-        static const char *const archs[] = {"qwen2", "gpt2", "gemma2", "falcon"};
+        static const char *const archs[] = {"mamba", "gpt2", "starcoder2", "falcon"};
         for (i = 0; i < 4; i++) {
             gw w;
             gw_names names;

@@ -332,7 +332,7 @@ static void test_refusals(void) {
     file = write_file(&m, "F16", "F16", NULL, NULL, &len);
     expect("the valid file", LLM_OK, NULL, cfg, file, len);
     {   /* other architectures and features: refused, never run approximately */
-        static const char *const types[] = {"qwen3", "gemma", "gemma2", "gpt2", "phi3", "mixtral", "Llama", ""};
+        static const char *const types[] = {"falcon", "gpt_neox", "gemma3", "gpt2", "phi", "mixtral", "Llama", ""};
         int i;
         for (i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
             stw_config_json(cq, sizeof cq, &c, types[i], NULL);
@@ -716,8 +716,8 @@ static void test_dir(void) {
     llm_model_free(&dm);
     hf_free(&h);
     /* a refused config.json: its reason comes back */
-    CHECK(put_file(dir, "config.json", replace(cfg, "\"qwen2\"", "\"qwen3\""), strlen(cfg)) == 0);
-    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EUNSUPPORTED && strstr(why, "model_type"), "qwen3 dir: %s", why);
+    CHECK(put_file(dir, "config.json", replace(cfg, "\"qwen2\"", "\"qwen9\""), strlen(cfg)) == 0);
+    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EUNSUPPORTED && strstr(why, "model_type"), "qwen9 dir: %s", why);
     /* a tensor-naming reason survives the call (it lives in the model's why) */
     {
         stw_tensor extra;
