@@ -72,15 +72,16 @@
                           layer, or a per-ISA kernel chosen where the row names it);
                        3. tests against a double reference of the format's exact values
                           (tests/test_quant.c, tests/test_ggml_quants.c).
-     an architecture   config fields (llm_config) with their defaults and checks
-                       (llm_config_check; llm_config_runnable refuses what the forward pass
-                       cannot run); a row in the kind tables (llm__ffn_kinds, llm__bias_kinds)
-                       when it is a new kind; its step in llm__block_forward, driven by the
-                       config, never by which pointers are NULL; the estimator's counts
-                       (llm_count_params) when it has new parameters; the loaders' mapping
-                       (llm_gguf_read_config and its tensor names, llm_hf_read_config); a
-                       preset row; tests: the whole-forward double reference in
-                       tests/test_model.c and a written file in tests/test_gguf.c / test_hf.c.
+     an architecture   a row in llm__archs (>>files: its GGUF and HF names, FFN and bias
+                       kinds, RoPE pairs, the features it turns on); its tensors as rows of
+                       llm__block_tensors (GGUF and HF names, shape, llm_layer_weights field)
+                       and its keys in llm__gguf_keys / llm__hf_keys when they are new. A new
+                       feature is also a config field (zero = off, checked in
+                       llm_config_check, refused by llm_config_runnable until it runs), its
+                       step in llm__block_forward driven by the config, its count in
+                       llm_count_params / llm_decode_bytes; a preset row; tests: the double
+                       reference (tests/ref_model.h) and families in tests/test_model.c,
+                       written files in tests/test_gguf.c / test_hf.c.
      an ISA            one fenced block in the SIMD layer at the top of the implementation
                        (the llm__rv vector type and its operations, behind one #if); then,
                        only if it pays, its own GEMM micro-kernel shape (LLM__MR / LLM__NV),
@@ -986,15 +987,21 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
    LLM_EUNSUPPORTED for the types with no dequantizer here (IQ*, TQ*, MXFP4). */
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n);
 
-/* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
-   conversions), matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0, Q4_1,
-   Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms F32. Another architecture, tensor type
-   (IQ*, TQ*, MXFP4...), a MoE file or a tensor the forward pass would not use
-   (rope_freqs, biases) is LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
-   only the config. The weights point into g's buffer, which must outlive the model and
-   hold the F32 tensors 4-byte aligned (a GGUF's own 32-byte alignment does, from an
-   aligned buffer). layers: caller memory for n_layers_cap entries. g is not changed but
-   for g->why, where a reason that names a tensor or key is written. */
+/* A model from a GGUF: general.architecture "llama" (Llama 1/2/3, TinyLlama, SmolLM2,
+   Mistral, llama2.c conversions), "qwen2" (q/k/v biases), "qwen3" (q/k head norms),
+   "gemma" (sqrt(d) embedding scale, GeGLU, tied), "gemma2" (also softcaps, sandwich
+   norms, a window on even layers) and "phi3" (fused attn_qkv and gate+up ffn_up, split
+   by rows in place); RoPE pairs adjacent for llama (the converter permuted Q and K),
+   halves for the others. Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0,
+   Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms and biases F32. Another
+   architecture, tensor type (IQ*, TQ*, MXFP4...), a MoE file, a RoPE scaling (rope.scaling.*,
+   LongRoPE's rope_factors_long) or a tensor the forward pass would not use (rope_freqs, a
+   bias the architecture has not) is LLM_EUNSUPPORTED naming it: refused, never run
+   approximately. llm_gguf_read_config fills only the config. The weights point into g's
+   buffer, which must outlive the model and hold the tensors 4-byte aligned (a GGUF's own
+   32-byte alignment does, from an aligned buffer). layers: caller memory for
+   n_layers_cap entries. g is not changed but for g->why, where a reason that names a
+   tensor or key is written. */
 LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why);
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why);
@@ -1073,14 +1080,18 @@ LLMDEF void llm_safetensors_free(llm_safetensors *st);
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name);
 
 /* A Hugging Face config.json to an llm_config: model_type "llama" or "mistral" (SwiGLU,
-   RMSNorm, RoPE on halves) and "qwen2" (q/k/v biases); Llama 3's rope_scaling. Anything
-   the forward pass does not run (another model_type or hidden_act, attention or MLP
-   biases, other RoPE scalings, Qwen2's per-layer windows) is LLM_EUNSUPPORTED naming it. */
+   RMSNorm, RoPE on halves), "qwen2" (q/k/v biases), "qwen3" (q/k head norms), "gemma"
+   (sqrt(d) embedding scale, tanh GeGLU, tied by default), "gemma2" (also the softcaps,
+   query_pre_attn_scalar, sandwich norms, sliding_window on even layers) and "phi3"
+   (fused qkv_proj and gate_up_proj); Llama 3's rope_scaling. Anything the forward pass
+   does not run (another model_type or activation, attention or MLP biases, other RoPE
+   scalings such as Phi-3's LongRoPE, partial rotary, Qwen's per-layer windows) is
+   LLM_EUNSUPPORTED naming it. */
 LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why);
 /* The model of a config.json and its model.safetensors, tensors in F32, F16 or BF16.
    llm.h keeps norm gains and biases in fp32: those stored as F16 / BF16 (most HF files)
    are converted into aux, caller memory of llm_hf_aux_floats(c) floats (F32 ones are used
-   in place). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
+   in place, but for Gemma's norm gains, which HF stores as w and the model runs as 1 + w). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c);
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
                               llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,

@@ -1584,6 +1584,82 @@ static void expect_arch(const char *arch, arch_edit edit, llm_status want, const
     for (i = 0; i < 8; i++) free(fused[i]);
     rnd_model_free(&m);
 }
+/* Q8_0 (ggml-common.h's block_q8_0: an f16 scale d, then 32 int8 q; x = d q) of n values */
+static unsigned char *q8_0_encode(const float *x, size_t n) {
+    unsigned char *p = (unsigned char *)malloc(n / 32 * 34);
+    size_t b, i;
+    for (b = 0; b < n / 32; b++) {
+        float amax = 0, d, id;
+        uint16_t h;
+        for (i = 0; i < 32; i++) amax = fabsf(x[b * 32 + i]) > amax ? fabsf(x[b * 32 + i]) : amax;
+        d = amax / 127.0f, id = d > 0 ? 1.0f / d : 0.0f;
+        h = llm_f32_to_f16(d);
+        p[b * 34] = (unsigned char)(h & 0xff), p[b * 34 + 1] = (unsigned char)(h >> 8);
+        for (i = 0; i < 32; i++) p[b * 34 + 2 + i] = (unsigned char)(signed char)lrintf(x[b * 32 + i] * id);
+    }
+    return p;
+}
+/* Phi-3's fused tensors in a block format: the loader's split by rows (34 bytes per row
+   of 32) must give the matrices the test cuts out of the same bytes itself. */
+static void test_phi3_q8(void) {
+    rnd_model m;
+    llm_config c = arch_config("phi3");
+    gw w;
+    gw_names nm;
+    float *fused[8] = {0}, *got, *direct;
+    unsigned char *q[4] = {0}, *buf;
+    llm_layer_weights layers[4], dl[2];
+    llm_weights dw;
+    llm_model lm;
+    llm_gguf g;
+    llm_state s;
+    const char *why;
+    int toks[AT], t, l, i;
+    size_t n = (size_t)AT * (size_t)c.vocab, row = 34; /* d = 32: one block per row */
+    llm_status st;
+    rnd_model_make(&m, &c);
+    for (t = 0; t < AT; t++) toks[t] = (t * 5 + 1) % c.vocab;
+    arch_write(&w, &nm, "phi3", &m, fused);
+    dw = m.w;
+    memcpy(dl, m.lw, sizeof dl);
+    for (l = 0; l < 2; l++) {
+        char name[48];
+        int k;
+        for (k = 0; k < 2; k++) {
+            int64_t rows = k == 0 ? 96 : 128; /* q + 2 kv = 32 + 64; 2 ff */
+            gw_tensor *tt;
+            snprintf(name, sizeof name, k == 0 ? "blk.%d.attn_qkv.weight" : "blk.%d.ffn_up.weight", l);
+            tt = &w.t[gw_find(&w, name)];
+            q[2 * l + k] = q8_0_encode(fused[2 * l + k], (size_t)rows * 32);
+            tt->type = GW_Q8_0, tt->data = q[2 * l + k], tt->data_n = (size_t)rows * row;
+        }
+        dl[l].wq.type = dl[l].wk.type = dl[l].wv.type = dl[l].w1.type = dl[l].w3.type = LLM_Q8_0;
+        dl[l].wq.data = q[2 * l], dl[l].wk.data = q[2 * l] + 32 * row, dl[l].wv.data = q[2 * l] + 64 * row;
+        dl[l].w1.data = q[2 * l + 1], dl[l].w3.data = q[2 * l + 1] + 64 * row;
+    }
+    dw.layers = dl;
+    got = (float *)malloc(n * sizeof *got), direct = (float *)malloc(n * sizeof *direct);
+    st = arch_load(&w, &lm, layers, &buf, &g, &why);
+    CHECK_MSG(st == LLM_OK, "phi3 Q8_0: %s: %s", llm_status_str(st), why ? why : "");
+    if (st == LLM_OK) {
+        CHECK(layers[1].wv.type == LLM_Q8_0 && layers[1].w3.type == LLM_Q8_0);
+        CHECK_OK(llm_state_create(&s, &lm.config, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &lm.weights, toks, AT, 0, got, 1, NULL));
+        llm_state_free(&s);
+        CHECK_OK(llm_state_create(&s, &c, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &dw, toks, AT, 0, direct, 1, NULL));
+        llm_state_free(&s);
+        CHECK_MSG(memcmp(got, direct, n * sizeof *got) == 0, "phi3 Q8_0: the loader's split differs from the rows cut here");
+    }
+    llm_gguf_free(&g);
+    free(buf);
+    gw_free(&w);
+    for (i = 0; i < 8; i++) free(fused[i]);
+    for (i = 0; i < 4; i++) free(q[i]);
+    free(got), free(direct);
+    rnd_model_free(&m);
+}
+
 static void test_archs(void) {
     /* tolerances: 10x the worst relative logit error over the native (AVX-512), scalar and AVX2 builds */
     test_arch("qwen2", 4e-5);    /* measured 3.9e-6 */
@@ -1591,6 +1667,7 @@ static void test_archs(void) {
     test_arch("gemma", 1.4e-5);  /* measured 1.4e-6 */
     test_arch("gemma2", 1.9e-5); /* measured 1.9e-6 */
     test_arch("phi3", 1.3e-5);   /* measured 1.3e-6 */
+    test_phi3_q8();
     expect_arch("qwen3", ae_skip_qk, LLM_EFORMAT, "blk.1.attn_k_norm.weight", "without a k norm");
     expect_arch("gemma2", ae_skip_post, LLM_EFORMAT, "blk.0.post_ffw_norm.weight", "without a post-FFN norm");
     expect_arch("qwen2", ae_skip_bias, LLM_EFORMAT, "blk.1.attn_v.bias", "without a v bias");
