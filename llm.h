@@ -7366,16 +7366,17 @@ typedef struct llm__arch {
     int hf_tied;               /* tie_word_embeddings' default in transformers */
     int hf_use_sliding;        /* windows only with use_sliding_window (Qwen2 / Qwen3's keys) */
     const char *act_key, *act; /* the config.json key naming the activation, and its one value */
+    int hf_head_dim;           /* head_dim's default in transformers (0: d_model / n_heads) */
 } llm__arch;
 static const llm__arch llm__archs[] = {
-    /* gguf     hf         tensors                               ffn             bias           GGUF RoPE            sqrt_d win +1 tied slide activation */
-    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu"},
-    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu"},
-    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu"},
-    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu"},
-    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh"},
-    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh"},
-    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu"},
+    /* gguf     hf         tensors                               ffn             bias           GGUF RoPE            sqrt_d win +1 tied slide activation, head_dim */
+    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 0},
+    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128},
+    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
+    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
+    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu", 0},
 };
 #define LLM__N_ARCHS ((int)(sizeof llm__archs / sizeof llm__archs[0]))
 
@@ -7614,19 +7615,28 @@ static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *
     return LLM_OK;
 }
 
-/* ---- a model from a GGUF --------------------------------------------------------------- */
-
-/* The llm_config fields a GGUF key (after the architecture's name and a dot) sets. */
-typedef struct llm__gkey {
+/* A config key of either format: the llm_config field it sets and the values it may take. */
+typedef struct llm__ckey {
     const char *key;
-    size_t off;        /* offsetof(llm_config, ...) */
-    char kind;         /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
+    size_t off;       /* offsetof(llm_config, ...) */
+    char kind;        /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
     char required;
     double lo, hi;
-    const char *range; /* lo and hi for the reason */
-} llm__gkey;
+    const char *text; /* GGUF: the range as written, for the reason; HF: the reason */
+} llm__ckey;
+/* v into k's field of c when it is in k's range (1), else 0 and c is unchanged */
+static int llm__ckey_set(llm_config *c, const llm__ckey *k, double v) {
+    if (k->kind == 'i' ? !(v >= k->lo && v <= k->hi) : !(v > k->lo && v <= k->hi)) return 0;
+    if (k->kind == 'i') *(int *)(void *)((char *)c + k->off) = (int)v;
+    else *(float *)(void *)((char *)c + k->off) = (float)v;
+    return 1;
+}
+
+/* ---- a model from a GGUF --------------------------------------------------------------- */
+
+/* A GGUF key, after the architecture's name and a dot; text: the range, for the reason */
 #define LLM__CF(f) offsetof(llm_config, f)
-static const llm__gkey llm__gguf_keys[] = {
+static const llm__ckey llm__gguf_keys[] = {
     {"embedding_length", LLM__CF(d_model), 'i', 1, 1, 1 << 20, "1..2^20"},
     {"block_count", LLM__CF(n_layers), 'i', 1, 1, 4096, "1..4096"},
     {"attention.head_count", LLM__CF(n_heads), 'i', 1, 1, 1 << 16, "1..65536"},
@@ -7661,7 +7671,7 @@ static const char *llm__gguf_why(llm_gguf *g, const char *key, const char *a, co
 
 /* One key of the table into c: absent is fine unless required; present, it must be right
    (ignored, the model would run with a default in its place). */
-static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch *a, const llm__gkey *k, const char **why) {
+static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch *a, const llm__ckey *k, const char **why) {
     char name[96];
     int64_t v;
     double f;
@@ -7670,17 +7680,15 @@ static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch
     if (k->kind == 'i') {
         st = llm_gguf_get_int(g, name, &v);
         if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
-        if (st != LLM_OK || v < (int64_t)k->lo || v > (int64_t)k->hi)
-            LLM__FFAIL(why, llm__gguf_why(g, name, k->required ? " is missing or out of range " : " is not an integer in ", k->range),
+        if (st != LLM_OK || !llm__ckey_set(c, k, (double)v))
+            LLM__FFAIL(why, llm__gguf_why(g, name, k->required ? " is missing or out of range " : " is not an integer in ", k->text),
                        LLM_EFORMAT);
-        *(int *)(void *)((char *)c + k->off) = (int)v;
         return LLM_OK;
     }
     st = llm_gguf_get_float(g, name, &f);
     if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
     if (st != LLM_OK) LLM__FFAIL(why, llm__gguf_why(g, name, " is not a float32 or float64", ""), LLM_EFORMAT);
-    if (!(f > k->lo && f <= k->hi)) LLM__FFAIL(why, llm__gguf_why(g, name, " is out of range ", k->range), LLM_EFORMAT);
-    *(float *)(void *)((char *)c + k->off) = (float)f;
+    if (!llm__ckey_set(c, k, f)) LLM__FFAIL(why, llm__gguf_why(g, name, " is out of range ", k->text), LLM_EFORMAT);
     return LLM_OK;
 }
 
@@ -8348,18 +8356,10 @@ LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, cons
 
 #define LLM__HF_TOKS 4096 /* tokens of a config.json: Llama's has ~60, multimodal ones ~2,000 */
 
-/* The llm_config fields a config.json key sets (in the object the table is read from). */
-typedef struct llm__hkey {
-    const char *key;
-    size_t off;      /* offsetof(llm_config, ...) */
-    char kind;       /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
-    char required;
-    double lo, hi;
-    const char *why; /* the reason when it is wrong */
-} llm__hkey;
+/* config.json's keys (of the object the table is read from); text: the reason */
 #define LLM__CF(f) offsetof(llm_config, f)
 #define LLM__HK(key, f, kind, req, lo, hi) {key, LLM__CF(f), kind, req, lo, hi, "config.json: " key " is missing or out of range"}
-static const llm__hkey llm__hf_keys[] = {
+static const llm__ckey llm__hf_keys[] = {
     LLM__HK("hidden_size", d_model, 'i', 1, 1, 1 << 20),
     LLM__HK("num_hidden_layers", n_layers, 'i', 1, 1, 4096),
     LLM__HK("num_attention_heads", n_heads, 'i', 1, 1, 1 << 16),
@@ -8374,7 +8374,7 @@ static const llm__hkey llm__hf_keys[] = {
     LLM__HK("final_logit_softcapping", final_softcap, 'f', 0, 0, 1e30),
 };
 /* rope_scaling of rope_type "llama3" (Llama 3.1 / 3.2) */
-static const llm__hkey llm__hf_llama3_keys[] = {
+static const llm__ckey llm__hf_llama3_keys[] = {
     {"factor", LLM__CF(rope_scale), 'f', 1, 0, 1e9, "config.json: rope_scaling.factor missing or out of range"},
     {"low_freq_factor", LLM__CF(rope_low_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.low_freq_factor missing or out of range"},
     {"high_freq_factor", LLM__CF(rope_high_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.high_freq_factor missing or out of range"},
@@ -8386,23 +8386,18 @@ static const llm__hkey llm__hf_llama3_keys[] = {
 
 /* The n keys of table k from object obj into c (null counts as absent). */
 static llm_status llm__hf_read_keys(llm_config *c, const char *j, const llm_json_tok *t, size_t n, size_t obj,
-                                    const llm__hkey *k, int count, const char **why) {
+                                    const llm__ckey *k, int count, const char **why) {
     int i;
     for (i = 0; i < count; i++) {
         int64_t at = llm_json_find(j, t, n, obj, k[i].key), v;
         double f;
         if (at < 0 || t[at].type == LLM_JSON_NULL) {
-            if (k[i].required) LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
+            if (k[i].required) LLM__FFAIL(why, k[i].text, LLM_EFORMAT);
             continue;
         }
-        if (k[i].kind == 'i') {
-            if (llm_json_int(j, &t[at], &v) != LLM_OK || v < (int64_t)k[i].lo || v > (int64_t)k[i].hi)
-                LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
-            *(int *)(void *)((char *)c + k[i].off) = (int)v;
-        } else {
-            if (llm_json_num(j, &t[at], &f) != LLM_OK || !(f > k[i].lo && f <= k[i].hi)) LLM__FFAIL(why, k[i].why, LLM_EFORMAT);
-            *(float *)(void *)((char *)c + k[i].off) = (float)f;
-        }
+        if (k[i].kind == 'i' ? llm_json_int(j, &t[at], &v) != LLM_OK || !llm__ckey_set(c, &k[i], (double)v)
+                             : llm_json_num(j, &t[at], &f) != LLM_OK || !llm__ckey_set(c, &k[i], f))
+            LLM__FFAIL(why, k[i].text, LLM_EFORMAT);
     }
     return LLM_OK;
 }
@@ -8472,8 +8467,16 @@ static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const ch
     *arch = a;
     llm__arch_config(c, a);
     c->norm_eps = 1e-6f; /* transformers' default for every model_type of the table */
+    c->head_dim = a->hf_head_dim;
+    if (strcmp(a->hf, "gemma2") == 0) { /* Gemma2Config's defaults, for a config.json without them */
+        c->attn_softcap = 50.0f, c->final_softcap = 30.0f, c->sliding_window = 4096;
+        c->attn_scale = 1.0f / 16.0f; /* query_pre_attn_scalar 256 */
+    }
     LLM__MTRY(llm__hf_read_keys(c, json, t, n, 0, llm__hf_keys, (int)(sizeof llm__hf_keys / sizeof llm__hf_keys[0]), why));
     if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    /* a softcap given as null is none */
+    if ((k = llm_json_find(json, t, n, 0, "attn_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->attn_softcap = 0;
+    if ((k = llm_json_find(json, t, n, 0, "final_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->final_softcap = 0;
     k = llm_json_find(json, t, n, 0, "tie_word_embeddings");
     c->tied_embeddings = k >= 0 && t[k].type != LLM_JSON_NULL ? t[k].type == LLM_JSON_TRUE : a->hf_tied;
     /* one activation per architecture: SiLU, or Gemma's tanh GELU (gelu_pytorch_tanh;
