@@ -1101,6 +1101,29 @@ static void test_hf_archs(void) {
                    "query_pre_attn_scalar");
     expect_hf_arch("gemma2", "\"attn_logit_softcapping\": 1.5", "\"attn_logit_softcapping\": -1", NULL, LLM_EFORMAT,
                    "attn_logit_softcapping");
+    {   /* transformers' defaults where config.json leaves a key out (Gemma2Config,
+           Qwen3Config, GemmaConfig), and a softcap of null is none */
+        llm_config c = hf_arch_config("gemma2"), r;
+        char cfg[4096];
+        const char *why;
+        stw_config_json(cfg, sizeof cfg, &c, "gemma2", "\"hidden_activation\": \"gelu_pytorch_tanh\"");
+        CHECK_OK(llm_hf_read_config(&r, cfg, strlen(cfg), &why));
+        CHECK(r.attn_softcap == 50.0f && r.final_softcap == 30.0f && r.attn_scale == 1.0f / 16 && r.sliding_window == 5 &&
+              r.window_pattern == 2);
+        stw_config_json(cfg, sizeof cfg, &c, "gemma2",
+                        "\"hidden_activation\": \"gelu_pytorch_tanh\", \"attn_logit_softcapping\": null, \"final_logit_softcapping\": null");
+        CHECK_OK(llm_hf_read_config(&r, cfg, strlen(cfg), &why));
+        CHECK(r.attn_softcap == 0 && r.final_softcap == 0);
+        c = hf_arch_config("qwen3"), c.head_dim = 0;
+        stw_config_json(cfg, sizeof cfg, &c, "qwen3", NULL);
+        CHECK(llm_hf_read_config(&r, cfg, strlen(cfg), &why) == LLM_OK && r.head_dim == 128);
+        c = hf_arch_config("gemma"), c.head_dim = 0;
+        stw_config_json(cfg, sizeof cfg, &c, "gemma", NULL);
+        {
+            const char *rc = replace(cfg, "\"tie_word_embeddings\": true,", "");
+            CHECK(llm_hf_read_config(&r, rc, strlen(rc), &why) == LLM_OK && r.head_dim == 256 && r.tied_embeddings == 1);
+        }
+    }
 }
 
 int main(void) {
