@@ -74,15 +74,16 @@
                           layer, or a per-ISA kernel chosen where the row names it);
                        3. tests against a double reference of the format's exact values
                           (tests/test_quant.c, tests/test_ggml_quants.c).
-     an architecture   config fields (llm_config) with their defaults and checks
-                       (llm_config_check; llm_config_runnable refuses what the forward pass
-                       cannot run); a row in the kind tables (llm__ffn_kinds, llm__bias_kinds)
-                       when it is a new kind; its step in llm__block_forward, driven by the
-                       config, never by which pointers are NULL; the estimator's counts
-                       (llm_count_params) when it has new parameters; the loaders' mapping
-                       (llm_gguf_read_config and its tensor names, llm_hf_read_config); a
-                       preset row; tests: the whole-forward double reference in
-                       tests/test_model.c and a written file in tests/test_gguf.c / test_hf.c.
+     an architecture   a row in llm__archs (>>files: its GGUF and HF names, FFN and bias
+                       kinds, RoPE pairs, the features it turns on); its tensors as rows of
+                       llm__block_tensors (GGUF and HF names, shape, llm_layer_weights field)
+                       and its keys in llm__gguf_keys / llm__hf_keys when they are new. A new
+                       feature is also a config field (zero = off, checked in
+                       llm_config_check, refused by llm_config_runnable until it runs), its
+                       step in llm__block_forward driven by the config, its count in
+                       llm_count_params / llm_decode_bytes; a preset row; tests: the double
+                       reference (tests/ref_model.h) and families in tests/test_model.c,
+                       written files in tests/test_gguf.c / test_hf.c.
      an ISA            one fenced block in the SIMD layer at the top of the implementation
                        (the llm__rv vector type and its operations, behind one #if); then,
                        only if it pays, its own GEMM micro-kernel shape (LLM__MR / LLM__NV),
@@ -266,6 +267,20 @@ typedef struct llm_config {
     int n_experts_per_tok;       /* top-k */
     int n_shared_experts;        /* always-on experts (DeepSeek-MoE style) */
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
+    /* Beyond Llama: each of these is off at zero (Qwen3, Gemma, Gemma 2). */
+    int qk_norm;         /* 1 = RMSNorm (gains [head_dim], eps norm_eps) of every query and key head
+                            after the projections, before RoPE (Qwen3) */
+    int sandwich_norm;   /* 1 = each sub-layer's output is normed too before its residual add:
+                            x += Norm'(Attn(Norm(x))) (Gemma 2's post-attention and post-FFN norms) */
+    float embed_scale;   /* the token embedding is multiplied by this; 0 = 1 (Gemma: sqrt(d_model)) */
+    float attn_scale;    /* scores are attn_scale q.k; 0 = 1 / sqrt(head_dim) (Gemma 2:
+                            query_pre_attn_scalar^-1/2) */
+    float attn_softcap;  /* > 0: each score s becomes attn_softcap tanh(s / attn_softcap) before the
+                            softmax (Gemma 2: 50); 0 = none */
+    float final_softcap; /* > 0: each logit z becomes final_softcap tanh(z / final_softcap) (Gemma 2: 30) */
+    int window_pattern;  /* with a sliding_window: 0 = every layer is windowed; P > 0 = layer l is
+                            windowed unless l % P == P - 1, which attends to all (Gemma 2: 2, so
+                            layers 0, 2, 4.. are windowed) */
 } llm_config;
 
 /* An llm_config with every optional field at its default and every size zero, to be
@@ -289,6 +304,9 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason);
 
 /* head_dim, or d_model / n_heads when head_dim is 0. */
 LLMDEF int llm_config_head_dim(const llm_config *c);
+/* The window layer `layer` attends with: sliding_window, or 0 (every position) when there
+   is none or window_pattern makes this layer a global one. */
+LLMDEF int llm_config_layer_window(const llm_config *c, int layer);
 
 /* The preset table: published architectures by lower-case name ("llama-2-7b"; the
    match ignores case). NULL for an unknown name. llm_preset_at(i) walks the table,
@@ -705,6 +723,8 @@ typedef struct llm_layer_weights {
     const float *ffn_norm, *ffn_norm_b;   /* [d]: before the FFN (after it when post_norm) */
     llm_weight w1, w2, w3;
     const float *b1, *b2, *b3;
+    const float *q_norm, *k_norm;          /* [head_dim]: qk_norm only */
+    const float *attn_post_norm, *ffn_post_norm; /* [d]: sandwich_norm only, on each sub-layer's output */
 } llm_layer_weights;
 
 /* A whole model's weights, again only pointers into caller memory. */
@@ -730,6 +750,8 @@ LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated 
 /* One decoder block over n_tokens tokens at positions pos.., in place on x[n_tokens][d]:
      pre-norm  (Llama, GPT-2):       x += Attn(Norm(x));  x += FFN(Norm(x))
      post-norm (Vaswani et al. 2017): x = Norm(x + Attn(x)); x = Norm(x + FFN(x))
+     sandwich  (Gemma 2):            x += Norm'(Attn(Norm(x)));  x += Norm'(FFN(Norm(x)))
+   Inside Attn: q/k head norms (qk_norm), RoPE, the layer's window, attn_scale, attn_softcap.
    writing this layer's K and V into kv at pos..pos+n_tokens-1. rope may be NULL unless
    c->pos is LLM_POS_ROPE. scratch: llm_block_scratch_bytes(c, n_tokens) bytes, any
    alignment of 4. On an error kv->len is restored to its value on entry (rows from pos on
@@ -773,7 +795,8 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
                               float *logits, int all_logits, llm_threads *th);
 
 /* Bytes one decode step at position pos reads from memory: every weight it multiplies
-   (each matrix once, one embedding row) plus the KV cache rows 0..pos. Decoding is bound
+   (each matrix once, one embedding row) plus the KV cache rows 0..pos (on a windowed
+   layer only the last sliding_window of them). Decoding is bound
    by this: tok/s <= read bandwidth / bytes. */
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos);
 
@@ -966,15 +989,21 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t);
    LLM_EUNSUPPORTED for the types with no dequantizer here (IQ*, TQ*, MXFP4). */
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n);
 
-/* A model from a GGUF: general.architecture "llama" (Llama 1/2, TinyLlama, llama2.c
-   conversions), matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0, Q4_1,
-   Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms F32. Another architecture, tensor type
-   (IQ*, TQ*, MXFP4...), a MoE file or a tensor the forward pass would not use
-   (rope_freqs, biases) is LLM_EUNSUPPORTED naming it: refused, never run approximately. llm_gguf_read_config fills
-   only the config. The weights point into g's buffer, which must outlive the model and
-   hold the F32 tensors 4-byte aligned (a GGUF's own 32-byte alignment does, from an
-   aligned buffer). layers: caller memory for n_layers_cap entries. g is not changed but
-   for g->why, where a reason that names a tensor or key is written. */
+/* A model from a GGUF: general.architecture "llama" (Llama 1/2/3, TinyLlama, SmolLM2,
+   Mistral, llama2.c conversions), "qwen2" (q/k/v biases), "qwen3" (q/k head norms),
+   "gemma" (sqrt(d) embedding scale, GeGLU, tied), "gemma2" (also softcaps, sandwich
+   norms, a window on even layers) and "phi3" (fused attn_qkv and gate+up ffn_up, split
+   by rows in place); RoPE pairs adjacent for llama (the converter permuted Q and K),
+   halves for the others. Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0,
+   Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms and biases F32. Another
+   architecture, tensor type (IQ*, TQ*, MXFP4...), a MoE file, a RoPE scaling (rope.scaling.*,
+   LongRoPE's rope_factors_long) or a tensor the forward pass would not use (rope_freqs, a
+   bias the architecture has not) is LLM_EUNSUPPORTED naming it: refused, never run
+   approximately. llm_gguf_read_config fills only the config. The weights point into g's
+   buffer, which must outlive the model and hold the tensors 4-byte aligned (a GGUF's own
+   32-byte alignment does, from an aligned buffer). layers: caller memory for
+   n_layers_cap entries. g is not changed but for g->why, where a reason that names a
+   tensor or key is written. */
 LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why);
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why);
@@ -1053,14 +1082,18 @@ LLMDEF void llm_safetensors_free(llm_safetensors *st);
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name);
 
 /* A Hugging Face config.json to an llm_config: model_type "llama" or "mistral" (SwiGLU,
-   RMSNorm, RoPE on halves) and "qwen2" (q/k/v biases); Llama 3's rope_scaling. Anything
-   the forward pass does not run (another model_type or hidden_act, attention or MLP
-   biases, other RoPE scalings, Qwen2's per-layer windows) is LLM_EUNSUPPORTED naming it. */
+   RMSNorm, RoPE on halves), "qwen2" (q/k/v biases), "qwen3" (q/k head norms), "gemma"
+   (sqrt(d) embedding scale, tanh GeGLU, tied by default), "gemma2" (also the softcaps,
+   query_pre_attn_scalar, sandwich norms, sliding_window on even layers) and "phi3"
+   (fused qkv_proj and gate_up_proj); Llama 3's rope_scaling. Anything the forward pass
+   does not run (another model_type or activation, attention or MLP biases, other RoPE
+   scalings such as Phi-3's LongRoPE, partial rotary, Qwen's per-layer windows) is
+   LLM_EUNSUPPORTED naming it. */
 LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why);
 /* The model of a config.json and its model.safetensors, tensors in F32, F16 or BF16.
    llm.h keeps norm gains and biases in fp32: those stored as F16 / BF16 (most HF files)
    are converted into aux, caller memory of llm_hf_aux_floats(c) floats (F32 ones are used
-   in place). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
+   in place, but for Gemma's norm gains, which HF stores as w and the model runs as 1 + w). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c);
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
                               llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
@@ -2034,6 +2067,12 @@ LLMDEF int llm_config_head_dim(const llm_config *c) {
     return c->n_heads > 0 ? c->d_model / c->n_heads : 0;
 }
 
+LLMDEF int llm_config_layer_window(const llm_config *c, int layer) {
+    if (!c || c->sliding_window <= 0) return 0;
+    if (c->window_pattern > 0 && layer % c->window_pattern == c->window_pattern - 1) return 0;
+    return c->sliding_window;
+}
+
 /* ---- the kinds, as data -------------------------------------------------------------
    What each FFN and bias kind means, in one place: the estimator counts from these rows,
    the forward pass runs from them and llm_decode_bytes reads by them, so a new kind is a
@@ -2067,6 +2106,7 @@ static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {
        models published only in Hugging Face format
      LLM__HEAD(tied: LM head shares the embedding)   LLM__BIAS(NONE, QKV or ALL)
      LLM__DENSE or LLM__MOE(experts, per token)   LLM__WINDOW(sliding window; 0 = none)
+     LLM__PLAIN, or LLM__GEMMA(sqrt(d_model)): Gemma's embedding scale
    Every row is pre-norm. */
 #define LLM__SHAPE(d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len) \
     d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, vocab, max_seq_len
@@ -2082,31 +2122,34 @@ static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {
 #define LLM__DENSE 0, 0, 0
 #define LLM__MOE(experts, per_token) experts, per_token, 0
 #define LLM__WINDOW(w) w
+/* qk_norm, sandwich_norm, embed_scale, attn_scale, the softcaps, window_pattern */
+#define LLM__PLAIN 0, 0, 0.0f, 0.0f, 0.0f, 0.0f, 0
+#define LLM__GEMMA(sqrt_d) 0, 0, sqrt_d, 0.0f, 0.0f, 0.0f, 0 /* embedding times sqrt(d_model) */
 static const llm_config llm__presets[] = {
-    {"gpt2",           LLM__SHAPE(768, 12, 12, 12, 64, 3072, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-medium",    LLM__SHAPE(1024, 24, 16, 16, 64, 4096, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-large",     LLM__SHAPE(1280, 36, 20, 20, 64, 5120, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt2-xl",        LLM__SHAPE(1600, 48, 25, 25, 64, 6400, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"gpt-3-175b",     LLM__SHAPE(12288, 96, 96, 96, 128, 49152, 50257, 2048), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-7b",     LLM__SHAPE(4096, 32, 32, 32, 128, 11008, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-13b",    LLM__SHAPE(5120, 40, 40, 40, 128, 13824, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-2-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3-8b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-8b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-70b",  LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.1-405b", LLM__SHAPE(16384, 126, 128, 8, 128, 53248, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.2-1b",   LLM__SHAPE(2048, 16, 32, 8, 64, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"llama-3.2-3b",   LLM__SHAPE(3072, 28, 24, 8, 128, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"mistral-7b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(4096)},
-    {"mixtral-8x7b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, INTERLEAVED), LLM__HEAD(0), LLM__BIAS(NONE), LLM__MOE(8, 2), LLM__WINDOW(0)},
-    {"qwen2.5-0.5b",   LLM__SHAPE(896, 24, 14, 2, 64, 4864, 151936, 32768), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(1), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"qwen2.5-7b",     LLM__SHAPE(3584, 28, 28, 4, 128, 18944, 152064, 131072), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(0), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0)},
-    {"tinyllama-1.1b", LLM__SHAPE(2048, 22, 32, 4, 64, 5632, 32000, 2048), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"smollm2-135m",   LLM__SHAPE(576, 30, 9, 3, 64, 1536, 49152, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(100000, HALVES),       LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"phi-3-mini",     LLM__SHAPE(3072, 32, 32, 32, 96, 8192, 32064, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(2047)},
-    {"gemma-2b",       LLM__SHAPE(2048, 18, 8, 1, 256, 16384, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
-    {"gemma-7b",       LLM__SHAPE(3072, 28, 16, 16, 256, 24576, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0)},
+    {"gpt2",           LLM__SHAPE(768, 12, 12, 12, 64, 3072, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-medium",    LLM__SHAPE(1024, 24, 16, 16, 64, 4096, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-large",     LLM__SHAPE(1280, 36, 20, 20, 64, 5120, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt2-xl",        LLM__SHAPE(1600, 48, 25, 25, 64, 6400, 50257, 1024), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"gpt-3-175b",     LLM__SHAPE(12288, 96, 96, 96, 128, 49152, 50257, 2048), LLM__NORM(LAYER, 1, 1e-5f), LLM__FFN(GELU),   LLM__LEARNED_POS,                LLM__HEAD(1), LLM__BIAS(ALL),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-7b",     LLM__SHAPE(4096, 32, 32, 32, 128, 11008, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-13b",    LLM__SHAPE(5120, 40, 40, 40, 128, 13824, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-2-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 32000, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3-8b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3-70b",    LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(500000, INTERLEAVED),  LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-8b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-70b",  LLM__SHAPE(8192, 80, 64, 8, 128, 28672, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.1-405b", LLM__SHAPE(16384, 126, 128, 8, 128, 53248, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 8),     LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.2-1b",   LLM__SHAPE(2048, 16, 32, 8, 64, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"llama-3.2-3b",   LLM__SHAPE(3072, 28, 24, 8, 128, 8192, 128256, 131072), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE_LLAMA3(500000, 32),    LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"mistral-7b",     LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, INTERLEAVED),   LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(4096), LLM__PLAIN},
+    {"mixtral-8x7b",   LLM__SHAPE(4096, 32, 32, 8, 128, 14336, 32000, 32768), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, INTERLEAVED), LLM__HEAD(0), LLM__BIAS(NONE), LLM__MOE(8, 2), LLM__WINDOW(0), LLM__PLAIN},
+    {"qwen2.5-0.5b",   LLM__SHAPE(896, 24, 14, 2, 64, 4864, 151936, 32768), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(1), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"qwen2.5-7b",     LLM__SHAPE(3584, 28, 28, 4, 128, 18944, 152064, 131072), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(SWIGLU), LLM__ROPE(1000000, HALVES),      LLM__HEAD(0), LLM__BIAS(QKV),  LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"tinyllama-1.1b", LLM__SHAPE(2048, 22, 32, 4, 64, 5632, 32000, 2048), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"smollm2-135m",   LLM__SHAPE(576, 30, 9, 3, 64, 1536, 49152, 8192), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(100000, HALVES),       LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__PLAIN},
+    {"phi-3-mini",     LLM__SHAPE(3072, 32, 32, 32, 96, 8192, 32064, 4096), LLM__NORM(RMS, 0, 1e-5f),   LLM__FFN(SWIGLU), LLM__ROPE(10000, HALVES),        LLM__HEAD(0), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(2047), LLM__PLAIN},
+    {"gemma-2b",       LLM__SHAPE(2048, 18, 8, 1, 256, 16384, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__GEMMA(45.254834f)},
+    {"gemma-7b",       LLM__SHAPE(3072, 28, 16, 16, 256, 24576, 256000, 8192), LLM__NORM(RMS, 0, 1e-6f),   LLM__FFN(GEGLU),  LLM__ROPE(10000, HALVES),        LLM__HEAD(1), LLM__BIAS(NONE), LLM__DENSE,     LLM__WINDOW(0), LLM__GEMMA(55.425626f)},
 };
 #undef LLM__SHAPE
 #undef LLM__NORM
@@ -2119,6 +2162,8 @@ static const llm_config llm__presets[] = {
 #undef LLM__DENSE
 #undef LLM__MOE
 #undef LLM__WINDOW
+#undef LLM__PLAIN
+#undef LLM__GEMMA
 #define LLM__N_PRESETS ((int)(sizeof llm__presets / sizeof llm__presets[0]))
 
 /* ASCII case-insensitive equality, independent of the C locale. */
@@ -2188,6 +2233,17 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
     if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
     if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
     if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
+    if (c->window_pattern < 0) LLM__REJECT("window_pattern must not be negative");
+    if (c->window_pattern > 0 && c->sliding_window == 0) LLM__REJECT("window_pattern set without a sliding_window");
+    if ((unsigned)c->qk_norm > 1u || (unsigned)c->sandwich_norm > 1u) LLM__REJECT("qk_norm and sandwich_norm are 0 or 1");
+    if (c->sandwich_norm && (c->post_norm || c->norm_bias))
+        LLM__REJECT("sandwich_norm is a pre-norm block's extra norms, without norm biases");
+    if (!(c->embed_scale >= 0.0f) || c->embed_scale > 1e30f) LLM__REJECT("embed_scale must be finite and not negative");
+    if (!(c->attn_scale >= 0.0f) || c->attn_scale > 1e30f) LLM__REJECT("attn_scale must be finite and not negative");
+    /* 1 / softcap must be finite: 0 (none), or far above the subnormals */
+    if ((c->attn_softcap != 0.0f && !(c->attn_softcap >= 1e-6f)) || c->attn_softcap > 1e30f ||
+        (c->final_softcap != 0.0f && !(c->final_softcap >= 1e-6f)) || c->final_softcap > 1e30f)
+        LLM__REJECT("attn_softcap and final_softcap must be 0 or in [1e-6, 1e30]");
     /* Every count below is computed in 64 bits; refuse configs where even that would
        wrap. Estimated in double with generous margins (factor 2 on every term). */
     n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
@@ -2218,13 +2274,14 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) 
                                                         + d more for ALL)
      FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
                 (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
-     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias
+     norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias;
+                sandwich_norm: 2 more (post-attention, post-FFN); qk_norm: 2 head_dim (q, k)
    plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
    unless tied. GPT-2 small: 12 (12 d^2 + 13 d) + V d + 1024 d + 2 d = 124,439,808. */
 LLMDEF llm_params llm_count_params(const llm_config *c) {
     llm_params p;
     uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
-    uint64_t L, active_experts, active_ffn_w;
+    uint64_t L, active_experts, active_ffn_w, block_norms;
     memset(&p, 0, sizeof p);
     if (llm_config_check(c, NULL) != LLM_OK) return p;
     d = (uint64_t)c->d_model;
@@ -2247,11 +2304,12 @@ LLMDEF llm_params llm_count_params(const llm_config *c) {
     active_ffn_w = active_experts * ffn_one + router;
 
     norm_one = c->norm_bias ? 2 * d : d;
+    block_norms = (c->sandwich_norm ? 4 : 2) * norm_one + (c->qk_norm ? 2 * (uint64_t)llm_config_head_dim(c) : 0);
 
-    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + 2 * norm_one;
+    p.per_layer = attn_w + attn_b + ffn_w + ffn_b + block_norms;
     p.attention = L * (attn_w + attn_b);
     p.ffn = L * (ffn_w + ffn_b);
-    p.norm = L * 2 * norm_one + norm_one; /* + the final norm */
+    p.norm = L * block_norms + norm_one; /* + the final norm */
     p.embedding = (uint64_t)c->vocab * d;
     p.positions = c->pos == LLM_POS_LEARNED ? (uint64_t)c->max_seq_len * d : 0;
     p.lm_head = c->tied_embeddings ? 0 : (uint64_t)c->vocab * d;
@@ -2279,13 +2337,17 @@ LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causa
     f.matmul = 2.0 * N;
     f.lm_head = 2.0 * (double)c->vocab * c->d_model;
     /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
-       (2 T qdim) */
-    if (c->sliding_window > 0 && T > c->sliding_window) {
-        /* each token sees at most W keys; causal: the first W tokens see 1..W */
-        double W = c->sliding_window;
-        f.attention = 4.0 * c->n_layers * qdim * (causal ? W - W * (W - 1) / (2.0 * T) : W);
-    } else {
-        f.attention = 4.0 * c->n_layers * T * qdim * (causal ? 0.5 : 1.0);
+       (2 T qdim); window_pattern leaves some layers global */
+    {
+        int l, n_win = 0;
+        double full = T * (causal ? 0.5 : 1.0), win = full;
+        for (l = 0; l < c->n_layers; l++) n_win += llm_config_layer_window(c, l) > 0;
+        if (c->sliding_window > 0 && T > c->sliding_window) {
+            /* each token sees at most W keys; causal: the first W tokens see 1..W */
+            double W = c->sliding_window;
+            win = causal ? W - W * (W - 1) / (2.0 * T) : W;
+        }
+        f.attention = 4.0 * qdim * ((c->n_layers - n_win) * full + n_win * win);
     }
     f.forward = f.matmul + f.lm_head + f.attention;
     f.train = 3.0 * f.forward;
@@ -5582,7 +5644,18 @@ static llm_status llm__layer_check(const llm_config *c, const llm_layer_weights 
     if (!w->bq != !bk->qkv || !w->bk != !bk->qkv || !w->bv != !bk->qkv) return LLM_EINVAL;
     if (!w->bo != !bk->rest || !w->b1 != !bk->rest || !w->b2 != !bk->rest || (gated && !w->b3 != !bk->rest))
         return LLM_EINVAL;
+    if (!w->q_norm != !c->qk_norm || !w->k_norm != !c->qk_norm) return LLM_EINVAL;
+    if (!w->attn_post_norm != !c->sandwich_norm || !w->ffn_post_norm != !c->sandwich_norm) return LLM_EINVAL;
     return LLM_OK;
+}
+
+/* RMSNorm of each of the n rows of heads of hd in x, in place, with the gains w[hd]
+   (qk_norm: Qwen3 normalizes every query and key head on its own). */
+static llm_status llm__model_head_norm(const llm_config *c, float *x, int64_t rows, int hd, const float *w) {
+    int64_t i;
+    llm_status st = LLM_OK;
+    for (i = 0; i < rows && st == LLM_OK; i++) st = llm_rmsnorm(x + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+    return st;
 }
 
 /* GEGLU's gate: gelu(gate) * up (the FFN kinds table's row for Gemma). */
@@ -5648,6 +5721,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     int d, hd, qd, kvd, ff, i;
     int64_t work;
     const llm__ffn_info *ffn;
+    llm_attention_desc ad;
     memset(&b, 0, sizeof b); /* gcc -O3 cannot see llm__model_block_layout fills it (-Wmaybe-uninitialized) */
     LLM__MTRY(llm__model_check(c));
     if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
@@ -5672,6 +5746,11 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
     LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
     LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    /* qk_norm: each head of q and k normed on its own, before the rotation */
+    if (c->qk_norm) {
+        LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
+        LLM__MTRY(llm__model_head_norm(c, b.k, (int64_t)n * c->n_kv_heads, hd, w->k_norm));
+    }
     /* rotate q and k by their absolute positions: q.k then depends only on the offset */
     if (c->pos == LLM_POS_ROPE) {
         LLM__MTRY(llm_rope_apply_tokens(rope, b.q, n, c->n_heads, pos));
@@ -5679,11 +5758,16 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     }
     /* keys and values of these positions join the cache; queries attend over 0..pos+i */
     LLM__MTRY(llm_kv_cache_write(kv, layer, pos, b.k, b.v, n));
+    /* this layer's window, and the score's scale and softcap, as the config says */
+    ad = llm_attention_desc_default();
+    ad.window = llm_config_layer_window(c, layer);
+    ad.scale = c->attn_scale;
+    ad.softcap = c->attn_softcap;
     work = (int64_t)n * qd * (pos + n);
-    LLM__MTRY(llm_attention_cache(b.att, b.q, kv, layer, n, pos, c->n_heads, c->sliding_window,
-                                 llm__model_th(th, work)));
-    /* project the heads back to d and add to the residual stream */
+    LLM__MTRY(llm_attention_cache_ex(b.att, b.q, kv, layer, n, pos, c->n_heads, &ad, llm__model_th(th, work)));
+    /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
     LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
 
@@ -5704,8 +5788,9 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
         for (i = 0; i < n; i++)
             LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
     }
-    /* down-projection back to d and the second residual add */
+    /* down-projection back to d (sandwich: normed) and the second residual add */
     LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
     return LLM_OK;
@@ -5813,6 +5898,19 @@ static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n
     return LLM_OK;
 }
 
+/* x[0..n) *= a (Gemma scales its embedding by sqrt(d_model)). */
+static llm_status llm__model_scale(float *x, int n, float a) {
+    int i;
+    for (i = 0; i < n; i++) x[i] *= a;
+    return LLM_OK;
+}
+/* z = cap tanh(z / cap) for each logit (Gemma 2's final softcap). */
+static void llm__model_softcap(float *z, size_t n, float cap) {
+    size_t i;
+    float inv = 1.0f / cap;
+    for (i = 0; i < n; i++) z[i] = cap * LLM_TANHF(z[i] * inv);
+}
+
 /* llm_forward after its checks: the chunks through embedding, blocks and LM head. */
 static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
                                       float *logits, int all_logits, llm_threads *th) {
@@ -5829,6 +5927,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
         for (i = 0; i < m; i++) {
             float *xi = s->x + (size_t)i * d;
             LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], d));
+            if (c->embed_scale > 0) LLM__MTRY(llm__model_scale(xi, d, c->embed_scale));
             if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)(p0 + i) * d, d));
         }
         /* the decoder blocks, in place on the residual stream */
@@ -5844,6 +5943,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
                 h = xb;
             }
             LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+            if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
     return LLM_OK;
@@ -5886,6 +5986,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     nb = c->norm_bias ? 2 : 1;
+    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
     if (w->out_norm) total += 4 * d * nb;
     if (c->pos == LLM_POS_LEARNED) total += 4 * d;
@@ -5894,15 +5995,15 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
            (llm__bias_kinds[c->bias].rest ? d + ff * (llm__ffn_kinds[c->ffn].matrices - 1) + d : 0);
     for (l = 0; l < c->n_layers; l++) {
         const llm_layer_weights *L = &w->layers[l];
-        total += 4 * 2 * d * nb + 4 * bias;
+        int win = llm_config_layer_window(c, l);
+        total += 4 * (c->sandwich_norm ? 4 : 2) * d * nb + 4 * bias + (c->qk_norm ? 4 * 2 * hd : 0);
+        /* attention reads K and V of positions 0..pos, or of the last `win` of them */
+        total += 2.0 * kv_row * (win > 0 && win < pos + 1 ? win : pos + 1);
         total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
                  llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
         total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
         if (llm__ffn_kinds[c->ffn].matrices == 3) total += llm__model_wbytes(&L->w3, ff * d);
     }
-    /* attention reads K and V of positions 0..pos in every layer */
-    kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
-    total += 2.0 * c->n_layers * kv_row * (pos + 1);
     return total;
 }
 
@@ -7597,190 +7698,453 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
     return LLM_OK;
 }
 
-/* ---- a model from a GGUF --------------------------------------------------------------- */
+/* ---- architectures as data: the GGUF and Hugging Face loaders read these tables ------- */
 
-/* "blk." + l + "." + suffix, into buf (64 bytes: ggml's own limit on names). */
-static const char *llm__gguf_blk(char *buf, int l, const char *suffix) {
+/* A block's tensors beyond the plain Llama set (bits of llm__arch.tensors). */
+#define LLM__T_QKV_FUSED 1u /* one [q + 2 kv][d] matrix: the q rows, then k's, then v's (Phi-3) */
+#define LLM__T_QKV_BIAS 2u  /* q, k, v biases (Qwen2) */
+#define LLM__T_QK_NORM 4u   /* per-head gains of q and k (Qwen3) */
+#define LLM__T_SANDWICH 8u  /* post-attention and post-FFN norms (Gemma 2) */
+#define LLM__T_UP_FUSED 16u /* one [2 ff][d] matrix: the gate rows, then the up rows (Phi-3) */
+
+/* One architecture: its names in both formats and what it means for llm_config. */
+typedef struct llm__arch {
+    const char *gguf, *hf;     /* general.architecture; config.json's model_type (NULL: none) */
+    unsigned tensors;          /* LLM__T_*: qk_norm and sandwich_norm follow from these */
+    llm_ffn_kind ffn;
+    llm_bias_kind bias;
+    llm_rope_layout gguf_rope; /* llama: the converter permuted Q and K to adjacent pairs */
+    int embed_sqrt_d;          /* the embedding times sqrt(d_model) (Gemma) */
+    int window_pattern;        /* llm_config.window_pattern (Gemma 2: 2) */
+    int hf_plus_one;           /* HF stores Gemma's norm gains as w, the model multiplies by
+                                  1 + w (transformers' GemmaRMSNorm); the GGUF converter has
+                                  already added the 1, so GGUF gains are used as they are */
+    int hf_tied;               /* tie_word_embeddings' default in transformers */
+    int hf_use_sliding;        /* windows only with use_sliding_window (Qwen2 / Qwen3's keys) */
+    const char *act_key, *act; /* the config.json key naming the activation, and its one value */
+    int hf_head_dim;           /* head_dim's default in transformers (0: d_model / n_heads) */
+} llm__arch;
+static const llm__arch llm__archs[] = {
+    /* gguf     hf         tensors                               ffn             bias           GGUF RoPE            sqrt_d win +1 tied slide activation, head_dim */
+    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 0},
+    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128},
+    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
+    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
+    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+};
+#define LLM__N_ARCHS ((int)(sizeof llm__archs / sizeof llm__archs[0]))
+
+/* The row of a GGUF (hf 0) or Hugging Face (hf 1) architecture name, NULL if none. */
+static const llm__arch *llm__arch_find(const char *s, uint64_t n, int hf) {
+    int i;
+    for (i = 0; i < LLM__N_ARCHS; i++) {
+        const char *a = hf ? llm__archs[i].hf : llm__archs[i].gguf;
+        if (a && strlen(a) == n && memcmp(a, s, (size_t)n) == 0) return &llm__archs[i];
+    }
+    return NULL;
+}
+
+/* What an architecture row sets in the config (the files' keys fill in the rest). */
+static void llm__arch_config(llm_config *c, const llm__arch *a) {
+    c->ffn = a->ffn;
+    c->bias = a->bias;
+    c->qk_norm = (a->tensors & LLM__T_QK_NORM) != 0;
+    c->sandwich_norm = (a->tensors & LLM__T_SANDWICH) != 0;
+    c->window_pattern = a->window_pattern;
+}
+
+/* A block's tensors: where each goes in llm_layer_weights, its shape [rows][cols] (rows
+   1: a vector), and its name after "blk.N." (GGUF) or "model.layers.N." (Hugging Face).
+   A row is there when the architecture has every bit of `need` and none of `skip`. */
+enum { LLM__D_1, LLM__D_D, LLM__D_HD, LLM__D_Q, LLM__D_KV, LLM__D_FF, LLM__D_QKV, LLM__D_2FF };
+typedef struct llm__trow {
+    unsigned need, skip;
+    unsigned char rows, cols; /* LLM__D_* */
+    unsigned char norm;       /* a norm's gains (Gemma's 1 + w in HF files) */
+    size_t off;               /* offsetof(llm_layer_weights, ...): an llm_weight, or a const float * for a vector */
+    const char *gguf, *hf;
+} llm__trow;
+#define LLM__LW(f) offsetof(llm_layer_weights, f)
+static const llm__trow llm__block_tensors[] = {
+    {0, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(attn_norm), "attn_norm.weight", "input_layernorm.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_Q, LLM__D_D, 0, LLM__LW(wq), "attn_q.weight", "self_attn.q_proj.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_KV, LLM__D_D, 0, LLM__LW(wk), "attn_k.weight", "self_attn.k_proj.weight"},
+    {0, LLM__T_QKV_FUSED, LLM__D_KV, LLM__D_D, 0, LLM__LW(wv), "attn_v.weight", "self_attn.v_proj.weight"},
+    {LLM__T_QKV_FUSED, 0, LLM__D_QKV, LLM__D_D, 0, LLM__LW(wq), "attn_qkv.weight", "self_attn.qkv_proj.weight"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_Q, 0, LLM__LW(bq), "attn_q.bias", "self_attn.q_proj.bias"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_KV, 0, LLM__LW(bk), "attn_k.bias", "self_attn.k_proj.bias"},
+    {LLM__T_QKV_BIAS, 0, LLM__D_1, LLM__D_KV, 0, LLM__LW(bv), "attn_v.bias", "self_attn.v_proj.bias"},
+    {LLM__T_QK_NORM, 0, LLM__D_1, LLM__D_HD, 1, LLM__LW(q_norm), "attn_q_norm.weight", "self_attn.q_norm.weight"},
+    {LLM__T_QK_NORM, 0, LLM__D_1, LLM__D_HD, 1, LLM__LW(k_norm), "attn_k_norm.weight", "self_attn.k_norm.weight"},
+    {0, 0, LLM__D_D, LLM__D_Q, 0, LLM__LW(wo), "attn_output.weight", "self_attn.o_proj.weight"},
+    /* HF's post_attention_layernorm is Llama's pre-FFN norm, but Gemma 2's post-attention one */
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(attn_post_norm), "post_attention_norm.weight", "post_attention_layernorm.weight"},
+    {0, LLM__T_SANDWICH, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "post_attention_layernorm.weight"},
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "pre_feedforward_layernorm.weight"},
+    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate.weight", "mlp.gate_proj.weight"},
+    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w3), "ffn_up.weight", "mlp.up_proj.weight"},
+    {LLM__T_UP_FUSED, 0, LLM__D_2FF, LLM__D_D, 0, LLM__LW(w1), "ffn_up.weight", "mlp.gate_up_proj.weight"},
+    {0, 0, LLM__D_D, LLM__D_FF, 0, LLM__LW(w2), "ffn_down.weight", "mlp.down_proj.weight"},
+    {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_post_norm), "post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
+};
+#undef LLM__LW
+#define LLM__N_TROWS ((int)(sizeof llm__block_tensors / sizeof llm__block_tensors[0]))
+/* The model's own tensors: embedding, final norm, LM head (absent: tied to the embedding). */
+static const char *const llm__top_tensors[2][3] = {{"token_embd.weight", "output_norm.weight", "output.weight"},
+                                                   {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"}};
+static const char *const llm__layer_prefix[2] = {"blk.", "model.layers."};
+
+static int llm__trow_on(const llm__arch *a, const llm__trow *r) {
+    return (a->tensors & r->need) == r->need && !(a->tensors & r->skip);
+}
+/* A dimension of the config by its LLM__D_ code. */
+static int64_t llm__dim(const llm_config *c, int code) {
+    int64_t hd = llm_config_head_dim(c), q = (int64_t)c->n_heads * hd, kv = (int64_t)c->n_kv_heads * hd;
+    switch (code) {
+    case LLM__D_D: return c->d_model;
+    case LLM__D_HD: return hd;
+    case LLM__D_Q: return q;
+    case LLM__D_KV: return kv;
+    case LLM__D_FF: return c->d_ff;
+    case LLM__D_QKV: return q + 2 * kv;
+    case LLM__D_2FF: return 2 * (int64_t)c->d_ff;
+    }
+    return 1;
+}
+
+/* prefix + l + "." + suffix into buf (96 bytes: ggml names stop at 64, HF's are longer). */
+static const char *llm__layer_name(char *buf, const char *prefix, int l, const char *suffix) {
     char digits[12];
     int n = 0, k = 0;
+    while (*prefix && k < 40) buf[k++] = *prefix++;
     do digits[n++] = (char)('0' + l % 10), l /= 10;
     while (l > 0 && n < 11);
-    memcpy(buf, "blk.", 4), k = 4;
     while (n > 0) buf[k++] = digits[--n];
     buf[k++] = '.';
-    while (*suffix && k < 63) buf[k++] = *suffix++;
+    while (*suffix && k < 95) buf[k++] = *suffix++;
     buf[k] = '\0';
     return buf;
 }
 
-/* "llama." + key: the architecture's own keys are prefixed with its name. */
-static llm_status llm__gguf_arch_int(const llm_gguf *g, const char *arch, const char *key, int64_t lo, int64_t hi,
-                                     int64_t *out, int required) {
+/* Whether the forward pass of architecture a reads a tensor named s (n bytes): a top
+   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix. */
+static int llm__arch_uses(const llm__arch *a, int hf, int n_layers, const char *s, uint64_t n) {
+    const char *pre = llm__layer_prefix[hf];
+    uint64_t p = strlen(pre), k;
+    int i, l = 0;
+    for (i = 0; i < 3; i++)
+        if (n == strlen(llm__top_tensors[hf][i]) && memcmp(s, llm__top_tensors[hf][i], (size_t)n) == 0) return 1;
+    if (n <= p + 1 || memcmp(s, pre, (size_t)p) != 0 || s[p] < '0' || s[p] > '9') return 0;
+    for (k = p; k < n && s[k] >= '0' && s[k] <= '9' && l < n_layers; k++) l = l * 10 + (s[k] - '0');
+    if (l >= n_layers || k >= n || s[k] != '.' || (s[p] == '0' && k > p + 1)) return 0;
+    for (i = 0; i < LLM__N_TROWS; i++) {
+        const char *suf = hf ? llm__block_tensors[i].hf : llm__block_tensors[i].gguf;
+        if (llm__trow_on(a, &llm__block_tensors[i]) && n - k - 1 == strlen(suf) && memcmp(s + k + 1, suf, (size_t)(n - k - 1)) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One tensor as either file describes it, for llm__take. */
+typedef struct llm__tsrc {
+    llm_gguf_str name;
+    int n_dims;               /* 1 a vector, 2 a matrix, 3 anything else */
+    int64_t rows, cols;       /* a vector: 1 row */
+    int type;                 /* the llm_dtype it is used as, or -1 */
+    const char *type_name;    /* the file's name of its type, for a refusal */
+    const void *data;
+    unsigned align;           /* the data's alignment the kernels need */
+} llm__tsrc;
+
+/* Where llm__take puts a vector that is not used in place, and whether to add 1. */
+typedef struct llm__aux {
+    int convert;    /* 0: vectors must be F32 (GGUF); 1: others are converted into p.. (HF) */
+    float *p, *end;
+    char *why;      /* 160 bytes for a reason naming the tensor */
+} llm__aux;
+
+/* The one "take a tensor" step of both loaders: the shape [rows][cols] the config wants
+   (rows 1: a vector), a type the forward pass runs, aligned; a matrix is used in place, a
+   vector in place when it is F32, else converted to fp32 into aux (plus_one: as 1 + w).
+   Anything else is refused naming the tensor. */
+static llm_status llm__take(const llm__tsrc *t, int64_t rows, int64_t cols, int plus_one, llm_weight *w,
+                            const float **vec, llm__aux *aux, const char **why) {
+    char *wb = aux->why;
+    if (!t->data) LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is missing"), LLM_EFORMAT);
+    if (t->n_dims != (vec ? 1 : 2) || t->rows != rows || t->cols != cols)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " has the wrong shape for the config"), LLM_EFORMAT);
+    if (t->type < 0 || (vec && t->type != LLM_F32 && t->type != LLM_F16 && t->type != LLM_BF16)) {
+        char tail[64];
+        const char *a = vec ? " is not f32 / f16 / bf16: " : " is ", *tn = t->type_name ? t->type_name : "?";
+        size_t k = 0;
+        while (*a) tail[k++] = *a++;
+        while (*tn && k < 40) tail[k++] = *tn++;
+        for (a = vec ? "" : ", not run yet"; *a && k < 63; a++) tail[k++] = *a;
+        tail[k] = '\0';
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+    }
+    if (((uintptr_t)t->data & (t->align - 1u)) != 0)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not aligned: load the file into aligned memory"),
+                   LLM_EINVAL);
+    if (!vec) {
+        memset(w, 0, sizeof *w);
+        w->type = (llm_dtype)t->type;
+        w->data = t->data;
+    } else if (t->type == LLM_F32 && !plus_one) {
+        *vec = (const float *)t->data;
+    } else if (!aux->convert) {
+        char tail[48] = " is not f32: ";
+        size_t k = 13;
+        const char *tn = t->type_name ? t->type_name : "?";
+        while (*tn && k < 40) tail[k++] = *tn++;
+        tail[k] = '\0';
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+    } else {
+        const unsigned char *s = (const unsigned char *)t->data;
+        int64_t i;
+        if (!aux->p || aux->end - aux->p < cols)
+            LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " needs fp32 room: aux smaller than llm_hf_aux_floats"),
+                       LLM_EINVAL);
+        for (i = 0; i < cols; i++) {
+            uint16_t h = (uint16_t)(s[2 * i] | (s[2 * i + 1] << 8));
+            float v = t->type == LLM_F32 ? ((const float *)t->data)[i] : t->type == LLM_F16 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+            aux->p[i] = plus_one ? 1.0f + v : v;
+        }
+        *vec = aux->p;
+        aux->p += cols;
+    }
+    return LLM_OK;
+}
+
+/* Rows r0.. of a matrix taken whole (a fused tensor's part): every format stores whole rows. */
+static llm_weight llm__weight_rows(const llm_weight *w, int64_t r0, int64_t cols) {
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_weight p = *w;
+    p.data = (const char *)w->data + (size_t)r0 * (size_t)(cols / f->blk) * (size_t)f->blk_bytes;
+    return p;
+}
+
+/* The whole model's tensors through llm__take: find(ctx, name) describes one (data NULL
+   when absent). Fused tensors are split into the matrices the forward pass reads. */
+typedef llm__tsrc (*llm__find_fn)(void *ctx, const char *name);
+static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *c, llm__find_fn find, void *ctx,
+                                  llm_weights *w, llm_layer_weights *layers, llm__aux *aux, const char **why) {
     char name[96];
-    size_t a = strlen(arch), k = strlen(key);
+    int64_t d = c->d_model, V = c->vocab, q = llm__dim(c, LLM__D_Q), kv = llm__dim(c, LLM__D_KV);
+    int l, i, p1 = hf && a->hf_plus_one;
+    llm__tsrc t;
+    memset(w, 0, sizeof *w);
+    memset(layers, 0, (size_t)c->n_layers * sizeof *layers);
+    t = find(ctx, llm__top_tensors[hf][0]);
+    LLM__MTRY(llm__take(&t, V, d, 0, &w->tok_embed, NULL, aux, why));
+    t = find(ctx, llm__top_tensors[hf][1]);
+    LLM__MTRY(llm__take(&t, 1, d, p1, NULL, &w->out_norm, aux, why));
+    w->lm_head = w->tok_embed;
+    t = find(ctx, llm__top_tensors[hf][2]);
+    if (!c->tied_embeddings || t.data) LLM__MTRY(llm__take(&t, V, d, 0, &w->lm_head, NULL, aux, why));
+    for (l = 0; l < c->n_layers; l++) {
+        llm_layer_weights *y = &layers[l];
+        for (i = 0; i < LLM__N_TROWS; i++) {
+            const llm__trow *r = &llm__block_tensors[i];
+            char *field = (char *)y + r->off;
+            if (!llm__trow_on(a, r)) continue;
+            t = find(ctx, llm__layer_name(name, llm__layer_prefix[hf], l, hf ? r->hf : r->gguf));
+            if (r->rows == LLM__D_1) {
+                LLM__MTRY(llm__take(&t, 1, llm__dim(c, r->cols), r->norm && p1, NULL, (const float **)(void *)field, aux, why));
+                continue;
+            }
+            LLM__MTRY(llm__take(&t, llm__dim(c, r->rows), llm__dim(c, r->cols), 0, (llm_weight *)(void *)field, NULL, aux, why));
+            if (r->rows == LLM__D_QKV || r->rows == LLM__D_2FF) {
+                const llm_weight *f = (const llm_weight *)(void *)field;
+                const llm__wfmt *fm = llm__wfmt_of(f->type);
+                if (d % fm->blk)
+                    LLM__FFAIL(why, llm__why_name(aux->why, 160, "tensor ", t.name.s, t.name.n, ": rows of partial blocks cannot be split"),
+                               LLM_EFORMAT);
+                if (r->rows == LLM__D_QKV) y->wk = llm__weight_rows(f, q, d), y->wv = llm__weight_rows(f, q + kv, d);
+                else y->w3 = llm__weight_rows(f, c->d_ff, d); /* gate rows first, then up */
+            }
+        }
+    }
+    w->layers = layers;
+    return LLM_OK;
+}
+
+/* A config key of either format: the llm_config field it sets and the values it may take. */
+typedef struct llm__ckey {
+    const char *key;
+    size_t off;       /* offsetof(llm_config, ...) */
+    char kind;        /* 'i': an int field, lo..hi; 'f': a float field, (lo, hi] */
+    char required;
+    double lo, hi;
+    const char *text; /* GGUF: the range as written, for the reason; HF: the reason */
+} llm__ckey;
+/* v into k's field of c when it is in k's range (1), else 0 and c is unchanged */
+static int llm__ckey_set(llm_config *c, const llm__ckey *k, double v) {
+    if (k->kind == 'i' ? !(v >= k->lo && v <= k->hi) : !(v > k->lo && v <= k->hi)) return 0;
+    if (k->kind == 'i') *(int *)(void *)((char *)c + k->off) = (int)v;
+    else *(float *)(void *)((char *)c + k->off) = (float)v;
+    return 1;
+}
+
+/* ---- a model from a GGUF --------------------------------------------------------------- */
+
+/* A GGUF key, after the architecture's name and a dot; text: the range, for the reason */
+#define LLM__CF(f) offsetof(llm_config, f)
+static const llm__ckey llm__gguf_keys[] = {
+    {"embedding_length", LLM__CF(d_model), 'i', 1, 1, 1 << 20, "1..2^20"},
+    {"block_count", LLM__CF(n_layers), 'i', 1, 1, 4096, "1..4096"},
+    {"attention.head_count", LLM__CF(n_heads), 'i', 1, 1, 1 << 16, "1..65536"},
+    {"feed_forward_length", LLM__CF(d_ff), 'i', 1, 1, 1 << 22, "1..2^22"},
+    {"context_length", LLM__CF(max_seq_len), 'i', 1, 1, INT32_MAX, "1..2^31-1"},
+    {"attention.head_count_kv", LLM__CF(n_kv_heads), 'i', 0, 1, 1 << 16, "1..65536"},
+    {"attention.key_length", LLM__CF(head_dim), 'i', 0, 2, 1 << 12, "2..4096"},
+    {"rope.dimension_count", LLM__CF(rotary_dim), 'i', 0, 2, 1 << 12, "2..4096"},
+    {"attention.sliding_window", LLM__CF(sliding_window), 'i', 0, 0, INT32_MAX, "0..2^31-1"},
+    {"attention.layer_norm_rms_epsilon", LLM__CF(norm_eps), 'f', 0, 0, 1, "(0, 1]"},
+    {"rope.freq_base", LLM__CF(rope_theta), 'f', 0, 0, 1e30, "(0, 1e30]"},
+    {"attn_logit_softcapping", LLM__CF(attn_softcap), 'f', 0, 0, 1e30, "(0, 1e30]"},
+    {"final_logit_softcapping", LLM__CF(final_softcap), 'f', 0, 0, 1e30, "(0, 1e30]"},
+};
+
+/* arch + "." + key into buf (96 bytes); NULL if it does not fit. */
+static const char *llm__gguf_key(char *buf, const llm__arch *a, const char *key) {
+    size_t n = strlen(a->gguf), k = strlen(key);
+    if (n + k + 2 > 96) return NULL;
+    memcpy(buf, a->gguf, n), buf[n] = '.', memcpy(buf + n + 1, key, k + 1);
+    return buf;
+}
+/* "<key> " + a + b into g->why */
+static const char *llm__gguf_why(llm_gguf *g, const char *key, const char *a, const char *b) {
+    char tail[96];
+    size_t k = 0;
+    while (*a && k < 60) tail[k++] = *a++;
+    while (*b && k < 95) tail[k++] = *b++;
+    tail[k] = '\0';
+    return llm__why_name(g->why, sizeof g->why, "", key, strlen(key), tail);
+}
+
+/* One key of the table into c: absent is fine unless required; present, it must be right
+   (ignored, the model would run with a default in its place). */
+static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch *a, const llm__ckey *k, const char **why) {
+    char name[96];
+    int64_t v;
+    double f;
     llm_status st;
-    if (a + k + 2 > sizeof name) return LLM_EINVAL;
-    memcpy(name, arch, a), name[a] = '.', memcpy(name + a + 1, key, k + 1);
-    st = llm_gguf_get_int(g, name, out);
-    if (st == LLM_ENOTFOUND && !required) return LLM_ENOTFOUND;
-    if (st != LLM_OK || *out < lo || *out > hi) return LLM_EFORMAT;
+    if (!llm__gguf_key(name, a, k->key)) LLM__FFAIL(why, "architecture name too long", LLM_EFORMAT);
+    if (k->kind == 'i') {
+        st = llm_gguf_get_int(g, name, &v);
+        if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
+        if (st != LLM_OK || !llm__ckey_set(c, k, (double)v))
+            LLM__FFAIL(why, llm__gguf_why(g, name, k->required ? " is missing or out of range " : " is not an integer in ", k->text),
+                       LLM_EFORMAT);
+        return LLM_OK;
+    }
+    st = llm_gguf_get_float(g, name, &f);
+    if (st == LLM_ENOTFOUND && !k->required) return LLM_OK;
+    if (st != LLM_OK) LLM__FFAIL(why, llm__gguf_why(g, name, " is not a float32 or float64", ""), LLM_EFORMAT);
+    if (!llm__ckey_set(c, k, f)) LLM__FFAIL(why, llm__gguf_why(g, name, " is out of range ", k->text), LLM_EFORMAT);
     return LLM_OK;
 }
 
 LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
-    static const char arch[] = "llama";
-    llm_gguf_str a;
+    static const char *const scaling[] = {"rope.scale_linear", "rope.scaling.factor", "rope.scaling.attn_factor"};
+    llm_gguf_str s;
+    const llm__arch *a;
+    char name[96];
     int64_t v, vocab_key = 0;
-    double f;
-    int k;
+    int i, hd;
     llm_status st;
     const llm_gguf_tensor *emb;
+    const char *reason;
     if (why) *why = "";
     if (!c || !g || !g->kv) LLM__FFAIL(why, "no config or GGUF", LLM_EINVAL);
     *c = llm_config_default();
     c->name = "gguf";
-    if (llm_gguf_get_str(g, "general.architecture", &a) != LLM_OK)
+    if (llm_gguf_get_str(g, "general.architecture", &s) != LLM_OK)
         LLM__FFAIL(why, "general.architecture is missing or not a string", LLM_EFORMAT);
-    if (a.n != 5 || memcmp(a.s, arch, 5) != 0)
-        LLM__GFAIL_NAME(g, "architecture '", a, "' is not run yet (llama is)", LLM_EUNSUPPORTED);
-#define LLM__GKEY(key, lo, hi, field, what)                                                         \
-    do {                                                                                          \
-        if (llm__gguf_arch_int(g, arch, key, lo, hi, &v, 1) != LLM_OK)                           \
-            LLM__FFAIL(why, "llama." key " is missing or out of range (" what ")", LLM_EFORMAT);   \
-        c->field = (int)v;                                                                        \
-    } while (0)
-    LLM__GKEY("embedding_length", 1, 1 << 20, d_model, "1..2^20");
-    LLM__GKEY("block_count", 1, 4096, n_layers, "1..4096");
-    LLM__GKEY("attention.head_count", 1, 1 << 16, n_heads, "1..65536");
-    LLM__GKEY("feed_forward_length", 1, 1 << 22, d_ff, "1..2^22");
-    LLM__GKEY("context_length", 1, INT32_MAX, max_seq_len, "1..2^31-1");
-#undef LLM__GKEY
-    /* an optional key that is present must be right: ignored, it would run the model with
-       a default in its place (k: whether it is there) */
-#define LLM__GOPT(key, lo, hi, what)                                                                \
-    do {                                                                                          \
-        st = llm__gguf_arch_int(g, arch, key, lo, hi, &v, 0);                                     \
-        if (st != LLM_OK && st != LLM_ENOTFOUND)                                                  \
-            LLM__FFAIL(why, "llama." key " is not an integer in " what, LLM_EFORMAT);             \
-        k = st == LLM_OK;                                                                         \
-    } while (0)
-    c->n_kv_heads = c->n_heads;
-    LLM__GOPT("attention.head_count_kv", 1, 1 << 16, "1..65536");
-    if (k) c->n_kv_heads = (int)v;
-    LLM__GOPT("attention.key_length", 2, 1 << 12, "2..4096");
-    if (k) c->head_dim = (int)v;
-    LLM__GOPT("rope.dimension_count", 2, 1 << 12, "2..4096");
-    if (k) c->rotary_dim = (int)v;
-    LLM__GOPT("expert_count", 0, 1 << 16, "0..65536");
-    if (k && v > 0) {
+    if (!(a = llm__arch_find(s.s, s.n, 0)))
+        LLM__GFAIL_NAME(g, "architecture '", s, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2 and phi3 are)",
+                        LLM_EUNSUPPORTED);
+    llm__arch_config(c, a);
+    for (i = 0; i < (int)(sizeof llm__gguf_keys / sizeof llm__gguf_keys[0]); i++)
+        LLM__MTRY(llm__gguf_read_key(c, g, a, &llm__gguf_keys[i], why));
+    if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    /* values of another width than keys' (value_length) would need their own head size */
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "attention.value_length"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v != llm_config_head_dim(c)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " differs from the key length: not run", ""), LLM_EUNSUPPORTED);
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_count"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 0 || v > (1 << 16)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 0..65536", ""), LLM_EFORMAT);
+    if (st == LLM_OK && v > 0) {
         c->n_experts = (int)v;
         c->n_experts_per_tok = 1;
-        LLM__GOPT("expert_used_count", 1, c->n_experts, "1..expert_count");
-        if (k) c->n_experts_per_tok = (int)v;
+        st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_used_count"), &v);
+        if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > c->n_experts))
+            LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..expert_count", ""), LLM_EFORMAT);
+        if (st == LLM_OK) c->n_experts_per_tok = (int)v;
     }
-    LLM__GOPT("attention.sliding_window", 0, INT32_MAX, "0..2^31-1");
-    if (k) c->sliding_window = (int)v;
-    LLM__GOPT("vocab_size", 1, 1 << 24, "1..2^24");
-    vocab_key = k ? v : 0;
-#undef LLM__GOPT
-    if ((st = llm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &f)) == LLM_OK) {
-        if (!(f > 0 && f <= 1)) LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon not in (0, 1]", LLM_EFORMAT);
-        c->norm_eps = (float)f;
-    } else if (st != LLM_ENOTFOUND) {
-        LLM__FFAIL(why, "llama.attention.layer_norm_rms_epsilon is not a float32 or float64", LLM_EFORMAT);
-    }
-    if ((st = llm_gguf_get_float(g, "llama.rope.freq_base", &f)) == LLM_OK) {
-        if (!(f > 0 && f < 1e30)) LLM__FFAIL(why, "llama.rope.freq_base not positive and finite", LLM_EFORMAT);
-        c->rope_theta = (float)f;
-    } else if (st != LLM_ENOTFOUND) {
-        LLM__FFAIL(why, "llama.rope.freq_base is not a float32 or float64", LLM_EFORMAT);
-    }
-    if (llm_gguf_find_key(g, "llama.rope.scaling.type") >= 0 || llm_gguf_find_key(g, "llama.rope.scale_linear") >= 0)
-        LLM__FFAIL(why, "RoPE scaling (llama.rope.scaling.*) is not applied yet", LLM_EUNSUPPORTED);
-    /* llama.cpp's converter permutes Q and K so that RoPE rotates adjacent pairs */
-    c->rope_layout = LLM_ROPE_INTERLEAVED;
-    if (c->rotary_dim == (c->head_dim ? c->head_dim : (c->d_model % c->n_heads ? 0 : c->d_model / c->n_heads)))
-        c->rotary_dim = 0;
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "vocab_size"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > (1 << 24)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..2^24", ""), LLM_EFORMAT);
+    if (st == LLM_OK) vocab_key = v;
+    /* RoPE scalings (linear, YaRN, LongRoPE's factors) change every angle: refused by name */
+    if (llm_gguf_find_tensor(g, "rope_factors_long.weight"))
+        LLM__FFAIL(why, "LongRoPE (rope_factors_long.weight: Phi-3's long-context RoPE) is not run", LLM_EUNSUPPORTED);
+    st = llm_gguf_get_str(g, llm__gguf_key(name, a, "rope.scaling.type"), &s);
+    if (st != LLM_ENOTFOUND && !(st == LLM_OK && s.n == 4 && memcmp(s.s, "none", 4) == 0))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+    for (i = 0; i < 3; i++)
+        if (llm_gguf_find_key(g, llm__gguf_key(name, a, scaling[i])) >= 0)
+            LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+    if (!c->sliding_window) c->window_pattern = 0; /* Gemma 2 without its window */
+    c->rope_layout = a->gguf_rope;
+    hd = llm_config_head_dim(c);
+    if (c->rotary_dim == hd) c->rotary_dim = 0;
+    if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
+    /* llama.cpp's rule for Gemma 2 (from gemma_pytorch's config): the 27B model (46 layers)
+       scales queries by 1/sqrt(d_model / n_heads), the others by 1/sqrt(head_dim) */
+    if (strcmp(a->gguf, "gemma2") == 0 && c->n_layers == 46) c->attn_scale = 1.0f / LLM_SQRTF((float)(c->d_model / c->n_heads));
     /* the vocabulary is the embedding's row count */
     emb = llm_gguf_find_tensor(g, "token_embd.weight");
     if (!emb || emb->n_dims != 2 || emb->ne[1] > (1 << 24)) LLM__FFAIL(why, "token_embd.weight is missing or not [vocab][d]", LLM_EFORMAT);
     c->vocab = (int)emb->ne[1];
-    if (vocab_key && vocab_key != c->vocab) LLM__FFAIL(why, "llama.vocab_size differs from token_embd.weight's rows", LLM_EFORMAT);
+    if (vocab_key && vocab_key != c->vocab) LLM__FFAIL(why, "vocab_size differs from token_embd.weight's rows", LLM_EFORMAT);
     c->tied_embeddings = llm_gguf_find_tensor(g, "output.weight") == NULL;
-    {
-        const char *reason;
-        llm_status st = llm_config_check(c, &reason);
-        if (st != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
-    }
+    if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
 }
 
-/* One tensor the model needs, found, shaped [rows][cols] (ne = {cols, rows}) and typed. */
-static llm_status llm__gguf_take(llm_gguf *g, const char *name, int64_t cols, int64_t rows, int matrix, llm_weight *w,
-                                 const float **vec, int64_t *n_used, const char **why) {
-    const llm_gguf_tensor *t = llm_gguf_find_tensor(g, name);
-    llm_gguf_str n;
-    n.s = name, n.n = strlen(name);
-    if (!t) LLM__GFAIL_NAME(g, "tensor ", n, " is missing", LLM_EFORMAT);
-    (*n_used)++; /* names are unique (llm_gguf_init), so each take is another tensor */
-    if (t->ne[0] != cols || t->ne[1] != rows || t->ne[2] != 1 || t->ne[3] != 1)
-        LLM__GFAIL_NAME(g, "tensor ", n, " has the wrong shape for the config", LLM_EFORMAT);
-    if (((uintptr_t)t->data & 3u) != 0)
-        LLM__GFAIL_NAME(g, "tensor ", n, " is not 4-byte aligned: load the file into aligned memory", LLM_EINVAL);
-    if (matrix) {
-        int k;
-        memset(w, 0, sizeof *w);
-        w->type = LLM_DTYPE_COUNT;
-        if (t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16)
-            w->type = t->type == LLM__GGML_F32 ? LLM_F32 : t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
-        for (k = 0; k < (int)LLM_DTYPE_COUNT && w->type == LLM_DTYPE_COUNT; k++)
-            if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) w->type = (llm_dtype)k;
-        w->data = t->data;
-        if (w->type != LLM_DTYPE_COUNT) return LLM_OK;
-    }
-    if (!matrix && t->type == LLM__GGML_F32) {
-        *vec = (const float *)t->data;
-        return LLM_OK;
-    }
-    {
-        char tail[48];
-        const char *tn = llm_gguf_type_name(t->type);
-        size_t k = 0;
-        const char *a = matrix ? " is " : " is not f32: ";
-        while (*a) tail[k++] = *a++;
-        while (*tn && k < 30) tail[k++] = *tn++;
-        a = matrix ? ", not run yet" : "";
-        while (*a && k < 47) tail[k++] = *a++;
-        tail[k] = '\0';
-        LLM__GFAIL_NAME(g, "tensor ", n, tail, LLM_EUNSUPPORTED);
-    }
-}
-
-/* Whether the llama forward pass reads a tensor of this name (blk.N. + a block suffix). */
-static int llm__gguf_llama_name(llm_gguf_str s, int n_layers, int tied) {
-    static const char *const top[3] = {"token_embd.weight", "output_norm.weight", "output.weight"};
-    static const char *const blk[9] = {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
-                                       "attn_output.weight", "ffn_norm.weight", "ffn_gate.weight",
-                                       "ffn_down.weight", "ffn_up.weight"};
-    uint64_t k = 4;
-    int i, l = 0;
-    for (i = 0; i < 3 - tied; i++)
-        if (s.n == strlen(top[i]) && memcmp(s.s, top[i], s.n) == 0) return 1;
-    if (s.n < 6 || memcmp(s.s, "blk.", 4) != 0 || s.s[4] < '0' || s.s[4] > '9') return 0;
-    while (k < s.n && s.s[k] >= '0' && s.s[k] <= '9' && l < n_layers) l = l * 10 + (s.s[k++] - '0');
-    if (l >= n_layers || k >= s.n || s.s[k] != '.' || (s.s[4] == '0' && k > 5)) return 0;
-    for (i = 0; i < 9; i++)
-        if (s.n - k - 1 == strlen(blk[i]) && memcmp(s.s + k + 1, blk[i], s.n - k - 1) == 0) return 1;
-    return 0;
+/* A GGUF tensor as llm__take sees it: ne = {cols, rows}; the matrix types are F32, F16,
+   BF16 and the ggml block formats with a dot kernel; every tensor 4-byte aligned. */
+static llm__tsrc llm__gguf_src(void *ctx, const char *name) {
+    const llm_gguf_tensor *t = llm_gguf_find_tensor((const llm_gguf *)ctx, name);
+    llm__tsrc s;
+    int k;
+    memset(&s, 0, sizeof s);
+    s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 4;
+    if (!t) return s;
+    s.n_dims = t->ne[2] != 1 || t->ne[3] != 1 ? 3 : t->n_dims == 1 ? 1 : 2;
+    s.cols = t->ne[0], s.rows = t->ne[1];
+    s.data = t->data;
+    s.type_name = llm_gguf_type_name(t->type);
+    if (t->type == LLM__GGML_F32) s.type = LLM_F32;
+    else if (t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16) s.type = t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
+    for (k = 0; k < (int)LLM_DTYPE_COUNT && s.type < 0 && s.n_dims == 2; k++)
+        if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) s.type = k;
+    return s;
 }
 
 LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *layers, int n_layers_cap,
                                 const char **why) {
     llm_config c;
     llm_weights w;
-    int64_t d, hd, qd, kvd, ff, V, i, n_used = 0;
-    int l;
-    char name[64];
+    llm__aux aux;
+    const llm__arch *a;
+    llm_gguf_str s;
+    int64_t i;
     llm_status st;
     const char *reason;
     if (why) *why = "";
@@ -7790,47 +8154,23 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     if (st != LLM_OK) LLM__FFAIL(why, reason, st);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: GGUF weights are little-endian", LLM_EUNSUPPORTED);
-    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
-    ff = c.d_ff, V = c.vocab;
-    memset(&w, 0, sizeof w);
-    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
-#define LLM__TAKE(nm, cols, rows, mat, wp, vp)                                                          \
-    do {                                                                                              \
-        st = llm__gguf_take(g, nm, cols, rows, mat, wp, vp, &n_used, why);                            \
-        if (st != LLM_OK) return st;                                                                  \
-    } while (0)
-    LLM__TAKE("token_embd.weight", d, V, 1, &w.tok_embed, NULL);
-    LLM__TAKE("output_norm.weight", d, 1, 0, NULL, &w.out_norm);
-    if (c.tied_embeddings) w.lm_head = w.tok_embed;
-    else LLM__TAKE("output.weight", d, V, 1, &w.lm_head, NULL);
-    for (l = 0; l < c.n_layers; l++) {
-        llm_layer_weights *y = &layers[l];
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_norm.weight"), d, 1, 0, NULL, &y->attn_norm);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_q.weight"), d, qd, 1, &y->wq, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_k.weight"), d, kvd, 1, &y->wk, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_v.weight"), d, kvd, 1, &y->wv, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "attn_output.weight"), qd, d, 1, &y->wo, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_norm.weight"), d, 1, 0, NULL, &y->ffn_norm);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_gate.weight"), d, ff, 1, &y->w1, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_down.weight"), ff, d, 1, &y->w2, NULL);
-        LLM__TAKE(llm__gguf_blk(name, l, "ffn_up.weight"), d, ff, 1, &y->w3, NULL);
-    }
-#undef LLM__TAKE
-    /* every tensor of the file is used: one the forward pass would skip (rope_freqs, a
-       bias) means the model is not what llm.h would run */
-    if (n_used != g->n_tensors)
-        for (i = 0; i < g->n_tensors; i++)
-            if (!llm__gguf_llama_name(g->tensors[i].name, c.n_layers, c.tied_embeddings))
-                LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the llama forward pass (refused, not ignored)",
-                                LLM_EUNSUPPORTED);
-    w.layers = layers;
+    llm_gguf_get_str(g, "general.architecture", &s);
+    a = llm__arch_find(s.s, s.n, 0);
+    aux.convert = 0, aux.p = aux.end = NULL, aux.why = g->why; /* GGUF vectors are F32, used in place */
+    LLM__MTRY(llm__take_model(a, 0, &c, llm__gguf_src, g, &w, layers, &aux, why));
+    /* every tensor of the file is used: one the forward pass would skip (rope_freqs,
+       LongRoPE's factors, a bias) means the model is not what llm.h would run */
+    for (i = 0; i < g->n_tensors; i++)
+        if (!llm__arch_uses(a, 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
+            LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
+                            LLM_EUNSUPPORTED);
     memset(m, 0, sizeof *m);
     m->config = c;
     m->weights = w;
     m->file_version = (int)g->version;
     return LLM_OK;
 }
-
+#undef LLM__CF
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
@@ -8370,47 +8710,105 @@ LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, cons
 
 /* ---- a model from config.json + safetensors ---------------------------------------------- */
 
-/* "model.layers." + l + "." + suffix into buf (96 bytes). */
-static const char *llm__hf_name(char *buf, int l, const char *suffix) {
-    char digits[12];
-    int n = 0, k = 13;
-    memcpy(buf, "model.layers.", 13);
-    do digits[n++] = (char)('0' + l % 10), l /= 10;
-    while (l > 0 && n < 11);
-    while (n > 0) buf[k++] = digits[--n];
-    buf[k++] = '.';
-    while (*suffix && k < 95) buf[k++] = *suffix++;
-    buf[k] = '\0';
-    return buf;
-}
-
 #define LLM__HF_TOKS 4096 /* tokens of a config.json: Llama's has ~60, multimodal ones ~2,000 */
 
-/* The config's number `key` into *out (absent: LLM_ENOTFOUND; null counts as absent). */
-static llm_status llm__hf_num(const char *j, const llm_json_tok *t, size_t n, const char *key, double *out) {
-    int64_t i = llm_json_find(j, t, n, 0, key);
-    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
-    return llm_json_num(j, &t[i], out);
-}
-static llm_status llm__hf_int(const char *j, const llm_json_tok *t, size_t n, const char *key, int64_t lo, int64_t hi,
-                              int *out) {
-    int64_t i = llm_json_find(j, t, n, 0, key), v;
-    if (i < 0 || t[i].type == LLM_JSON_NULL) return LLM_ENOTFOUND;
-    if (llm_json_int(j, &t[i], &v) != LLM_OK || v < lo || v > hi) return LLM_EFORMAT;
-    *out = (int)v;
+/* config.json's keys (of the object the table is read from); text: the reason */
+#define LLM__CF(f) offsetof(llm_config, f)
+#define LLM__HK(key, f, kind, req, lo, hi) {key, LLM__CF(f), kind, req, lo, hi, "config.json: " key " is missing or out of range"}
+static const llm__ckey llm__hf_keys[] = {
+    LLM__HK("hidden_size", d_model, 'i', 1, 1, 1 << 20),
+    LLM__HK("num_hidden_layers", n_layers, 'i', 1, 1, 4096),
+    LLM__HK("num_attention_heads", n_heads, 'i', 1, 1, 1 << 16),
+    LLM__HK("intermediate_size", d_ff, 'i', 1, 1, 1 << 22),
+    LLM__HK("vocab_size", vocab, 'i', 1, 1, 1 << 24),
+    LLM__HK("max_position_embeddings", max_seq_len, 'i', 1, 1, INT32_MAX),
+    LLM__HK("num_key_value_heads", n_kv_heads, 'i', 0, 1, 1 << 16),
+    LLM__HK("head_dim", head_dim, 'i', 0, 1, 1 << 12),
+    LLM__HK("rms_norm_eps", norm_eps, 'f', 0, 0, 1),
+    LLM__HK("rope_theta", rope_theta, 'f', 0, 0, 1e30),
+    LLM__HK("attn_logit_softcapping", attn_softcap, 'f', 0, 0, 1e30),
+    LLM__HK("final_logit_softcapping", final_softcap, 'f', 0, 0, 1e30),
+};
+/* rope_scaling of rope_type "llama3" (Llama 3.1 / 3.2) */
+static const llm__ckey llm__hf_llama3_keys[] = {
+    {"factor", LLM__CF(rope_scale), 'f', 1, 0, 1e9, "config.json: rope_scaling.factor missing or out of range"},
+    {"low_freq_factor", LLM__CF(rope_low_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.low_freq_factor missing or out of range"},
+    {"high_freq_factor", LLM__CF(rope_high_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.high_freq_factor missing or out of range"},
+    {"original_max_position_embeddings", LLM__CF(rope_orig_ctx), 'i', 1, 1, 1e9,
+     "config.json: rope_scaling.original_max_position_embeddings missing or out of range"},
+};
+#undef LLM__HK
+#undef LLM__CF
+
+/* The n keys of table k from object obj into c (null counts as absent). */
+static llm_status llm__hf_read_keys(llm_config *c, const char *j, const llm_json_tok *t, size_t n, size_t obj,
+                                    const llm__ckey *k, int count, const char **why) {
+    int i;
+    for (i = 0; i < count; i++) {
+        int64_t at = llm_json_find(j, t, n, obj, k[i].key), v;
+        double f;
+        if (at < 0 || t[at].type == LLM_JSON_NULL) {
+            if (k[i].required) LLM__FFAIL(why, k[i].text, LLM_EFORMAT);
+            continue;
+        }
+        if (k[i].kind == 'i' ? llm_json_int(j, &t[at], &v) != LLM_OK || !llm__ckey_set(c, &k[i], (double)v)
+                             : llm_json_num(j, &t[at], &f) != LLM_OK || !llm__ckey_set(c, &k[i], f))
+            LLM__FFAIL(why, k[i].text, LLM_EFORMAT);
+    }
     return LLM_OK;
 }
+/* Whether member `key` of the top object is true / is present and not null. */
 static int llm__hf_true(const char *j, const llm_json_tok *t, size_t n, const char *key) {
     int64_t i = llm_json_find(j, t, n, 0, key);
     return i >= 0 && t[i].type == LLM_JSON_TRUE;
 }
+static int64_t llm__hf_has(const char *j, const llm_json_tok *t, size_t n, size_t obj, const char *key) {
+    int64_t i = llm_json_find(j, t, n, obj, key);
+    return i >= 0 && t[i].type != LLM_JSON_NULL ? i : -1;
+}
 
-LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
+/* rope_scaling: null, {"rope_type": "default"} or Llama 3's; the others by name. */
+static llm_status llm__hf_rope_scaling(llm_config *c, const char *j, const llm_json_tok *t, size_t n, const char **why) {
+    static const char *const kinds[][2] = {
+        {"longrope", "config.json: rope_scaling \"longrope\" (LongRoPE, Phi-3's long-context RoPE) is not run"},
+        {"su", "config.json: rope_scaling \"su\" (LongRoPE, Phi-3's long-context RoPE) is not run"},
+        {"yarn", "config.json: rope_scaling \"yarn\" (YaRN) is not run"},
+        {"linear", "config.json: rope_scaling \"linear\" is not run"},
+        {"dynamic", "config.json: rope_scaling \"dynamic\" (dynamic NTK) is not run"},
+    };
+    int64_t rs = llm__hf_has(j, t, n, 0, "rope_scaling"), ty;
+    int i;
+    if (rs < 0) return LLM_OK;
+    if (t[rs].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json: rope_scaling that is not an object is not run", LLM_EUNSUPPORTED);
+    ty = llm_json_find(j, t, n, (size_t)rs, "rope_type");
+    if (ty < 0) ty = llm_json_find(j, t, n, (size_t)rs, "type");
+    if (ty >= 0 && llm_json_eq(j, &t[ty], "default")) return LLM_OK; /* transformers' name for none */
+    if (ty >= 0 && llm_json_eq(j, &t[ty], "llama3"))
+        return llm__hf_read_keys(c, j, t, n, (size_t)rs, llm__hf_llama3_keys, 4, why);
+    for (i = 0; ty >= 0 && i < (int)(sizeof kinds / sizeof kinds[0]); i++)
+        if (llm_json_eq(j, &t[ty], kinds[i][0])) LLM__FFAIL(why, kinds[i][1], LLM_EUNSUPPORTED);
+    LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
+}
+
+/* The architecture row of config.json's model_type. */
+static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_json_tok *t, size_t n, const char **why) {
+    int64_t mt = llm_json_find(j, t, n, 0, "model_type");
+    if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
+    *a = llm__arch_find(j + t[mt].start, t[mt].len, 1);
+    if (!*a)
+        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2 and phi3 are)",
+                   LLM_EUNSUPPORTED);
+    return LLM_OK;
+}
+
+/* llm_hf_read_config, also giving the architecture's row */
+static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const char *json, size_t len, const char **why) {
     llm_json_tok t[LLM__HF_TOKS];
     size_t n;
-    int64_t mt, act, rs;
+    int64_t k;
     double f;
-    int qwen2;
+    const llm__arch *a;
+    const char *reason;
     if (why) *why = "";
     if (!c || !json) LLM__FFAIL(why, "no config or JSON", LLM_EINVAL);
     *c = llm_config_default();
@@ -8421,120 +8819,89 @@ LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len
         if (e != LLM_OK) return e;
     }
     if (t[0].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json is not a JSON object", LLM_EFORMAT);
-    mt = llm_json_find(json, t, n, 0, "model_type");
-    if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
-    qwen2 = llm_json_eq(json, &t[mt], "qwen2");
-    if (!qwen2 && !llm_json_eq(json, &t[mt], "llama") && !llm_json_eq(json, &t[mt], "mistral")) {
-        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral and qwen2 are)", LLM_EUNSUPPORTED);
+    LLM__MTRY(llm__hf_arch(&a, json, t, n, why));
+    *arch = a;
+    llm__arch_config(c, a);
+    c->norm_eps = 1e-6f; /* transformers' default for every model_type of the table */
+    c->head_dim = a->hf_head_dim;
+    if (strcmp(a->hf, "gemma2") == 0) { /* Gemma2Config's defaults, for a config.json without them */
+        c->attn_softcap = 50.0f, c->final_softcap = 30.0f, c->sliding_window = 4096;
+        c->attn_scale = 1.0f / 16.0f; /* query_pre_attn_scalar 256 */
     }
-#define LLM__HFREQ(key, lo, hi, field)                                                              \
-    if (llm__hf_int(json, t, n, key, lo, hi, &c->field) != LLM_OK)                                \
-        LLM__FFAIL(why, "config.json: " key " is missing or out of range", LLM_EFORMAT);
-    LLM__HFREQ("hidden_size", 1, 1 << 20, d_model)
-    LLM__HFREQ("num_hidden_layers", 1, 4096, n_layers)
-    LLM__HFREQ("num_attention_heads", 1, 1 << 16, n_heads)
-    LLM__HFREQ("intermediate_size", 1, 1 << 22, d_ff)
-    LLM__HFREQ("vocab_size", 1, 1 << 24, vocab)
-    LLM__HFREQ("max_position_embeddings", 1, INT32_MAX, max_seq_len)
-#undef LLM__HFREQ
-    c->n_kv_heads = c->n_heads;
-    if (llm__hf_int(json, t, n, "num_key_value_heads", 1, 1 << 16, &c->n_kv_heads) == LLM_EFORMAT)
-        LLM__FFAIL(why, "config.json: num_key_value_heads out of range", LLM_EFORMAT);
-    if (llm__hf_int(json, t, n, "head_dim", 1, 1 << 12, &c->head_dim) == LLM_EFORMAT)
-        LLM__FFAIL(why, "config.json: head_dim out of range", LLM_EFORMAT);
-    c->norm_eps = 1e-6f; /* transformers' default for llama, mistral and qwen2 */
-    if (llm__hf_num(json, t, n, "rms_norm_eps", &f) == LLM_OK) c->norm_eps = (float)f;
-    if (llm__hf_num(json, t, n, "rope_theta", &f) == LLM_OK) c->rope_theta = (float)f;
-    c->tied_embeddings = llm__hf_true(json, t, n, "tie_word_embeddings");
-    act = llm_json_find(json, t, n, 0, "hidden_act");
-    if (act >= 0 && !llm_json_eq(json, &t[act], "silu")) LLM__FFAIL(why, "config.json: hidden_act is not silu", LLM_EUNSUPPORTED);
+    LLM__MTRY(llm__hf_read_keys(c, json, t, n, 0, llm__hf_keys, (int)(sizeof llm__hf_keys / sizeof llm__hf_keys[0]), why));
+    if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    /* a softcap given as null is none */
+    if ((k = llm_json_find(json, t, n, 0, "attn_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->attn_softcap = 0;
+    if ((k = llm_json_find(json, t, n, 0, "final_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->final_softcap = 0;
+    k = llm_json_find(json, t, n, 0, "tie_word_embeddings");
+    c->tied_embeddings = k >= 0 && t[k].type != LLM_JSON_NULL ? t[k].type == LLM_JSON_TRUE : a->hf_tied;
+    /* one activation per architecture: SiLU, or Gemma's tanh GELU (gelu_pytorch_tanh;
+       transformers also runs Gemma's legacy "hidden_act": "gelu" as tanh GELU) */
+    k = llm__hf_has(json, t, n, 0, a->act_key);
+    if (k >= 0 && !llm_json_eq(json, &t[k], a->act))
+        LLM__FFAIL(why, a->act[0] == 's' ? "config.json: hidden_act is not silu" : "config.json: hidden_activation is not gelu_pytorch_tanh",
+                   LLM_EUNSUPPORTED);
     if (llm__hf_true(json, t, n, "attention_bias")) LLM__FFAIL(why, "config.json: attention_bias (q/k/v/o biases) is not run yet", LLM_EUNSUPPORTED);
     if (llm__hf_true(json, t, n, "mlp_bias")) LLM__FFAIL(why, "config.json: mlp_bias is not run yet", LLM_EUNSUPPORTED);
-    if (qwen2) {
-        c->bias = LLM_BIAS_QKV;
+    if ((k = llm__hf_has(json, t, n, 0, "partial_rotary_factor")) >= 0 && !(llm_json_num(json, &t[k], &f) == LLM_OK && f == 1.0))
+        LLM__FFAIL(why, "config.json: partial_rotary_factor is not run yet", LLM_EUNSUPPORTED);
+    /* Qwen2 / Qwen3 window only with use_sliding_window, and then per layer */
+    if (a->hf_use_sliding) {
         if (llm__hf_true(json, t, n, "use_sliding_window"))
             LLM__FFAIL(why, "config.json: Qwen2's per-layer sliding windows are not run yet", LLM_EUNSUPPORTED);
-    } else if (llm__hf_int(json, t, n, "sliding_window", 1, INT32_MAX, &c->sliding_window) == LLM_EFORMAT) {
-        LLM__FFAIL(why, "config.json: sliding_window out of range", LLM_EFORMAT);
+    } else if ((k = llm__hf_has(json, t, n, 0, "sliding_window")) >= 0) {
+        int64_t v;
+        if (llm_json_int(json, &t[k], &v) != LLM_OK || v < 1 || v > INT32_MAX)
+            LLM__FFAIL(why, "config.json: sliding_window out of range", LLM_EFORMAT);
+        c->sliding_window = (int)v;
     }
+    if (!c->sliding_window) c->window_pattern = 0; /* Gemma 2 without its window */
+    /* Gemma 2 scales queries by query_pre_attn_scalar^-1/2 */
+    if ((k = llm__hf_has(json, t, n, 0, "query_pre_attn_scalar")) >= 0) {
+        if (llm_json_num(json, &t[k], &f) != LLM_OK || !(f >= 1e-6 && f <= 1e12))
+            LLM__FFAIL(why, "config.json: query_pre_attn_scalar out of range", LLM_EFORMAT);
+        c->attn_scale = (float)(1.0 / LLM_SQRT(f));
+    }
+    if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
     /* Hugging Face's rotate_half pairs dimension i with i + d/2 */
     c->rope_layout = LLM_ROPE_HALVES;
-    rs = llm_json_find(json, t, n, 0, "rope_scaling");
-    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
-        int64_t ty0 = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
-        if (ty0 >= 0 && llm_json_eq(json, &t[ty0], "default")) rs = -1; /* transformers' name for none */
-    }
-    if (rs >= 0 && t[rs].type != LLM_JSON_NULL) {
-        int64_t ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "rope_type") : -1;
-        int64_t k;
-        double v;
-        if (ty < 0) ty = t[rs].type == LLM_JSON_OBJECT ? llm_json_find(json, t, n, (size_t)rs, "type") : -1;
-        if (ty < 0 || !llm_json_eq(json, &t[ty], "llama3"))
-            LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
-#define LLM__HFRS(key, field, conv)                                                                   \
-    k = llm_json_find(json, t, n, (size_t)rs, key);                                                 \
-    if (k < 0 || llm_json_num(json, &t[k], &v) != LLM_OK || !(v > 0 && v < 1e9))                    \
-        LLM__FFAIL(why, "config.json: rope_scaling." key " missing or out of range", LLM_EFORMAT);  \
-    c->field = conv v;
-        LLM__HFRS("factor", rope_scale, (float))
-        LLM__HFRS("low_freq_factor", rope_low_freq_factor, (float))
-        LLM__HFRS("high_freq_factor", rope_high_freq_factor, (float))
-        LLM__HFRS("original_max_position_embeddings", rope_orig_ctx, (int))
-#undef LLM__HFRS
-    }
-    {
-        const char *reason;
-        if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
-    }
+    LLM__MTRY(llm__hf_rope_scaling(c, json, t, n, why));
+    if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
 }
+LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
+    const llm__arch *a;
+    return llm__hf_config(c, &a, json, len, why);
+}
 
+/* Every norm gain and bias vector, any of which may need converting to fp32. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c) {
-    uint64_t d, hd, n;
+    uint64_t d, hd, L, n;
     if (llm_config_check(c, NULL) != LLM_OK) return 0;
-    d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c);
-    n = (2 * (uint64_t)c->n_layers + 1) * d;
-    if (llm__bias_kinds[c->bias].qkv) n += (uint64_t)c->n_layers * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
+    d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c), L = (uint64_t)c->n_layers;
+    n = ((c->sandwich_norm ? 4 : 2) * L + 1) * d + (c->qk_norm ? 2 * L * hd : 0);
+    if (llm__bias_kinds[c->bias].qkv) n += L * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
     return n > (uint64_t)SIZE_MAX / sizeof(float) ? 0 : (size_t)n;
 }
 
-/* One tensor by name, shaped [rows][cols]: a matrix as an llm_weight in place, or a vector
-   (rows 1) as fp32, in place when F32, else converted into *aux. */
-static llm_status llm__hf_take(llm_safetensors *st, const char *name, int64_t rows, int64_t cols, llm_weight *w,
-                               const float **vec, float **aux, float *aux_end, int64_t *n_used, const char **why) {
-    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find(st, name); /* st is the caller's, not const */
-    llm_gguf_str nm;
-    int f32, f16, bf16;
-    nm.s = name, nm.n = strlen(name);
-    if (!t) LLM__GFAIL_NAME(st, "tensor ", nm, " is missing", LLM_EFORMAT);
-    if (!t->used) (*n_used)++;
+/* A safetensors tensor as llm__take sees it: shapes outermost first; F32, F16, BF16;
+   each aligned to its element. Marks it used. */
+static llm__tsrc llm__st_src(void *ctx, const char *name) {
+    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find((const llm_safetensors *)ctx, name);
+    llm__tsrc s;
+    memset(&s, 0, sizeof s);
+    s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 1;
+    if (!t) return s;
     t->used = 1;
-    if (!(vec ? t->n_dims == 1 && t->shape[0] == cols : t->n_dims == 2 && t->shape[0] == rows && t->shape[1] == cols))
-        LLM__GFAIL_NAME(st, "tensor ", nm, " has the wrong shape for the config", LLM_EFORMAT);
-    f32 = t->dtype.n == 3 && memcmp(t->dtype.s, "F32", 3) == 0;
-    f16 = t->dtype.n == 3 && memcmp(t->dtype.s, "F16", 3) == 0;
-    bf16 = t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0;
-    if (!f32 && !f16 && !bf16) LLM__GFAIL_NAME(st, "tensor ", nm, ": only F32, F16 and BF16 are run", LLM_EUNSUPPORTED);
-    if (((uintptr_t)t->data & (f32 ? 3u : 1u)) != 0)
-        LLM__GFAIL_NAME(st, "tensor ", nm, " is not aligned: load the file into aligned memory", LLM_EINVAL);
-    if (!vec) {
-        memset(w, 0, sizeof *w);
-        w->type = f32 ? LLM_F32 : f16 ? LLM_F16 : LLM_BF16;
-        w->data = t->data;
-    } else if (f32) {
-        *vec = (const float *)t->data;
-    } else {
-        const unsigned char *s = (const unsigned char *)t->data;
-        int64_t i;
-        if (!*aux || aux_end - *aux < cols) LLM__FFAIL(why, "aux smaller than llm_hf_aux_floats", LLM_EINVAL);
-        for (i = 0; i < cols; i++) {
-            uint16_t h = (uint16_t)(s[2 * i] | (s[2 * i + 1] << 8));
-            (*aux)[i] = f16 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
-        }
-        *vec = *aux;
-        *aux += cols;
-    }
-    return LLM_OK;
+    s.n_dims = t->n_dims == 1 || t->n_dims == 2 ? t->n_dims : 3;
+    s.rows = t->n_dims == 1 ? 1 : t->shape[0];
+    s.cols = t->n_dims == 1 ? t->shape[0] : t->shape[1];
+    s.data = t->data;
+    if (t->dtype.n == 3 && memcmp(t->dtype.s, "F32", 3) == 0) s.type = LLM_F32, s.align = 4, s.type_name = "F32";
+    else if (t->dtype.n == 3 && memcmp(t->dtype.s, "F16", 3) == 0) s.type = LLM_F16, s.align = 2, s.type_name = "F16";
+    else if (t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0) s.type = LLM_BF16, s.align = 2, s.type_name = "BF16";
+    else s.type_name = "a dtype other than F32, F16 and BF16";
+    return s;
 }
 
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
@@ -8542,70 +8909,27 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
                               const char **why) {
     llm_config c;
     llm_weights w;
-    int64_t d, hd, qd, kvd, ff, V, n_used = 0;
-    int l;
-    float *ap = aux, *aend = aux ? aux + aux_floats : NULL;
-    char name[96];
+    llm__aux ax;
+    const llm__arch *a;
+    int64_t i;
     llm_status e;
     const char *reason;
     if (why) *why = "";
     if (!m || !st || !layers || !st->tensors) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
-    LLM__MTRY(llm_hf_read_config(&c, config_json, config_len, why));
+    LLM__MTRY(llm__hf_config(&c, &a, config_json, config_len, why));
     e = llm_config_runnable(&c, &reason);
     if (e != LLM_OK) LLM__FFAIL(why, reason, e);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
-    {
-        int64_t i;
-        for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
-    }
-    d = c.d_model, hd = llm_config_head_dim(&c), qd = (int64_t)c.n_heads * hd, kvd = (int64_t)c.n_kv_heads * hd;
-    ff = c.d_ff, V = c.vocab;
-    memset(&w, 0, sizeof w);
-    memset(layers, 0, (size_t)c.n_layers * sizeof *layers);
-#define LLM__HT(nm, rows, cols, wp, vp)                                                                 \
-    do {                                                                                              \
-        e = llm__hf_take(st, nm, rows, cols, wp, vp, &ap, aend, &n_used, why);                        \
-        if (e != LLM_OK) return e;                                                                    \
-    } while (0)
-#define LLM__HNAME(suffix) llm__hf_name(name, l, suffix)
-    LLM__HT("model.embed_tokens.weight", V, d, &w.tok_embed, NULL);
-    LLM__HT("model.norm.weight", 1, d, NULL, &w.out_norm);
-    if (c.tied_embeddings) {
-        w.lm_head = w.tok_embed;
-        if (llm_safetensors_find(st, "lm_head.weight")) LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
-    } else {
-        LLM__HT("lm_head.weight", V, d, &w.lm_head, NULL);
-    }
-    for (l = 0; l < c.n_layers; l++) {
-        llm_layer_weights *y = &layers[l];
-        LLM__HT(LLM__HNAME("input_layernorm.weight"), 1, d, NULL, &y->attn_norm);
-        LLM__HT(LLM__HNAME("self_attn.q_proj.weight"), qd, d, &y->wq, NULL);
-        LLM__HT(LLM__HNAME("self_attn.k_proj.weight"), kvd, d, &y->wk, NULL);
-        LLM__HT(LLM__HNAME("self_attn.v_proj.weight"), kvd, d, &y->wv, NULL);
-        LLM__HT(LLM__HNAME("self_attn.o_proj.weight"), d, qd, &y->wo, NULL);
-        if (c.bias == LLM_BIAS_QKV) {
-            LLM__HT(LLM__HNAME("self_attn.q_proj.bias"), 1, qd, NULL, &y->bq);
-            LLM__HT(LLM__HNAME("self_attn.k_proj.bias"), 1, kvd, NULL, &y->bk);
-            LLM__HT(LLM__HNAME("self_attn.v_proj.bias"), 1, kvd, NULL, &y->bv);
-        }
-        LLM__HT(LLM__HNAME("post_attention_layernorm.weight"), 1, d, NULL, &y->ffn_norm);
-        LLM__HT(LLM__HNAME("mlp.gate_proj.weight"), ff, d, &y->w1, NULL);
-        LLM__HT(LLM__HNAME("mlp.down_proj.weight"), d, ff, &y->w2, NULL);
-        LLM__HT(LLM__HNAME("mlp.up_proj.weight"), ff, d, &y->w3, NULL);
-    }
-#undef LLM__HT
-#undef LLM__HNAME
-    /* every tensor of the file is read: one the forward pass would skip (q/k norms, a
-       bias it does not know) means the model is not what llm.h would run */
-    if (n_used != st->n_tensors) {
-        int64_t i;
-        for (i = 0; i < st->n_tensors; i++)
-            if (!st->tensors[i].used)
-                LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
-                                LLM_EUNSUPPORTED);
-    }
-    w.layers = layers;
+    for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
+    ax.convert = 1, ax.p = aux, ax.end = aux ? aux + aux_floats : NULL, ax.why = st->why;
+    LLM__MTRY(llm__take_model(a, 1, &c, llm__st_src, st, &w, layers, &ax, why));
+    /* every tensor of the file is read: one the forward pass would skip (a bias or a norm
+       this architecture does not have) means the model is not what llm.h would run */
+    for (i = 0; i < st->n_tensors; i++)
+        if (!llm__arch_uses(a, 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
+            LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
+                            LLM_EUNSUPPORTED);
     memset(m, 0, sizeof *m);
     m->config = c;
     m->weights = w;

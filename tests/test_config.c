@@ -126,6 +126,20 @@ static void test_runnable(void) {
             pc = llm_count_params(&g);
             want = 4.0 * ((double)pc.total - (tied ? 0 : (double)pc.embedding) + g.d_model);
             CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb, 0);
+            /* q/k head norms (2 head_dim 8 per layer) and sandwich norms (2 d 16 more), 2 layers */
+            g.qk_norm = 1, g.sandwich_norm = 1;
+            CHECK_EQ_U64(llm_count_params(&g).total, pc.total + 2u * 2u * (8u + 16u));
+            CHECK_EQ_U64(llm_count_params(&g).norm, pc.norm + 2u * 2u * (8u + 16u));
+            pc = llm_count_params(&g);
+            want = 4.0 * ((double)pc.total - (tied ? 0 : (double)pc.embedding) + g.d_model);
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb, 0);
+            /* a window of 4 on layer 0 (layer 1 global): 4 KV rows there, not 6 */
+            g.sliding_window = 4, g.window_pattern = 2;
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb - 2.0 * g.n_kv_heads * 8 * 4 * 2, 0);
+            g.window_pattern = 0; /* both layers windowed */
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 5), want + kvb - 2 * 2.0 * g.n_kv_heads * 8 * 4 * 2, 0);
+            CHECK_NEAR(llm_decode_bytes(&g, &ws, LLM_F32, 2), want + 2.0 * g.n_layers * g.n_kv_heads * 8 * 4 * 3, 0);
+            g.qk_norm = 0, g.sandwich_norm = 0, g.sliding_window = 0;
         }
     }
     llm_kv_cache_free(&kv);
@@ -264,6 +278,27 @@ int main(void) {
     REJECT(n_experts, -2, "negative");
     REJECT(n_experts, 8, "must be positive");
     REJECT(sliding_window, -1, "sliding_window");
+    REJECT(window_pattern, -2, "window_pattern");
+    REJECT(window_pattern, 2, "without a sliding_window");
+    REJECT(qk_norm, 2, "qk_norm");
+    REJECT(sandwich_norm, -1, "sandwich_norm");
+    REJECT(embed_scale, -1.0f, "embed_scale");
+    REJECT(embed_scale, (float)INFINITY, "embed_scale");
+    REJECT(attn_scale, (float)NAN, "attn_scale");
+    REJECT(attn_softcap, -50.0f, "softcap");
+    REJECT(attn_softcap, 1e-30f, "softcap"); /* 1 / softcap would overflow */
+    REJECT(final_softcap, (float)NAN, "softcap");
+    {
+        llm_config x = b;
+        x.sandwich_norm = 1, x.post_norm = 1;
+        expect_reject(&x, "sandwich_norm");
+        x = b, x.sliding_window = 4, x.window_pattern = 3; /* layers 2 and 5 global */
+        CHECK_OK(llm_config_check(&x, &why));
+        CHECK(llm_config_layer_window(&x, 0) == 4 && llm_config_layer_window(&x, 1) == 4 && llm_config_layer_window(&x, 2) == 0 &&
+              llm_config_layer_window(&x, 4) == 4 && llm_config_layer_window(&x, 5) == 0);
+        x.window_pattern = 0;
+        CHECK(llm_config_layer_window(&x, 2) == 4 && llm_config_layer_window(&b, 0) == 0 && llm_config_layer_window(NULL, 0) == 0);
+    }
     {
         llm_config x = b;
         x.n_experts = 2;

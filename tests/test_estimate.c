@@ -86,6 +86,14 @@ int main(void) {
             CHECK_NEAR(llm_count_flops(m, 32768, 1).attention, 4.0 * 32 * 4096 * (T * W - W * (W - 1) / 2) / T, 1e-3);
             CHECK_NEAR(llm_count_flops(m, 4096, 1).attention, 4.0 * 32 * 4096 * 2048, 0);
         }
+        /* Gemma 2's pattern: a window on every other layer, the others see everything */
+        {
+            llm_config g = *llm_preset("mistral-7b");
+            double W = 4096, T = 32768;
+            g.window_pattern = 2; /* 16 windowed layers, 16 global */
+            CHECK_NEAR(llm_count_flops(&g, 32768, 0).attention, 4.0 * 4096 * (16 * W + 16 * T), 0);
+            CHECK_NEAR(llm_count_flops(&g, 32768, 1).attention, 4.0 * 4096 * (16 * (T * W - W * (W - 1) / 2) / T + 16 * T / 2), 1e-3);
+        }
     }
     /* Chinchilla: 20 tokens per parameter; C = 6ND = 120 N^2 */
     {

@@ -6,11 +6,14 @@
    logits of the same weights put into llm_weights directly; and the real files in
    ../shared/models: llama.cpp's stories260K.gguf reproduces run.c's tokens and the
    llama2.c file's logits, q256-F32 is at least as close to the float64 truth as llama.cpp
-   itself, and the quantized q256 files load. */
+   itself, and the quantized q256 files load. qwen2, qwen3, gemma, gemma2 and phi3 files
+   (their names, keys, biases, norms, fused tensors) give the double reference's logits
+   (tests/ref_model.h), and each is refused, naming what, when a tensor or key is wrong. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "gguf_writer.h"
+#include "ref_model.h"
 #include <stdint.h>
 
 /* ---- opening a file ------------------------------------------------------------------- */
@@ -970,7 +973,7 @@ static void test_refusals(void) {
     int i;
     ref_make(&r);
     {   /* other architectures: refused by name */
-        static const char *const archs[] = {"qwen2", "gpt2", "gemma2", "falcon"};
+        static const char *const archs[] = {"mamba", "gpt2", "starcoder2", "falcon"};
         for (i = 0; i < 4; i++) {
             gw w;
             gw_names names;
@@ -1342,6 +1345,342 @@ static void test_bad_args(void) {
     gw_free(&w);
 }
 
+/* ---- the other architectures: a tiny model of each under its own GGUF names ----------- */
+
+/* What each file means, from llama.cpp's converter (convert_hf_to_gguf.py) and loader
+   (llama-model.cpp), written out here: the config the loader must read, and the names. */
+typedef struct arch_case {
+    const char *arch;
+    llm_config c;
+} arch_case;
+enum { AT = 24 }; /* tokens per run: past each window below */
+static llm_config arch_config(const char *arch) {
+    llm_config c = llm_config_default();
+    c.d_model = 32, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 64, c.vocab = 40, c.max_seq_len = 64;
+    c.norm_eps = 1e-6f, c.rope_theta = 20000.0f, c.rope_layout = LLM_ROPE_HALVES; /* NEOX pairs */
+    if (!strcmp(arch, "qwen2")) c.bias = LLM_BIAS_QKV, c.tied_embeddings = 1;
+    if (!strcmp(arch, "qwen3")) c.qk_norm = 1, c.head_dim = 16; /* key_length 16 != 32 / 4 */
+    if (!strncmp(arch, "gemma", 5)) {
+        c.ffn = LLM_FFN_GEGLU, c.tied_embeddings = 1, c.n_kv_heads = 1, c.head_dim = 16;
+        c.embed_scale = sqrtf(32.0f);
+    }
+    if (!strcmp(arch, "gemma2")) {
+        c.sandwich_norm = 1, c.attn_softcap = 1.5f, c.final_softcap = 8.0f, c.sliding_window = 5, c.window_pattern = 2;
+        c.n_kv_heads = 2;
+    }
+    if (!strcmp(arch, "phi3")) c.n_kv_heads = 4, c.sliding_window = 7;
+    return c;
+}
+
+/* rows [a; b; c] of cols each (a fused tensor) in a malloc'd array */
+static float *cat3(const float *a, int64_t ra, const float *b, int64_t rb, const float *c, int64_t rc, int64_t cols) {
+    float *p = (float *)malloc(sizeof(float) * (size_t)((ra + rb + rc) * cols));
+    memcpy(p, a, sizeof(float) * (size_t)(ra * cols));
+    memcpy(p + ra * cols, b, sizeof(float) * (size_t)(rb * cols));
+    if (rc) memcpy(p + (ra + rb) * cols, c, sizeof(float) * (size_t)(rc * cols));
+    return p;
+}
+
+/* The GGUF of m under arch's names (F32), keys as llama.cpp writes them. fused[] keeps
+   the concatenated arrays until the caller frees them. */
+static void arch_write(gw *w, gw_names *nm, const char *arch, const rnd_model *m, float **fused) {
+    const llm_config *c = &m->c;
+    char key[96];
+    uint64_t d = (uint64_t)c->d_model, hd = (uint64_t)hdim(c), q = hd * (uint64_t)c->n_heads, kv = hd * (uint64_t)c->n_kv_heads;
+    uint64_t ff = (uint64_t)c->d_ff, ne[2];
+    int l, k = 0, nf = 0;
+#define AK(suffix) (snprintf(key, sizeof key, "%s.%s", arch, suffix), key)
+#define AN(...) (snprintf(nm->s[k], sizeof nm->s[k], __VA_ARGS__), nm->s[k++])
+#define AV(n0, x) (ne[0] = (n0), gw_tensor_f(w, name, 1, ne, GW_F32, x))
+#define AM(n0, n1, x) (ne[0] = (n0), ne[1] = (n1), gw_tensor_f(w, name, 2, ne, GW_F32, x))
+    gw_init(w);
+    gw_kv_str(w, "general.architecture", arch);
+    gw_kv_u32(w, AK("context_length"), (uint32_t)c->max_seq_len);
+    gw_kv_u32(w, AK("embedding_length"), (uint32_t)d);
+    gw_kv_u32(w, AK("feed_forward_length"), (uint32_t)ff);
+    gw_kv_u32(w, AK("block_count"), (uint32_t)c->n_layers);
+    gw_kv_u32(w, AK("attention.head_count"), (uint32_t)c->n_heads);
+    gw_kv_u32(w, AK("attention.head_count_kv"), (uint32_t)c->n_kv_heads);
+    gw_kv_f32(w, AK("attention.layer_norm_rms_epsilon"), c->norm_eps);
+    gw_kv_f32(w, AK("rope.freq_base"), c->rope_theta);
+    gw_kv_u32(w, AK("rope.dimension_count"), (uint32_t)hd);
+    if (c->head_dim) gw_kv_u32(w, AK("attention.key_length"), (uint32_t)hd), gw_kv_u32(w, AK("attention.value_length"), (uint32_t)hd);
+    if (c->sliding_window) gw_kv_u32(w, AK("attention.sliding_window"), (uint32_t)c->sliding_window);
+    if (c->attn_softcap > 0) gw_kv_f32(w, AK("attn_logit_softcapping"), c->attn_softcap);
+    if (c->final_softcap > 0) gw_kv_f32(w, AK("final_logit_softcapping"), c->final_softcap);
+    if (!strcmp(arch, "phi3")) gw_kv_u32(w, AK("rope.scaling.original_context_length"), (uint32_t)c->max_seq_len);
+    {
+        const char *name;
+        ne[1] = (uint64_t)c->vocab;
+        name = AN("token_embd.weight"), AM(d, (uint64_t)c->vocab, m->emb);
+        name = AN("output_norm.weight"), AV(d, m->onorm);
+        if (!c->tied_embeddings) name = AN("output.weight"), AM(d, (uint64_t)c->vocab, m->head);
+        for (l = 0; l < c->n_layers; l++) {
+            const rnd_layer *L0 = &m->l[l];
+            name = AN("blk.%d.attn_norm.weight", l), AV(d, L0->an);
+            if (!strcmp(arch, "phi3")) { /* q, k, v rows in one matrix; gate, then up */
+                fused[nf] = cat3(L0->wq, (int64_t)q, L0->wk, (int64_t)kv, L0->wv, (int64_t)kv, (int64_t)d);
+                name = AN("blk.%d.attn_qkv.weight", l), AM(d, q + 2 * kv, fused[nf++]);
+                fused[nf] = cat3(L0->w1, (int64_t)ff, L0->w3, (int64_t)ff, NULL, 0, (int64_t)d);
+                name = AN("blk.%d.ffn_up.weight", l), AM(d, 2 * ff, fused[nf++]);
+            } else {
+                name = AN("blk.%d.attn_q.weight", l), AM(d, q, L0->wq);
+                name = AN("blk.%d.attn_k.weight", l), AM(d, kv, L0->wk);
+                name = AN("blk.%d.attn_v.weight", l), AM(d, kv, L0->wv);
+                name = AN("blk.%d.ffn_gate.weight", l), AM(d, ff, L0->w1);
+                name = AN("blk.%d.ffn_up.weight", l), AM(d, ff, L0->w3);
+            }
+            if (c->bias == LLM_BIAS_QKV) {
+                name = AN("blk.%d.attn_q.bias", l), AV(q, L0->bq);
+                name = AN("blk.%d.attn_k.bias", l), AV(kv, L0->bk);
+                name = AN("blk.%d.attn_v.bias", l), AV(kv, L0->bv);
+            }
+            if (c->qk_norm) {
+                name = AN("blk.%d.attn_q_norm.weight", l), AV(hd, L0->qn);
+                name = AN("blk.%d.attn_k_norm.weight", l), AV(hd, L0->kn);
+            }
+            name = AN("blk.%d.attn_output.weight", l), AM(q, d, L0->wo);
+            /* Gemma: the converter stored 1 + w; these gains are what the model multiplies by */
+            name = AN("blk.%d.ffn_norm.weight", l), AV(d, L0->fn);
+            name = AN("blk.%d.ffn_down.weight", l), AM(ff, d, L0->w2);
+            if (c->sandwich_norm) {
+                name = AN("blk.%d.post_attention_norm.weight", l), AV(d, L0->pan);
+                name = AN("blk.%d.post_ffw_norm.weight", l), AV(d, L0->pfn);
+            }
+        }
+    }
+#undef AK
+#undef AN
+#undef AV
+#undef AM
+}
+
+/* worst |a - r| / (1 + |r|) */
+static double arch_err(const float *a, const double *r, size_t n) {
+    double e = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double x = fabs(a[i] - r[i]) / (1 + fabs(r[i]));
+        if (!(x <= e)) e = x;
+    }
+    return e;
+}
+
+/* loads the finished file; the status, the model in m / layers */
+static llm_status arch_load(gw *w, llm_model *m, llm_layer_weights *layers, unsigned char **buf, llm_gguf *g, const char **why) {
+    return load_gw(w, m, layers, 4, buf, g, why);
+}
+
+static void test_arch(const char *arch, double tol) {
+    rnd_model m;
+    llm_config c = arch_config(arch);
+    gw w;
+    gw_names nm;
+    float *fused[8] = {0}, *got, *direct;
+    double *ref, e;
+    llm_layer_weights layers[4];
+    llm_model lm;
+    llm_gguf g;
+    llm_state s;
+    unsigned char *buf;
+    const char *why;
+    int toks[AT], t, i;
+    size_t n = (size_t)AT * (size_t)c.vocab;
+    llm_status st;
+    rnd_model_make(&m, &c);
+    for (t = 0; t < AT; t++) toks[t] = (t * 7 + 3) % c.vocab;
+    got = (float *)malloc(n * sizeof *got), direct = (float *)malloc(n * sizeof *direct);
+    ref = (double *)malloc(n * sizeof *ref);
+    arch_write(&w, &nm, arch, &m, fused);
+    st = arch_load(&w, &lm, layers, &buf, &g, &why);
+    CHECK_MSG(st == LLM_OK, "%s: llm_gguf_load: %s: %s", arch, llm_status_str(st), why ? why : "");
+    if (st == LLM_OK) {
+        const llm_config *k = &lm.config;
+        CHECK_MSG(k->d_model == c.d_model && k->n_layers == c.n_layers && k->n_heads == c.n_heads && k->n_kv_heads == c.n_kv_heads &&
+                      llm_config_head_dim(k) == hdim(&c) && k->d_ff == c.d_ff && k->vocab == c.vocab && k->norm_eps == c.norm_eps &&
+                      k->rope_theta == c.rope_theta && k->rope_layout == c.rope_layout && k->ffn == c.ffn && k->bias == c.bias &&
+                      k->qk_norm == c.qk_norm && k->sandwich_norm == c.sandwich_norm && k->embed_scale == c.embed_scale &&
+                      k->attn_scale == c.attn_scale && k->attn_softcap == c.attn_softcap && k->final_softcap == c.final_softcap &&
+                      k->sliding_window == c.sliding_window && k->window_pattern == c.window_pattern &&
+                      k->tied_embeddings == c.tied_embeddings && k->rotary_dim == 0,
+                  "%s: the config read differs from the file's", arch);
+        CHECK_OK(llm_state_create(&s, &lm.config, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &lm.weights, toks, AT, 0, got, 1, NULL));
+        llm_state_free(&s);
+        /* the same arrays given directly: the same arithmetic, the same bits */
+        CHECK_OK(llm_state_create(&s, &c, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, AT, 0, direct, 1, NULL));
+        llm_state_free(&s);
+        CHECK_MSG(memcmp(got, direct, n * sizeof *got) == 0, "%s: the loaded model's logits differ from its arrays given directly", arch);
+        ref_forward(&m, toks, AT, ref);
+        e = arch_err(got, ref, n);
+        if (getenv("LLM_TEST_VERBOSE")) printf("  gguf %-8s vs the double reference: %.2g (tol %.2g)\n", arch, e, tol);
+        CHECK_MSG(e <= tol, "%s: logits vs the double reference: %.3g > %.3g", arch, e, tol);
+    }
+    llm_gguf_free(&g);
+    free(buf);
+    gw_free(&w);
+    for (i = 0; i < 8; i++) free(fused[i]);
+    free(got), free(direct), free(ref);
+    rnd_model_free(&m);
+}
+
+/* Each architecture's file with one thing changed: refused with the status and the name. */
+typedef void (*arch_edit)(gw *w, const char *arch);
+static void ae_skip_qk(gw *w, const char *a) { (void)a, w->t[gw_find(w, "blk.1.attn_k_norm.weight")].skip = 1; }
+static void ae_skip_post(gw *w, const char *a) { (void)a, w->t[gw_find(w, "blk.0.post_ffw_norm.weight")].skip = 1; }
+static void ae_skip_bias(gw *w, const char *a) { (void)a, w->t[gw_find(w, "blk.1.attn_v.bias")].skip = 1; }
+static void ae_qkv_shape(gw *w, const char *a) { /* rows q + kv: as if the v rows were gone */
+    gw_tensor *t = &w->t[gw_find(w, "blk.0.attn_qkv.weight")];
+    (void)a, t->ne[1] = 64, t->data = NULL, t->data_n = 0;
+}
+static void ae_up_shape(gw *w, const char *a) { /* ff rows: the gate alone */
+    gw_tensor *t = &w->t[gw_find(w, "blk.1.ffn_up.weight")];
+    (void)a, t->ne[1] = 64, t->data = NULL, t->data_n = 0;
+}
+static void ae_longrope(gw *w, const char *a) {
+    static const float f[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    uint64_t ne[1] = {4};
+    (void)a;
+    gw_tensor_add(w, "rope_factors_long.weight", 1, ne, GW_F32, f, sizeof f);
+    gw_tensor_add(w, "rope_factors_short.weight", 1, ne, GW_F32, f, sizeof f);
+}
+static void ae_attn_factor(gw *w, const char *a) { (void)a, gw_kv_f32(w, "phi3.rope.scaling.attn_factor", 1.19f); }
+static void ae_yarn(gw *w, const char *a) {
+    char k[64];
+    snprintf(k, sizeof k, "%s.rope.scaling.type", a);
+    gw_kv_str(w, k, "yarn");
+}
+static void ae_value_len(gw *w, const char *a) { (void)a, gw_kv_u32(w, "phi3.attention.value_length", 4); }
+static void ae_extra_qk(gw *w, const char *a) { /* a q/k norm in a family that has none */
+    static const float f[16] = {1};
+    uint64_t ne[1] = {8};
+    (void)a;
+    gw_tensor_add(w, "blk.0.attn_q_norm.weight", 1, ne, GW_F32, f, sizeof f);
+}
+static void ae_softcap_int(gw *w, const char *a) { (void)a, gw_kv_u32(w, "qwen2.final_logit_softcapping", 30); }
+static void expect_arch(const char *arch, arch_edit edit, llm_status want, const char *name, const char *what) {
+    rnd_model m;
+    llm_config c = arch_config(arch);
+    gw w;
+    gw_names nm;
+    float *fused[8] = {0};
+    llm_layer_weights layers[4];
+    llm_model lm;
+    llm_gguf g;
+    unsigned char *buf;
+    const char *why;
+    llm_status st;
+    int i;
+    rnd_model_make(&m, &c);
+    arch_write(&w, &nm, arch, &m, fused);
+    edit(&w, arch);
+    st = arch_load(&w, &lm, layers, &buf, &g, &why);
+    CHECK_MSG(st == want && why && *why && (!name || mentions(why, name)), "%s %s: %s (want %s naming %s): %s", arch, what,
+              llm_status_str(st), llm_status_str(want), name ? name : "-", why ? why : "(null)");
+    llm_gguf_free(&g);
+    free(buf);
+    gw_free(&w);
+    for (i = 0; i < 8; i++) free(fused[i]);
+    rnd_model_free(&m);
+}
+/* Q8_0 (ggml-common.h's block_q8_0: an f16 scale d, then 32 int8 q; x = d q) of n values */
+static unsigned char *q8_0_encode(const float *x, size_t n) {
+    unsigned char *p = (unsigned char *)malloc(n / 32 * 34);
+    size_t b, i;
+    for (b = 0; b < n / 32; b++) {
+        float amax = 0, d, id;
+        uint16_t h;
+        for (i = 0; i < 32; i++) amax = fabsf(x[b * 32 + i]) > amax ? fabsf(x[b * 32 + i]) : amax;
+        d = amax / 127.0f, id = d > 0 ? 1.0f / d : 0.0f;
+        h = llm_f32_to_f16(d);
+        p[b * 34] = (unsigned char)(h & 0xff), p[b * 34 + 1] = (unsigned char)(h >> 8);
+        for (i = 0; i < 32; i++) p[b * 34 + 2 + i] = (unsigned char)(signed char)lrintf(x[b * 32 + i] * id);
+    }
+    return p;
+}
+/* Phi-3's fused tensors in a block format: the loader's split by rows (34 bytes per row
+   of 32) must give the matrices the test cuts out of the same bytes itself. */
+static void test_phi3_q8(void) {
+    rnd_model m;
+    llm_config c = arch_config("phi3");
+    gw w;
+    gw_names nm;
+    float *fused[8] = {0}, *got, *direct;
+    unsigned char *q[4] = {0}, *buf;
+    llm_layer_weights layers[4], dl[2];
+    llm_weights dw;
+    llm_model lm;
+    llm_gguf g;
+    llm_state s;
+    const char *why;
+    int toks[AT], t, l, i;
+    size_t n = (size_t)AT * (size_t)c.vocab, row = 34; /* d = 32: one block per row */
+    llm_status st;
+    rnd_model_make(&m, &c);
+    for (t = 0; t < AT; t++) toks[t] = (t * 5 + 1) % c.vocab;
+    arch_write(&w, &nm, "phi3", &m, fused);
+    dw = m.w;
+    memcpy(dl, m.lw, sizeof dl);
+    for (l = 0; l < 2; l++) {
+        char name[48];
+        int k;
+        for (k = 0; k < 2; k++) {
+            int64_t rows = k == 0 ? 96 : 128; /* q + 2 kv = 32 + 64; 2 ff */
+            gw_tensor *tt;
+            snprintf(name, sizeof name, k == 0 ? "blk.%d.attn_qkv.weight" : "blk.%d.ffn_up.weight", l);
+            tt = &w.t[gw_find(&w, name)];
+            q[2 * l + k] = q8_0_encode(fused[2 * l + k], (size_t)rows * 32);
+            tt->type = GW_Q8_0, tt->data = q[2 * l + k], tt->data_n = (size_t)rows * row;
+        }
+        dl[l].wq.type = dl[l].wk.type = dl[l].wv.type = dl[l].w1.type = dl[l].w3.type = LLM_Q8_0;
+        dl[l].wq.data = q[2 * l], dl[l].wk.data = q[2 * l] + 32 * row, dl[l].wv.data = q[2 * l] + 64 * row;
+        dl[l].w1.data = q[2 * l + 1], dl[l].w3.data = q[2 * l + 1] + 64 * row;
+    }
+    dw.layers = dl;
+    got = (float *)malloc(n * sizeof *got), direct = (float *)malloc(n * sizeof *direct);
+    st = arch_load(&w, &lm, layers, &buf, &g, &why);
+    CHECK_MSG(st == LLM_OK, "phi3 Q8_0: %s: %s", llm_status_str(st), why ? why : "");
+    if (st == LLM_OK) {
+        CHECK(layers[1].wv.type == LLM_Q8_0 && layers[1].w3.type == LLM_Q8_0);
+        CHECK_OK(llm_state_create(&s, &lm.config, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &lm.weights, toks, AT, 0, got, 1, NULL));
+        llm_state_free(&s);
+        CHECK_OK(llm_state_create(&s, &c, AT, AT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &dw, toks, AT, 0, direct, 1, NULL));
+        llm_state_free(&s);
+        CHECK_MSG(memcmp(got, direct, n * sizeof *got) == 0, "phi3 Q8_0: the loader's split differs from the rows cut here");
+    }
+    llm_gguf_free(&g);
+    free(buf);
+    gw_free(&w);
+    for (i = 0; i < 8; i++) free(fused[i]);
+    for (i = 0; i < 4; i++) free(q[i]);
+    free(got), free(direct);
+    rnd_model_free(&m);
+}
+
+static void test_archs(void) {
+    /* tolerances: 10x the worst relative logit error over the native (AVX-512), scalar and AVX2 builds */
+    test_arch("qwen2", 4e-5);    /* measured 3.9e-6 */
+    test_arch("qwen3", 2e-5);    /* measured 2.0e-6 */
+    test_arch("gemma", 1.4e-5);  /* measured 1.4e-6 */
+    test_arch("gemma2", 1.9e-5); /* measured 1.9e-6 */
+    test_arch("phi3", 1.3e-5);   /* measured 1.3e-6 */
+    test_phi3_q8();
+    expect_arch("qwen3", ae_skip_qk, LLM_EFORMAT, "blk.1.attn_k_norm.weight", "without a k norm");
+    expect_arch("gemma2", ae_skip_post, LLM_EFORMAT, "blk.0.post_ffw_norm.weight", "without a post-FFN norm");
+    expect_arch("qwen2", ae_skip_bias, LLM_EFORMAT, "blk.1.attn_v.bias", "without a v bias");
+    expect_arch("phi3", ae_qkv_shape, LLM_EFORMAT, "blk.0.attn_qkv.weight", "attn_qkv of q + kv rows");
+    expect_arch("phi3", ae_up_shape, LLM_EFORMAT, "blk.1.ffn_up.weight", "ffn_up of ff rows (not gate + up)");
+    expect_arch("phi3", ae_longrope, LLM_EUNSUPPORTED, "LongRoPE", "with rope_factors_long / _short");
+    expect_arch("phi3", ae_attn_factor, LLM_EUNSUPPORTED, "phi3.rope.scaling.attn_factor", "with rope.scaling.attn_factor");
+    expect_arch("qwen2", ae_yarn, LLM_EUNSUPPORTED, "qwen2.rope.scaling.type", "with rope.scaling.type yarn");
+    expect_arch("gemma", ae_extra_qk, LLM_EUNSUPPORTED, "blk.0.attn_q_norm.weight", "with a q norm gemma has not");
+    expect_arch("qwen2", ae_softcap_int, LLM_EFORMAT, "qwen2.final_logit_softcapping", "with an integer softcap");
+    expect_arch("phi3", ae_value_len, LLM_EUNSUPPORTED, "phi3.attention.value_length", "with value_length 4 != key length 8");
+}
+
 int main(void) {
     test_names();
     test_all_types(3);
@@ -1356,6 +1695,7 @@ int main(void) {
     test_model(GW_BF16, 1);
     test_model(GW_BF16, 0);
     test_refusals();
+    test_archs();
     test_bad_args();
     test_stories();
     test_q256();

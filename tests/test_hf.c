@@ -3,12 +3,16 @@
    RoPE: bit-identical, F32, F16 and BF16) and a GGUF-style interleaved run of the same
    model with q/k rows permuted as HF's conversion does (within float rounding); what is
    refused, and how; hostile safetensors files; llm_hf_load_dir; and stories260K.bin
-   converted to an HF directory giving run.c's 257 token ids. */
+   converted to an HF directory giving run.c's 257 token ids. qwen2, qwen3, gemma (norm
+   gains stored as w, run as 1 + w), gemma2 and phi3 (fused qkv_proj, gate_up_proj)
+   directories give the double reference's logits (tests/ref_model.h) and are refused by
+   name when a tensor, an activation or a RoPE scaling is not what llm.h runs. */
 #define _POSIX_C_SOURCE 200809L /* mkdir, getpid: the directories llm_hf_load_dir reads */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "st_writer.h"
+#include "ref_model.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -332,7 +336,7 @@ static void test_refusals(void) {
     file = write_file(&m, "F16", "F16", NULL, NULL, &len);
     expect("the valid file", LLM_OK, NULL, cfg, file, len);
     {   /* other architectures and features: refused, never run approximately */
-        static const char *const types[] = {"qwen3", "gemma", "gemma2", "gpt2", "phi3", "mixtral", "Llama", ""};
+        static const char *const types[] = {"falcon", "gpt_neox", "gemma3", "gpt2", "phi", "mixtral", "Llama", ""};
         int i;
         for (i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
             stw_config_json(cq, sizeof cq, &c, types[i], NULL);
@@ -716,8 +720,8 @@ static void test_dir(void) {
     llm_model_free(&dm);
     hf_free(&h);
     /* a refused config.json: its reason comes back */
-    CHECK(put_file(dir, "config.json", replace(cfg, "\"qwen2\"", "\"qwen3\""), strlen(cfg)) == 0);
-    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EUNSUPPORTED && strstr(why, "model_type"), "qwen3 dir: %s", why);
+    CHECK(put_file(dir, "config.json", replace(cfg, "\"qwen2\"", "\"qwen9\""), strlen(cfg)) == 0);
+    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EUNSUPPORTED && strstr(why, "model_type"), "qwen9 dir: %s", why);
     /* a tensor-naming reason survives the call (it lives in the model's why) */
     {
         stw_tensor extra;
@@ -878,9 +882,254 @@ static void test_stories(void) {
     free(logits), free(file);
 }
 
+/* ---- the other architectures: a tiny model of each under Hugging Face's names ----------- */
+
+/* What each config.json and file means, from transformers' modeling_*.py, written out
+   here: the config the loader must read, and the tensor names. */
+enum { HT = 24 }; /* tokens per run: past each window below */
+static llm_config hf_arch_config(const char *mt) {
+    llm_config c = llm_config_default();
+    c.d_model = 32, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 64, c.vocab = 40, c.max_seq_len = 64;
+    c.norm_eps = 1e-6f, c.rope_theta = 20000.0f, c.rope_layout = LLM_ROPE_HALVES;
+    if (!strcmp(mt, "qwen2")) c.bias = LLM_BIAS_QKV, c.tied_embeddings = 1;
+    if (!strcmp(mt, "qwen3")) c.qk_norm = 1, c.head_dim = 16;
+    if (!strncmp(mt, "gemma", 5)) {
+        c.ffn = LLM_FFN_GEGLU, c.tied_embeddings = 1, c.n_kv_heads = 1, c.head_dim = 16;
+        c.embed_scale = sqrtf(32.0f);
+    }
+    if (!strcmp(mt, "gemma2")) {
+        c.sandwich_norm = 1, c.attn_softcap = 1.5f, c.final_softcap = 8.0f, c.sliding_window = 5, c.window_pattern = 2;
+        c.n_kv_heads = 2, c.attn_scale = (float)(1.0 / sqrt(24.0)); /* query_pre_attn_scalar 24 */
+    }
+    if (!strcmp(mt, "phi3")) c.n_kv_heads = 4, c.sliding_window = 7;
+    return c;
+}
+static const char *hf_arch_extra(const char *mt) {
+    if (!strcmp(mt, "gemma")) return "\"hidden_activation\": \"gelu_pytorch_tanh\"";
+    if (!strcmp(mt, "gemma2"))
+        return "\"hidden_activation\": \"gelu_pytorch_tanh\", \"query_pre_attn_scalar\": 24, "
+               "\"attn_logit_softcapping\": 1.5, \"final_logit_softcapping\": 8.0";
+    if (!strncmp(mt, "qwen", 4)) return "\"use_sliding_window\": false, \"max_window_layers\": 2";
+    return NULL;
+}
+
+/* The model's tensors under mt's names, F32. Gemma's norm gains are stored as w, the
+   model multiplies by 1 + w: the file gets gain - 1. keep[] holds the arrays made here. */
+typedef struct hf_file {
+    stw_tensor t[64];
+    char names[64][64];
+    float *keep[64];
+    int n, nk;
+} hf_file;
+static float *hf_keep(hf_file *f, size_t n) { return f->keep[f->nk++] = (float *)malloc(n * sizeof(float)); }
+static void hf_put(hf_file *f, const char *name, int64_t rows, int64_t cols, const float *x) {
+    stw_tensor *t = &f->t[f->n];
+    snprintf(f->names[f->n], sizeof f->names[0], "%s", name);
+    memset(t, 0, sizeof *t);
+    t->name = f->names[f->n], t->dtype = "F32", t->data = x;
+    t->n_dims = rows ? 2 : 1, t->shape[0] = rows ? rows : cols, t->shape[1] = cols;
+    f->n++;
+}
+static const float *hf_gain(hf_file *f, const char *mt, const float *g, int64_t n) {
+    float *p;
+    int64_t i;
+    if (strncmp(mt, "gemma", 5)) return g;
+    p = hf_keep(f, (size_t)n);
+    for (i = 0; i < n; i++) p[i] = g[i] - 1.0f; /* exact: g is within a factor 2 of 1 */
+    return p;
+}
+static unsigned char *hf_arch_file(const char *mt, const rnd_model *m, hf_file *f, const char *drop, size_t *len) {
+    const llm_config *c = &m->c;
+    int64_t d = c->d_model, hd = hdim(c), q = hd * c->n_heads, kv = hd * c->n_kv_heads, ff = c->d_ff;
+    int l, i, k = 0;
+    char nm[64];
+    unsigned char *p;
+    memset(f, 0, sizeof *f);
+    hf_put(f, "model.embed_tokens.weight", c->vocab, d, m->emb);
+    hf_put(f, "model.norm.weight", 0, d, hf_gain(f, mt, m->onorm, d));
+    if (!c->tied_embeddings) hf_put(f, "lm_head.weight", c->vocab, d, m->head);
+    for (l = 0; l < c->n_layers; l++) {
+        const rnd_layer *L0 = &m->l[l];
+#define HN(s) (snprintf(nm, sizeof nm, "model.layers.%d.%s", l, s), nm)
+        hf_put(f, HN("input_layernorm.weight"), 0, d, hf_gain(f, mt, L0->an, d));
+        if (!strcmp(mt, "phi3")) { /* q, k, v rows in one matrix; gate, then up (Phi3MLP's chunk(2)) */
+            float *qkv = hf_keep(f, (size_t)((q + 2 * kv) * d)), *gu = hf_keep(f, (size_t)(2 * ff * d));
+            memcpy(qkv, L0->wq, sizeof(float) * (size_t)(q * d));
+            memcpy(qkv + q * d, L0->wk, sizeof(float) * (size_t)(kv * d));
+            memcpy(qkv + (q + kv) * d, L0->wv, sizeof(float) * (size_t)(kv * d));
+            memcpy(gu, L0->w1, sizeof(float) * (size_t)(ff * d));
+            memcpy(gu + ff * d, L0->w3, sizeof(float) * (size_t)(ff * d));
+            hf_put(f, HN("self_attn.qkv_proj.weight"), q + 2 * kv, d, qkv);
+            hf_put(f, HN("mlp.gate_up_proj.weight"), 2 * ff, d, gu);
+        } else {
+            hf_put(f, HN("self_attn.q_proj.weight"), q, d, L0->wq);
+            hf_put(f, HN("self_attn.k_proj.weight"), kv, d, L0->wk);
+            hf_put(f, HN("self_attn.v_proj.weight"), kv, d, L0->wv);
+            hf_put(f, HN("mlp.gate_proj.weight"), ff, d, L0->w1);
+            hf_put(f, HN("mlp.up_proj.weight"), ff, d, L0->w3);
+        }
+        if (c->bias == LLM_BIAS_QKV) {
+            hf_put(f, HN("self_attn.q_proj.bias"), 0, q, L0->bq);
+            hf_put(f, HN("self_attn.k_proj.bias"), 0, kv, L0->bk);
+            hf_put(f, HN("self_attn.v_proj.bias"), 0, kv, L0->bv);
+        }
+        if (c->qk_norm) {
+            hf_put(f, HN("self_attn.q_norm.weight"), 0, hd, L0->qn);
+            hf_put(f, HN("self_attn.k_norm.weight"), 0, hd, L0->kn);
+        }
+        hf_put(f, HN("self_attn.o_proj.weight"), d, q, L0->wo);
+        hf_put(f, HN("mlp.down_proj.weight"), d, ff, L0->w2);
+        if (c->sandwich_norm) { /* Gemma 2: post_attention_layernorm is the attention's output norm */
+            hf_put(f, HN("post_attention_layernorm.weight"), 0, d, hf_gain(f, mt, L0->pan, d));
+            hf_put(f, HN("pre_feedforward_layernorm.weight"), 0, d, hf_gain(f, mt, L0->fn, d));
+            hf_put(f, HN("post_feedforward_layernorm.weight"), 0, d, hf_gain(f, mt, L0->pfn, d));
+        } else {
+            hf_put(f, HN("post_attention_layernorm.weight"), 0, d, hf_gain(f, mt, L0->fn, d));
+        }
+#undef HN
+    }
+    for (i = 0; i < f->n; i++)
+        if (!drop || strcmp(f->t[i].name, drop)) f->t[k++] = f->t[i];
+    *len = stw_safetensors(NULL, 0, f->t, k, "{\"format\":\"pt\"}", 13);
+    p = (unsigned char *)malloc(*len);
+    stw_safetensors(p, *len, f->t, k, "{\"format\":\"pt\"}", 13);
+    return p;
+}
+static void hf_file_free(hf_file *f) {
+    int i;
+    for (i = 0; i < f->nk; i++) free(f->keep[i]);
+}
+
+static void test_hf_arch(const char *mt, double tol) {
+    llm_config c = hf_arch_config(mt);
+    rnd_model m;
+    hf_file f;
+    hf_loaded h;
+    char cfg[4096];
+    size_t len, n = (size_t)HT * (size_t)c.vocab, i;
+    float *got = (float *)malloc(n * sizeof(float)), *direct = (float *)malloc(n * sizeof(float));
+    double *ref = (double *)malloc(n * sizeof(double)), e = 0;
+    unsigned char *file;
+    const char *why = "";
+    llm_status st;
+    llm_state s;
+    int toks[HT], t;
+    rnd_model_make(&m, &c);
+    for (t = 0; t < HT; t++) toks[t] = (t * 7 + 3) % c.vocab;
+    stw_config_json(cfg, sizeof cfg, &c, mt, hf_arch_extra(mt));
+    file = hf_arch_file(mt, &m, &f, NULL, &len);
+    st = hf_load(&h, cfg, file, len, &why);
+    CHECK_MSG(st == LLM_OK, "%s: llm_hf_load: %s: %s", mt, llm_status_str(st), why);
+    if (st == LLM_OK) {
+        const llm_config *k = &h.m.config;
+        CHECK_MSG(k->d_model == c.d_model && k->n_layers == c.n_layers && k->n_heads == c.n_heads && k->n_kv_heads == c.n_kv_heads &&
+                      llm_config_head_dim(k) == hdim(&c) && k->d_ff == c.d_ff && k->vocab == c.vocab && k->norm_eps == c.norm_eps &&
+                      k->rope_theta == c.rope_theta && k->rope_layout == c.rope_layout && k->ffn == c.ffn && k->bias == c.bias &&
+                      k->qk_norm == c.qk_norm && k->sandwich_norm == c.sandwich_norm && k->embed_scale == c.embed_scale &&
+                      k->attn_scale == c.attn_scale && k->attn_softcap == c.attn_softcap && k->final_softcap == c.final_softcap &&
+                      k->sliding_window == c.sliding_window && k->window_pattern == c.window_pattern &&
+                      k->tied_embeddings == c.tied_embeddings,
+                  "%s: config.json read differently", mt);
+        CHECK_OK(llm_state_create(&s, &h.m.config, HT, HT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &h.m.weights, toks, HT, 0, got, 1, NULL));
+        llm_state_free(&s);
+        CHECK_OK(llm_state_create(&s, &c, HT, HT, LLM_F32));
+        CHECK_OK(llm_forward(&s, &m.w, toks, HT, 0, direct, 1, NULL));
+        llm_state_free(&s);
+        CHECK_MSG(memcmp(got, direct, n * sizeof(float)) == 0, "%s: the loaded model's logits differ from its arrays given directly", mt);
+        ref_forward(&m, toks, HT, ref);
+        for (i = 0; i < n; i++) {
+            double x = fabs(got[i] - ref[i]) / (1 + fabs(ref[i]));
+            if (!(x <= e)) e = x;
+        }
+        if (getenv("LLM_TEST_VERBOSE")) printf("  hf %-8s vs the double reference: %.2g (tol %.2g)\n", mt, e, tol);
+        CHECK_MSG(e <= tol, "%s: logits vs the double reference: %.3g > %.3g", mt, e, tol);
+        CHECK(llm_hf_aux_floats(k) == (size_t)((c.sandwich_norm ? 4 : 2) * c.n_layers + 1) * 32 + (c.qk_norm ? 2 * 2 * 16 : 0) +
+                                          (c.bias ? 2 * (32 + 2 * 16) : 0));
+    }
+    hf_free(&h);
+    free(file);
+    hf_file_free(&f);
+    free(got), free(direct), free(ref);
+    rnd_model_free(&m);
+}
+
+/* mt's file with cfg_from replaced by cfg_to in config.json, or the tensor `drop` left
+   out: refused with `want` and a reason containing `name` */
+static void expect_hf_arch(const char *mt, const char *cfg_from, const char *cfg_to, const char *drop, llm_status want,
+                           const char *name) {
+    llm_config c = hf_arch_config(mt);
+    rnd_model m;
+    hf_file f;
+    char cfg[4096];
+    size_t len;
+    unsigned char *file;
+    rnd_model_make(&m, &c);
+    stw_config_json(cfg, sizeof cfg, &c, mt, hf_arch_extra(mt));
+    file = hf_arch_file(mt, &m, &f, drop, &len);
+    expect(mt, want, name, cfg_from ? replace(cfg, cfg_from, cfg_to) : cfg, file, len);
+    free(file);
+    hf_file_free(&f);
+    rnd_model_free(&m);
+}
+
+static void test_hf_archs(void) {
+    /* tolerances: 10x the worst relative logit error over the native (AVX-512), scalar and AVX2 builds */
+    test_hf_arch("qwen2", 5e-5);    /* measured 4.9e-6 */
+    test_hf_arch("qwen3", 1.1e-5);  /* measured 1.1e-6 */
+    test_hf_arch("gemma", 1.9e-5);  /* measured 1.9e-6 */
+    test_hf_arch("gemma2", 1.6e-5); /* measured 1.6e-6 */
+    test_hf_arch("phi3", 1.3e-5);   /* measured 1.3e-6 */
+    expect_hf_arch("qwen3", NULL, NULL, "model.layers.1.self_attn.k_norm.weight", LLM_EFORMAT, "model.layers.1.self_attn.k_norm.weight");
+    expect_hf_arch("gemma2", NULL, NULL, "model.layers.0.pre_feedforward_layernorm.weight", LLM_EFORMAT,
+                   "model.layers.0.pre_feedforward_layernorm.weight");
+    expect_hf_arch("phi3", NULL, NULL, "model.layers.1.mlp.gate_up_proj.weight", LLM_EFORMAT, "model.layers.1.mlp.gate_up_proj.weight");
+    /* a qwen3 file read as qwen2: its q/k norms are not qwen2's, and its biases are missing */
+    expect_hf_arch("qwen3", "\"qwen3\"", "\"qwen2\"", NULL, LLM_EFORMAT, "bias");
+    /* a qwen2 file as llama: its biases would be skipped */
+    expect_hf_arch("qwen2", "\"qwen2\"", "\"llama\"", NULL, LLM_EUNSUPPORTED, "bias");
+    /* gemma as llama has the same tensors; as gemma with llama's numbers it must not load
+       silently: the head is tied by default and exact GELU is refused */
+    expect_hf_arch("gemma", "gelu_pytorch_tanh", "gelu", NULL, LLM_EUNSUPPORTED, "hidden_activation");
+    expect_hf_arch("phi3", "\"rope_scaling\": null",
+                   "\"rope_scaling\": {\"type\": \"longrope\", \"long_factor\": [1, 1], \"short_factor\": [1, 1]}", NULL,
+                   LLM_EUNSUPPORTED, "longrope");
+    expect_hf_arch("phi3", "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\"}", NULL, LLM_EUNSUPPORTED, "LongRoPE");
+    expect_hf_arch("phi3", "\"rope_scaling\": null", "\"partial_rotary_factor\": 0.75", NULL, LLM_EUNSUPPORTED, "partial_rotary_factor");
+    expect_hf_arch("qwen3", "\"use_sliding_window\": false", "\"use_sliding_window\": true", NULL, LLM_EUNSUPPORTED, "sliding");
+    expect_hf_arch("gemma2", "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": \"24\"", NULL, LLM_EFORMAT,
+                   "query_pre_attn_scalar");
+    expect_hf_arch("gemma2", "\"attn_logit_softcapping\": 1.5", "\"attn_logit_softcapping\": -1", NULL, LLM_EFORMAT,
+                   "attn_logit_softcapping");
+    {   /* transformers' defaults where config.json leaves a key out (Gemma2Config,
+           Qwen3Config, GemmaConfig), and a softcap of null is none */
+        llm_config c = hf_arch_config("gemma2"), r;
+        char cfg[4096];
+        const char *why;
+        stw_config_json(cfg, sizeof cfg, &c, "gemma2", "\"hidden_activation\": \"gelu_pytorch_tanh\"");
+        CHECK_OK(llm_hf_read_config(&r, cfg, strlen(cfg), &why));
+        CHECK(r.attn_softcap == 50.0f && r.final_softcap == 30.0f && r.attn_scale == 1.0f / 16 && r.sliding_window == 5 &&
+              r.window_pattern == 2);
+        stw_config_json(cfg, sizeof cfg, &c, "gemma2",
+                        "\"hidden_activation\": \"gelu_pytorch_tanh\", \"attn_logit_softcapping\": null, \"final_logit_softcapping\": null");
+        CHECK_OK(llm_hf_read_config(&r, cfg, strlen(cfg), &why));
+        CHECK(r.attn_softcap == 0 && r.final_softcap == 0);
+        c = hf_arch_config("qwen3"), c.head_dim = 0;
+        stw_config_json(cfg, sizeof cfg, &c, "qwen3", NULL);
+        CHECK(llm_hf_read_config(&r, cfg, strlen(cfg), &why) == LLM_OK && r.head_dim == 128);
+        c = hf_arch_config("gemma"), c.head_dim = 0;
+        stw_config_json(cfg, sizeof cfg, &c, "gemma", NULL);
+        {
+            const char *rc = replace(cfg, "\"tie_word_embeddings\": true,", "");
+            CHECK(llm_hf_read_config(&r, rc, strlen(rc), &why) == LLM_OK && r.head_dim == 256 && r.tied_embeddings == 1);
+        }
+    }
+}
+
 int main(void) {
     test_equal_logits();
     test_refusals();
+    test_hf_archs();
     test_hostile();
     test_dir();
     test_stories();

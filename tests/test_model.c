@@ -14,6 +14,7 @@ static void *counting_malloc(size_t n) {
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "ref_model.h"
 
 /* max of two doubles (not fmax: gcc 12 for AArch64 crashes vectorizing fmax reductions) */
 static double maxd(double a, double b) { return a > b ? a : b; }
@@ -21,193 +22,6 @@ static int verbose; /* LLM_TEST_VERBOSE=1 prints the measured errors the toleran
 /* Each check draws its model from the same start of test.h's generator, so the errors
    it measures (and its tolerance) do not move when a check is added before it. */
 static void reseed(void) { test__rng = 0x9E3779B97F4A7C15ull; }
-
-/* ---- a random model in plain fp32 arrays -------------------------------------------- */
-typedef struct rnd_layer {
-    float *an, *anb, *fn, *fnb, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *bq, *bk, *bv, *bo, *b1, *b2, *b3;
-} rnd_layer;
-typedef struct rnd_model {
-    llm_config c;
-    rnd_layer *l;
-    llm_layer_weights *lw;
-    llm_weights w;
-    float *emb, *pemb, *onorm, *onormb, *head;
-} rnd_model;
-
-static float *rnd(size_t n, float scale) {
-    float *p = (float *)malloc(n * sizeof *p);
-    test_fill(p, n, scale);
-    return p;
-}
-static float *rnd_norm(size_t n) { /* norm gains near 1 */
-    float *p = rnd(n, 0.2f);
-    size_t i;
-    for (i = 0; i < n; i++) p[i] += 1.0f;
-    return p;
-}
-static llm_weight f32w(const float *p) {
-    llm_weight w;
-    memset(&w, 0, sizeof w);
-    w.type = LLM_F32;
-    w.data = p;
-    return w;
-}
-static int hdim(const llm_config *c) { return c->head_dim ? c->head_dim : c->d_model / c->n_heads; }
-
-static void rnd_model_make(rnd_model *m, const llm_config *c) {
-    int d = c->d_model, hd = hdim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, i;
-    int qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL;
-    memset(m, 0, sizeof *m);
-    m->c = *c;
-    m->l = (rnd_layer *)calloc((size_t)c->n_layers, sizeof *m->l);
-    m->lw = (llm_layer_weights *)calloc((size_t)c->n_layers, sizeof *m->lw);
-    for (i = 0; i < c->n_layers; i++) {
-        rnd_layer *L = &m->l[i];
-        llm_layer_weights *W = &m->lw[i];
-        L->an = rnd_norm((size_t)d), L->fn = rnd_norm((size_t)d);
-        L->anb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL, L->fnb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL;
-        L->wq = rnd((size_t)qd * d, 0.3f), L->wk = rnd((size_t)kvd * d, 0.3f), L->wv = rnd((size_t)kvd * d, 0.3f);
-        L->wo = rnd((size_t)d * qd, 0.3f);
-        L->w1 = rnd((size_t)ff * d, 0.3f), L->w2 = rnd((size_t)d * ff, 0.3f), L->w3 = rnd((size_t)ff * d, 0.3f);
-        L->bq = qkvb ? rnd((size_t)qd, 0.1f) : NULL, L->bk = qkvb ? rnd((size_t)kvd, 0.1f) : NULL;
-        L->bv = qkvb ? rnd((size_t)kvd, 0.1f) : NULL, L->bo = allb ? rnd((size_t)d, 0.1f) : NULL;
-        L->b1 = allb ? rnd((size_t)ff, 0.1f) : NULL, L->b2 = allb ? rnd((size_t)d, 0.1f) : NULL;
-        L->b3 = allb ? rnd((size_t)ff, 0.1f) : NULL;
-        W->attn_norm = L->an, W->attn_norm_b = L->anb, W->ffn_norm = L->fn, W->ffn_norm_b = L->fnb;
-        W->wq = f32w(L->wq), W->wk = f32w(L->wk), W->wv = f32w(L->wv), W->wo = f32w(L->wo);
-        W->w1 = f32w(L->w1), W->w2 = f32w(L->w2), W->w3 = f32w(L->w3);
-        W->bq = L->bq, W->bk = L->bk, W->bv = L->bv, W->bo = L->bo, W->b1 = L->b1, W->b2 = L->b2, W->b3 = L->b3;
-    }
-    m->emb = rnd((size_t)c->vocab * d, 1.0f);
-    m->pemb = c->pos == LLM_POS_LEARNED ? rnd((size_t)c->max_seq_len * d, 0.5f) : NULL;
-    m->onorm = rnd_norm((size_t)d);
-    m->onormb = c->norm_bias ? rnd((size_t)d, 0.1f) : NULL;
-    m->head = c->tied_embeddings ? m->emb : rnd((size_t)c->vocab * d, 0.3f);
-    m->w.tok_embed = f32w(m->emb);
-    m->w.pos_embed = m->pemb;
-    m->w.layers = m->lw;
-    m->w.out_norm = m->onorm;
-    m->w.out_norm_b = m->onormb;
-    m->w.lm_head = f32w(m->head);
-}
-static void rnd_model_free(rnd_model *m) {
-    int i;
-    for (i = 0; i < m->c.n_layers; i++) {
-        float **p = &m->l[i].an;
-        int k;
-        for (k = 0; k < (int)(sizeof(rnd_layer) / sizeof(float *)); k++) free(p[k]);
-    }
-    free(m->l), free(m->lw), free(m->pemb), free(m->onorm), free(m->onormb);
-    if (m->head != m->emb) free(m->head);
-    free(m->emb);
-}
-
-/* ---- the naive double-precision reference of one block over a whole sequence --------- */
-static void ref_norm(const llm_config *c, double *y, const double *x, const float *w, const float *b, int d) {
-    double mean = 0, var = 0, ss = 0;
-    int i;
-    for (i = 0; i < d; i++) mean += x[i], ss += x[i] * x[i];
-    mean /= d;
-    for (i = 0; i < d; i++) var += (x[i] - mean) * (x[i] - mean);
-    var /= d;
-    for (i = 0; i < d; i++) {
-        double eps = c->norm_eps > 0 ? c->norm_eps : 1e-5;
-        if (c->norm == LLM_NORM_RMS) y[i] = x[i] / sqrt(ss / d + eps) * w[i];
-        else y[i] = (x[i] - mean) / sqrt(var + eps) * w[i] + (b ? b[i] : 0);
-    }
-}
-static void ref_lin(double *y, const double *x, const float *W, const float *b, int din, int dout) {
-    int o, i;
-    for (o = 0; o < dout; o++) {
-        double s = b ? b[o] : 0;
-        for (i = 0; i < din; i++) s += (double)W[(size_t)o * din + i] * x[i];
-        y[o] = s;
-    }
-}
-/* RoPE on n_heads heads of hd: rotary_dim dims rotated (0 = all), pairs (2i, 2i+1) or
-   (i, i + rotary_dim/2), angle pos * theta^(-2i/rotary_dim), Llama 3.1's frequency
-   scaling when rope_scale > 0 (Meta's apply_scaling) */
-static void ref_rope(const llm_config *c, double *v, int n_heads, int pos) {
-    int hd = hdim(c), rd = c->rotary_dim ? c->rotary_dim : hd, half = rd / 2, h, i;
-    double theta = c->rope_theta > 0 ? c->rope_theta : 10000.0;
-    for (h = 0; h < n_heads; h++)
-        for (i = 0; i < half; i++) {
-            double f = pow(theta, -2.0 * i / rd), a, *p0, *p1, x0, x1;
-            if (c->rope_scale > 0) {
-                double lo = c->rope_low_freq_factor > 0 ? c->rope_low_freq_factor : 1;
-                double hi = c->rope_high_freq_factor > 0 ? c->rope_high_freq_factor : 4;
-                double ctx = c->rope_orig_ctx > 0 ? c->rope_orig_ctx : 8192, wl = 2 * 3.14159265358979323846 / f;
-                if (wl > ctx / lo) f /= c->rope_scale; /* long wavelengths: interpolated */
-                else if (wl >= ctx / hi) {              /* between: a smooth blend */
-                    double sm = (ctx / wl - lo) / (hi - lo);
-                    f = (1 - sm) * f / c->rope_scale + sm * f;
-                }
-            }
-            a = pos * f;
-            p0 = v + h * hd + (c->rope_layout == LLM_ROPE_HALVES ? i : 2 * i);
-            p1 = p0 + (c->rope_layout == LLM_ROPE_HALVES ? half : 1);
-            x0 = *p0, x1 = *p1;
-            *p0 = x0 * cos(a) - x1 * sin(a);
-            *p1 = x0 * sin(a) + x1 * cos(a);
-        }
-}
-static double gelu_d(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
-
-/* x: [T][d] in place, positions 0..T-1 */
-static void ref_block(const llm_config *c, const rnd_layer *L, double *x, int T) {
-    int d = c->d_model, hd = hdim(c), nh = c->n_heads, nkv = c->n_kv_heads, qd = nh * hd, kvd = nkv * hd;
-    int ff = c->d_ff, t, h, j, i;
-    double *h_in = (double *)malloc(sizeof(double) * (size_t)T * d), *q = (double *)malloc(sizeof(double) * (size_t)T * qd);
-    double *k = (double *)malloc(sizeof(double) * (size_t)T * kvd), *v = (double *)malloc(sizeof(double) * (size_t)T * kvd);
-    double *att = (double *)malloc(sizeof(double) * (size_t)T * qd), *o = (double *)malloc(sizeof(double) * (size_t)d);
-    double *g = (double *)malloc(sizeof(double) * (size_t)ff), *u = (double *)malloc(sizeof(double) * (size_t)ff);
-    double *sc = (double *)malloc(sizeof(double) * (size_t)T);
-    /* attention */
-    for (t = 0; t < T; t++) {
-        if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
-        else ref_norm(c, h_in + t * d, x + t * d, L->an, L->anb, d);
-        ref_lin(q + t * qd, h_in + t * d, L->wq, L->bq, d, qd);
-        ref_lin(k + t * kvd, h_in + t * d, L->wk, L->bk, d, kvd);
-        ref_lin(v + t * kvd, h_in + t * d, L->wv, L->bv, d, kvd);
-        if (c->pos == LLM_POS_ROPE) ref_rope(c, q + t * qd, nh, t), ref_rope(c, k + t * kvd, nkv, t);
-    }
-    for (t = 0; t < T; t++)
-        for (h = 0; h < nh; h++) {
-            int kh = h / (nh / nkv), j0 = c->sliding_window > 0 && t - c->sliding_window + 1 > 0 ? t - c->sliding_window + 1 : 0;
-            double mx = -1e300, sum = 0;
-            for (j = j0; j <= t; j++) {
-                double s = 0;
-                for (i = 0; i < hd; i++) s += q[t * qd + h * hd + i] * k[j * kvd + kh * hd + i];
-                sc[j] = s / sqrt((double)hd);
-                if (sc[j] > mx) mx = sc[j];
-            }
-            for (j = j0; j <= t; j++) sum += (sc[j] = exp(sc[j] - mx));
-            for (i = 0; i < hd; i++) {
-                double s = 0;
-                for (j = j0; j <= t; j++) s += sc[j] / sum * v[j * kvd + kh * hd + i];
-                att[t * qd + h * hd + i] = s;
-            }
-        }
-    for (t = 0; t < T; t++) {
-        ref_lin(o, att + t * qd, L->wo, L->bo, qd, d);
-        for (i = 0; i < d; i++) x[t * d + i] += o[i];
-        if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->an, L->anb, d);
-        /* FFN */
-        if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
-        else ref_norm(c, h_in + t * d, x + t * d, L->fn, L->fnb, d);
-        ref_lin(g, h_in + t * d, L->w1, L->b1, d, ff);
-        ref_lin(u, h_in + t * d, L->w3, L->b3, d, ff);
-        for (i = 0; i < ff; i++) {
-            if (c->ffn == LLM_FFN_SWIGLU) g[i] = g[i] / (1 + exp(-g[i])) * u[i];
-            else if (c->ffn == LLM_FFN_GEGLU) g[i] = gelu_d(g[i]) * u[i];
-            else g[i] = gelu_d(g[i]);
-        }
-        ref_lin(o, g, L->w2, L->b2, ff, d);
-        for (i = 0; i < d; i++) x[t * d + i] += o[i];
-        if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->fn, L->fnb, d);
-    }
-    free(h_in), free(q), free(k), free(v), free(att), free(o), free(g), free(u), free(sc);
-}
 
 static llm_config small_config(void) {
     llm_config c;
@@ -230,7 +44,7 @@ static void check_block(const llm_config *c, float x_scale, const char *what) {
     size_t sb = llm_block_scratch_bytes(c, T);
     void *scratch = malloc(sb), *rmem = malloc(llm_rope_bytes(hdim(c), 16));
     reseed();
-    x = rnd((size_t)T * d, x_scale);
+    x = ref_rnd((size_t)T * d, x_scale);
     rnd_model_make(&m, c);
     for (i = 0; i < T * d; i++) xr[i] = x[i];
     CHECK(sb > 0);
@@ -238,7 +52,7 @@ static void check_block(const llm_config *c, float x_scale, const char *what) {
     CHECK_OK(llm_kv_cache_create(&kv, c, 16, LLM_F32));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x, n1, 0, scratch, NULL));
     CHECK_OK(llm_block_forward(c, &m.lw[1], &rope, &kv, 1, x + n1 * d, T - n1, n1, scratch, NULL));
-    ref_block(c, &m.l[1], xr, T);
+    ref_block(c, &m.l[1], 1, xr, T);
     for (i = 0; i < T * d; i++) {
         double e = fabs(x[i] - xr[i]) / (1 + fabs(xr[i]));
         if (!(e <= worst)) worst = e;
@@ -268,25 +82,15 @@ static void test_blocks(void) {
     c = small_config();
     c.sliding_window = 3;
     check_block(&c, 1.0f, "sliding window 3");
+    c = small_config();
+    c.qk_norm = 1, c.head_dim = 16, c.rope_layout = LLM_ROPE_HALVES;
+    check_block(&c, 1.0f, "q/k head norms, head_dim 16, RoPE halves (Qwen3)");
+    c = small_config();
+    c.sandwich_norm = 1, c.ffn = LLM_FFN_GEGLU, c.attn_softcap = 0.7f, c.attn_scale = 0.2f;
+    c.sliding_window = 3, c.window_pattern = 2; /* layer 1 (the one checked) is global */
+    check_block(&c, 1.0f, "sandwich norms, GEGLU, softcap 0.7, scale 0.2, global layer (Gemma 2)");
 }
 
-/* ---- the whole forward pass against a double-precision reference -------------------- */
-/* logits[T][vocab] of tokens at positions 0..T-1: embedding (+ learned positions), every
-   block, the final norm (with its bias for LayerNorm), the LM head (tied or not) */
-static void ref_forward(const rnd_model *m, const int *toks, int T, double *logits) {
-    const llm_config *c = &m->c;
-    int d = c->d_model, V = c->vocab, t, i;
-    double *x = (double *)malloc(sizeof(double) * (size_t)T * d), *h = (double *)malloc(sizeof(double) * (size_t)d);
-    for (t = 0; t < T; t++)
-        for (i = 0; i < d; i++)
-            x[t * d + i] = (double)m->emb[(size_t)toks[t] * d + i] + (m->pemb ? m->pemb[(size_t)t * d + i] : 0.0);
-    for (i = 0; i < c->n_layers; i++) ref_block(c, &m->l[i], x, T);
-    for (t = 0; t < T; t++) {
-        ref_norm(c, h, x + (size_t)t * d, m->onorm, m->onormb, d);
-        ref_lin(logits + (size_t)t * V, h, m->head, NULL, d, V);
-    }
-    free(x), free(h);
-}
 /* the worst |a - r| / (1 + |r|) over n values; NaN if any a is NaN */
 static double worst_rel(const float *a, const double *r, size_t n) {
     double w = 0;
@@ -371,6 +175,12 @@ static llm_config fwd_config(void) {
    LLM_TEST_VERBOSE=1). Each bug planted for issue 16 (a dropped final-norm bias, positions
    read one off, RMSNorm's eps outside the root, an unscaled online-softmax sum, a RoPE
    sign, a GQA head mapping) takes the families it touches to errors of 8e-5 to 6. */
+/* worst of prefill, chunked and decode over the native, scalar and AVX2 builds */
+#define TOL_QWEN2 7e-5    /* measured 7.2e-6 */
+#define TOL_QWEN3 2.6e-5  /* measured 2.6e-6 */
+#define TOL_GEMMA 2.2e-5  /* measured 2.2e-6 */
+#define TOL_GEMMA2 1.8e-5 /* measured 1.8e-6 */
+#define TOL_PHI3 3.5e-5   /* measured 3.5e-6 */
 static void test_forward_families(void) {
     llm_config c = fwd_config();
     /* Llama: RMSNorm, SwiGLU, interleaved RoPE, GQA 4/2, untied head, small embeddings */
@@ -416,6 +226,33 @@ static void test_forward_families(void) {
     c = fwd_config();
     c.n_kv_heads = 2, c.rope_scale = 8, c.rope_low_freq_factor = 1, c.rope_high_freq_factor = 4, c.rope_orig_ctx = 64;
     check_forward(&c, 0.02f, 3.5e-5, "Llama 3.1 RoPE scaling 8, original context 64"); /* measured 3.6e-6 */
+    /* Qwen2: q/k/v biases, RoPE halves, theta 1e6, GQA 4/2, tied head */
+    c = fwd_config();
+    c.bias = LLM_BIAS_QKV, c.rope_layout = LLM_ROPE_HALVES, c.rope_theta = 1e6f, c.n_kv_heads = 2, c.tied_embeddings = 1;
+    check_forward(&c, 1.0f, TOL_QWEN2, "qwen2: q/k/v biases, RoPE halves, theta 1e6, GQA 4/2, tied");
+    /* Qwen3: per-head RMSNorm of q and k before RoPE, head_dim 16 != d_model / n_heads */
+    c = fwd_config();
+    c.qk_norm = 1, c.head_dim = 16, c.rope_layout = LLM_ROPE_HALVES, c.rope_theta = 1e6f, c.n_kv_heads = 2;
+    check_forward(&c, 0.02f, TOL_QWEN3, "qwen3: q/k head norms, head_dim 16, RoPE halves, GQA 4/2");
+    /* Gemma: embedding times sqrt(d_model), GEGLU, MQA with head_dim 16, tied head */
+    c = fwd_config();
+    c.ffn = LLM_FFN_GEGLU, c.embed_scale = 5.656854f, c.n_kv_heads = 1, c.head_dim = 16;
+    c.rope_layout = LLM_ROPE_HALVES, c.tied_embeddings = 1;
+    check_forward(&c, 1.0f, TOL_GEMMA, "gemma: embedding x sqrt(d), GEGLU, MQA head_dim 16, tied");
+    /* Gemma 2: sandwich norms, a score softcap and a final softcap small enough to bend
+       these scores and logits, query scale 1/sqrt(24) (not head_dim 16's), a window of 40
+       on layer 0 only (layer 1 global): 120 of the 160 positions look past it */
+    c = fwd_config();
+    c.ffn = LLM_FFN_GEGLU, c.embed_scale = 5.656854f, c.n_kv_heads = 2, c.head_dim = 16;
+    c.rope_layout = LLM_ROPE_HALVES, c.tied_embeddings = 1, c.sandwich_norm = 1;
+    c.attn_softcap = 1.5f, c.final_softcap = 8.0f, c.attn_scale = 0.20412415f;
+    c.sliding_window = 40, c.window_pattern = 2;
+    check_forward(&c, 1.0f, TOL_GEMMA2, "gemma2: sandwich, softcaps 1.5/8, scale 1/sqrt(24), window 40 on even layers");
+    /* Phi-3: RoPE halves, MHA, a window of 100 on every layer (its fused tensors are the
+       loaders' business: split into these same matrices) */
+    c = fwd_config();
+    c.rope_layout = LLM_ROPE_HALVES, c.sliding_window = 100;
+    check_forward(&c, 0.02f, TOL_PHI3, "phi3: RoPE halves, MHA, window 100 on every layer");
 }
 
 /* ---- decoding through the cache equals a prefill ------------------------------------ */
