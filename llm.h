@@ -12334,6 +12334,11 @@ LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) 
     if (st != LLM_OK) return st;
     if (c->post_norm) why = "post-norm blocks: the training step runs pre-norm decoders only";
     else if (c->sliding_window) why = "a sliding attention window: the attention backward is causal over the whole sequence";
+    else if (c->qk_norm) why = "q/k head norms (qk_norm): the training step has no backward for them yet";
+    else if (c->sandwich_norm) why = "sandwich norms: the training step has no backward for them yet";
+    else if (c->attn_softcap > 0.0f || c->final_softcap > 0.0f) why = "softcapped scores or logits: no backward for the softcap yet";
+    else if (c->attn_scale > 0.0f) why = "a custom attention scale: the training step uses 1 / sqrt(head_dim)";
+    else if (c->embed_scale > 0.0f && c->embed_scale != 1.0f) why = "an embedding scale: the training step has no backward for it yet";
     if (why) {
         if (reason) *reason = why;
         return LLM_EUNSUPPORTED;

@@ -570,6 +570,18 @@ static void test_train_learns(void) {
     CHECK(llm_train_init(&t, mem, bytes, &c, B, T) == LLM_EUNSUPPORTED);
     c.sliding_window = 0, c.n_experts = 8, c.n_experts_per_tok = 2;
     CHECK(llm_train_init(&t, mem, bytes, &c, B, T) == LLM_EUNSUPPORTED);
+    c.n_experts = 0, c.n_experts_per_tok = 0;
+    { /* the forward's features the backward does not have yet are refused by name */
+        const char *why = NULL;
+        llm_config q = c;
+        q.qk_norm = 1;
+        CHECK(llm_train_supported(&q, &why) == LLM_EUNSUPPORTED && strstr(why, "qk_norm"));
+        q = c, q.final_softcap = 30.0f;
+        CHECK(llm_train_supported(&q, &why) == LLM_EUNSUPPORTED && strstr(why, "softcap"));
+        q = c, q.sandwich_norm = 1;
+        CHECK(llm_train_supported(&q, &why) == LLM_EUNSUPPORTED && strstr(why, "sandwich"));
+        CHECK(llm_train_supported(&c, &why) == LLM_OK);
+    }
     free(mem);
 }
 
