@@ -1282,6 +1282,137 @@ typedef enum llm_pretok {
     LLM_PRETOK_COUNT
 } llm_pretok;
 
+/* ---- vocabularies: SentencePiece and byte-level BPE ---------------------------------
+   One llm_vocab holds either family, read from a GGUF (tokenizer.ggml.*), a Hugging Face
+   tokenizer.json, or a llama2.c tokenizer.bin. Pieces are kept as the bytes they stand
+   for: SentencePiece's U+2581 is stored as ' ', byte-level BPE's printable stand-ins
+   ("Ġ" for ' ') are mapped back to their bytes, so encoding and decoding work on raw
+   bytes and the tables look up raw bytes.
+     SentencePiece (tokenizer.ggml.model "llama"): a space is prefixed to the text (and
+       after each special token) when add_space_prefix; the text is cut into UTF-8
+       characters, then the adjacent pair whose concatenation is the best-scoring piece
+       is merged, repeatedly (ties: the leftmost pair), as llama.cpp's and sentencepiece's
+       BPE-mode encoders do; a character with no piece becomes its <0xNN> byte pieces.
+     Byte-level BPE (tokenizer.ggml.model "gpt2"): the text is split by the pre-tokenizer
+       tokenizer.ggml.pre names (llm_pretok), and in each piece the adjacent pair with the
+       lowest merge rank is merged, repeatedly (ties: the leftmost); Llama 3's vocabulary
+       takes a whole piece that is a token as is (HF's ignore_merges). Qwen2's text is
+       NFC-normalized first.
+   Special tokens: user-defined pieces (GGUF type 4; HF added tokens with special false)
+   written in the text are always their single ids, as llama.cpp and HF match them;
+   control and unknown pieces (<|begin_of_text|>, <|im_start|>, <s>) only with
+   LLM_ENCODE_SPECIAL, which chat templates use and user text must not. Where two could
+   match, the leftmost, then the longest, wins. */
+typedef enum llm_vocab_kind { LLM_VOCAB_SPM = 1, LLM_VOCAB_BPE = 2 } llm_vocab_kind;
+/* GGUF's token types (tokenizer.ggml.token_type), the same numbers */
+typedef enum llm_token_type {
+    LLM_TOKEN_UNDEFINED = 0, LLM_TOKEN_NORMAL, LLM_TOKEN_UNKNOWN, LLM_TOKEN_CONTROL, LLM_TOKEN_USER_DEFINED,
+    LLM_TOKEN_UNUSED, LLM_TOKEN_BYTE
+} llm_token_type;
+
+typedef struct llm_vocab_merge { uint32_t a, b, rank, id1; } llm_vocab_merge; /* id1: merged id + 1, 0 = empty */
+
+typedef struct llm_vocab {
+    llm_vocab_kind kind;
+    llm_pretok pretok;          /* byte-level BPE's split (LLM_PRETOK_NONE for SentencePiece) */
+    int32_t n_tokens, n_merges, n_special;
+    int32_t bos, eos, eot, unk, pad; /* -1: none */
+    int add_bos, add_eos;       /* what the file asks for (llm_vocab_encode adds them only when told) */
+    int add_space_prefix, ignore_merges;
+    uint32_t *off, *len;        /* [n_tokens]: token i is text[off[i] .. off[i] + len[i]), then a NUL */
+    char *text;
+    float *score;               /* [n_tokens] SentencePiece: higher merges first */
+    uint8_t *type;              /* [n_tokens] llm_token_type */
+    uint32_t *hash, hash_mask;  /* piece bytes -> id + 1 (normal pieces only), open addressing */
+    llm_vocab_merge *merges;    /* byte-level BPE: (left id, right id) -> rank, merged id */
+    uint32_t merge_mask;
+    int32_t *special;           /* [n_special] control, user-defined, unknown ids by first byte, longest first */
+    int32_t special_at[257];    /* special[special_at[b] .. special_at[b+1]) start with byte b */
+    int32_t byte_id[256];       /* the token of a raw byte (<0xNN>, or byte-level's), or -1 */
+    int32_t max_piece;          /* the longest piece, in bytes */
+    void *owned;
+    char why[160];              /* a reason naming the field (*why may point here) */
+} llm_vocab;
+
+/* From a GGUF's tokenizer.ggml.* keys: model ("llama" or "gpt2"; another is
+   LLM_EUNSUPPORTED naming it), tokens, scores, token_type, merges, pre (an unknown name is
+   LLM_EUNSUPPORTED), bos/eos/eot/unknown/padding_token_id, add_bos_token, add_eos_token,
+   add_space_prefix. Every count is checked against the token count (64-bit) and every id
+   against the vocabulary: a wrong array type, a count that disagrees, a piece given twice,
+   a merge naming an unknown token, an id out of range are LLM_EFORMAT naming the key.
+   _bytes is 0 when g has no tokenizer.ggml.tokens array. The vocabulary copies what it
+   needs: g and its buffer may go once init returns. */
+LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g);
+LLMDEF llm_status llm_vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes, const llm_gguf *g, const char **why);
+LLMDEF llm_status llm_vocab_create_gguf(llm_vocab *v, const llm_gguf *g, const char **why);
+/* From a Hugging Face tokenizer.json (model.type "BPE" with a ByteLevel pre-tokenizer, as
+   Llama 3 and Qwen2/3 ship it: the Split pattern picks the llm_pretok), already parsed by
+   llm_json_parse into toks[n_toks]. config (tokenizer_config.json, may be NULL) gives
+   bos_token, eos_token, add_bos_token, add_eos_token. */
+LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, size_t n_toks, const char *config,
+                                   size_t config_len);
+LLMDEF llm_status llm_vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *json, size_t len,
+                                      const llm_json_tok *toks, size_t n_toks, const char *config,
+                                      size_t config_len, const char **why);
+LLMDEF llm_status llm_vocab_create_json(llm_vocab *v, const char *json, size_t len, const char *config,
+                                        size_t config_len, const char **why); /* parses too */
+/* From a llama2.c tokenizer.bin (see llm_tokenizer): SentencePiece with its scores, ids
+   0, 1, 2 <unk>, <s>, </s>, <0xNN> byte pieces. vocab <= 0: as many pieces as the file
+   holds. */
+LLMDEF size_t llm_vocab_llama2c_bytes(const void *buf, size_t len, int vocab);
+LLMDEF llm_status llm_vocab_init_llama2c(llm_vocab *v, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                         int vocab, const char **why);
+LLMDEF llm_status llm_vocab_create_llama2c(llm_vocab *v, const void *buf, size_t len, int vocab, const char **why);
+LLMDEF void llm_vocab_free(llm_vocab *v);
+
+/* Encoding. LLM_ENCODE_BOS / _EOS add the vocabulary's BOS / EOS (when it has them; a
+   caller following the file passes them as v->add_bos / v->add_eos say);
+   LLM_ENCODE_SPECIAL parses control-token text (<|im_start|>) into its single id: for
+   rendered chat templates, never for user text. */
+enum { LLM_ENCODE_BOS = 1, LLM_ENCODE_EOS = 2, LLM_ENCODE_SPECIAL = 4 };
+/* Scratch for encoding text_len bytes (the merge heap and the symbols); never 0. */
+LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len);
+/* text[0 .. len) (any bytes; NULs too) to ids. *n_ids is the count the whole text needs:
+   past cap it is LLM_ERANGE with ids[0 .. cap) filled (cap 0 counts). scratch: at least
+   llm_vocab_scratch_bytes(v, len) bytes, else LLM_EINVAL; NULL scratch: taken from
+   LLM_MALLOC for the call (LLM_ENOMEM). No other allocation. */
+LLMDEF llm_status llm_vocab_encode(const llm_vocab *v, const char *text, size_t len, int flags, int32_t *ids,
+                                   size_t cap, size_t *n_ids, void *scratch, size_t scratch_bytes);
+/* The id whose piece is exactly text[0 .. len) (any type, "<|im_end|>" too), or -1. */
+LLMDEF int32_t llm_vocab_find(const llm_vocab *v, const char *text, size_t len);
+
+/* Decoding. A piece's bytes: byte-level BPE's unmapped, <0xNN> as the byte, SentencePiece's
+   ' '; control tokens are "" unless LLM_DECODE_SPECIAL (then their text); an unknown
+   SentencePiece token is U+2585 as llama.cpp prints it. NULL for an id out of range. */
+enum { LLM_DECODE_SPECIAL = 1, LLM_DECODE_KEEP_SPACE = 2 };
+LLMDEF const char *llm_vocab_piece(const llm_vocab *v, int32_t id, int flags, size_t *len);
+/* ids to text, NUL-terminated (cap counts the NUL); where add_space_prefix, the space
+   encoding put in front is dropped (unless LLM_DECODE_KEEP_SPACE), so a SentencePiece
+   decode(encode(x)) is x. LLM_ERANGE past cap (*out_len: the bytes needed, NUL
+   excluded), LLM_EINVAL for an id out of range. */
+LLMDEF llm_status llm_vocab_decode(const llm_vocab *v, const int32_t *ids, size_t n, int flags, char *out, size_t cap,
+                                   size_t *out_len);
+/* Streaming decode, one id at a time: emits the bytes of each piece that are whole UTF-8
+   characters and holds an incomplete sequence at the end (at most 3 bytes) until the next
+   piece completes it; bytes that can no longer become a valid character are emitted as
+   they are, so the concatenation of everything emitted (with the final flush) is exactly
+   llm_vocab_decode's output. out must hold the piece + 4 bytes (LLM_ERANGE, nothing
+   consumed, otherwise); not NUL-terminated. */
+typedef struct llm_vocab_stream {
+    const llm_vocab *v;
+    int flags, started;
+    unsigned char held[4];
+    int n_held;
+} llm_vocab_stream;
+LLMDEF llm_status llm_vocab_stream_init(llm_vocab_stream *s, const llm_vocab *v, int flags);
+LLMDEF llm_status llm_vocab_stream_push(llm_vocab_stream *s, int32_t id, char *out, size_t cap, size_t *out_len);
+LLMDEF llm_status llm_vocab_stream_flush(llm_vocab_stream *s, char *out, size_t cap, size_t *out_len);
+#ifndef LLM_NO_STDIO
+/* A file by its content: a GGUF, a tokenizer.json (with tokenizer_config.json beside it
+   when present), or a llama2.c tokenizer.bin (vocab as llm_vocab_init_llama2c's). */
+LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab, const char **why);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
@@ -9475,8 +9606,1174 @@ fail:
    ====================================================================================== */
 
 /* ---- >>unicode: UTF-8, the Unicode category and normalization tables, pre-tokenizer splits */
+/* TEMPORARY, until branch uni (UNI-2 splits, UNI-3 NFC) is merged here: stand-ins with its
+   interface so the vocabularies build; no split (the whole text is one piece), no
+   normalization. The merge replaces this block. */
+LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why) {
+    static const char *names[] = {"", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm", "smollm"};
+    int i;
+    if (why) *why = "";
+    for (i = 1; i < LLM_PRETOK_COUNT; i++) if (strcmp(name, names[i]) == 0) { *out = (llm_pretok)i; return LLM_OK; }
+    return LLM_EUNSUPPORTED;
+}
+static int64_t llm__pretok_next(llm_pretok kind, const unsigned char *s, int64_t n, int64_t i) { (void)kind; (void)s; (void)i; return n; }
+LLMDEF size_t llm_nfc_bound(size_t n) { return 3 * n + 16; }
+LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len) { if (n > cap) return LLM_ERANGE; memcpy(out, in, n); *out_len = n; return LLM_OK; }
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
+
+/* The tables, in caller memory: pieces (offsets, lengths, bytes), scores, types, the piece
+   hash (2x the tokens, a power of two), the merge hash (2x the merges), the special list. */
+static uint64_t llm__pow2_2x(uint64_t n) {
+    uint64_t c = 16;
+    while (c < 2 * n) c *= 2;
+    return c;
+}
+static uint64_t llm__vocab_layout(uint64_t n, uint64_t text, uint64_t n_merges, uint64_t o[7]) {
+    uint64_t s = 0;
+    o[0] = s, s += LLM__MALIGN(n * 4);                                 /* off */
+    o[1] = s, s += LLM__MALIGN(n * 4);                                 /* len */
+    o[2] = s, s += LLM__MALIGN(2 * text + n + 8); /* text, a NUL after each; as much again for merges */
+    o[3] = s, s += LLM__MALIGN(n * 4);                                 /* score */
+    o[4] = s, s += LLM__MALIGN(n);                                     /* type */
+    o[5] = s, s += LLM__MALIGN(llm__pow2_2x(n) * 4);                   /* hash */
+    o[6] = s, s += LLM__MALIGN(n_merges ? llm__pow2_2x(n_merges) * 16 : 0); /* merges */
+    return s + LLM__MALIGN(n * 4) + 64;                                /* special, alignment */
+}
+#define LLM__VOCAB_MAX_TOKENS (1 << 24)  /* ids are int32, and BPE ranks exact in a float key */
+static size_t llm__vocab_size(uint64_t n, uint64_t text, uint64_t n_merges) {
+    uint64_t o[7], s;
+    if (n == 0 || n > LLM__VOCAB_MAX_TOKENS || n_merges > LLM__VOCAB_MAX_TOKENS || text + n >= UINT32_MAX) return 0;
+    s = llm__vocab_layout(n, text, n_merges, o);
+    return s > (uint64_t)SIZE_MAX ? 0 : (size_t)s;
+}
+
+/* Sets up empty tables for n tokens; pieces are then added with llm__vocab_put. */
+typedef struct llm__vbuild {
+    llm_vocab *v;
+    uint64_t text_cap, pos;
+} llm__vbuild;
+static void llm__vocab_setup(llm__vbuild *b, llm_vocab *v, void *mem, uint64_t n, uint64_t text, uint64_t n_merges) {
+    uint64_t o[7], i;
+    char *base = (char *)llm__align64(mem);
+    llm__vocab_layout(n, text, n_merges, o);
+    memset(v, 0, sizeof *v);
+    v->n_tokens = (int32_t)n;
+    v->off = (uint32_t *)(void *)(base + o[0]);
+    v->len = (uint32_t *)(void *)(base + o[1]);
+    v->text = base + o[2];
+    v->score = (float *)(void *)(base + o[3]);
+    v->type = (uint8_t *)(base + o[4]);
+    v->hash = (uint32_t *)(void *)(base + o[5]);
+    v->hash_mask = (uint32_t)(llm__pow2_2x(n) - 1);
+    memset(v->hash, 0, (size_t)llm__pow2_2x(n) * 4);
+    if (n_merges) {
+        v->merges = (llm_vocab_merge *)(void *)(base + o[6]);
+        v->merge_mask = (uint32_t)(llm__pow2_2x(n_merges) - 1);
+        memset(v->merges, 0, (size_t)llm__pow2_2x(n_merges) * 16);
+    }
+    v->special = (int32_t *)(void *)(base + o[6] + LLM__MALIGN(n_merges ? llm__pow2_2x(n_merges) * 16 : 0));
+    for (i = 0; i < n; i++) v->off[i] = 0, v->len[i] = 0, v->score[i] = 0.0f, v->type[i] = LLM_TOKEN_UNDEFINED;
+    v->text[0] = '\0';
+    v->bos = v->eos = v->eot = v->unk = v->pad = -1;
+    b->v = v, b->text_cap = 2 * text + n + 8, b->pos = 1; /* offset 0: the empty piece of unset ids */
+}
+
+/* GPT-2's byte-level alphabet: bytes 33..126, 161..172, 174..255 stand for themselves;
+   the other 68 (controls, space, DEL, NBSP, soft hyphen) are U+0100 + their rank. */
+static int llm__bl_self(int b) { return (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255); }
+static int llm__bl_byte(uint32_t cp) {
+    int b, k = 0;
+    if (cp < 256) return llm__bl_self((int)cp) ? (int)cp : -1;
+    if (cp >= 256 + 68) return -1;
+    for (b = 0; b < 256; b++)
+        if (!llm__bl_self(b) && k++ == (int)(cp - 256)) return b;
+    return -1;
+}
+/* s[0 .. n) as byte-level text back to bytes, into out (n bytes suffice); -1 if a
+   character is outside the alphabet (such a piece is kept as written). */
+static int64_t llm__bl_decode(const unsigned char *s, uint64_t n, char *out, const signed short *tab) {
+    uint64_t i = 0;
+    int64_t w = 0;
+    while (i < n) {
+        uint32_t cp;
+        int b;
+        if (s[i] < 0x80) cp = s[i], i++;
+        else if ((s[i] & 0xE0) == 0xC0 && i + 1 < n && (s[i + 1] & 0xC0) == 0x80)
+            cp = ((uint32_t)(s[i] & 0x1F) << 6) | (s[i + 1] & 0x3F), i += 2;
+        else return -1;
+        b = cp < 324 ? tab[cp] : -1;
+        if (b < 0) return -1;
+        out[w++] = (char)b;
+    }
+    return w;
+}
+static void llm__bl_table(signed short tab[324]) {
+    uint32_t cp;
+    for (cp = 0; cp < 324; cp++) tab[cp] = (signed short)llm__bl_byte(cp);
+}
+
+/* Piece `id` from s[0 .. n): SentencePiece's U+2581 to ' ' (spm), byte-level unmapped
+   (bl: a table, NULL for raw). */
+static llm_status llm__vocab_put(llm__vbuild *b, int64_t id, const char *s, uint64_t n, int spm,
+                                 const signed short *bl) {
+    llm_vocab *v = b->v;
+    char *d = v->text + b->pos;
+    uint64_t i, w = 0;
+    int64_t r;
+    if (n > b->text_cap - b->pos - 1) return LLM_EFORMAT;
+    r = bl ? llm__bl_decode((const unsigned char *)s, n, d, bl) : -1;
+    if (r >= 0) {
+        w = (uint64_t)r;
+    } else if (spm) {
+        for (i = 0, w = 0; i < n; i++) {
+            if (i + 2 < n && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x96 && (unsigned char)s[i + 2] == 0x81)
+                d[w++] = ' ', i += 2;
+            else d[w++] = s[i];
+        }
+    } else {
+        memcpy(d, s, (size_t)n);
+        w = n;
+    }
+    d[w] = '\0';
+    v->off[id] = (uint32_t)b->pos, v->len[id] = (uint32_t)w;
+    b->pos += w + 1;
+    return LLM_OK;
+}
+
+static uint32_t llm__fnv(const unsigned char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    while (n--) h = (h ^ *s++) * 16777619u;
+    return h;
+}
+/* The normal piece with these bytes, or -1. */
+static int32_t llm__vocab_lookup(const llm_vocab *v, const char *s, size_t n) {
+    uint32_t i = llm__fnv((const unsigned char *)s, n) & v->hash_mask, h;
+    while ((h = v->hash[i]) != 0) {
+        int32_t id = (int32_t)(h - 1);
+        if (v->len[id] == n && memcmp(v->text + v->off[id], s, n) == 0) return id;
+        i = (i + 1) & v->hash_mask;
+    }
+    return -1;
+}
+static uint32_t llm__merge_hash(uint32_t a, uint32_t b) {
+    uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u;
+    return h ^ (h >> 15);
+}
+static const llm_vocab_merge *llm__merge_find(const llm_vocab *v, int32_t a, int32_t b) {
+    uint32_t i = llm__merge_hash((uint32_t)a, (uint32_t)b) & v->merge_mask;
+    while (v->merges[i].id1 != 0) {
+        if (v->merges[i].a == (uint32_t)a && v->merges[i].b == (uint32_t)b) return &v->merges[i];
+        i = (i + 1) & v->merge_mask;
+    }
+    return NULL;
+}
+/* A merge of pieces a and b into id, by rank; a pair given again keeps its first rank. */
+static void llm__merge_add(llm_vocab *v, int32_t a, int32_t b, uint32_t rank, int32_t id) {
+    uint32_t i = llm__merge_hash((uint32_t)a, (uint32_t)b) & v->merge_mask;
+    while (v->merges[i].id1 != 0) {
+        if (v->merges[i].a == (uint32_t)a && v->merges[i].b == (uint32_t)b) return;
+        i = (i + 1) & v->merge_mask;
+    }
+    v->merges[i].a = (uint32_t)a, v->merges[i].b = (uint32_t)b, v->merges[i].rank = rank;
+    v->merges[i].id1 = (uint32_t)id + 1;
+    v->n_merges++;
+}
+
+static int llm__vocab_is_special(int type) {
+    return type == LLM_TOKEN_CONTROL || type == LLM_TOKEN_USER_DEFINED || type == LLM_TOKEN_UNKNOWN;
+}
+/* The hash of normal pieces (a piece given twice is LLM_EFORMAT), byte tokens, the special
+   list by first byte and length, the special ids in range. */
+static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
+    int32_t i, n = v->n_tokens, k;
+    int32_t count[257];
+    for (i = 0; i < 256; i++) v->byte_id[i] = -1;
+    v->max_piece = 0;
+    for (i = 0; i < n; i++) {
+        int t = v->type[i];
+        const char *s = v->text + v->off[i];
+        if ((int32_t)v->len[i] > v->max_piece) v->max_piece = (int32_t)v->len[i];
+        if (t == LLM_TOKEN_BYTE) {
+            int h0, h1;
+            if (v->len[i] != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || (h0 = llm__hexval(s[3])) < 0 ||
+                (h1 = llm__hexval(s[4])) < 0 || s[5] != '>') {
+                snprintf(v->why, sizeof v->why, "token %ld has type byte but is not <0xNN>", (long)i);
+                LLM__FFAIL(why, v->why, LLM_EFORMAT);
+            }
+            if (v->byte_id[h0 * 16 + h1] < 0) v->byte_id[h0 * 16 + h1] = i;
+        } else if ((t == LLM_TOKEN_NORMAL || t == LLM_TOKEN_UNDEFINED) && v->len[i] > 0) {
+            uint32_t j = llm__fnv((const unsigned char *)s, v->len[i]) & v->hash_mask;
+            while (v->hash[j] != 0) {
+                int32_t o = (int32_t)(v->hash[j] - 1);
+                if (v->len[o] == v->len[i] && memcmp(v->text + v->off[o], s, v->len[i]) == 0) {
+                    snprintf(v->why, sizeof v->why, "tokens %ld and %ld are the same piece", (long)o, (long)i);
+                    LLM__FFAIL(why, v->why, LLM_EFORMAT);
+                }
+                j = (j + 1) & v->hash_mask;
+            }
+            v->hash[j] = (uint32_t)i + 1;
+        }
+    }
+    if (v->kind == LLM_VOCAB_BPE)
+        for (i = 0; i < 256; i++) {
+            char c = (char)i;
+            v->byte_id[i] = llm__vocab_lookup(v, &c, 1);
+        }
+    /* special pieces grouped by first byte (a counting sort), longest first in each group */
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n; i++)
+        if (llm__vocab_is_special(v->type[i]) && v->len[i] > 0) count[(unsigned char)v->text[v->off[i]] + 1]++;
+    for (k = 0; k < 256; k++) count[k + 1] += count[k];
+    memcpy(v->special_at, count, sizeof count);
+    for (i = 0; i < n; i++)
+        if (llm__vocab_is_special(v->type[i]) && v->len[i] > 0) {
+            int c = (unsigned char)v->text[v->off[i]];
+            int32_t j = count[c]++;
+            while (j > v->special_at[c] && v->len[v->special[j - 1]] < v->len[i]) { /* insertion, by length */
+                v->special[j] = v->special[j - 1];
+                j--;
+            }
+            v->special[j] = i;
+        }
+    v->n_special = v->special_at[256];
+    return LLM_OK;
+}
+
+/* An id key: absent or -1 (llama.cpp's "none") is -1, else it must be a token. */
+static llm_status llm__vocab_id_key(const llm_gguf *g, llm_vocab *v, const char *key, int32_t *out, const char **why) {
+    int64_t x;
+    llm_status st = llm_gguf_get_int(g, key, &x);
+    if (st == LLM_ENOTFOUND) return LLM_OK;
+    if (st == LLM_OK && (x == -1 || x == 0xFFFFFFFFll)) return LLM_OK;
+    if (st != LLM_OK || x < 0 || x >= v->n_tokens) {
+        snprintf(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
+        LLM__FFAIL(why, v->why, LLM_EFORMAT);
+    }
+    *out = (int32_t)x;
+    return LLM_OK;
+}
+static llm_status llm__vocab_flag_key(const llm_gguf *g, llm_vocab *v, const char *key, int *out, const char **why) {
+    int64_t i = llm_gguf_find_key(g, key);
+    if (i < 0) return LLM_OK;
+    if (g->kv[i].type != LLM_GGUF_BOOL) {
+        snprintf(v->why, sizeof v->why, "%s: not a bool", key);
+        LLM__FFAIL(why, v->why, LLM_EFORMAT);
+    }
+    *out = g->kv[i].value[0] != 0;
+    return LLM_OK;
+}
+
+/* The GGUF's counts, checked: tokens (an array of strings), its text bytes, merges. */
+static llm_status llm__vocab_gguf_counts(const llm_gguf *g, uint64_t *n, uint64_t *text, uint64_t *n_merges,
+                                         const char **what) {
+    int64_t t = llm_gguf_find_key(g, "tokenizer.ggml.tokens"), m = llm_gguf_find_key(g, "tokenizer.ggml.merges");
+    *n = *text = *n_merges = 0;
+    *what = "";
+    if (t < 0) return *what = "no tokenizer.ggml.tokens", LLM_ENOTFOUND;
+    if (g->kv[t].type != LLM_GGUF_ARRAY || g->kv[t].arr_type != LLM_GGUF_STRING)
+        return *what = "tokenizer.ggml.tokens: not an array of strings", LLM_EFORMAT;
+    if (g->kv[t].arr_n == 0 || g->kv[t].arr_n > LLM__VOCAB_MAX_TOKENS || g->kv[t].arr_n > g->kv[t].bytes / 8)
+        return *what = "tokenizer.ggml.tokens: count out of 1..2^24 or past its bytes", LLM_EFORMAT;
+    *n = g->kv[t].arr_n;
+    *text = g->kv[t].bytes - 8 * *n; /* every piece's bytes, at most */
+    if (*text >= (uint64_t)UINT32_MAX / 2) return *what = "tokenizer.ggml.tokens: 2 GiB of text or more", LLM_EFORMAT;
+    if (m >= 0) {
+        if (g->kv[m].type != LLM_GGUF_ARRAY || g->kv[m].arr_type != LLM_GGUF_STRING)
+            return *what = "tokenizer.ggml.merges: not an array of strings", LLM_EFORMAT;
+        if (g->kv[m].arr_n > LLM__VOCAB_MAX_TOKENS || g->kv[m].arr_n > g->kv[m].bytes / 8)
+            return *what = "tokenizer.ggml.merges: count above 2^24 or past its bytes", LLM_EFORMAT;
+        *n_merges = g->kv[m].arr_n;
+    }
+    return LLM_OK;
+}
+
+LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g) {
+    uint64_t n, text, nm;
+    const char *what;
+    if (!g || llm__vocab_gguf_counts(g, &n, &text, &nm, &what) != LLM_OK) return 0;
+    return llm__vocab_size(n, text, nm);
+}
+
+#define LLM__VTRY(x)                                                                                    \
+    do {                                                                                               \
+        llm_status st_ = (x);                                                                          \
+        if (st_ != LLM_OK) return st_;                                                                 \
+    } while (0)
+#define LLM__VFAIL(code, ...)                                                                           \
+    do {                                                                                               \
+        snprintf(v->why, sizeof v->why, __VA_ARGS__);                                                  \
+        if (why) *why = v->why;                                                                        \
+        return (code);                                                                                 \
+    } while (0)
+
+/* A merge "left right" (byte-level text, one space between) to the ids it names. */
+static llm_status llm__vocab_merge_text(llm_vocab *v, const char *s, uint64_t n, uint32_t rank,
+                                        const signed short *bl, char *tmp, const char **why) {
+    uint64_t k;
+    int64_t la, lb;
+    int32_t a, b, id;
+    for (k = 0; k < n && s[k] != ' '; k++) {}
+    if (k == 0 || k + 1 >= n) LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges[%lu]: not two pieces split by a space", (unsigned long)rank);
+    la = llm__bl_decode((const unsigned char *)s, k, tmp, bl);
+    lb = la < 0 ? -1 : llm__bl_decode((const unsigned char *)s + k + 1, n - k - 1, tmp + la, bl);
+    if (lb < 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges[%lu]: a character outside the byte-level alphabet", (unsigned long)rank);
+    a = llm__vocab_lookup(v, tmp, (size_t)la);
+    b = llm__vocab_lookup(v, tmp + la, (size_t)lb);
+    id = llm__vocab_lookup(v, tmp, (size_t)(la + lb));
+    if (a < 0 || b < 0 || id < 0)
+        LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges[%lu] (\"%.*s\"): names a piece that is not a token", (unsigned long)rank,
+                   (int)(n < 60 ? n : 60), s);
+    llm__merge_add(v, a, b, rank, id);
+    return LLM_OK;
+}
+
+static llm_status llm__vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes, const llm_gguf *g, const char **why) {
+    uint64_t n, text, nm, cur = 0, i;
+    llm__vbuild b;
+    llm_gguf_str model, pre, s;
+    const char *what;
+    signed short bl[324];
+    int64_t kt, ks, ky, km;
+    llm_status st = llm__vocab_gguf_counts(g, &n, &text, &nm, &what);
+    size_t need;
+    if (st != LLM_OK) LLM__VFAIL(st == LLM_ENOTFOUND ? LLM_EFORMAT : st, "%s", what);
+    need = llm__vocab_size(n, text, nm);
+    if (!mem || need == 0 || mem_bytes < need) LLM__VFAIL(LLM_EINVAL, "memory smaller than llm_vocab_gguf_bytes");
+    if (llm_gguf_get_str(g, "tokenizer.ggml.model", &model) != LLM_OK)
+        LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.model: absent or not a string");
+    llm__vocab_setup(&b, v, mem, n, text, nm);
+    if (model.n == 5 && memcmp(model.s, "llama", 5) == 0) {
+        v->kind = LLM_VOCAB_SPM, v->add_bos = 1, v->add_space_prefix = 1;
+    } else if (model.n == 4 && memcmp(model.s, "gpt2", 4) == 0) {
+        char name[64];
+        const char *pwhy = "";
+        v->kind = LLM_VOCAB_BPE;
+        if (llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre) != LLM_OK) pre.s = "default", pre.n = 7;
+        if (pre.n >= sizeof name) LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%.40s...\": unknown", pre.s);
+        memcpy(name, pre.s, (size_t)pre.n);
+        name[pre.n] = '\0';
+        if (llm_pretok_from_name(name, &v->pretok, &pwhy) != LLM_OK)
+            LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%s\": not a pre-tokenizer llm.h has", name);
+        v->ignore_merges = v->pretok == LLM_PRETOK_LLAMA3; /* llama.cpp's and HF's Llama 3 */
+    } else {
+        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.model \"%.*s\": not llama (SentencePiece) or gpt2 (BPE)",
+                   (int)(model.n < 40 ? model.n : 40), model.s);
+    }
+    llm__bl_table(bl);
+    kt = llm_gguf_find_key(g, "tokenizer.ggml.tokens");
+    ks = llm_gguf_find_key(g, "tokenizer.ggml.scores");
+    ky = llm_gguf_find_key(g, "tokenizer.ggml.token_type");
+    km = llm_gguf_find_key(g, "tokenizer.ggml.merges");
+    if (ks >= 0 && (g->kv[ks].type != LLM_GGUF_ARRAY || g->kv[ks].arr_type != LLM_GGUF_FLOAT32 || g->kv[ks].arr_n != n))
+        LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.scores: not %lu float32", (unsigned long)n);
+    if (ky >= 0 && (g->kv[ky].type != LLM_GGUF_ARRAY || !llm__gguf_is_int(g->kv[ky].arr_type) || g->kv[ky].arr_n != n))
+        LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.token_type: not %lu integers", (unsigned long)n);
+    if (v->kind == LLM_VOCAB_BPE && km < 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges: absent (gpt2 needs them)");
+    /* types first: a byte-level piece is unmapped only when it is a normal one */
+    for (i = 0; i < n; i++) {
+        int64_t t = LLM_TOKEN_NORMAL;
+        double sc;
+        if (ky >= 0 && (llm_gguf_arr_int(&g->kv[ky], i, &t) != LLM_OK || t < 0 || t > LLM_TOKEN_BYTE))
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.token_type[%lu]: not a type 0..6", (unsigned long)i);
+        v->type[i] = (uint8_t)t;
+        if (ks >= 0 && llm_gguf_arr_float(&g->kv[ks], i, &sc) == LLM_OK) v->score[i] = (float)sc;
+        if (llm_gguf_arr_str(&g->kv[kt], &cur, &s) != LLM_OK)
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.tokens[%lu]: past the array's end", (unsigned long)i);
+        if (llm__vocab_put(&b, (int64_t)i, s.s, s.n, v->kind == LLM_VOCAB_SPM,
+                           v->kind == LLM_VOCAB_BPE && (t == LLM_TOKEN_NORMAL || t == LLM_TOKEN_UNDEFINED) ? bl : NULL) != LLM_OK)
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.tokens[%lu]: past the array's bytes", (unsigned long)i);
+    }
+    LLM__VTRY(llm__vocab_finish(v, why));
+    if (km >= 0 && v->kind == LLM_VOCAB_BPE) {
+        char *tmp = v->text + b.pos; /* the free tail of the text area: a merge is shorter than the pieces */
+        cur = 0;
+        for (i = 0; i < nm; i++) {
+            if (llm_gguf_arr_str(&g->kv[km], &cur, &s) != LLM_OK)
+                LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges[%lu]: past the array's end", (unsigned long)i);
+            if (s.n > b.text_cap - b.pos) /* longer than all pieces together: it cannot name two */
+                LLM__VFAIL(LLM_EFORMAT, "tokenizer.ggml.merges[%lu]: names a piece that is not a token", (unsigned long)i);
+            LLM__VTRY(llm__vocab_merge_text(v, s.s, s.n, (uint32_t)i, bl, tmp, why));
+        }
+    }
+    LLM__VTRY(llm__vocab_id_key(g, v, "tokenizer.ggml.bos_token_id", &v->bos, why));
+    LLM__VTRY(llm__vocab_id_key(g, v, "tokenizer.ggml.eos_token_id", &v->eos, why));
+    LLM__VTRY(llm__vocab_id_key(g, v, "tokenizer.ggml.eot_token_id", &v->eot, why));
+    LLM__VTRY(llm__vocab_id_key(g, v, "tokenizer.ggml.unknown_token_id", &v->unk, why));
+    LLM__VTRY(llm__vocab_id_key(g, v, "tokenizer.ggml.padding_token_id", &v->pad, why));
+    LLM__VTRY(llm__vocab_flag_key(g, v, "tokenizer.ggml.add_bos_token", &v->add_bos, why));
+    LLM__VTRY(llm__vocab_flag_key(g, v, "tokenizer.ggml.add_eos_token", &v->add_eos, why));
+    LLM__VTRY(llm__vocab_flag_key(g, v, "tokenizer.ggml.add_space_prefix", &v->add_space_prefix, why));
+    if (v->kind == LLM_VOCAB_SPM && v->unk < 0) {
+        for (i = 0; i < n && v->type[i] != LLM_TOKEN_UNKNOWN; i++) {}
+        if (i < n) v->unk = (int32_t)i;
+    }
+    return LLM_OK;
+}
+
+/* An error leaves the vocabulary empty but for the reason. */
+static llm_status llm__vocab_done(llm_vocab *v, llm_status st) {
+    if (st != LLM_OK) {
+        char keep[sizeof v->why];
+        memcpy(keep, v->why, sizeof keep);
+        memset(v, 0, sizeof *v);
+        memcpy(v->why, keep, sizeof keep);
+    }
+    return st;
+}
+LLMDEF llm_status llm_vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes, const llm_gguf *g, const char **why) {
+    if (why) *why = "";
+    if (!v || !g) LLM__FFAIL(why, "no vocabulary or GGUF", LLM_EINVAL);
+    v->why[0] = '\0';
+    return llm__vocab_done(v, llm__vocab_init_gguf(v, mem, mem_bytes, g, why));
+}
+LLMDEF llm_status llm_vocab_create_gguf(llm_vocab *v, const llm_gguf *g, const char **why) {
+    size_t need;
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!v || !g) LLM__FFAIL(why, "no vocabulary or GGUF", LLM_EINVAL);
+    need = llm_vocab_gguf_bytes(g);
+    if (need == 0) return llm_vocab_init_gguf(v, NULL, 0, g, why); /* the reason */
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_vocab_init_gguf(v, mem, need, g, why);
+    if (st != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    v->owned = mem;
+    return LLM_OK;
+}
+LLMDEF void llm_vocab_free(llm_vocab *v) {
+    if (!v) return;
+    if (v->owned) LLM_FREE(v->owned);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- encoding ----
+   The merges of one piece of text (llama.cpp's llm_tokenizer_spm / _bpe sessions, and
+   sentencepiece's BPE mode): symbols are the UTF-8 characters (a lead byte's length, cut
+   at the end), a linked list; a heap holds candidate pairs, the best first: SentencePiece
+   by the merged piece's score (higher), BPE by the merge's rank (lower, as key -rank);
+   equal keys: the leftmost pair. A popped pair whose symbols changed since it was pushed
+   is stale and skipped (its two lengths no longer add up); a merge pushes the two new
+   pairs around it. Scratch: 5 int32 per symbol, 3 heap entries per symbol (the first
+   n - 1 pairs and two per merge). */
+typedef struct llm__sym { int32_t start, n, prev, next, id; } llm__sym;
+typedef struct llm__big { float key; int32_t left, size, id; } llm__big;
+typedef struct llm__enc {
+    const llm_vocab *v;
+    const char *s;
+    llm__sym *sym;
+    llm__big *heap;
+    int32_t n_heap;
+    int32_t *ids;
+    size_t cap, n;
+    llm_status err;
+} llm__enc;
+
+static void llm__enc_out(llm__enc *e, int32_t id) {
+    if (e->n < e->cap) e->ids[e->n] = id;
+    e->n++;
+}
+static int llm__big_before(const llm__big *x, const llm__big *y) {
+    return x->key > y->key || (x->key == y->key && x->left < y->left);
+}
+static void llm__heap_push(llm__enc *e, llm__big b) {
+    int32_t i = e->n_heap++;
+    while (i > 0 && llm__big_before(&b, &e->heap[(i - 1) / 2])) {
+        e->heap[i] = e->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->heap[i] = b;
+}
+static llm__big llm__heap_pop(llm__enc *e) {
+    llm__big top = e->heap[0], last = e->heap[--e->n_heap];
+    int32_t i = 0, c;
+    while ((c = 2 * i + 1) < e->n_heap) {
+        if (c + 1 < e->n_heap && llm__big_before(&e->heap[c + 1], &e->heap[c])) c++;
+        if (!llm__big_before(&e->heap[c], &last)) break;
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    if (e->n_heap > 0) e->heap[i] = last;
+    return top;
+}
+/* The pair (l, r) as a candidate, if its merge exists. */
+static void llm__enc_pair(llm__enc *e, int32_t l, int32_t r) {
+    llm__big b;
+    if (l < 0 || r < 0) return;
+    if (e->v->kind == LLM_VOCAB_SPM) {
+        b.id = llm__vocab_lookup(e->v, e->s + e->sym[l].start, (size_t)(e->sym[l].n + e->sym[r].n));
+        if (b.id < 0) return;
+        b.key = e->v->score[b.id];
+    } else {
+        const llm_vocab_merge *m;
+        if (e->sym[l].id < 0 || e->sym[r].id < 0) return;
+        m = llm__merge_find(e->v, e->sym[l].id, e->sym[r].id);
+        if (!m) return;
+        b.id = (int32_t)m->id1 - 1, b.key = -(float)m->rank;
+    }
+    b.left = l, b.size = e->sym[l].n + e->sym[r].n;
+    llm__heap_push(e, b);
+}
+static int llm__utf8_lead_len(unsigned char c) {
+    static const unsigned char len[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+    return len[c >> 4];
+}
+/* One piece s[a .. b): merged, its tokens out (a character with no token: its bytes). */
+static void llm__enc_word(llm__enc *e, int32_t a, int32_t b) {
+    const llm_vocab *v = e->v;
+    int32_t m = 0, p, k;
+    if (a >= b) return;
+    if (v->ignore_merges && (k = llm__vocab_lookup(v, e->s + a, (size_t)(b - a))) >= 0) {
+        llm__enc_out(e, k);
+        return;
+    }
+    for (p = a; p < b; m++) {
+        int32_t cl = llm__utf8_lead_len((unsigned char)e->s[p]);
+        if (cl > b - p) cl = b - p;
+        e->sym[m].start = p, e->sym[m].n = cl, e->sym[m].prev = m - 1, e->sym[m].next = m + 1;
+        e->sym[m].id = llm__vocab_lookup(v, e->s + p, (size_t)cl);
+        p += cl;
+    }
+    e->sym[m - 1].next = -1;
+    e->n_heap = 0;
+    for (k = 1; k < m; k++) llm__enc_pair(e, k - 1, k);
+    while (e->n_heap > 0) {
+        llm__big g = llm__heap_pop(e);
+        llm__sym *L = &e->sym[g.left], *R;
+        if (L->n == 0 || L->next < 0) continue;
+        R = &e->sym[L->next];
+        if (R->n == 0 || L->n + R->n != g.size) continue; /* stale */
+        L->n += R->n, R->n = 0;
+        L->next = R->next;
+        if (R->next >= 0) e->sym[R->next].prev = g.left;
+        L->id = g.id;
+        llm__enc_pair(e, L->prev, g.left);
+        llm__enc_pair(e, g.left, L->next);
+    }
+    for (k = 0; k >= 0; k = e->sym[k].next) {
+        if (e->sym[k].id >= 0) {
+            llm__enc_out(e, e->sym[k].id);
+            continue;
+        }
+        for (p = 0; p < e->sym[k].n; p++) { /* byte fallback */
+            int32_t id = v->byte_id[(unsigned char)e->s[e->sym[k].start + p]];
+            if (id < 0) id = v->unk;
+            if (id < 0) e->err = LLM_EFORMAT; /* no byte pieces and no <unk>: the text cannot be encoded */
+            else llm__enc_out(e, id);
+        }
+    }
+}
+
+/* Scratch: the fragment buffer (SentencePiece's prefixed copy, Qwen2's NFC text), the
+   symbols and the heap, for the whole text at most. */
+static uint64_t llm__enc_buf_bytes(const llm_vocab *v, uint64_t len) {
+    if (v->kind == LLM_VOCAB_BPE && v->pretok == LLM_PRETOK_QWEN2) return llm_nfc_bound((size_t)len);
+    return v->kind == LLM_VOCAB_SPM ? len + 1 : 0;
+}
+static uint64_t llm__enc_syms(const llm_vocab *v, uint64_t len) {
+    uint64_t nb = llm__enc_buf_bytes(v, len);
+    return (nb > len ? nb : len) + 2;
+}
+LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len) {
+    uint64_t s, m;
+    if (!v || !v->text) return 0;
+    m = llm__enc_syms(v, text_len);
+    s = LLM__MALIGN(llm__enc_buf_bytes(v, text_len)) + LLM__MALIGN(m * sizeof(llm__sym)) +
+        LLM__MALIGN(3 * m * sizeof(llm__big)) + 64;
+    return s > (uint64_t)SIZE_MAX ? 0 : (size_t)s;
+}
+
+/* A run of plain text between special tokens. */
+static void llm__enc_fragment(llm__enc *e, const char *t, size_t n, int after_special, char *buf) {
+    const llm_vocab *v = e->v;
+    if (v->kind == LLM_VOCAB_SPM) {
+        size_t k = 0;
+        if (v->add_space_prefix && after_special) buf[k++] = ' ';
+        memcpy(buf + k, t, n);
+        e->s = buf;
+        llm__enc_word(e, 0, (int32_t)(n + k));
+        return;
+    }
+    if (v->pretok == LLM_PRETOK_QWEN2) {
+        size_t m = 0;
+        if (llm_nfc(t, n, buf, llm_nfc_bound(n), &m) != LLM_OK) {
+            e->err = LLM_EINVAL;
+            return;
+        }
+        t = buf, n = m;
+    }
+    e->s = t;
+    {
+        int64_t i = 0, j;
+        while (i < (int64_t)n) {
+            j = llm__pretok_next(v->pretok, (const unsigned char *)t, (int64_t)n, i);
+            if (j <= i || j > (int64_t)n) j = (int64_t)n; /* a split that does not advance: the rest */
+            llm__enc_word(e, (int32_t)i, (int32_t)j);
+            i = j;
+        }
+    }
+}
+
+/* The special piece that starts at text[i] and is allowed here (user-defined always,
+   control and unknown with LLM_ENCODE_SPECIAL), longest first; -1 if none. */
+static int32_t llm__enc_special(const llm_vocab *v, const char *t, size_t n, size_t i, int flags, size_t *mlen) {
+    int c = (unsigned char)t[i];
+    int32_t k;
+    for (k = v->special_at[c]; k < v->special_at[c + 1]; k++) {
+        int32_t id = v->special[k];
+        size_t l = v->len[id];
+        if (v->type[id] != LLM_TOKEN_USER_DEFINED && !(flags & LLM_ENCODE_SPECIAL)) continue;
+        if (l <= n - i && memcmp(t + i, v->text + v->off[id], l) == 0) {
+            *mlen = l;
+            return id;
+        }
+    }
+    return -1;
+}
+
+LLMDEF llm_status llm_vocab_encode(const llm_vocab *v, const char *text, size_t len, int flags, int32_t *ids,
+                                   size_t cap, size_t *n_ids, void *scratch, size_t scratch_bytes) {
+    llm__enc e;
+    size_t need, i = 0, from = 0, ml = 0;
+    uint64_t m;
+    char *base, *buf;
+    void *mem = scratch;
+    int after_special = 1;
+    if (n_ids) *n_ids = 0;
+    if (!v || !v->text || (!text && len) || (!ids && cap) || !n_ids) return LLM_EINVAL;
+    if (len >= (size_t)INT32_MAX / 2) return LLM_ERANGE; /* symbol positions are int32 */
+    need = llm_vocab_scratch_bytes(v, len);
+    if (need == 0) return LLM_ERANGE;
+    if (!scratch) {
+        mem = LLM_MALLOC(need);
+        if (!mem) return LLM_ENOMEM;
+    } else if (scratch_bytes < need) {
+        return LLM_EINVAL;
+    }
+    m = llm__enc_syms(v, len);
+    base = (char *)llm__align64(mem);
+    buf = base;
+    memset(&e, 0, sizeof e);
+    e.v = v, e.ids = ids, e.cap = cap, e.err = LLM_OK;
+    e.sym = (llm__sym *)(void *)(base + LLM__MALIGN(llm__enc_buf_bytes(v, len)));
+    e.heap = (llm__big *)(void *)((char *)e.sym + LLM__MALIGN(m * sizeof(llm__sym)));
+    if ((flags & LLM_ENCODE_BOS) && v->bos >= 0) llm__enc_out(&e, v->bos);
+    if (v->n_special > 0)
+        while (i < len) {
+            int32_t id = llm__enc_special(v, text, len, i, flags, &ml);
+            if (id < 0) {
+                i++;
+                continue;
+            }
+            if (i > from) llm__enc_fragment(&e, text + from, i - from, after_special, buf);
+            llm__enc_out(&e, id);
+            after_special = 1, i += ml, from = i;
+        }
+    if (from < len) llm__enc_fragment(&e, text + from, len - from, after_special, buf);
+    if ((flags & LLM_ENCODE_EOS) && v->eos >= 0) llm__enc_out(&e, v->eos);
+    if (mem != scratch) LLM_FREE(mem);
+    *n_ids = e.n;
+    if (e.err != LLM_OK) return e.err;
+    return e.n > cap ? LLM_ERANGE : LLM_OK;
+}
+
+LLMDEF int32_t llm_vocab_find(const llm_vocab *v, const char *text, size_t len) {
+    int32_t id, i;
+    if (!v || !v->text || (!text && len)) return -1;
+    id = llm__vocab_lookup(v, text ? text : "", len);
+    if (id >= 0) return id;
+    for (i = 0; i < v->n_tokens; i++)
+        if (v->len[i] == len && memcmp(v->text + v->off[i], text, len) == 0) return i;
+    return -1;
+}
+
+/* ---- decoding ---- */
+static const unsigned char llm__bytes256[256] = {
+#define LLM__B4(i) (i), (i) + 1, (i) + 2, (i) + 3
+#define LLM__B16(i) LLM__B4(i), LLM__B4((i) + 4), LLM__B4((i) + 8), LLM__B4((i) + 12)
+#define LLM__B64(i) LLM__B16(i), LLM__B16((i) + 16), LLM__B16((i) + 32), LLM__B16((i) + 48)
+    LLM__B64(0), LLM__B64(64), LLM__B64(128), LLM__B64(192)
+#undef LLM__B64
+#undef LLM__B16
+#undef LLM__B4
+};
+
+LLMDEF const char *llm_vocab_piece(const llm_vocab *v, int32_t id, int flags, size_t *len) {
+    const char *s;
+    if (len) *len = 0;
+    if (!v || !v->text || !len || id < 0 || id >= v->n_tokens) return NULL;
+    s = v->text + v->off[id];
+    switch (v->type[id]) {
+    case LLM_TOKEN_BYTE: /* checked <0xNN> at load */
+        *len = 1;
+        return (const char *)llm__bytes256 + llm__hexval(s[3]) * 16 + llm__hexval(s[4]);
+    case LLM_TOKEN_UNKNOWN:
+        if (v->kind == LLM_VOCAB_SPM && !(flags & LLM_DECODE_SPECIAL)) return *len = 3, "\xe2\x96\x85";
+        /* fall through */
+    case LLM_TOKEN_CONTROL:
+        if (!(flags & LLM_DECODE_SPECIAL)) return "";
+        break;
+    case LLM_TOKEN_UNUSED: return "";
+    default: break;
+    }
+    *len = v->len[id];
+    return s;
+}
+
+LLMDEF llm_status llm_vocab_decode(const llm_vocab *v, const int32_t *ids, size_t n, int flags, char *out, size_t cap,
+                                   size_t *out_len) {
+    size_t used = 0, i, l;
+    int strip;
+    if (out_len) *out_len = 0;
+    if (!v || !v->text || (!ids && n) || (!out && cap)) return LLM_EINVAL;
+    strip = v->add_space_prefix && !(flags & LLM_DECODE_KEEP_SPACE);
+    for (i = 0; i < n; i++) {
+        const char *s = llm_vocab_piece(v, ids[i], flags, &l);
+        if (!s) return LLM_EINVAL;
+        if (l > 0 && strip) {
+            if (s[0] == ' ') s++, l--;
+            strip = 0;
+        }
+        if (used + l < cap) memcpy(out + used, s, l);
+        used += l;
+    }
+    if (out_len) *out_len = used;
+    if (used >= cap) {
+        if (cap) out[0] = '\0';
+        return LLM_ERANGE;
+    }
+    out[used] = '\0';
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_vocab_stream_init(llm_vocab_stream *s, const llm_vocab *v, int flags) {
+    if (!s || !v || !v->text) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    s->v = v, s->flags = flags;
+    return LLM_OK;
+}
+/* Where the incomplete UTF-8 sequence at the end of b[0 .. n) starts (n if none): the
+   last lead byte among the last 3, if its sequence needs more bytes than follow it. */
+static size_t llm__utf8_cut(const unsigned char *b, size_t n) {
+    size_t j = n, k;
+    for (k = 0; k < 3 && j > 0; k++) {
+        unsigned char c = b[--j];
+        if ((c & 0xC0) == 0x80) continue; /* a continuation byte: keep looking for its lead */
+        if (c >= 0xC2 && c <= 0xF4 && (size_t)llm__utf8_lead_len(c) > n - j) return j;
+        return n;
+    }
+    return n;
+}
+LLMDEF llm_status llm_vocab_stream_push(llm_vocab_stream *s, int32_t id, char *out, size_t cap, size_t *out_len) {
+    const char *p;
+    size_t l, all, cut;
+    if (out_len) *out_len = 0;
+    if (!s || !s->v || !out_len || !out) return LLM_EINVAL;
+    p = llm_vocab_piece(s->v, id, s->flags, &l);
+    if (!p) return LLM_EINVAL;
+    if (l > 0 && !s->started) {
+        if (s->v->add_space_prefix && !(s->flags & LLM_DECODE_KEEP_SPACE) && p[0] == ' ') p++, l--;
+        s->started = 1;
+    }
+    if ((size_t)s->n_held + l > cap) return LLM_ERANGE;
+    memcpy(out, s->held, (size_t)s->n_held);
+    memcpy(out + s->n_held, p, l);
+    all = (size_t)s->n_held + l;
+    cut = llm__utf8_cut((const unsigned char *)out, all);
+    s->n_held = (int)(all - cut);
+    memcpy(s->held, out + cut, all - cut);
+    *out_len = cut;
+    return LLM_OK;
+}
+LLMDEF llm_status llm_vocab_stream_flush(llm_vocab_stream *s, char *out, size_t cap, size_t *out_len) {
+    if (out_len) *out_len = 0;
+    if (!s || !out_len || (!out && s->n_held)) return LLM_EINVAL;
+    if ((size_t)s->n_held > cap) return LLM_ERANGE;
+    memcpy(out, s->held, (size_t)s->n_held);
+    *out_len = (size_t)s->n_held;
+    s->n_held = 0;
+    return LLM_OK;
+}
+
+/* ---- from a Hugging Face tokenizer.json ---- */
+static const char llm__hf_pat_llama3[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char llm__hf_pat_qwen2[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+typedef struct llm__hf {
+    const char *js;
+    const llm_json_tok *t;
+    size_t nt;
+    int64_t model, vocab, merges, added;
+    uint64_t n, text, n_merges;
+} llm__hf;
+
+/* The member value after key token k, and the next key. */
+#define LLM__JNEXT(t, k) ((t)[(k) + 1].next)
+
+/* model.vocab, model.merges and added_tokens found and counted: the token count is the
+   largest id + 1; every id in 0 .. 2^24; the text bytes bound the decoded pieces. */
+static llm_status llm__hf_scan(llm__hf *h, const char **what) {
+    const llm_json_tok *t = h->t;
+    size_t k;
+    uint32_t m;
+    int64_t type, max_id = -1;
+    *what = "";
+    h->text = 0;
+    if (h->nt == 0 || t[0].type != LLM_JSON_OBJECT) return *what = "tokenizer.json: not a JSON object", LLM_EFORMAT;
+    h->model = llm_json_find(h->js, t, h->nt, 0, "model");
+    if (h->model < 0 || t[h->model].type != LLM_JSON_OBJECT) return *what = "tokenizer.json: no model object", LLM_EFORMAT;
+    type = llm_json_find(h->js, t, h->nt, (size_t)h->model, "type");
+    if (type < 0 || !llm_json_eq(h->js, &t[type], "BPE"))
+        return *what = "tokenizer.json: model.type is not BPE (WordPiece, Unigram and WordLevel are not supported)",
+               LLM_EUNSUPPORTED;
+    h->vocab = llm_json_find(h->js, t, h->nt, (size_t)h->model, "vocab");
+    h->merges = llm_json_find(h->js, t, h->nt, (size_t)h->model, "merges");
+    h->added = llm_json_find(h->js, t, h->nt, 0, "added_tokens");
+    if (h->vocab < 0 || t[h->vocab].type != LLM_JSON_OBJECT) return *what = "tokenizer.json: model.vocab is not an object", LLM_EFORMAT;
+    if (h->merges < 0 || t[h->merges].type != LLM_JSON_ARRAY) return *what = "tokenizer.json: model.merges is not an array", LLM_EFORMAT;
+    if (h->added >= 0 && t[h->added].type != LLM_JSON_ARRAY) return *what = "tokenizer.json: added_tokens is not an array", LLM_EFORMAT;
+    for (k = (size_t)h->vocab + 1, m = 0; m < t[h->vocab].n; m++, k = LLM__JNEXT(t, k)) {
+        int64_t id;
+        if (k + 1 >= h->nt || llm_json_int(h->js, &t[k + 1], &id) != LLM_OK || id < 0 || id >= LLM__VOCAB_MAX_TOKENS)
+            return *what = "tokenizer.json: a model.vocab id is not an integer in 0 .. 2^24", LLM_EFORMAT;
+        if (id > max_id) max_id = id;
+        h->text += t[k].len;
+    }
+    if (h->added >= 0)
+        for (k = (size_t)h->added + 1, m = 0; m < t[h->added].n; m++, k = t[k].next) {
+            int64_t id = -1, ki = llm_json_find(h->js, t, h->nt, k, "id"), kc = llm_json_find(h->js, t, h->nt, k, "content");
+            if (ki < 0 || kc < 0 || t[kc].type != LLM_JSON_STRING || llm_json_int(h->js, &t[ki], &id) != LLM_OK || id < 0 ||
+                id >= LLM__VOCAB_MAX_TOKENS)
+                return *what = "tokenizer.json: an added_tokens entry without an id in 0 .. 2^24 and a content string", LLM_EFORMAT;
+            if (id > max_id) max_id = id;
+            h->text += t[kc].len;
+        }
+    if (max_id < 0) return *what = "tokenizer.json: model.vocab is empty", LLM_EFORMAT;
+    h->n = (uint64_t)max_id + 1;
+    h->n_merges = t[h->merges].n;
+    if (h->n_merges > LLM__VOCAB_MAX_TOKENS) return *what = "tokenizer.json: more than 2^24 merges", LLM_EFORMAT;
+    if (h->text >= (uint64_t)UINT32_MAX / 4) return *what = "tokenizer.json: 1 GiB of piece text or more", LLM_EFORMAT;
+    return LLM_OK;
+}
+
+/* The config's JSON tokens go after the tables. */
+static size_t llm__hf_config_toks(const char *config, size_t config_len) {
+    size_t n = 0;
+    llm_status st;
+    if (!config || !config_len) return 0;
+    st = llm_json_parse(config, config_len, NULL, 0, &n, NULL);
+    return st == LLM_ERANGE || st == LLM_OK ? n : 0;
+}
+LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, size_t n_toks, const char *config,
+                                   size_t config_len) {
+    llm__hf h;
+    const char *what;
+    size_t s, c;
+    if (!json || !toks) return 0;
+    memset(&h, 0, sizeof h);
+    h.js = json, h.t = toks, h.nt = n_toks;
+    if (llm__hf_scan(&h, &what) != LLM_OK) return 0;
+    s = llm__vocab_size(h.n, h.text, h.n_merges);
+    c = llm__hf_config_toks(config, config_len);
+    if (s == 0 || c > (SIZE_MAX - s - 64) / sizeof(llm_json_tok)) return 0;
+    return s + c * sizeof(llm_json_tok) + 64;
+}
+
+/* A JSON string token decoded into the text area as piece `id` (byte-level unmapped when bl). */
+static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok *t, int64_t id, const signed short *bl) {
+    llm_vocab *v = b->v;
+    char *d = v->text + b->pos;
+    size_t w = 0;
+    int64_t r;
+    if (t->type != LLM_JSON_STRING || llm_json_str(js, t, d, (size_t)(b->text_cap - b->pos), &w) != LLM_OK)
+        return LLM_EFORMAT;
+    r = bl ? llm__bl_decode((const unsigned char *)d, w, d, bl) : -1; /* in place: it only shrinks */
+    if (r >= 0) w = (size_t)r;
+    d[w] = '\0';
+    v->off[id] = (uint32_t)b->pos, v->len[id] = (uint32_t)w;
+    b->pos += w + 1;
+    return LLM_OK;
+}
+
+/* A merge of two byte-level strings a, b (JSON tokens, or the halves of "a b"). */
+static llm_status llm__hf_merge(llm_vocab *v, const char *a, size_t la, const char *bb, size_t lb, uint32_t rank,
+                                char *tmp, const signed short *bl, const char **why) {
+    int64_t da = llm__bl_decode((const unsigned char *)a, la, tmp, bl), db;
+    int32_t x, y, id;
+    db = da < 0 ? -1 : llm__bl_decode((const unsigned char *)bb, lb, tmp + da, bl);
+    if (db < 0) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: a character outside the byte-level alphabet", (unsigned long)rank);
+    x = llm__vocab_lookup(v, tmp, (size_t)da);
+    y = llm__vocab_lookup(v, tmp + da, (size_t)db);
+    id = llm__vocab_lookup(v, tmp, (size_t)(da + db));
+    if (x < 0 || y < 0 || id < 0) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: names a piece that is not a token", (unsigned long)rank);
+    llm__merge_add(v, x, y, rank, id);
+    return LLM_OK;
+}
+
+/* tokenizer_config.json's bos_token / eos_token: a string, or {"content": string}. */
+static int32_t llm__hf_special_id(const llm_vocab *v, const char *cj, const llm_json_tok *ct, size_t cn, const char *key) {
+    int64_t k = llm_json_find(cj, ct, cn, 0, key);
+    char name[256];
+    size_t l = 0;
+    if (k >= 0 && ct[k].type == LLM_JSON_OBJECT) k = llm_json_find(cj, ct, cn, (size_t)k, "content");
+    if (k < 0 || ct[k].type != LLM_JSON_STRING || llm_json_str(cj, &ct[k], name, sizeof name, &l) != LLM_OK) return -1;
+    return llm_vocab_find(v, name, l);
+}
+
+static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *js, size_t len,
+                                       const llm_json_tok *t, size_t nt, const char *config, size_t config_len,
+                                       const char **why) {
+    llm__hf h;
+    llm__vbuild b;
+    const char *what;
+    signed short bl[324];
+    size_t k, need, cn = 0;
+    uint32_t m;
+    int64_t pre, norm, x;
+    char *tmp;
+    llm_status st;
+    (void)len;
+    memset(&h, 0, sizeof h);
+    h.js = js, h.t = t, h.nt = nt;
+    st = llm__hf_scan(&h, &what);
+    if (st != LLM_OK) LLM__VFAIL(st, "%s", what);
+    need = llm_vocab_json_bytes(js, t, nt, config, config_len);
+    if (!mem || need == 0 || mem_bytes < need) LLM__VFAIL(LLM_EINVAL, "memory smaller than llm_vocab_json_bytes");
+    llm__vocab_setup(&b, v, mem, h.n, h.text, h.n_merges);
+    v->kind = LLM_VOCAB_BPE;
+    /* the split: the Split pattern of a Sequence (Llama 3, Qwen2), or ByteLevel's own (GPT-2) */
+    pre = llm_json_find(js, t, nt, 0, "pre_tokenizer");
+    norm = llm_json_find(js, t, nt, 0, "normalizer");
+    v->pretok = LLM_PRETOK_COUNT;
+    if (pre >= 0 && t[pre].type == LLM_JSON_OBJECT) {
+        int64_t ty = llm_json_find(js, t, nt, (size_t)pre, "type"), list = llm_json_find(js, t, nt, (size_t)pre, "pretokenizers");
+        if (ty >= 0 && llm_json_eq(js, &t[ty], "ByteLevel")) {
+            v->pretok = LLM_PRETOK_GPT2;
+        } else if (ty >= 0 && llm_json_eq(js, &t[ty], "Sequence") && list >= 0 && t[list].type == LLM_JSON_ARRAY) {
+            for (k = (size_t)list + 1, m = 0; m < t[list].n; m++, k = t[k].next) {
+                int64_t p = llm_json_find(js, t, nt, k, "pattern"), r = p >= 0 ? llm_json_find(js, t, nt, (size_t)p, "Regex") : -1;
+                if (r < 0) continue;
+                if (llm_json_eq(js, &t[r], llm__hf_pat_llama3)) v->pretok = LLM_PRETOK_LLAMA3;
+                else if (llm_json_eq(js, &t[r], llm__hf_pat_qwen2)) v->pretok = LLM_PRETOK_QWEN2;
+            }
+        }
+    }
+    if (v->pretok == LLM_PRETOK_COUNT)
+        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: pre_tokenizer is not one llm.h has (gpt-2's ByteLevel, Llama 3's or Qwen2's Split)");
+    if (norm >= 0 && t[norm].type != LLM_JSON_NULL) {
+        int64_t ty = t[norm].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)norm, "type") : -1;
+        if (ty < 0 || !llm_json_eq(js, &t[ty], "NFC") || v->pretok != LLM_PRETOK_QWEN2)
+            LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizer other than Qwen2's NFC");
+    }
+    x = llm_json_find(js, t, nt, (size_t)h.model, "ignore_merges");
+    v->ignore_merges = x >= 0 && t[x].type == LLM_JSON_TRUE;
+    llm__bl_table(bl);
+    for (k = (size_t)h.vocab + 1, m = 0; m < t[h.vocab].n; m++, k = LLM__JNEXT(t, k)) {
+        llm_json_int(js, &t[k + 1], &x); /* checked by the scan */
+        if (v->off[x] != 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab gives id %ld twice", (long)x);
+        if (llm__hf_put(&b, js, &t[k], x, bl) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab key %lu", (unsigned long)m);
+        v->type[x] = LLM_TOKEN_NORMAL;
+    }
+    if (h.added >= 0)
+        for (k = (size_t)h.added + 1, m = 0; m < t[h.added].n; m++, k = t[k].next) {
+            int64_t ki = llm_json_find(js, t, nt, k, "id"), kc = llm_json_find(js, t, nt, k, "content");
+            int64_t ks = llm_json_find(js, t, nt, k, "special");
+            llm_json_int(js, &t[ki], &x);
+            if (llm__hf_put(&b, js, &t[kc], x, NULL) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: added_tokens[%lu].content", (unsigned long)m);
+            v->type[x] = ks >= 0 && t[ks].type == LLM_JSON_TRUE ? LLM_TOKEN_CONTROL : LLM_TOKEN_USER_DEFINED;
+        }
+    LLM__VTRY(llm__vocab_finish(v, why));
+    tmp = v->text + b.pos;
+    for (k = (size_t)h.merges + 1, m = 0; m < t[h.merges].n; m++, k = t[k].next) {
+        const llm_json_tok *e = &t[k];
+        char *a = tmp, *bb;
+        size_t la = 0, lb = 0, cap = (size_t)(b.text_cap - b.pos) / 2;
+        /* "a b", or ["a", "b"] (newer files): decoded first, in the free half of the text area */
+        if (e->type == LLM_JSON_STRING && llm_json_str(js, e, a, cap, &la) == LLM_OK) {
+            char *sp = (char *)memchr(a, ' ', la);
+            if (!sp || sp == a || sp + 1 == a + la) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not two pieces split by a space", (unsigned long)m);
+            bb = sp + 1, lb = la - (size_t)(bb - a), la = (size_t)(sp - a);
+        } else if (e->type == LLM_JSON_ARRAY && e->n == 2 && llm_json_str(js, &t[k + 1], a, cap, &la) == LLM_OK &&
+                   (bb = a + la + 1, llm_json_str(js, &t[t[k + 1].next], bb, cap - la - 1, &lb) == LLM_OK)) {
+        } else {
+            LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not \"a b\" or [\"a\", \"b\"] (or longer than every piece)", (unsigned long)m);
+        }
+        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, bl, why));
+    }
+    if (config && config_len) {
+        llm_json_tok *ct = (llm_json_tok *)llm__align64((char *)llm__align64(mem) + llm__vocab_size(h.n, h.text, h.n_merges));
+        size_t cap = llm__hf_config_toks(config, config_len);
+        const char *cwhy = "";
+        int64_t ab, ae;
+        if (llm_json_parse(config, config_len, ct, cap, &cn, &cwhy) != LLM_OK || cn == 0 || ct[0].type != LLM_JSON_OBJECT)
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer_config.json: %s", *cwhy ? cwhy : "not a JSON object");
+        v->bos = llm__hf_special_id(v, config, ct, cn, "bos_token");
+        v->eos = llm__hf_special_id(v, config, ct, cn, "eos_token");
+        v->pad = llm__hf_special_id(v, config, ct, cn, "pad_token");
+        v->unk = llm__hf_special_id(v, config, ct, cn, "unk_token");
+        ab = llm_json_find(config, ct, cn, 0, "add_bos_token");
+        ae = llm_json_find(config, ct, cn, 0, "add_eos_token");
+        /* absent add_bos_token: a model with a BOS wants it (Llama 3's file says nothing) */
+        v->add_bos = ab >= 0 ? ct[ab].type == LLM_JSON_TRUE : v->bos >= 0;
+        v->add_eos = ae >= 0 && ct[ae].type == LLM_JSON_TRUE;
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *json, size_t len,
+                                      const llm_json_tok *toks, size_t n_toks, const char *config,
+                                      size_t config_len, const char **why) {
+    if (why) *why = "";
+    if (!v || !json || !toks) LLM__FFAIL(why, "no vocabulary, text or tokens", LLM_EINVAL);
+    v->why[0] = '\0';
+    return llm__vocab_done(v, llm__vocab_init_json(v, mem, mem_bytes, json, len, toks, n_toks, config, config_len, why));
+}
+
+LLMDEF llm_status llm_vocab_create_json(llm_vocab *v, const char *json, size_t len, const char *config,
+                                        size_t config_len, const char **why) {
+    size_t nt = 0, need;
+    llm_json_tok *toks;
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!v || !json) LLM__FFAIL(why, "no vocabulary or text", LLM_EINVAL);
+    st = llm_json_parse(json, len, NULL, 0, &nt, why);
+    if (st != LLM_ERANGE && st != LLM_OK) return st;
+    if (nt == 0 || nt > SIZE_MAX / sizeof *toks) LLM__FFAIL(why, "tokenizer.json: empty", LLM_EFORMAT);
+    toks = (llm_json_tok *)LLM_MALLOC(nt * sizeof *toks);
+    if (!toks) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_json_parse(json, len, toks, nt, &nt, why);
+    need = st == LLM_OK ? llm_vocab_json_bytes(json, toks, nt, config, config_len) : 0;
+    if (st == LLM_OK && need == 0) st = llm_vocab_init_json(v, NULL, 0, json, len, toks, nt, config, config_len, why);
+    if (st == LLM_OK) {
+        mem = LLM_MALLOC(need);
+        if (!mem) st = LLM_ENOMEM;
+        else if ((st = llm_vocab_init_json(v, mem, need, json, len, toks, nt, config, config_len, why)) != LLM_OK) LLM_FREE(mem);
+        else v->owned = mem;
+    }
+    LLM_FREE(toks);
+    return st;
+}
+
+/* ---- from a llama2.c tokenizer.bin ---- */
+/* The pieces the file holds (vocab <= 0) or must hold; -1 if it is not a tokenizer.bin. */
+static int64_t llm__l2c_count(const unsigned char *p, size_t len, int vocab, uint64_t *text) {
+    uint64_t off = 4;
+    int64_t i;
+    *text = 0;
+    if (!p || len < 4 || llm__le32s(p) < 0) return -1;
+    for (i = 0; (vocab <= 0 && off < len) || i < vocab; i++) {
+        int32_t n;
+        if (i >= LLM__VOCAB_MAX_TOKENS || len - off < 8) return -1;
+        n = llm__le32s(p + off + 4);
+        off += 8;
+        if (n < 0 || (uint64_t)n > len - off) return -1;
+        off += (uint64_t)n, *text += (uint64_t)n;
+    }
+    return off == len && i > 0 ? i : -1;
+}
+LLMDEF size_t llm_vocab_llama2c_bytes(const void *buf, size_t len, int vocab) {
+    uint64_t text;
+    int64_t n = llm__l2c_count((const unsigned char *)buf, len, vocab, &text);
+    return n < 0 ? 0 : llm__vocab_size((uint64_t)n, text, 0);
+}
+static llm_status llm__vocab_init_llama2c(llm_vocab *v, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                          int vocab, const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t text, off = 4;
+    int64_t n = llm__l2c_count(p, len, vocab, &text), i;
+    llm__vbuild b;
+    size_t need;
+    if (n < 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.bin: a length past the end, or not %s pieces", vocab > 0 ? "vocab" : "whole");
+    need = llm__vocab_size((uint64_t)n, text, 0);
+    if (!mem || need == 0 || mem_bytes < need) LLM__VFAIL(LLM_EINVAL, "memory smaller than llm_vocab_llama2c_bytes");
+    if (n < 3) LLM__VFAIL(LLM_EFORMAT, "tokenizer.bin: fewer than <unk>, <s>, </s>");
+    llm__vocab_setup(&b, v, mem, (uint64_t)n, text, 0);
+    v->kind = LLM_VOCAB_SPM, v->add_bos = 1, v->add_space_prefix = 1;
+    v->unk = 0, v->bos = 1, v->eos = 2;
+    for (i = 0; i < n; i++) {
+        uint32_t l = llm__le32(p + off + 4);
+        const char *s = (const char *)p + off + 8;
+        v->score[i] = llm__le32f(p + off);
+        llm__vocab_put(&b, i, s, l, 1, NULL);
+        off += 8 + l;
+        /* llama2.c's export keeps no types: ids 0..2 are <unk> <s> </s>, <0xNN> the bytes */
+        if (i == 0) v->type[i] = LLM_TOKEN_UNKNOWN;
+        else if (i < 3) v->type[i] = LLM_TOKEN_CONTROL;
+        else if (l == 6 && s[0] == '<' && s[1] == '0' && s[2] == 'x' && llm__hexval(s[3]) >= 0 && llm__hexval(s[4]) >= 0 && s[5] == '>')
+            v->type[i] = LLM_TOKEN_BYTE;
+        else v->type[i] = LLM_TOKEN_NORMAL;
+    }
+    return llm__vocab_finish(v, why);
+}
+LLMDEF llm_status llm_vocab_init_llama2c(llm_vocab *v, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                         int vocab, const char **why) {
+    if (why) *why = "";
+    if (!v || !buf) LLM__FFAIL(why, "no vocabulary or buffer", LLM_EINVAL);
+    v->why[0] = '\0';
+    return llm__vocab_done(v, llm__vocab_init_llama2c(v, mem, mem_bytes, buf, len, vocab, why));
+}
+LLMDEF llm_status llm_vocab_create_llama2c(llm_vocab *v, const void *buf, size_t len, int vocab, const char **why) {
+    size_t need = llm_vocab_llama2c_bytes(buf, len, vocab);
+    void *mem;
+    llm_status st;
+    if (why) *why = "";
+    if (!v || !buf) LLM__FFAIL(why, "no vocabulary or buffer", LLM_EINVAL);
+    if (need == 0) return llm_vocab_init_llama2c(v, NULL, 0, buf, len, vocab, why);
+    mem = LLM_MALLOC(need);
+    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    st = llm_vocab_init_llama2c(v, mem, need, buf, len, vocab, why);
+    if (st != LLM_OK) LLM_FREE(mem);
+    else v->owned = mem;
+    return st;
+}
+
+#ifndef LLM_NO_STDIO
+/* The file's bytes, then the source its first bytes name: "GGUF", '{' (JSON), else a
+   tokenizer.bin. A tokenizer.json's tokenizer_config.json is read from the same folder. */
+LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab, const char **why) {
+    void *mem = NULL, *cmem = NULL;
+    unsigned char *data, *cdata = NULL;
+    size_t len, clen = 0, k;
+    llm_status st;
+    if (why) *why = "";
+    if (!v || !path) LLM__FFAIL(why, "no vocabulary or path", LLM_EINVAL);
+    memset(v, 0, sizeof *v);
+    st = llm__read_file(path, 0, &mem, &data, &len, why);
+    if (st != LLM_OK) return st;
+    for (k = 0; k < len && (data[k] == ' ' || data[k] == '\n' || data[k] == '\r' || data[k] == '\t'); k++) {}
+    if (len >= 4 && memcmp(data, "GGUF", 4) == 0) {
+        llm_gguf g;
+        st = llm_gguf_create(&g, data, len, why);
+        if (st == LLM_OK) {
+            st = llm_vocab_create_gguf(v, &g, why);
+            llm_gguf_free(&g);
+        }
+    } else if (k < len && data[k] == '{') {
+        char cpath[4096];
+        size_t dl = strlen(path);
+        while (dl > 0 && path[dl - 1] != '/') dl--;
+        if (dl + sizeof "tokenizer_config.json" <= sizeof cpath) {
+            const char *ignored;
+            memcpy(cpath, path, dl);
+            memcpy(cpath + dl, "tokenizer_config.json", sizeof "tokenizer_config.json");
+            if (llm__read_file(cpath, 0, &cmem, &cdata, &clen, &ignored) != LLM_OK) cmem = NULL, cdata = NULL, clen = 0;
+        }
+        st = llm_vocab_create_json(v, (const char *)data, len, (const char *)cdata, clen, why);
+    } else {
+        st = llm_vocab_create_llama2c(v, data, len, vocab, why);
+    }
+    if (cmem) LLM_FREE(cmem);
+    LLM_FREE(mem);
+    return st;
+}
+#endif
 
 #endif /* LLM_IMPLEMENTATION */
 

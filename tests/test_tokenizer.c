@@ -443,7 +443,83 @@ static void test_synth512_long(void) {
     llm_tokenizer_free(&t);
 }
 
+/* The llama2.c tokenizer is one source of llm_vocab's SentencePiece encoder (llama.cpp's
+   algorithm: characters, then best-score merges, ties to the leftmost): the same file read
+   by llm_vocab_init_llama2c gives run.c's ids on random texts, BOS and EOS included, and
+   decodes them back. The tie vocabulary is left out: it holds a duplicate piece and
+   -1e10 scores, which llm_vocab refuses / merges where run.c's floor skips them. */
+static int vocab_same(const llm_tokenizer *t, const llm_vocab *v, const char *text) {
+    static int want[2048];
+    static int32_t got[2048];
+    static char dec[4096];
+    int nw = 0, i;
+    size_t len = strlen(text), ng = 0, dl = 0;
+    if (llm_tokenize(t, text, 1, 1, want, 2048, &nw) != LLM_OK) return 0;
+    if (llm_vocab_encode(v, text, len, LLM_ENCODE_BOS | LLM_ENCODE_EOS, got, 2048, &ng, NULL, 0) != LLM_OK) return 0;
+    if ((size_t)nw != ng) {
+        printf("  \"%.60s\": run.c %d ids, llm_vocab %lu\n", text, nw, (unsigned long)ng);
+        return 0;
+    }
+    for (i = 0; i < nw; i++)
+        if (want[i] != got[i]) {
+            printf("  \"%.60s\": id %d: run.c %d, llm_vocab %d\n", text, i, want[i], (int)got[i]);
+            return 0;
+        }
+    return llm_vocab_decode(v, got, ng, 0, dec, sizeof dec, &dl) == LLM_OK && dl == len && memcmp(dec, text, len) == 0;
+}
+/* Bytes that are not part of a valid UTF-8 sequence become '?': where the text is not
+   UTF-8, run.c's code-point split (a byte and the continuation bytes after it) and
+   llama.cpp's (the lead byte's length) differ by design, and llm_vocab is llama.cpp's. */
+static void make_valid_utf8(char *s) {
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int k = *p < 0x80 ? 0 : *p >= 0xC2 && *p <= 0xDF ? 1 : *p >= 0xE0 && *p <= 0xEF ? 2 : *p >= 0xF0 && *p <= 0xF4 ? 3 : -1, j;
+        for (j = 1; k > 0 && j <= k; j++)
+            if ((p[j] & 0xC0) != 0x80) k = -1;
+        if (k == 2 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) k = -1;
+        if (k == 3 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) k = -1;
+        if (k < 0) *p++ = '?';
+        else p += k + 1;
+    }
+}
+static void vocab_compare(const void *buf, size_t n, int vocab, const char *alpha, const char *what) {
+    llm_tokenizer t;
+    llm_vocab v;
+    const char *why = "";
+    static char text[1200];
+    int k, bad = 0;
+    if (!CHECK_OK(llm_tokenizer_create(&t, buf, n, vocab, &why))) return;
+    if (CHECK_OK(llm_vocab_create_llama2c(&v, buf, n, vocab, &why))) {
+        CHECK(v.n_tokens == vocab && v.bos == 1 && v.eos == 2 && v.kind == LLM_VOCAB_SPM);
+        for (k = 0; k < 300 && bad < 3; k++) {
+            random_text(&t, alpha, text, rnd() % 8 == 0 ? 1 + (int)(rnd() % 1100) : 10 + (int)(rnd() % 100));
+            make_valid_utf8(text);
+            if (!vocab_same(&t, &v, text)) bad++;
+        }
+        CHECK_MSG(bad == 0, "%s: %d random texts encode differently through llm_vocab", what, bad);
+        llm_vocab_free(&v);
+    }
+    llm_tokenizer_free(&t);
+}
+static void test_vocab_source(void) {
+    test_buf b = make_tok();
+    char path[512];
+    FILE *f;
+    vocab_compare(b.p, b.n, b.items, "the cat sat on abc", "the small test vocabulary");
+    free(b.p);
+    snprintf(path, sizeof path, "%s/synth512.bin", test_models_dir());
+    if ((f = fopen(path, "rb")) != NULL) {
+        static unsigned char buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        vocab_compare(buf, n, 512, " the and of", "synth512");
+    } else {
+        TEST_SKIP_SHARED(1, "synth512 through llm_vocab vs run.c: %s absent", path);
+    }
+}
+
 int main(void) {
+    test_vocab_source();
     test_encode_decode();
     test_hostile();
     test_synth512();
