@@ -39,6 +39,7 @@
        >>attention   causal attention in three stages (scores, online softmax, P V; GQA/MQA,
                      windows, softcap), KV cache
        >>model       decoder block, model forward pass, sampling
+         >>generation the sampler chain, stop strings, chat templates, end-of-generation ids
        >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
                      safetensors + Hugging Face config.json, JSON: from memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
