@@ -417,7 +417,59 @@ static void test_stop(void) {
     }
 }
 
+/* The rendered conversation encoded with special-token parsing (branch tok's llm_vocab)
+   gives the hand-checked ids: the text split by hand with the vocabulary's pre-tokenizer
+   pattern (../shared/vocab/README.md), each special token and each piece looked up in
+   tokenizer.json's vocabulary and added_tokens by a short Python script (every piece here
+   is a whole token: Llama 3 takes such a piece as is, ignore_merges; for Qwen each is a
+   common word its merges reach). */
+static void test_rendered_ids(const char *file, const char *tname, const int *want, int n_want) {
+    char path[256], text[1024];
+    size_t n = 0, len, n_ids = 0;
+    unsigned char *buf;
+    llm_gguf g;
+    llm_vocab v;
+    llm_chat_template t;
+    int32_t ids[128];
+    int i, same;
+    snprintf(path, sizeof path, "../shared/vocab/%s", file);
+    if (!(buf = read_all(path, &n))) {
+        TEST_SKIP_SHARED(3, "%s absent", path);
+        return;
+    }
+    CHECK_OK(llm_gguf_create(&g, buf, n, NULL));
+    CHECK_OK(llm_vocab_create_gguf(&v, &g, NULL));
+    named(&t, tname);
+    CHECK_OK(llm_chat_render(&t, CONV, 4, 1, NULL, NULL, text, sizeof text, &len));
+    CHECK_OK(llm_vocab_encode(&v, text, len, LLM_ENCODE_SPECIAL, ids, 128, &n_ids, NULL, 0));
+    for (i = 0, same = n_ids == (size_t)n_want; same && i < n_want; i++) same = ids[i] == want[i];
+    CHECK_MSG(same, "%s: %d ids (want %d)", file, (int)n_ids, n_want);
+    for (i = 0; !same && i < (int)n_ids && i < n_want; i++)
+        if (ids[i] != want[i]) {
+            fprintf(stderr, "    first difference at %d: %d, want %d\n", i, (int)ids[i], want[i]);
+            break;
+        }
+    llm_vocab_free(&v);
+    llm_gguf_free(&g);
+    free(buf);
+}
+
 int main(void) {
+    /* <|begin_of_text|> <|start_header_id|> system <|end_header_id|> \n\n You _are _a
+       _helpful _assistant . <|eot_id|> ... user ... Hello ! ... assistant ... Hi _there . ...
+       Tell _me _a _joke . ... assistant <|end_header_id|> \n\n */
+    static const int llama3_ids[41] = {128000, 128006, 9125, 128007, 271, 2675, 527, 264, 11190, 18328, 13,
+                                       128009, 128006, 882, 128007, 271, 9906, 0, 128009, 128006, 78191, 128007,
+                                       271, 13347, 1070, 13, 128009, 128006, 882, 128007, 271, 41551, 757,
+                                       264, 22380, 13, 128009, 128006, 78191, 128007, 271};
+    /* <|im_start|> system \n You _are _a _helpful _assistant . <|im_end|> \n <|im_start|> user
+       \n Hello ! _ <|im_end|> \n ... assistant \n _Hi _there .\n <|im_end|> ... (".\n" is one
+       piece: the pattern's ` ?[^\s\p{L}\p{N}]+[\r\n]*` takes the newlines after punctuation;
+       I had split it in two at first, and the encoder was right) */
+    static const int qwen_ids[40] = {151644, 8948, 198, 2610, 525, 264, 10950, 17847, 13, 151645, 198,
+                                     151644, 872, 198, 9707, 0, 220, 151645, 198, 151644, 77091, 198,
+                                     21018, 1052, 624, 151645, 198, 151644, 872, 198, 40451, 752,
+                                     264, 21646, 13, 151645, 198, 151644, 77091, 198};
     static const int llama3_eog[] = {128001, 128009};  /* <|end_of_text|> (eos), <|eot_id|> */
     static const int qwen2_eog[] = {151645, 151643};   /* <|im_end|> (eos), <|endoftext|> */
     static const int phi3_eog[] = {32000, 32007};      /* <|endoftext|> (eos), <|end|> */
@@ -429,5 +481,7 @@ int main(void) {
     test_shared_vocab("llama3.gguf", LLM_CHAT_LLAMA3, LLM_CHAT_ALWAYS_GEN, llama3_eog, 2);
     test_shared_vocab("qwen2.gguf", LLM_CHAT_CHATML, LLM_CHAT_THINK, qwen2_eog, 2);
     test_shared_vocab("ggml-vocab-phi-3.gguf", LLM_CHAT_PHI3, LLM_CHAT_NO_SYSTEM | LLM_CHAT_ALWAYS_GEN, phi3_eog, 2);
+    test_rendered_ids("llama3.gguf", "llama3", llama3_ids, 41);
+    test_rendered_ids("qwen2.gguf", "qwen3", qwen_ids, 40);
     return test_done();
 }
