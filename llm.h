@@ -6400,6 +6400,8 @@ LLMDEF llm_status llm_stop_flush(llm_stop *m, char *out, size_t cap, size_t *out
 
 /* ---- >>generation implementation: chat templates ------------------------------------ */
 
+static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b);
+
 static const char *const llm__chat_names[LLM_CHAT_KIND_COUNT] = {"none",   "llama3", "chatml",     "gemma",
                                                                  "phi3",   "llama2", "mistral-v3", "mistral-v1"};
 
@@ -6446,18 +6448,11 @@ LLMDEF llm_status llm_chat_template_detect(llm_chat_template *t, const char *jin
         !LLM__HAS("add_generation_prompt"))
         f |= LLM_CHAT_ALWAYS_GEN;
 #undef LLM__HAS
-    if (k == LLM_CHAT_NONE) {
-        size_t i, o = 0;
-        const char *lead = "unknown chat template (none of <|start_header_id|>, <|im_start|>, <start_of_turn>, "
-                           "<|user|>+<|end|>, [INST]): '";
-        o = (size_t)snprintf(t->why, sizeof t->why, "%s", lead);
-        for (i = 0; i < len && o + 6 < sizeof t->why; i++) /* the template's start, controls as '.' */
-            t->why[o++] = (unsigned char)jinja[i] < 0x20 ? '.' : jinja[i];
-        if (o + 5 < sizeof t->why) {
-            memcpy(t->why + o, i < len ? "...'" : "'", i < len ? 5 : 2);
-        } else {
-            t->why[sizeof t->why - 1] = 0;
-        }
+    if (k == LLM_CHAT_NONE) { /* the template's start, control bytes as '?' */
+        llm__why_name(t->why, sizeof t->why,
+                      "unknown chat template (none of <|start_header_id|>, <|im_start|>, <start_of_turn>, "
+                      "<|user|>+<|end|>, [INST]): '",
+                      jinja ? jinja : "", len, "'");
         return LLM_EUNSUPPORTED;
     }
     t->kind = k;
@@ -6481,8 +6476,8 @@ LLMDEF llm_status llm_chat_template_named(llm_chat_template *t, const char *name
             if (k == LLM_CHAT_PHI3) t->flags = LLM_CHAT_NO_BOS;          /* Phi-3.5's */
             return LLM_OK;
         }
-    snprintf(t->why, sizeof t->why, "unknown chat template name '%.60s' (llama3 chatml qwen3 gemma phi3 llama2 "
-                                    "mistral-v3 mistral-v1)", name);
+    llm__why_name(t->why, sizeof t->why, "unknown chat template name '", name, strlen(name),
+                  "' (llama3 chatml qwen3 gemma phi3 llama2 mistral-v3 mistral-v1)");
     return LLM_ENOTFOUND;
 }
 
