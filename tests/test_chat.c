@@ -218,6 +218,58 @@ static void test_detect(void) {
     CHECK(llm_chat_template_detect(&t, "xx<|im_start|>", 5) == LLM_EUNSUPPORTED);
 }
 
+/* Random templates made of signature fragments and bytes, random turns, every buffer
+   size from 0: detect and render never write past cap (guard bytes), the length a short
+   buffer reports is the length a large one gets, and the text then is the same. */
+static void test_hostile(void) {
+    static const char *frag[] = {"<|start_header_id|>", "<|im_start|>", "<|im_sep|>", "<start_of_turn>", "<|user|>",
+                                 "<|end|>", "<|system|>", "[INST]", "<<SYS>>", " [/INST]", "bos_token", "</think>",
+                                 "add_generation_prompt", "eos_token + ' '", "\x01\xff", "{%", "%}"};
+    static const char *roles[] = {"system", "user", "assistant", "tool", "", "User"};
+    static const char *texts[] = {"", " ", "hi", "  padded \n", "<think>\nx\n</think>\n\ny", "</think>", "\xe2\x82\xac"};
+    char jinja[256], big[4096], small[80];
+    llm_chat_msg m[6];
+    int it, bad = 0, rendered = 0;
+    for (it = 0; it < 3000; it++) {
+        llm_chat_template t;
+        size_t n = 0, len_big = 0, len_small = 0, cap;
+        int k, nm, gen;
+        llm_status st, st2;
+        while (n < 200) { /* fragments and random bytes */
+            float r = test_randf();
+            const char *f = frag[(int)((r + 1) * 8.5f) % 17];
+            size_t fl = strlen(f);
+            if (r > 0.6f) jinja[n++] = (char)(int)(test_randf() * 127);
+            else if (n + fl < sizeof jinja) memcpy(jinja + n, f, fl), n += fl;
+            if (test_randf() > 0.7f) break;
+        }
+        if (llm_chat_template_detect(&t, jinja, n) != LLM_OK) {
+            bad += strlen(t.why) >= sizeof t.why;
+            continue;
+        }
+        nm = (int)((test_randf() + 1) * 3);
+        for (k = 0; k < nm; k++) {
+            m[k].role = roles[(int)((test_randf() + 1) * 3) % 6];
+            m[k].content = texts[(int)((test_randf() + 1) * 3.5f) % 7];
+        }
+        gen = test_randf() > 0;
+        st = llm_chat_render(&t, m, nm, gen, NULL, NULL, big, sizeof big, &len_big);
+        if (st != LLM_OK) {
+            bad += st != LLM_EINVAL;
+            continue;
+        }
+        rendered++;
+        bad += len_big != strlen(big);
+        cap = (size_t)((test_randf() + 1) * 0.5f * (float)(len_big + 2));
+        if (cap > sizeof small - 8) cap = sizeof small - 8;
+        memset(small, 0x5a, sizeof small);
+        st2 = llm_chat_render(&t, m, nm, gen, NULL, NULL, small, cap, &len_small);
+        for (k = (int)cap; k < (int)sizeof small; k++) bad += small[k] != 0x5a;
+        bad += len_small != len_big || (st2 == LLM_OK) != (len_big < cap) || memcmp(small, big, cap < len_big ? cap : len_big) != 0;
+    }
+    CHECK_MSG(bad == 0 && rendered > 100, "%d problems in 3000 random templates (%d rendered)", bad, rendered);
+}
+
 /* ---- real vocabularies: templates and end-of-generation ids ------------------------- */
 
 static unsigned char *read_all(const char *path, size_t *n) {
@@ -476,6 +528,7 @@ int main(void) {
     test_templates();
     test_render_args();
     test_detect();
+    test_hostile();
     test_stop();
     test_eog_written();
     test_shared_vocab("llama3.gguf", LLM_CHAT_LLAMA3, LLM_CHAT_ALWAYS_GEN, llama3_eog, 2);
