@@ -976,10 +976,11 @@ LLMDEF const char *llm_chat_kind_name(llm_chat_kind k);
    turn. bos / eos: the texts of the vocabulary's BOS and EOS tokens, NULL for the
    family's usual ones (<|begin_of_text|>, <s>, <bos>; </s>, <|endoftext|>). Writes
    *out_len bytes and a NUL when they fit in cap; else LLM_ERANGE, with *out_len the bytes
-   needed (out may be NULL with cap 0 to ask). LLM_EINVAL: a NULL role or content, an
-   unknown role, roles not alternating user / assistant where the family's template
-   raises an error on it (llama2, mistral, gemma), a system turn where it has no system
-   role (mistral-v1) or a system turn after the first. */
+   needed (out may be NULL with cap 0 to ask). LLM_EINVAL: a NULL or empty role, a NULL
+   content, a role other than the three outside llama3 and chatml, and what the family's
+   template raises an error on: in llama2, gemma and mistral, turns (after a first system
+   turn) that do not alternate user / assistant, a later system turn included; any system
+   turn in mistral-v1. llama3, chatml and phi3 render a later system turn where it is. */
 LLMDEF llm_status llm_chat_render(const llm_chat_template *t, const llm_chat_msg *msgs, int n,
                                   int add_generation_prompt, const char *bos, const char *eos, char *out,
                                   size_t cap, size_t *out_len);
