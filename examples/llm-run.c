@@ -269,9 +269,9 @@ static void chat_show(llm_stop *stop, const char *bytes, size_t n, int final, ch
 }
 
 static int run_chat(const char *ckpt, const chat_opts *o) {
-    char what[600], tbuf[4096], *line = NULL, *rendered = NULL, *reply = NULL;
+    char what[600], *dbuf, *sbuf, *line = NULL, *rendered = NULL, *reply = NULL;
     const char *why = "", *bos = NULL, *eos = NULL;
-    size_t len = 0, line_cap = 0, line_len, rcap = 0, reply_cap = 0, n_ids = 0, pl;
+    size_t len = 0, line_cap = 0, line_len, rcap = 0, reply_cap = 0, n_ids = 0, pl, dcap, scap;
     unsigned char *raw = NULL, *buf;
     int eog[16], n_eog = 0, *ctx, n_ctx = 0, i, steps, V, interactive;
     int32_t *ids = NULL;
@@ -361,7 +361,10 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
     if (o->n_threads > 1 && (st = llm_threads_create(&th, o->n_threads)) != LLM_OK) return fail("--threads", st, NULL);
     ctx = (int *)malloc((size_t)steps * sizeof *ctx);
     logits = (float *)malloc((size_t)V * sizeof *logits);
-    if (!ctx || !logits) return fail("memory", LLM_ENOMEM, NULL);
+    /* a decoded piece (+ 4 held UTF-8 bytes); what the stop matcher may release with it */
+    dcap = (size_t)v.max_piece + 8, scap = dcap + 256 + 8;
+    dbuf = (char *)malloc(dcap), sbuf = (char *)malloc(scap);
+    if (!ctx || !logits || !dbuf || !sbuf) return fail("memory", LLM_ENOMEM, NULL);
     if (o->system && !chat_push(&conv, "system", o->system, strlen(o->system))) return fail("memory", LLM_ENOMEM, NULL);
 #if defined(__unix__) || defined(__APPLE__)
     interactive = isatty(0);
@@ -384,7 +387,10 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
             if (!(rendered = (char *)malloc(rcap = need + 1))) return fail("memory", LLM_ENOMEM, NULL);
             st = llm_chat_render(&t, conv.m, conv.n, 1, bos, eos, rendered, rcap, &need);
         }
-        if (st != LLM_OK) return fail("-m chat: rendering the conversation", st, "roles the template refuses");
+        if (st != LLM_OK)
+            return fail("-m chat: rendering the conversation", st,
+                        t.kind == LLM_CHAT_MISTRAL_V1 && o->system ? "Mistral v0.1's template has no system role: drop -y"
+                                                                    : "the template refuses these turns");
         st = llm_vocab_encode(&v, rendered, need, LLM_ENCODE_SPECIAL, ids, ids_cap, &n_ids, NULL, 0);
         if (st == LLM_ERANGE) {
             free(ids);
@@ -413,8 +419,8 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
             if (ended) break;
             ctx[n_ctx] = tok;
             if (o->print_ids) printf("%d\n", tok);
-            if (llm_vocab_stream_push(&ds, tok, tbuf, 1024, &dn) != LLM_OK) dn = 0;
-            chat_show(&stop, tbuf, dn, 0, tbuf + 1024, sizeof tbuf - 1024, &reply, &reply_n, &reply_cap, !o->print_ids);
+            if (llm_vocab_stream_push(&ds, tok, dbuf, dcap, &dn) != LLM_OK) dn = 0;
+            chat_show(&stop, dbuf, dn, 0, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
             fflush(stdout);
             if (stop.stopped >= 0) break;
             if ((st = llm_forward(&s, &m.weights, &tok, 1, n_ctx, logits, 0, th)) != LLM_OK) return fail("forward", st, NULL);
@@ -422,8 +428,8 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
         }
         {
             size_t dn = 0;
-            if (llm_vocab_stream_flush(&ds, tbuf, 1024, &dn) != LLM_OK) dn = 0;
-            chat_show(&stop, tbuf, dn, 1, tbuf + 1024, sizeof tbuf - 1024, &reply, &reply_n, &reply_cap, !o->print_ids);
+            if (llm_vocab_stream_flush(&ds, dbuf, dcap, &dn) != LLM_OK) dn = 0;
+            chat_show(&stop, dbuf, dn, 1, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
         }
         if (!o->print_ids) printf("\n");
         fflush(stdout);
@@ -435,6 +441,7 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
     }
     for (i = 0; i < conv.n; i++) free((void *)conv.m[i].content);
     free(conv.m), free(line), free(rendered), free(reply), free(ids), free(ctx), free(logits), free(layers);
+    free(dbuf), free(sbuf);
     llm_sampler_free(&smp);
     llm_state_free(&s);
     llm_vocab_free(&v);
