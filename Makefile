@@ -147,7 +147,7 @@ $(B)/test/link/readme_check: tests/readme_check.sh $(B)/test/link/readme_example
 
 # The tools as a user meets them: bad invocations refused with the flag or file named,
 # table and --json equal (tests/cli_check.sh says how).
-$(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run $(B)/llm-plan $(B)/examples/08_generate | $(B)/test/link
+$(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run $(B)/llm-plan $(B)/llm-tokenize $(B)/examples/08_generate | $(B)/test/link
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
@@ -227,7 +227,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # the estimators must not wrap a uint64_t either: unsigned overflow is a finding there
 FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(DEPS)
+$(B)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
 $(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS)

@@ -1284,6 +1284,23 @@ typedef enum llm_pretok {
     LLM_PRETOK_COUNT
 } llm_pretok;
 
+/* GGUF's tokenizer.ggml.pre -> *out: "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
+   "smollm"; NULL, "" and "default" are LLM_PRETOK_NONE, what SentencePiece vocabularies
+   say (for a byte-level BPE vocabulary NONE is the caller's LLM_EUNSUPPORTED: its
+   pattern is unknown). Any other name is LLM_EUNSUPPORTED (*out NONE, *why says which
+   names there are; the caller, which has the name, writes it into its own message). */
+LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why);
+
+/* Unicode Normalization Form C (UAX #15) of in[0 .. n) into out (not overlapping in):
+   what Qwen's tokenizer does to text before splitting it. *out_len gets the bytes written.
+   Invalid UTF-8 bytes are kept as they are. cap >= llm_nfc_bound(n) always suffices (NFC
+   can triple UTF-8: U+1D160 is 4 bytes, its decomposition 12); with less, LLM_ERANGE
+   (*out_len then says llm_nfc_bound(n)) when the text, or the decomposed form of the code
+   point being composed, does not fit. LLM_EINVAL for NULLs (in may be NULL when n is 0,
+   out when cap is 0). Caller memory only, no allocation. */
+LLMDEF size_t llm_nfc_bound(size_t n);
+LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len);
+
 /* ---- vocabularies: SentencePiece and byte-level BPE ---------------------------------
    One llm_vocab holds either family, read from a GGUF (tokenizer.ggml.*), a Hugging Face
    tokenizer.json, or a llama2.c tokenizer.bin. Pieces are kept as the bytes they stand
@@ -1347,10 +1364,13 @@ typedef struct llm_vocab {
 LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g);
 LLMDEF llm_status llm_vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes, const llm_gguf *g, const char **why);
 LLMDEF llm_status llm_vocab_create_gguf(llm_vocab *v, const llm_gguf *g, const char **why);
-/* From a Hugging Face tokenizer.json (model.type "BPE" with a ByteLevel pre-tokenizer, as
-   Llama 3 and Qwen2/3 ship it: the Split pattern picks the llm_pretok), already parsed by
-   llm_json_parse into toks[n_toks]. config (tokenizer_config.json, may be NULL) gives
-   bos_token, eos_token, add_bos_token, add_eos_token. */
+/* From a Hugging Face tokenizer.json, already parsed by llm_json_parse into toks[n_toks]:
+   model.type "BPE" either byte-level, as Llama 3 and Qwen2/3 ship it (the Split pattern
+   picks the llm_pretok; GPT-2's ByteLevel alone is LLM_PRETOK_GPT2), or SentencePiece as HF
+   converts Llama 2 / Mistral (byte_fallback, U+2581 from a Metaspace pre-tokenizer or a
+   Prepend + Replace normalizer; merged by the merges' order, which stands for the scores).
+   config (tokenizer_config.json, may be NULL) gives bos_token, eos_token, pad_token,
+   unk_token, add_bos_token (absent: add BOS when there is one), add_eos_token. */
 LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, size_t n_toks, const char *config,
                                    size_t config_len);
 LLMDEF llm_status llm_vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *json, size_t len,
@@ -1372,7 +1392,8 @@ LLMDEF void llm_vocab_free(llm_vocab *v);
    LLM_ENCODE_SPECIAL parses control-token text (<|im_start|>) into its single id: for
    rendered chat templates, never for user text. */
 enum { LLM_ENCODE_BOS = 1, LLM_ENCODE_EOS = 2, LLM_ENCODE_SPECIAL = 4 };
-/* Scratch for encoding text_len bytes (the merge heap and the symbols); never 0. */
+/* Scratch for encoding text_len bytes (the merge heap and the symbols); 0 for a text of
+   2^30 bytes or more (encode it in parts). */
 LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len);
 /* text[0 .. len) (any bytes; NULs too) to ids. *n_ids is the count the whole text needs:
    past cap it is LLM_ERANGE with ids[0 .. cap) filled (cap 0 counts). scratch: at least
@@ -1430,6 +1451,7 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
 #include <string.h>
 #include <float.h>
 #include <limits.h>
+#include <stdarg.h>
 #ifndef LLM_NO_STDIO
 #include <stdio.h>
 #endif
@@ -9603,21 +9625,1566 @@ fail:
    ====================================================================================== */
 
 /* ---- >>unicode: UTF-8, the Unicode category and normalization tables, pre-tokenizer splits */
-/* TEMPORARY, until branch uni (UNI-2 splits, UNI-3 NFC) is merged here: stand-ins with its
-   interface so the vocabularies build; no split (the whole text is one piece), no
-   normalization. The merge replaces this block. */
+
+/* Every code point's properties come from one generated table (the block at the end of
+   this subsection, written by tools/gen_unicode.py from the Unicode Character Database):
+   llm__ucd gives the general-category flags the pre-tokenizers test, llm__ucd_ccc the
+   canonical combining class NFC needs. */
+#define LLM__UC_L 1u   /* letter: Lu Ll Lt Lm Lo (regex \p{L}) */
+#define LLM__UC_N 2u   /* number: Nd Nl No (\p{N}) */
+#define LLM__UC_WS 4u  /* the White_Space property (PropList.txt): regex \s */
+#define LLM__UC_P 8u   /* punctuation: Pc Pd Ps Pe Pi Pf Po */
+#define LLM__UC_S 16u  /* symbol: Sm Sc Sk So */
+#define LLM__UC_M 32u  /* mark: Mn Mc Me */
+#define LLM__UC_Z 64u  /* separator: Zs Zl Zp */
+#define LLM__UC_C 128u /* other: Cc Cf Cs Co Cn (unassigned too, and anything past U+10FFFF) */
+/* The helpers the vocabularies below call: a build may not use every one of them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LLM__UNI static __attribute__((unused))
+#else
+#define LLM__UNI static
+#endif
+LLM__UNI unsigned llm__ucd(uint32_t cp);
+LLM__UNI unsigned llm__ucd_ccc_of(uint32_t cp);
+
+/* One UTF-8 sequence (RFC 3629) at s[i], i < n: returns the bytes it takes (1..4) and the
+   code point. Anything else takes one byte and gives U+FFFD: a stray continuation byte,
+   C0/C1 or F5..FF, an overlong form, a surrogate (U+D800..DFFF), a value past U+10FFFF,
+   or a sequence cut short by n. The second byte's range depends on the first (E0: A0..BF,
+   ED: 80..9F, F0: 90..BF, F4: 80..8F), which rules out the overlong, surrogate and too
+   large forms; the later bytes are 80..BF. */
+LLM__UNI int llm__utf8_next(const unsigned char *s, int64_t n, int64_t i, uint32_t *cp) {
+    unsigned c = s[i], lo = 0x80, hi = 0xBF;
+    int len, k;
+    uint32_t v;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07;
+    else goto bad;
+    if (c == 0xE0) lo = 0xA0;
+    else if (c == 0xED) hi = 0x9F;
+    else if (c == 0xF0) lo = 0x90;
+    else if (c == 0xF4) hi = 0x8F;
+    if (n - i < len) goto bad;
+    for (k = 1; k < len; k++) {
+        unsigned b = s[i + k];
+        if (b < lo || b > hi) goto bad;
+        lo = 0x80, hi = 0xBF;
+        v = v << 6 | (b & 0x3F);
+    }
+    *cp = v;
+    return len;
+bad:
+    *cp = 0xFFFD;
+    return 1;
+}
+
+
+/* ---- pre-tokenizer splits ------------------------------------------------------------
+   A byte-level BPE vocabulary merges inside pieces only, and the pieces come from a regex
+   its tokenizer.json names. These are hand-written matchers, one per pattern, with the
+   semantics of the regex engines the reference tokenizers use (Oniguruma, Rust's regex):
+   alternatives tried left to right at a position and the first that matches wins, every
+   quantifier greedy with backtracking, \s the White_Space property. llm__pretok_next
+   returns the end of the piece that starts at i; a caller walks the text with it from 0.
+   An invalid UTF-8 byte is one code point that is neither letter, number nor space. */
+
+/* The text a matcher sees: s[0 .. end), and with stop_n set (SmolLM) a number ends it as
+   well, because an earlier split has cut the text at every \p{N}. */
+typedef struct llm__span {
+    const unsigned char *s;
+    int64_t end;
+    int stop_n;
+} llm__span;
+
+/* The flags of the code point at i, 0 at the end of the span; *len its bytes, *cp it. */
+static unsigned llm__at(const llm__span *t, int64_t i, int *len, uint32_t *cp) {
+    unsigned f;
+    if (i >= t->end) return *len = 0, *cp = 0, 0u;
+    *len = llm__utf8_next(t->s, t->end, i, cp);
+    f = llm__ucd(*cp);
+    return t->stop_n && (f & LLM__UC_N) ? 0u : f;
+}
+
+/* The end of the run of code points from i that all have one of the flags in mask. */
+static int64_t llm__run(const llm__span *t, int64_t i, unsigned mask) {
+    int len;
+    uint32_t cp;
+    while (llm__at(t, i, &len, &cp) & mask) i += len;
+    return i;
+}
+/* ... that are none of letter, number, space: the class [^\s\p{L}\p{N}] */
+static int64_t llm__run_other(const llm__span *t, int64_t i) {
+    int len;
+    uint32_t cp;
+    unsigned f;
+    while ((f = llm__at(t, i, &len, &cp)) != 0 && !(f & (LLM__UC_L | LLM__UC_N | LLM__UC_WS))) i += len;
+    return i;
+}
+
+/* A whitespace run from i (s[i] is \s), and how the patterns' space alternatives end it:
+   \s+(?!\S) takes the run when nothing but the end follows it, else all of it but its last
+   code point (which the next piece takes: " " before a word joins the word) when that
+   leaves at least one; \s+ takes a lone one. *nl: the end of the run's last \r or \n (the
+   end of \s*[\r\n]+, which backtracks \s* to there), 0 when it has none. */
+static int64_t llm__ws_piece(const llm__span *t, int64_t i, int64_t *nl) {
+    int64_t k = i, last = i;
+    int len, count = 0;
+    uint32_t cp;
+    *nl = 0;
+    while (llm__at(t, k, &len, &cp) & LLM__UC_WS) {
+        last = k;
+        k += len;
+        count++;
+        if (cp == '\r' || cp == '\n') *nl = k;
+    }
+    if (llm__at(t, k, &len, &cp) == 0) return k; /* the end follows: (?!\S) holds */
+    return count >= 2 ? last : k;
+}
+
+/* 's 't 're 've 'm 'll 'd at i: the end, or 0. fold: case-insensitive (Llama 3's (?i:...)),
+   where Unicode case folding also matches U+017F LATIN SMALL LETTER LONG S to s. */
+static int64_t llm__contraction(const llm__span *t, int64_t i, int fold) {
+    int64_t k = i + 1;
+    int len, j;
+    uint32_t c[2];
+    if (i >= t->end || t->s[i] != '\'') return 0;
+    for (j = 0; j < 2; j++) {
+        if (!llm__at(t, k, &len, &c[j])) c[j] = 0;
+        if (fold && c[j] >= 'A' && c[j] <= 'Z') c[j] += 'a' - 'A';
+        if (fold && c[j] == 0x17F) c[j] = 's';
+        if (j == 0 && (c[0] == 's' || c[0] == 't' || c[0] == 'm' || c[0] == 'd')) return k + len;
+        if (!c[j]) return 0;
+        k += len;
+    }
+    if ((c[0] == 'r' && c[1] == 'e') || (c[0] == 'v' && c[1] == 'e') || (c[0] == 'l' && c[1] == 'l')) return k;
+    return 0;
+}
+
+/* GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
+static int64_t llm__split_gpt2(const llm__span *t, int64_t i) {
+    int64_t j = i, k, nl;
+    int len, len1;
+    uint32_t cp, cp1;
+    unsigned f = llm__at(t, i, &len, &cp), f1;
+    if ((k = llm__contraction(t, i, 0)) != 0) return k;
+    /* " ?" then a letter, number or other run: the space joins what follows it */
+    if (cp == ' ' && (f1 = llm__at(t, i + 1, &len1, &cp1)) != 0 && !(f1 & LLM__UC_WS)) j = i + 1, f = f1;
+    if (f & LLM__UC_L) return llm__run(t, j, LLM__UC_L);
+    if (f & LLM__UC_N) return llm__run(t, j, LLM__UC_N);
+    if (!(f & LLM__UC_WS)) return llm__run_other(t, j);
+    return llm__ws_piece(t, i, &nl);
+}
+
+/* Llama 3 (max_digits 3) and Qwen2 (1):
+   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+   \s*[\r\n]+|\s+(?!\S)|\s+ */
+static int64_t llm__split_llama3(const llm__span *t, int64_t i, int max_digits) {
+    int64_t j = i, k, nl;
+    int len, len1, d;
+    uint32_t cp, cp1;
+    unsigned f = llm__at(t, i, &len, &cp), f1 = llm__at(t, i + len, &len1, &cp1);
+    if ((k = llm__contraction(t, i, 1)) != 0) return k;
+    /* one code point that is not \r \n letter number, then letters: "(hello", " hello" */
+    if (!(f & (LLM__UC_L | LLM__UC_N)) && cp != '\r' && cp != '\n' && (f1 & LLM__UC_L))
+        return llm__run(t, i + len, LLM__UC_L);
+    if (f & LLM__UC_L) return llm__run(t, i, LLM__UC_L);
+    if (f & LLM__UC_N) {
+        for (d = 0, k = i; d < max_digits && (llm__at(t, k, &len, &cp) & LLM__UC_N); d++) k += len;
+        return k;
+    }
+    /* " ?" other run, then any \r and \n */
+    if (cp == ' ' && f1 && !(f1 & (LLM__UC_WS | LLM__UC_L | LLM__UC_N))) j = i + 1, f = f1;
+    if (!(f & LLM__UC_WS)) {
+        k = llm__run_other(t, j);
+        while (k < t->end && (t->s[k] == '\r' || t->s[k] == '\n')) k++;
+        return k;
+    }
+    k = llm__ws_piece(t, i, &nl);
+    return nl ? nl : k; /* \s*[\r\n]+ comes before \s+(?!\S) */
+}
+
+/* DeepSeek LLM: six regexes applied in turn, each splitting every piece of the one before
+   into its matches and the gaps between them (Hugging Face's Split, "Isolated"):
+     [\r\n]   \s?[Latin]+   \s?[Punct]+   \s+$   [CJK]+   \p{N}+
+   (the classes are tables from tools/gen_unicode.py). The piece from i is found level by
+   level: at each, the piece of the level before that holds i ends at e; this level's piece
+   from i is a match at i, or the gap up to the next match before e. That needs no memory
+   of earlier pieces because every match's tail is a match with the same end (no pattern
+   looks behind), so starting inside one changes nothing. Cost: a piece costs the distance
+   to the next Latin letter or line end (level 2's scan), quadratic only for long lines
+   that have no Latin letter. */
+static int llm__ds_class(uint32_t cp, int level); /* with the tables, below */
+/* the end of level's match at p (< e), or -1 when it does not match there */
+static int64_t llm__ds_match(const unsigned char *s, int64_t p, int64_t e, int level) {
+    int len, len1;
+    uint32_t cp, cp1;
+    int64_t k;
+    len = llm__utf8_next(s, e, p, &cp);
+    k = p;
+    /* \s? before the Latin and Punct runs: taken when a class member follows it */
+    if ((level == 2 || level == 3) && (llm__ucd(cp) & LLM__UC_WS) && p + len < e) {
+        len1 = llm__utf8_next(s, e, p + len, &cp1);
+        if (llm__ds_class(cp1, level)) k = p + len, cp = cp1, len = len1;
+    }
+    if (!llm__ds_class(cp, level)) return -1;
+    while (k < e) {
+        len = llm__utf8_next(s, e, k, &cp);
+        if (!llm__ds_class(cp, level)) break;
+        k += len;
+    }
+    return k;
+}
+static int64_t llm__split_deepseek(const unsigned char *s, int64_t n, int64_t i) {
+    int64_t e = n, p, m, ws_from;
+    int level, len;
+    uint32_t cp;
+    /* level 1: a \r or \n alone; the line's end bounds level 2's scan for its next match
+       (its match at i cannot cross it: \s? is only at i) */
+    if (s[i] == '\r' || s[i] == '\n') return i + 1;
+    for (level = 2; level <= 6; level++) {
+        if (level == 4) { /* \s+$: the whitespace the piece ends with, if any */
+            for (p = i, ws_from = -1; p < e; p += len) {
+                len = llm__utf8_next(s, e, p, &cp);
+                if (!(llm__ucd(cp) & LLM__UC_WS)) ws_from = -1;
+                else if (ws_from < 0) ws_from = p;
+            }
+            if (ws_from > i) e = ws_from; /* the gap before it; from i, the match is all of it */
+            continue;
+        }
+        if ((m = llm__ds_match(s, i, e, level)) >= 0) {
+            e = m;
+            continue;
+        }
+        for (p = i + llm__utf8_next(s, e, i, &cp); p < e && s[p] != '\r' && s[p] != '\n'; p += len) {
+            len = llm__utf8_next(s, e, p, &cp);
+            if (llm__ds_match(s, p, e, level) >= 0) break;
+        }
+        e = p;
+    }
+    return e;
+}
+
+LLM__UNI int64_t llm__pretok_next(llm_pretok kind, const unsigned char *s, int64_t n, int64_t i) {
+    llm__span t;
+    int len;
+    uint32_t cp;
+    if (i >= n) return n;
+    t.s = s, t.end = n, t.stop_n = 0;
+    switch (kind) {
+    case LLM_PRETOK_GPT2: return llm__split_gpt2(&t, i);
+    case LLM_PRETOK_LLAMA3: return llm__split_llama3(&t, i, 3);
+    case LLM_PRETOK_QWEN2: return llm__split_llama3(&t, i, 1);
+    case LLM_PRETOK_DEEPSEEK_LLM: return llm__split_deepseek(s, n, i);
+    case LLM_PRETOK_SMOLLM:
+        /* every digit alone (Hugging Face's Digits(individual_digits)), then GPT-2's
+           pattern on the text between them */
+        len = llm__utf8_next(s, n, i, &cp);
+        if (llm__ucd(cp) & LLM__UC_N) return i + len;
+        t.stop_n = 1;
+        return llm__split_gpt2(&t, i);
+    default: return n; /* LLM_PRETOK_NONE: one piece */
+    }
+}
+
 LLMDEF llm_status llm_pretok_from_name(const char *name, llm_pretok *out, const char **why) {
-    static const char *names[] = {"", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm", "smollm"};
-    int i;
+    static const char *const names[LLM_PRETOK_COUNT] = {"default", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
+                                                         "smollm"};
+    int k;
     if (why) *why = "";
-    for (i = 1; i < LLM_PRETOK_COUNT; i++) if (strcmp(name, names[i]) == 0) { *out = (llm_pretok)i; return LLM_OK; }
+    if (!out) {
+        if (why) *why = "out is NULL";
+        return LLM_EINVAL;
+    }
+    *out = LLM_PRETOK_NONE;
+    if (!name || !*name) return LLM_OK;
+    for (k = 0; k < LLM_PRETOK_COUNT; k++)
+        if (strcmp(name, names[k]) == 0) {
+            *out = (llm_pretok)k;
+            return LLM_OK;
+        }
+    if (why) *why = "a pre-tokenizer llm.h does not have (it has gpt-2, llama-bpe, qwen2, deepseek-llm, smollm)";
     return LLM_EUNSUPPORTED;
 }
-static int64_t llm__pretok_next(llm_pretok kind, const unsigned char *s, int64_t n, int64_t i) { (void)kind; (void)s; (void)i; return n; }
-LLMDEF size_t llm_nfc_bound(size_t n) { return 3 * n + 16; }
-LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len) { if (n > cap) return LLM_ERANGE; memcpy(out, in, n); *out_len = n; return LLM_OK; }
+
+/* ---- NFC (Unicode Standard Annex #15) -------------------------------------------------
+   Qwen's tokenizer normalizes text to NFC before splitting it. The three steps: replace
+   every code point by its full canonical decomposition (Hangul syllables by arithmetic,
+   UAX #15 / Unicode chapter 3.12), sort each run of non-starters (combining class > 0)
+   stably by class, then compose: a code point C joins the last starter S before it when
+   nothing between them blocks it (no code point of class 0 or of C's class or higher) and
+   S + C has a primary composite (a canonical pair that is not a composition exclusion).
+   It runs segment by segment in the caller's out buffer: a segment is a starter and the
+   non-starters after it, written decomposed, sorted and composed in place (a composite is
+   never longer than its parts), then the next starter may still compose with it when the
+   segment came down to one code point (L + V, LV + T in Hangul; a few Indic vowels).
+   Invalid UTF-8 bytes are copied as they are and compose with nothing. */
+static int llm__ucd_decomp_of(uint32_t cp, uint32_t *first, uint32_t *second); /* with the tables */
+static uint32_t llm__ucd_compose(uint32_t a, uint32_t b);
+
+#define LLM__HANGUL_S 0xAC00u
+#define LLM__HANGUL_L 0x1100u
+#define LLM__HANGUL_V 0x1161u
+#define LLM__HANGUL_T 0x11A7u
+#define LLM__HANGUL_N 588u /* V count 21 x T count 28 */
+
+static int llm__utf8_size(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+static void llm__utf8_put(unsigned char *o, uint32_t cp, int len) {
+    static const unsigned char lead[5] = {0, 0, 0xC0, 0xE0, 0xF0};
+    int k;
+    for (k = len - 1; k > 0; k--, cp >>= 6) o[k] = (unsigned char)(0x80 | (cp & 0x3F));
+    o[0] = (unsigned char)(len == 1 ? cp : lead[len] | cp);
+}
+
+/* cp's full canonical decomposition into d (LLM__UCD_NFD_MAX at most); returns the count */
+static int llm__nfd_cp(uint32_t cp, uint32_t *d) {
+    uint32_t s = cp - LLM__HANGUL_S, a, b;
+    int n;
+    if (cp >= LLM__HANGUL_S && s < 19 * LLM__HANGUL_N) {
+        d[0] = LLM__HANGUL_L + s / LLM__HANGUL_N;
+        d[1] = LLM__HANGUL_V + s % LLM__HANGUL_N / 28;
+        if (s % 28 == 0) return 2;
+        d[2] = LLM__HANGUL_T + s % 28;
+        return 3;
+    }
+    if (cp < 0xC0 || !llm__ucd_decomp_of(cp, &a, &b)) return d[0] = cp, 1;
+    n = llm__nfd_cp(a, d);
+    return b ? n + llm__nfd_cp(b, d + n) : n;
+}
+
+/* S + C -> the composite, or 0 */
+static uint32_t llm__nfc_pair(uint32_t s, uint32_t c) {
+    if (s - LLM__HANGUL_L < 19 && c - LLM__HANGUL_V < 21)
+        return LLM__HANGUL_S + ((s - LLM__HANGUL_L) * 21 + (c - LLM__HANGUL_V)) * 28;
+    if (s - LLM__HANGUL_S < 19 * LLM__HANGUL_N && (s - LLM__HANGUL_S) % 28 == 0 && c - LLM__HANGUL_T - 1 < 27)
+        return s + (c - LLM__HANGUL_T);
+    return llm__ucd_compose(s, c);
+}
+
+/* The code point starting at o[p] (valid UTF-8 this code wrote), and where it starts
+   before p */
+static uint32_t llm__nfc_get(const unsigned char *o, size_t p, size_t end, int *len) {
+    uint32_t cp;
+    *len = llm__utf8_next(o, (int64_t)end, (int64_t)p, &cp);
+    return cp;
+}
+static size_t llm__nfc_back(const unsigned char *o, size_t p) {
+    do p--;
+    while ((o[p] & 0xC0) == 0x80);
+    return p;
+}
+
+/* Sorts and composes the segment o[seg .. *w) in place. *prev: where the code point the
+   last segment came down to starts (it may compose with this segment's starter), or -1. */
+static void llm__nfc_segment(unsigned char *o, size_t seg, size_t *w, int64_t *prev) {
+    size_t p, q, r, end = *w, sp = 0, wr;
+    int len, lq, ls = 0, lx, have_s = 0;
+    unsigned c, last = 0; /* the class of the last code point kept after S; 0: none */
+    uint32_t cp, s = 0, x;
+    unsigned char tmp[8];
+    /* canonical order: insertion sort, each non-starter moved back past the higher classes */
+    for (p = seg; p < end; p += (size_t)len) {
+        c = llm__ucd_ccc_of(llm__nfc_get(o, p, end, &len));
+        for (q = p; c && q > seg;) {
+            size_t b = llm__nfc_back(o, q);
+            unsigned cb = llm__ucd_ccc_of(llm__nfc_get(o, b, end, &lq));
+            if (cb <= c) break;
+            /* swap o[b .. q) and o[q .. q + len) */
+            memcpy(tmp, o + q, (size_t)len);
+            memmove(o + b + len, o + b, (size_t)lq);
+            memcpy(o + b, tmp, (size_t)len);
+            q = b;
+        }
+    }
+    /* composition */
+    r = wr = seg;
+    cp = llm__nfc_get(o, seg, end, &len);
+    if (llm__ucd_ccc_of(cp) == 0) {
+        have_s = 1, s = cp, sp = seg, ls = len, r = wr = seg + (size_t)len;
+        if (*prev >= 0) { /* a starter right after a lone starter */
+            uint32_t ps = llm__nfc_get(o, (size_t)*prev, end, &lq);
+            if ((x = llm__nfc_pair(ps, cp)) != 0) {
+                sp = (size_t)*prev, s = x, ls = llm__utf8_size(x);
+                llm__utf8_put(o + sp, x, ls);
+                wr = sp + (size_t)ls;
+            }
+        }
+    }
+    for (; r < end; r += (size_t)len) {
+        cp = llm__nfc_get(o, r, end, &len);
+        c = llm__ucd_ccc_of(cp);
+        if (have_s && (last == 0 || last < c) && (x = llm__nfc_pair(s, cp)) != 0) {
+            lx = llm__utf8_size(x);
+            if (lx != ls) memmove(o + sp + lx, o + sp + ls, wr - (sp + (size_t)ls));
+            wr = wr + (size_t)lx - (size_t)ls;
+            llm__utf8_put(o + sp, x, lx);
+            s = x, ls = lx;
+            continue;
+        }
+        if (wr != r) memmove(o + wr, o + r, (size_t)len);
+        wr += (size_t)len;
+        last = c;
+    }
+    *w = wr;
+    *prev = have_s && wr == sp + (size_t)ls ? (int64_t)sp : -1;
+}
+
+LLMDEF size_t llm_nfc_bound(size_t n) { return n > SIZE_MAX / 3 ? SIZE_MAX : 3 * n; }
+
+LLMDEF llm_status llm_nfc(const char *in, size_t n, char *out, size_t cap, size_t *out_len) {
+    const unsigned char *s = (const unsigned char *)in;
+    unsigned char *o = (unsigned char *)out;
+    size_t i = 0, w = 0, seg = 0;
+    int64_t prev = -1;
+    if (out_len) *out_len = 0;
+    if (!out_len || (!in && n) || (!out && cap)) return LLM_EINVAL;
+    while (i < n) {
+        uint32_t cp, d[8];
+        size_t j = i;
+        /* ASCII followed by ASCII is final as it is: nothing below U+0300 composes with
+           what precedes it, so copy such runs */
+        while (j < n && s[j] < 0x80 && (j + 1 == n || s[j + 1] < 0x80)) j++;
+        if (j > i) {
+            if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+            if (cap - w < j - i) goto full;
+            memcpy(o + w, s + i, j - i);
+            w += j - i, i = j, seg = w, prev = -1;
+            continue;
+        } /* LLM__UCD_NFD_MAX (4) at most: tools/gen_unicode.py checks it is <= 8 */
+        int len = llm__utf8_next(s, (int64_t)n, (int64_t)i, &cp), k, nd, ld;
+        if (len == 1 && cp == 0xFFFD) { /* an invalid byte: kept, and it ends the segment */
+            if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+            if (w >= cap) goto full;
+            o[w++] = s[i++];
+            seg = w, prev = -1;
+            continue;
+        }
+        i += (size_t)len;
+        d[0] = cp;
+        nd = cp < 0x80 ? 1 : llm__nfd_cp(cp, d);
+        for (k = 0; k < nd; k++) {
+            if (w > seg && llm__ucd_ccc_of(d[k]) == 0) { /* a starter begins the next segment */
+                llm__nfc_segment(o, seg, &w, &prev);
+                seg = w;
+            }
+            ld = llm__utf8_size(d[k]);
+            if (cap - w < (size_t)ld) goto full;
+            llm__utf8_put(o + w, d[k], ld);
+            w += (size_t)ld;
+        }
+    }
+    if (w > seg) llm__nfc_segment(o, seg, &w, &prev);
+    *out_len = w;
+    return LLM_OK;
+full:
+    *out_len = llm_nfc_bound(n);
+    return LLM_ERANGE;
+}
+
+/* The Unicode tables, then the lookups that read them. */
+/* >>unicode-tables begin: generated by tools/gen_unicode.py from the Unicode Character
+   Database 15.0.0 (UnicodeData.txt, PropList.txt, CompositionExclusions.txt): do not
+   edit, re-run the script. 48628 bytes of tables: 63 property rows, 499 distinct
+   32-code-point blocks, 62 distinct runs of blocks; 2061 canonical decompositions, 941
+   of them composing. */
+#define LLM__UNICODE_VERSION "15.0.0"
+#define LLM__UCD_SHIFT 5
+#define LLM__UCD_TOP 10
+#define LLM__UCD_N_DECOMP 2061
+#define LLM__UCD_N_COMP 941
+#define LLM__UCD_NFD_MAX 4 /* code points in the longest full decomposition */
+#define LLM__UCD_MIN_SECOND 0x300 /* below it no code point composes with the one before */
+/* property rows: general-category flags | White_Space; canonical combining class */
+static const unsigned char llm__ucd_flags[63] = {
+128,1,16,2,32,8,32,32,32,32,32,68,32,32,32,132,32,32,32,32,32,32,32,32,
+32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,
+32,32,32,32,32,32,32,32,32,32,32,32,32,32,32,
+};
+static const unsigned char llm__ucd_ccc[63] = {
+0,0,0,0,0,0,230,220,9,1,7,0,216,232,130,0,202,228,234,107,122,222,233,6,
+8,18,19,27,28,29,30,31,32,103,118,218,224,10,11,12,13,14,15,16,17,20,21,22,
+23,24,25,26,33,34,35,36,84,91,129,132,214,226,240,
+};
+/* the flags of U+0000..U+007F, the common case, without the three lookups */
+static const unsigned char llm__ucd_ascii[128] = {
+128,128,128,128,128,128,128,128,128,132,132,132,132,132,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,128,
+68,8,8,8,16,8,8,8,8,8,8,16,8,8,8,8,2,2,2,2,2,2,2,2,2,2,8,8,16,16,16,8,
+8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,8,8,16,8,
+16,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,16,8,16,128,
+};
+/* code point c: run llm__ucd_stage1[c >> TOP], block llm__ucd_stage2[run << (TOP - SHIFT) |
+   (c >> SHIFT & mask)], row llm__ucd_stage3[block << SHIFT | (c & mask)] */
+static const unsigned char llm__ucd_stage1[1088] = {
+0,1,2,3,4,5,6,7,8,9,10,11,12,13,13,13,13,13,13,14,13,13,13,13,13,13,13,13,13,13,13,13,
+13,13,13,13,13,13,13,13,13,15,16,13,13,13,13,13,13,13,13,13,13,17,18,18,18,18,18,18,18,18,19,20,
+21,22,23,24,25,26,27,28,29,30,18,31,13,32,18,18,18,33,18,18,18,18,18,18,18,18,34,35,13,13,13,13,
+13,36,13,37,18,18,18,18,18,18,18,38,39,18,18,40,18,18,18,41,42,43,44,45,46,47,48,49,50,51,52,18,
+13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,
+13,13,13,13,13,13,13,13,13,53,13,13,13,54,55,13,13,13,13,56,13,13,13,13,13,13,57,18,18,18,58,18,
+13,13,13,13,59,13,13,13,60,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+61,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,
+};
+static const unsigned short llm__ucd_stage2[1984] = {
+0,1,2,3,4,5,6,6,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,8,9,10,11,12,13,14,15,7,16,7,7,7,7,17,7,7,7,
+7,18,19,7,20,21,22,23,24,7,25,26,7,7,27,28,29,30,31,7,
+7,32,33,34,35,36,37,38,39,7,40,41,42,43,44,45,46,47,48,49,
+50,51,52,53,54,55,56,57,58,55,59,60,61,62,63,64,65,66,67,68,
+69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,84,
+88,89,90,91,92,93,94,84,7,95,96,97,98,7,99,100,7,7,7,7,
+7,7,7,7,7,7,101,7,102,103,104,7,105,7,106,107,108,7,7,109,
+110,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,111,
+112,7,7,113,114,115,116,117,7,118,119,120,121,7,7,122,123,124,7,125,
+126,127,128,129,7,130,131,132,133,7,134,135,120,136,137,84,138,139,140,141,
+142,143,7,144,7,145,146,147,148,149,150,151,7,7,7,7,7,7,152,153,
+7,7,7,7,7,7,7,7,109,7,154,155,7,156,157,158,159,160,161,162,
+163,132,164,165,166,167,168,169,170,132,132,132,132,132,132,132,132,132,132,132,
+171,172,132,132,132,132,132,132,132,173,174,169,175,132,132,176,132,132,132,132,
+132,132,132,132,132,132,132,132,132,132,132,132,132,132,132,177,178,132,179,180,
+132,132,132,132,132,132,132,132,132,132,132,132,181,132,182,183,132,132,132,132,
+132,132,132,132,132,132,132,184,185,132,132,132,7,7,7,7,7,7,7,186,
+7,99,7,187,188,189,189,190,191,192,193,84,194,132,132,195,132,132,132,132,
+132,132,196,197,198,199,81,7,200,110,7,100,201,18,7,7,202,7,132,203,
+204,205,206,132,205,207,132,132,132,132,132,132,132,132,132,132,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,132,132,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,208,132,209,147,7,7,7,7,7,7,7,7,210,211,7,212,
+213,7,7,214,215,216,7,7,217,7,218,219,220,221,7,222,223,118,224,225,
+33,226,227,228,42,229,230,231,7,232,233,234,7,235,236,237,238,239,240,241,
+7,7,7,242,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,243,244,245,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,7,7,7,7,
+7,7,7,7,7,7,7,246,7,7,247,84,248,249,250,7,7,251,252,7,
+7,7,7,7,7,7,7,7,7,147,253,7,254,7,255,256,257,258,259,260,
+7,7,7,228,261,2,262,263,7,126,264,265,266,267,268,84,7,7,7,269,
+270,271,169,272,273,274,275,276,84,84,84,84,228,7,277,278,7,279,280,281,
+282,7,283,84,7,7,7,7,155,284,285,245,7,286,7,287,288,289,84,84,
+7,7,7,7,7,7,7,7,7,188,125,290,291,292,84,84,293,294,295,296,
+126,297,84,298,299,300,84,84,7,301,302,169,303,304,305,306,307,84,308,309,
+7,310,311,312,313,314,84,84,7,7,315,84,7,316,7,317,7,318,84,84,
+84,84,84,84,84,84,84,319,7,320,84,321,307,322,323,324,325,324,326,188,
+142,327,328,329,142,330,331,332,333,334,335,336,142,337,338,339,340,341,342,84,
+343,344,345,346,347,348,349,350,84,84,84,84,7,351,352,353,7,354,355,84,
+84,84,84,84,7,356,357,84,7,358,359,360,7,361,362,84,363,364,365,84,
+84,84,84,84,7,366,84,84,84,7,7,367,368,369,370,84,84,371,372,373,
+374,375,376,7,377,378,7,122,379,84,84,84,84,84,84,84,380,381,382,383,
+384,385,84,84,386,387,388,389,390,362,84,84,84,84,84,84,84,84,84,391,
+392,393,394,84,84,395,396,397,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,247,84,84,84,
+169,169,169,398,7,7,7,7,7,7,399,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+324,7,7,400,7,401,402,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,365,84,84,84,84,84,
+84,84,84,84,84,84,84,84,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,122,126,403,7,126,284,404,7,405,406,407,401,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,7,7,
+408,84,84,84,7,7,409,410,411,84,84,412,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,413,7,7,7,7,7,7,125,84,315,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,414,7,7,7,7,7,7,7,7,7,415,416,417,
+7,7,7,7,7,7,7,7,7,7,7,245,84,84,84,84,84,84,84,84,
+7,7,7,418,419,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,410,420,421,132,
+132,132,422,84,132,132,132,132,132,132,132,196,132,423,132,424,425,426,132,174,
+132,132,427,84,84,84,428,428,132,132,429,430,84,84,84,84,7,7,431,7,
+432,433,434,7,435,436,437,7,7,7,7,7,7,7,7,7,7,438,439,240,
+440,440,441,441,442,442,443,169,132,132,132,132,132,132,132,132,132,132,132,132,
+132,132,132,132,410,444,410,445,446,447,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,126,448,84,84,84,84,84,84,449,450,7,451,452,84,84,84,
+7,453,454,84,84,84,84,84,84,84,84,84,324,455,7,456,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,324,457,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,84,84,84,84,458,7,7,7,7,
+7,7,459,84,7,7,460,84,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,84,84,84,461,169,462,84,84,463,464,84,84,
+84,84,84,84,434,465,466,467,468,469,84,470,84,84,84,84,84,84,84,84,
+132,471,132,132,195,472,473,196,474,132,132,132,132,475,84,476,477,478,479,480,
+84,84,84,84,132,132,132,132,132,132,132,132,132,132,132,132,132,132,132,132,
+132,132,132,132,132,132,132,132,132,132,132,132,132,132,481,482,132,132,132,483,
+132,132,484,485,471,132,486,132,487,488,84,84,132,132,132,132,132,132,132,132,
+132,132,195,489,490,491,492,493,132,132,132,132,494,132,174,495,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,84,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,247,7,7,7,7,7,7,
+155,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,496,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,497,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,155,84,84,84,84,84,84,84,
+84,84,84,84,84,84,84,84,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,38,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,
+7,7,7,7,7,7,7,7,7,401,84,84,84,84,84,84,84,84,84,84,
+410,410,410,410,410,410,410,498,84,84,84,84,84,84,84,84,84,84,84,84,
+84,84,84,84,
+};
+static const unsigned char llm__ucd_stage3[15968] = {
+0,0,0,0,0,0,0,0,0,15,15,15,15,15,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,11,5,5,5,2,5,5,5,
+5,5,5,2,5,5,5,5,3,3,3,3,3,3,3,3,3,3,5,5,2,2,2,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,5,5,5,2,5,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,5,2,5,2,0,0,0,0,0,0,15,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+11,5,2,2,2,2,2,5,2,2,1,5,2,0,2,2,2,2,3,3,2,1,5,5,2,3,1,5,3,3,3,5,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,1,1,1,1,1,2,2,2,2,2,2,2,1,2,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,13,7,7,7,7,13,12,7,7,7,7,7,16,16,7,7,7,7,16,
+16,7,7,7,7,7,7,7,7,7,7,7,9,9,9,9,9,7,7,7,7,6,6,6,6,6,6,6,6,62,6,7,7,7,6,6,6,7,7,4,
+6,6,6,7,7,7,7,6,13,7,7,6,22,18,18,22,18,18,22,6,6,6,6,6,6,6,6,6,6,6,6,6,1,1,1,1,1,2,1,1,
+0,0,1,1,1,1,5,1,0,0,0,0,2,2,1,5,1,1,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,2,6,6,6,6,6,4,4,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,5,5,5,5,5,5,
+1,1,1,1,1,1,1,1,1,5,5,0,0,2,2,2,0,7,6,6,6,6,7,6,6,6,21,7,6,6,6,6,6,6,7,7,7,7,7,7,
+6,6,7,6,6,21,17,6,37,38,39,40,41,42,43,44,25,26,26,45,46,47,5,48,5,49,50,5,6,7,5,25,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,1,1,1,1,5,5,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,5,5,2,5,5,2,2,6,6,6,6,6,6,6,6,30,31,32,5,0,5,5,5,
+1,1,1,1,1,1,1,1,1,1,1,27,28,29,30,31,32,52,53,6,6,7,7,6,6,6,6,6,7,6,6,7,3,3,3,3,3,3,3,3,
+3,3,5,5,5,5,1,1,54,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,5,1,6,6,6,6,6,6,6,0,2,6,6,6,6,7,6,1,1,6,6,2,7,6,6,7,1,1,3,3,3,3,3,3,3,3,
+3,3,1,1,1,2,2,1,5,5,5,5,5,5,5,5,5,5,5,5,5,5,0,0,1,55,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,7,6,6,7,6,6,7,7,7,6,7,7,6,7,6,6,6,7,6,7,6,7,6,
+7,6,6,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,
+4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,6,6,6,6,6,6,7,6,1,1,2,5,5,5,1,0,0,7,2,2,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,6,6,6,1,6,6,6,6,6,6,6,6,6,1,6,6,6,
+1,6,6,6,6,6,0,0,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,7,7,7,0,0,5,0,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,6,7,7,7,6,6,6,6,
+1,1,1,1,1,1,1,1,1,1,6,6,6,6,6,7,7,7,7,7,6,6,6,6,6,6,6,6,6,6,6,6,6,6,0,7,6,6,7,6,
+6,7,6,6,6,7,7,7,27,28,29,6,6,6,7,6,6,7,7,6,6,6,6,6,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,4,4,10,1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,8,4,4,1,6,7,6,6,4,4,4,1,1,1,1,1,1,1,1,
+1,1,4,4,5,5,3,3,3,3,3,3,3,3,3,3,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,0,1,1,1,
+1,1,1,1,1,0,0,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,
+1,0,1,0,0,0,1,1,1,1,0,0,10,1,4,4,4,4,4,4,4,0,0,4,4,0,0,4,4,8,1,0,0,0,0,0,0,0,0,4,
+0,0,0,0,1,1,0,1,1,1,4,4,0,0,3,3,3,3,3,3,3,3,3,3,1,1,2,2,3,3,3,3,3,3,2,2,1,5,6,0,
+0,4,4,4,0,1,1,1,1,1,1,0,0,0,0,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,1,1,1,1,1,1,1,0,1,1,0,1,1,0,1,1,0,0,10,0,4,4,4,4,4,0,0,0,0,4,4,0,0,4,4,8,0,0,
+0,4,0,0,0,0,0,0,0,1,1,1,1,0,1,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,4,4,1,1,1,4,5,0,
+0,0,0,0,0,0,0,0,0,4,4,4,0,1,1,1,1,1,1,1,1,1,0,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,0,1,1,1,1,1,0,0,10,1,4,4,4,4,4,4,4,4,0,4,
+4,4,0,4,4,8,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,4,4,0,0,3,3,3,3,3,3,3,3,3,3,
+5,2,0,0,0,0,0,0,0,1,4,4,4,4,4,4,0,4,4,4,0,1,1,1,1,1,1,1,1,0,0,1,1,0,0,1,1,1,1,1,
+1,1,1,1,1,1,1,1,4,4,4,4,4,0,0,4,4,0,0,4,4,8,0,0,0,0,0,0,0,4,4,4,0,0,0,0,1,1,0,1,
+1,1,4,4,0,0,3,3,3,3,3,3,3,3,3,3,2,1,3,3,3,3,3,3,0,0,0,0,0,0,0,0,0,0,4,1,0,1,1,1,
+1,1,1,0,0,0,1,1,1,0,1,1,1,1,0,0,0,1,1,0,1,0,1,1,0,0,0,1,1,0,0,0,1,1,1,0,0,0,1,1,
+1,1,1,1,1,1,1,1,1,1,0,0,0,0,4,4,4,4,4,0,0,0,4,4,4,0,4,4,4,8,0,0,1,0,0,0,0,0,0,4,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,0,0,0,0,0,
+4,4,4,4,4,1,1,1,1,1,1,1,1,0,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,10,1,4,4,4,4,4,4,4,0,4,4,4,0,4,4,4,8,0,0,
+0,0,0,0,0,56,57,0,1,1,1,0,0,1,0,0,1,1,4,4,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,0,5,
+3,3,3,3,3,3,3,2,1,4,4,4,5,1,1,1,1,1,1,1,1,0,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,0,0,10,1,4,4,4,4,4,4,4,0,4,4,
+4,0,4,4,4,8,0,0,0,0,0,0,0,4,4,0,0,0,0,0,0,1,1,0,1,1,4,4,0,0,3,3,3,3,3,3,3,3,3,3,
+0,1,1,4,0,0,0,0,0,0,0,0,0,0,0,0,4,4,4,4,1,1,1,1,1,1,1,1,1,0,1,1,1,0,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,8,1,4,4,
+4,4,4,4,4,0,4,4,4,0,4,4,4,8,1,2,0,0,0,0,1,1,1,4,3,3,3,3,3,3,3,1,1,1,4,4,0,0,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,1,1,1,1,1,1,0,4,4,4,0,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,
+1,1,1,1,0,1,0,0,1,1,1,1,1,1,1,0,0,0,8,0,0,0,0,4,4,4,4,4,4,0,4,0,4,4,4,4,4,4,4,4,
+0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,4,4,5,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,4,1,1,4,4,4,4,33,33,8,0,0,0,0,2,1,1,1,1,1,1,1,4,19,19,19,19,4,4,4,5,3,3,3,3,3,3,3,3,
+3,3,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,1,1,0,1,0,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,0,1,
+1,1,1,1,1,1,1,1,1,4,1,1,4,4,4,4,34,34,8,4,4,1,0,0,1,1,1,1,1,0,1,0,20,20,20,20,4,4,4,0,
+3,3,3,3,3,3,3,3,3,3,0,0,1,1,1,1,1,2,2,2,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,2,5,2,2,2,
+7,7,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,7,2,7,2,12,5,5,5,5,4,4,
+1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,0,0,0,0,58,14,4,59,4,4,4,4,4,14,14,14,14,4,4,14,4,6,6,8,5,6,6,1,1,1,1,1,4,4,4,
+4,4,4,4,4,4,4,4,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+4,4,4,4,4,0,2,2,2,2,2,2,2,2,7,2,2,2,2,2,2,0,2,2,5,5,5,5,5,2,2,2,2,5,5,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,10,4,8,8,4,4,4,4,1,3,3,3,3,3,3,3,3,
+3,3,5,5,5,5,5,5,1,1,1,1,1,1,4,4,4,4,1,1,1,1,4,4,4,1,4,4,4,1,1,4,4,4,4,4,4,4,1,1,
+1,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,7,1,4,3,3,3,3,3,3,3,3,
+3,3,4,4,4,4,2,2,1,1,1,1,1,1,0,1,0,0,0,0,0,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,1,1,1,1,0,0,1,1,1,1,1,1,1,0,1,0,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,0,1,1,1,1,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,0,0,
+1,1,1,1,1,1,1,0,1,0,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,6,6,6,5,5,5,5,5,5,5,5,5,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,
+2,2,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,
+5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,2,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,11,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,5,5,0,0,0,1,1,1,1,1,1,1,1,1,1,1,5,5,5,3,3,3,1,1,1,1,1,1,1,
+1,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,8,8,0,0,0,0,0,0,0,0,0,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,8,5,5,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,4,4,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,
+1,0,4,4,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,
+4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,8,4,5,5,5,1,5,5,5,2,1,6,0,0,
+3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,5,5,5,5,5,5,5,5,
+5,5,5,4,4,4,0,4,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,1,1,1,1,1,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,17,1,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,4,4,4,4,4,4,4,4,4,4,4,4,0,0,0,0,
+4,4,4,4,4,4,4,4,4,21,6,7,0,0,0,0,2,0,0,0,5,5,3,3,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,
+7,4,4,4,0,0,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,0,
+8,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,6,6,6,6,6,6,6,6,0,0,7,5,5,5,5,5,5,5,1,
+5,5,5,5,5,5,0,0,6,6,6,6,6,7,7,7,7,7,7,6,6,7,4,7,7,6,6,7,7,6,6,6,6,6,7,6,6,6,6,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,10,4,4,4,4,4,4,4,4,4,4,4,
+4,4,4,4,8,1,1,1,1,1,1,1,1,0,0,0,3,3,3,3,3,3,3,3,3,3,5,5,5,5,5,5,5,2,2,2,2,2,2,2,
+2,2,2,6,7,6,6,6,6,6,6,6,2,2,2,2,2,2,2,2,2,5,5,0,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,8,8,4,4,1,1,3,3,3,3,3,3,3,3,
+3,3,1,1,1,1,1,1,1,1,1,1,1,1,10,4,4,4,4,4,4,4,4,4,4,4,8,8,0,0,0,0,0,0,0,0,5,5,5,5,
+1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,10,0,0,0,5,5,5,5,5,3,3,3,3,3,3,3,3,
+3,3,0,0,0,1,1,1,3,3,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,5,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,
+5,5,5,5,5,5,5,5,0,0,0,0,0,0,0,0,6,6,6,5,9,7,7,7,7,7,6,6,7,7,7,7,6,4,9,9,9,9,9,9,
+9,1,1,1,1,7,1,1,1,1,1,1,6,1,1,4,6,6,1,0,0,0,0,0,6,6,7,6,6,6,6,6,6,6,7,6,6,18,60,7,
+16,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,13,17,
+17,7,35,6,22,7,6,7,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,0,1,0,1,0,1,0,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,2,1,2,2,2,1,1,1,0,1,1,1,1,1,1,1,2,2,2,
+1,1,1,1,0,0,1,1,1,1,1,1,0,2,2,2,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,0,0,1,1,1,0,1,1,
+1,1,1,1,1,2,2,0,11,11,11,11,11,11,11,11,11,11,11,0,0,0,0,0,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,
+5,5,5,5,5,5,5,5,11,11,0,0,0,0,0,11,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,2,5,5,5,
+5,5,5,5,5,5,5,5,5,5,2,5,5,5,5,5,5,5,5,5,5,5,5,11,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+3,1,0,0,3,3,3,3,3,3,2,2,2,5,5,1,3,3,3,3,3,3,3,3,3,3,2,2,2,5,5,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,6,6,9,9,6,6,6,6,9,9,9,6,6,4,4,4,
+4,6,4,4,4,9,9,6,7,6,9,9,7,7,7,7,6,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,1,2,2,2,2,1,
+2,2,1,1,1,1,1,1,1,1,1,1,2,1,2,2,2,1,1,1,1,1,2,2,2,2,2,2,1,2,1,2,1,2,1,1,1,1,2,1,
+1,1,1,1,1,1,1,1,1,1,2,2,1,1,1,1,2,2,2,2,2,1,1,1,1,1,2,2,2,2,1,2,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,1,1,3,3,3,3,3,2,2,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+5,5,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,5,5,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,5,5,5,5,5,5,5,5,
+5,5,5,5,5,5,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,5,5,5,5,5,5,5,5,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,5,5,5,5,5,
+5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,5,5,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,5,5,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,2,2,1,1,1,1,1,2,2,2,
+2,2,2,1,1,1,1,6,6,6,1,1,0,0,0,0,0,5,5,5,5,3,5,5,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,1,
+5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,
+6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,5,5,5,5,5,5,5,5,
+5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,1,
+5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,2,2,5,5,5,5,5,5,
+5,5,5,5,5,5,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,11,5,5,5,2,1,1,3,5,5,5,5,5,5,5,5,5,5,2,2,5,5,5,5,
+5,5,5,5,5,5,5,5,2,3,3,3,3,3,3,3,3,3,35,17,13,21,36,36,5,1,1,1,1,1,2,2,3,3,3,1,1,5,2,2,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,24,24,2,2,1,1,1,0,0,0,0,0,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,
+2,2,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,
+3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+3,3,3,3,3,3,3,3,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,5,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,3,3,3,3,3,3,3,
+3,3,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,
+4,4,4,5,6,6,6,6,6,6,6,6,6,6,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,6,6,1,1,1,1,1,1,3,3,3,3,3,3,3,3,3,3,6,6,5,5,5,5,5,5,0,0,0,0,0,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,1,1,1,1,1,1,1,1,1,2,2,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,1,1,0,1,0,1,1,1,
+1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,4,1,1,1,8,1,1,1,1,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,
+2,2,2,2,8,0,0,0,3,3,3,3,3,3,2,2,2,2,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,5,5,5,5,0,0,0,0,0,0,0,0,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,4,4,4,4,8,4,0,0,0,0,0,0,0,0,5,5,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,
+6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,1,1,1,1,1,1,5,5,5,1,5,1,1,4,1,1,1,1,1,1,4,4,
+4,4,4,7,7,7,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,
+4,4,4,8,0,0,0,0,0,0,0,0,0,0,0,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,10,4,4,4,4,4,4,4,4,4,4,4,4,
+8,5,5,5,5,5,5,5,5,5,5,5,5,5,0,1,3,3,3,3,3,3,3,3,3,3,0,0,0,0,5,5,1,1,1,1,1,4,1,1,
+1,1,1,1,1,1,1,1,3,3,3,3,3,3,3,3,3,3,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,
+4,4,4,4,4,4,4,0,0,0,0,0,0,0,0,0,1,1,1,4,1,1,1,1,1,1,1,1,4,4,0,0,3,3,3,3,3,3,3,3,
+3,3,0,0,5,5,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,1,4,4,4,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,1,6,6,7,1,1,6,6,1,1,1,1,1,6,6,1,6,1,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,5,5,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,
+5,5,1,1,1,4,8,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,2,2,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,5,4,8,0,0,
+3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,
+0,0,0,0,0,1,51,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,0,1,0,
+1,1,0,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+5,5,5,5,5,5,5,5,5,5,0,0,0,0,0,0,6,6,6,6,6,6,6,7,7,7,7,7,7,7,6,6,5,5,5,5,5,5,5,5,
+5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,0,5,5,5,5,5,5,5,5,5,5,5,5,
+5,5,2,5,2,2,2,0,5,2,5,5,0,0,0,0,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,0,5,5,5,2,5,5,5,
+5,5,5,2,5,5,5,5,3,3,3,3,3,3,3,3,3,3,5,5,2,2,2,5,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,5,2,5,2,5,5,5,5,5,5,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,1,1,1,0,0,0,
+2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,0,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,
+5,5,5,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,2,2,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,3,3,2,2,2,0,2,2,2,2,2,2,2,2,
+2,2,2,2,2,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,7,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,7,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,3,0,0,0,0,3,3,3,3,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,3,1,1,1,1,1,1,1,1,3,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,6,6,6,6,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,5,1,1,1,1,0,0,0,0,1,1,1,1,1,1,1,1,5,3,3,3,3,3,0,0,
+0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,5,
+1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,0,1,
+1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,0,0,0,
+1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,0,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,1,1,1,1,1,1,1,1,1,0,0,0,0,0,1,1,1,1,1,1,0,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,0,0,0,1,0,0,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,5,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,3,3,3,3,3,3,3,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,0,0,
+0,0,0,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,3,3,3,3,3,0,0,0,5,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,5,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,3,3,1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,1,4,4,4,0,4,4,0,0,0,0,0,4,7,4,6,1,1,1,1,0,1,1,1,
+0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,6,9,7,0,0,0,0,8,
+3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,0,5,5,5,5,5,5,5,5,5,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,3,5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,3,3,3,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,6,7,0,0,0,0,3,3,3,3,3,5,5,5,5,5,5,5,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,5,5,5,5,5,5,5,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,0,0,0,0,0,3,3,3,3,3,3,3,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,
+0,5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,0,0,0,0,0,0,0,3,3,3,3,3,3,1,1,1,1,6,6,6,6,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,
+3,3,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,
+1,1,1,1,1,1,1,1,1,1,0,6,6,5,0,0,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,7,7,7,3,3,3,3,3,3,3,1,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,7,7,6,6,6,7,6,7,7,7,7,3,3,3,3,5,5,5,
+5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,6,7,6,7,5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,3,3,3,
+3,3,3,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,8,5,5,5,5,5,5,5,0,0,0,0,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,8,1,1,4,4,1,0,0,0,0,0,0,0,0,0,8,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,8,10,5,5,0,5,5,5,5,4,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,
+3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,6,6,6,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,8,8,0,3,3,3,3,3,3,3,3,3,3,
+5,5,5,5,1,4,4,1,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,10,5,5,1,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,8,1,1,1,1,5,5,5,5,4,10,4,4,5,4,4,3,3,3,3,3,3,3,3,
+3,3,1,5,1,5,5,5,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,4,4,4,4,4,4,4,4,4,8,10,4,5,5,5,5,5,5,4,1,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,0,1,0,1,1,1,1,0,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,5,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,
+4,10,8,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,4,4,4,4,0,1,1,1,1,1,1,1,1,0,0,1,
+1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,0,1,1,1,
+1,1,0,10,10,1,4,4,4,4,4,4,4,0,0,4,4,0,0,4,4,8,0,0,1,0,0,0,0,0,0,4,0,0,0,0,0,1,1,1,
+1,1,4,4,0,0,6,6,6,6,6,6,6,0,0,0,6,6,6,6,6,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,8,4,4,4,10,1,1,1,1,5,5,5,5,5,
+3,3,3,3,3,3,3,3,3,3,5,5,0,5,6,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+4,4,8,10,1,1,5,1,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,4,4,4,4,4,4,4,0,0,4,4,4,4,4,4,4,8,10,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,
+5,5,5,5,5,5,5,5,1,1,1,1,4,4,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,
+4,4,4,4,4,4,4,8,4,5,5,5,1,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,
+5,5,5,5,5,5,5,5,5,5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,4,4,4,4,4,4,4,4,4,4,4,8,10,1,5,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,0,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,8,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,5,5,5,2,
+1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4,4,8,10,5,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,0,0,1,0,0,1,1,1,1,1,1,1,1,0,1,1,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,0,4,4,0,0,4,4,8,8,1,
+4,1,4,10,5,5,5,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,4,4,4,4,4,4,4,0,0,4,4,4,4,4,4,8,1,5,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,4,4,4,4,4,4,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,8,4,4,4,4,4,1,4,4,4,4,5,5,5,5,5,5,5,5,8,
+0,0,0,0,0,0,0,0,1,4,4,4,4,4,4,4,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,
+4,4,4,4,4,4,4,4,4,8,5,5,5,1,5,5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,5,5,5,5,5,5,5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,0,4,4,4,4,4,4,4,8,1,5,5,5,5,5,0,0,0,0,0,0,0,0,0,0,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,5,5,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+4,4,4,4,4,4,4,4,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,0,
+1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,4,4,4,4,4,4,0,0,0,4,0,4,4,0,4,4,4,10,4,8,8,1,4,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,
+3,3,0,0,0,0,0,0,1,1,1,1,1,1,0,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,0,4,4,0,4,4,4,4,8,1,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,5,5,0,0,0,0,0,0,0,4,4,1,4,1,1,1,1,1,1,1,1,1,1,1,1,
+1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,
+4,4,4,0,0,0,4,4,4,8,8,5,5,5,5,5,5,5,5,5,5,5,5,5,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,5,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,5,5,5,5,5,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,
+4,4,4,4,4,4,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,5,5,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,9,9,9,9,9,5,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,6,6,6,6,6,6,5,5,5,5,5,2,2,2,2,1,1,1,1,5,2,0,0,
+0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,3,3,3,3,3,3,3,0,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,0,0,0,0,0,1,1,1,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,5,
+5,5,5,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,4,1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+0,0,0,0,0,0,0,4,4,4,4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,4,0,0,0,0,0,0,0,0,0,0,0,
+23,23,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,0,
+1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,0,0,0,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,0,0,2,4,9,5,
+4,4,4,4,4,4,4,4,4,4,4,4,4,4,0,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,0,
+0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,12,12,9,9,9,2,2,2,61,12,12,12,12,12,0,0,0,0,0,0,0,0,7,7,7,7,7,
+7,7,7,2,2,6,6,6,6,6,7,7,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,6,6,6,6,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,6,6,6,2,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,0,
+0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,0,0,1,0,0,1,1,0,0,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,
+1,1,0,1,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,0,1,1,1,1,0,0,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,0,1,1,1,1,1,0,1,0,0,0,1,1,1,1,1,1,
+1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,1,1,1,1,1,1,1,0,0,3,3,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,2,2,2,2,4,4,4,4,4,
+4,4,4,4,4,4,4,4,4,4,4,4,4,2,2,2,2,2,2,2,2,4,2,2,2,2,2,2,2,2,2,2,2,2,2,2,4,2,2,5,
+5,5,5,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,4,4,4,4,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,6,6,6,6,6,6,6,0,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,0,0,6,6,6,6,6,
+6,6,0,6,6,0,6,6,6,6,6,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,6,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,6,6,6,6,6,6,6,1,
+1,1,1,1,1,1,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+1,1,1,1,1,1,1,1,1,1,1,1,1,1,6,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,
+1,1,1,1,6,6,6,6,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,2,1,1,1,1,1,1,1,1,1,1,1,1,13,13,7,6,
+3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,1,1,1,1,1,0,1,1,1,1,0,1,1,0,1,1,1,1,1,1,1,1,
+1,1,1,1,1,1,1,0,1,1,1,1,1,0,0,3,3,3,3,3,3,3,3,3,7,7,7,7,7,7,7,0,0,0,0,0,0,0,0,0,
+1,1,1,1,6,6,6,6,6,6,10,1,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,5,5,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,3,3,3,
+2,3,3,3,3,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,
+3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,0,0,
+0,1,1,0,1,0,0,1,0,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,0,1,0,1,0,0,0,0,0,0,1,0,0,0,0,1,
+0,1,0,1,0,1,1,1,0,1,1,0,1,0,0,1,0,1,0,1,0,1,0,1,0,1,1,0,1,0,0,1,1,1,1,0,1,1,1,1,
+1,1,1,0,1,1,1,1,0,1,1,1,1,0,1,0,1,1,1,1,1,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,
+1,1,1,1,0,0,0,0,0,1,1,1,0,1,1,1,1,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,
+2,2,2,2,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,
+0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3,3,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,0,0,0,0,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+2,2,2,2,2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,
+0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,
+0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,2,2,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,
+2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,0,0,0,0,0,0,0,0,2,2,
+2,2,2,2,2,2,2,2,2,2,2,2,0,0,0,0,2,2,2,2,2,2,2,2,2,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,
+2,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,0,2,2,2,2,2,2,2,2,2,2,2,2,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,3,3,3,3,3,3,3,3,3,0,0,0,0,0,0,1,1,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,0,0,0,0,0,0,0,0,
+0,0,0,0,0,0,0,0,
+};
+/* canonical decompositions: code point, first, second (0 for a singleton) */
+static const uint32_t llm__ucd_decomp[6183] = {
+192,65,768,193,65,769,194,65,770,195,65,771,196,65,776,197,65,778,
+199,67,807,200,69,768,201,69,769,202,69,770,203,69,776,204,73,768,
+205,73,769,206,73,770,207,73,776,209,78,771,210,79,768,211,79,769,
+212,79,770,213,79,771,214,79,776,217,85,768,218,85,769,219,85,770,
+220,85,776,221,89,769,224,97,768,225,97,769,226,97,770,227,97,771,
+228,97,776,229,97,778,231,99,807,232,101,768,233,101,769,234,101,770,
+235,101,776,236,105,768,237,105,769,238,105,770,239,105,776,241,110,771,
+242,111,768,243,111,769,244,111,770,245,111,771,246,111,776,249,117,768,
+250,117,769,251,117,770,252,117,776,253,121,769,255,121,776,256,65,772,
+257,97,772,258,65,774,259,97,774,260,65,808,261,97,808,262,67,769,
+263,99,769,264,67,770,265,99,770,266,67,775,267,99,775,268,67,780,
+269,99,780,270,68,780,271,100,780,274,69,772,275,101,772,276,69,774,
+277,101,774,278,69,775,279,101,775,280,69,808,281,101,808,282,69,780,
+283,101,780,284,71,770,285,103,770,286,71,774,287,103,774,288,71,775,
+289,103,775,290,71,807,291,103,807,292,72,770,293,104,770,296,73,771,
+297,105,771,298,73,772,299,105,772,300,73,774,301,105,774,302,73,808,
+303,105,808,304,73,775,308,74,770,309,106,770,310,75,807,311,107,807,
+313,76,769,314,108,769,315,76,807,316,108,807,317,76,780,318,108,780,
+323,78,769,324,110,769,325,78,807,326,110,807,327,78,780,328,110,780,
+332,79,772,333,111,772,334,79,774,335,111,774,336,79,779,337,111,779,
+340,82,769,341,114,769,342,82,807,343,114,807,344,82,780,345,114,780,
+346,83,769,347,115,769,348,83,770,349,115,770,350,83,807,351,115,807,
+352,83,780,353,115,780,354,84,807,355,116,807,356,84,780,357,116,780,
+360,85,771,361,117,771,362,85,772,363,117,772,364,85,774,365,117,774,
+366,85,778,367,117,778,368,85,779,369,117,779,370,85,808,371,117,808,
+372,87,770,373,119,770,374,89,770,375,121,770,376,89,776,377,90,769,
+378,122,769,379,90,775,380,122,775,381,90,780,382,122,780,416,79,795,
+417,111,795,431,85,795,432,117,795,461,65,780,462,97,780,463,73,780,
+464,105,780,465,79,780,466,111,780,467,85,780,468,117,780,469,220,772,
+470,252,772,471,220,769,472,252,769,473,220,780,474,252,780,475,220,768,
+476,252,768,478,196,772,479,228,772,480,550,772,481,551,772,482,198,772,
+483,230,772,486,71,780,487,103,780,488,75,780,489,107,780,490,79,808,
+491,111,808,492,490,772,493,491,772,494,439,780,495,658,780,496,106,780,
+500,71,769,501,103,769,504,78,768,505,110,768,506,197,769,507,229,769,
+508,198,769,509,230,769,510,216,769,511,248,769,512,65,783,513,97,783,
+514,65,785,515,97,785,516,69,783,517,101,783,518,69,785,519,101,785,
+520,73,783,521,105,783,522,73,785,523,105,785,524,79,783,525,111,783,
+526,79,785,527,111,785,528,82,783,529,114,783,530,82,785,531,114,785,
+532,85,783,533,117,783,534,85,785,535,117,785,536,83,806,537,115,806,
+538,84,806,539,116,806,542,72,780,543,104,780,550,65,775,551,97,775,
+552,69,807,553,101,807,554,214,772,555,246,772,556,213,772,557,245,772,
+558,79,775,559,111,775,560,558,772,561,559,772,562,89,772,563,121,772,
+832,768,0,833,769,0,835,787,0,836,776,769,884,697,0,894,59,0,
+901,168,769,902,913,769,903,183,0,904,917,769,905,919,769,906,921,769,
+908,927,769,910,933,769,911,937,769,912,970,769,938,921,776,939,933,776,
+940,945,769,941,949,769,942,951,769,943,953,769,944,971,769,970,953,776,
+971,965,776,972,959,769,973,965,769,974,969,769,979,978,769,980,978,776,
+1024,1045,768,1025,1045,776,1027,1043,769,1031,1030,776,1036,1050,769,1037,1048,768,
+1038,1059,774,1049,1048,774,1081,1080,774,1104,1077,768,1105,1077,776,1107,1075,769,
+1111,1110,776,1116,1082,769,1117,1080,768,1118,1091,774,1142,1140,783,1143,1141,783,
+1217,1046,774,1218,1078,774,1232,1040,774,1233,1072,774,1234,1040,776,1235,1072,776,
+1238,1045,774,1239,1077,774,1242,1240,776,1243,1241,776,1244,1046,776,1245,1078,776,
+1246,1047,776,1247,1079,776,1250,1048,772,1251,1080,772,1252,1048,776,1253,1080,776,
+1254,1054,776,1255,1086,776,1258,1256,776,1259,1257,776,1260,1069,776,1261,1101,776,
+1262,1059,772,1263,1091,772,1264,1059,776,1265,1091,776,1266,1059,779,1267,1091,779,
+1268,1063,776,1269,1095,776,1272,1067,776,1273,1099,776,1570,1575,1619,1571,1575,1620,
+1572,1608,1620,1573,1575,1621,1574,1610,1620,1728,1749,1620,1730,1729,1620,1747,1746,1620,
+2345,2344,2364,2353,2352,2364,2356,2355,2364,2392,2325,2364,2393,2326,2364,2394,2327,2364,
+2395,2332,2364,2396,2337,2364,2397,2338,2364,2398,2347,2364,2399,2351,2364,2507,2503,2494,
+2508,2503,2519,2524,2465,2492,2525,2466,2492,2527,2479,2492,2611,2610,2620,2614,2616,2620,
+2649,2582,2620,2650,2583,2620,2651,2588,2620,2654,2603,2620,2888,2887,2902,2891,2887,2878,
+2892,2887,2903,2908,2849,2876,2909,2850,2876,2964,2962,3031,3018,3014,3006,3019,3015,3006,
+3020,3014,3031,3144,3142,3158,3264,3263,3285,3271,3270,3285,3272,3270,3286,3274,3270,3266,
+3275,3274,3285,3402,3398,3390,3403,3399,3390,3404,3398,3415,3546,3545,3530,3548,3545,3535,
+3549,3548,3530,3550,3545,3551,3907,3906,4023,3917,3916,4023,3922,3921,4023,3927,3926,4023,
+3932,3931,4023,3945,3904,4021,3955,3953,3954,3957,3953,3956,3958,4018,3968,3960,4019,3968,
+3969,3953,3968,3987,3986,4023,3997,3996,4023,4002,4001,4023,4007,4006,4023,4012,4011,4023,
+4025,3984,4021,4134,4133,4142,6918,6917,6965,6920,6919,6965,6922,6921,6965,6924,6923,6965,
+6926,6925,6965,6930,6929,6965,6971,6970,6965,6973,6972,6965,6976,6974,6965,6977,6975,6965,
+6979,6978,6965,7680,65,805,7681,97,805,7682,66,775,7683,98,775,7684,66,803,
+7685,98,803,7686,66,817,7687,98,817,7688,199,769,7689,231,769,7690,68,775,
+7691,100,775,7692,68,803,7693,100,803,7694,68,817,7695,100,817,7696,68,807,
+7697,100,807,7698,68,813,7699,100,813,7700,274,768,7701,275,768,7702,274,769,
+7703,275,769,7704,69,813,7705,101,813,7706,69,816,7707,101,816,7708,552,774,
+7709,553,774,7710,70,775,7711,102,775,7712,71,772,7713,103,772,7714,72,775,
+7715,104,775,7716,72,803,7717,104,803,7718,72,776,7719,104,776,7720,72,807,
+7721,104,807,7722,72,814,7723,104,814,7724,73,816,7725,105,816,7726,207,769,
+7727,239,769,7728,75,769,7729,107,769,7730,75,803,7731,107,803,7732,75,817,
+7733,107,817,7734,76,803,7735,108,803,7736,7734,772,7737,7735,772,7738,76,817,
+7739,108,817,7740,76,813,7741,108,813,7742,77,769,7743,109,769,7744,77,775,
+7745,109,775,7746,77,803,7747,109,803,7748,78,775,7749,110,775,7750,78,803,
+7751,110,803,7752,78,817,7753,110,817,7754,78,813,7755,110,813,7756,213,769,
+7757,245,769,7758,213,776,7759,245,776,7760,332,768,7761,333,768,7762,332,769,
+7763,333,769,7764,80,769,7765,112,769,7766,80,775,7767,112,775,7768,82,775,
+7769,114,775,7770,82,803,7771,114,803,7772,7770,772,7773,7771,772,7774,82,817,
+7775,114,817,7776,83,775,7777,115,775,7778,83,803,7779,115,803,7780,346,775,
+7781,347,775,7782,352,775,7783,353,775,7784,7778,775,7785,7779,775,7786,84,775,
+7787,116,775,7788,84,803,7789,116,803,7790,84,817,7791,116,817,7792,84,813,
+7793,116,813,7794,85,804,7795,117,804,7796,85,816,7797,117,816,7798,85,813,
+7799,117,813,7800,360,769,7801,361,769,7802,362,776,7803,363,776,7804,86,771,
+7805,118,771,7806,86,803,7807,118,803,7808,87,768,7809,119,768,7810,87,769,
+7811,119,769,7812,87,776,7813,119,776,7814,87,775,7815,119,775,7816,87,803,
+7817,119,803,7818,88,775,7819,120,775,7820,88,776,7821,120,776,7822,89,775,
+7823,121,775,7824,90,770,7825,122,770,7826,90,803,7827,122,803,7828,90,817,
+7829,122,817,7830,104,817,7831,116,776,7832,119,778,7833,121,778,7835,383,775,
+7840,65,803,7841,97,803,7842,65,777,7843,97,777,7844,194,769,7845,226,769,
+7846,194,768,7847,226,768,7848,194,777,7849,226,777,7850,194,771,7851,226,771,
+7852,7840,770,7853,7841,770,7854,258,769,7855,259,769,7856,258,768,7857,259,768,
+7858,258,777,7859,259,777,7860,258,771,7861,259,771,7862,7840,774,7863,7841,774,
+7864,69,803,7865,101,803,7866,69,777,7867,101,777,7868,69,771,7869,101,771,
+7870,202,769,7871,234,769,7872,202,768,7873,234,768,7874,202,777,7875,234,777,
+7876,202,771,7877,234,771,7878,7864,770,7879,7865,770,7880,73,777,7881,105,777,
+7882,73,803,7883,105,803,7884,79,803,7885,111,803,7886,79,777,7887,111,777,
+7888,212,769,7889,244,769,7890,212,768,7891,244,768,7892,212,777,7893,244,777,
+7894,212,771,7895,244,771,7896,7884,770,7897,7885,770,7898,416,769,7899,417,769,
+7900,416,768,7901,417,768,7902,416,777,7903,417,777,7904,416,771,7905,417,771,
+7906,416,803,7907,417,803,7908,85,803,7909,117,803,7910,85,777,7911,117,777,
+7912,431,769,7913,432,769,7914,431,768,7915,432,768,7916,431,777,7917,432,777,
+7918,431,771,7919,432,771,7920,431,803,7921,432,803,7922,89,768,7923,121,768,
+7924,89,803,7925,121,803,7926,89,777,7927,121,777,7928,89,771,7929,121,771,
+7936,945,787,7937,945,788,7938,7936,768,7939,7937,768,7940,7936,769,7941,7937,769,
+7942,7936,834,7943,7937,834,7944,913,787,7945,913,788,7946,7944,768,7947,7945,768,
+7948,7944,769,7949,7945,769,7950,7944,834,7951,7945,834,7952,949,787,7953,949,788,
+7954,7952,768,7955,7953,768,7956,7952,769,7957,7953,769,7960,917,787,7961,917,788,
+7962,7960,768,7963,7961,768,7964,7960,769,7965,7961,769,7968,951,787,7969,951,788,
+7970,7968,768,7971,7969,768,7972,7968,769,7973,7969,769,7974,7968,834,7975,7969,834,
+7976,919,787,7977,919,788,7978,7976,768,7979,7977,768,7980,7976,769,7981,7977,769,
+7982,7976,834,7983,7977,834,7984,953,787,7985,953,788,7986,7984,768,7987,7985,768,
+7988,7984,769,7989,7985,769,7990,7984,834,7991,7985,834,7992,921,787,7993,921,788,
+7994,7992,768,7995,7993,768,7996,7992,769,7997,7993,769,7998,7992,834,7999,7993,834,
+8000,959,787,8001,959,788,8002,8000,768,8003,8001,768,8004,8000,769,8005,8001,769,
+8008,927,787,8009,927,788,8010,8008,768,8011,8009,768,8012,8008,769,8013,8009,769,
+8016,965,787,8017,965,788,8018,8016,768,8019,8017,768,8020,8016,769,8021,8017,769,
+8022,8016,834,8023,8017,834,8025,933,788,8027,8025,768,8029,8025,769,8031,8025,834,
+8032,969,787,8033,969,788,8034,8032,768,8035,8033,768,8036,8032,769,8037,8033,769,
+8038,8032,834,8039,8033,834,8040,937,787,8041,937,788,8042,8040,768,8043,8041,768,
+8044,8040,769,8045,8041,769,8046,8040,834,8047,8041,834,8048,945,768,8049,940,0,
+8050,949,768,8051,941,0,8052,951,768,8053,942,0,8054,953,768,8055,943,0,
+8056,959,768,8057,972,0,8058,965,768,8059,973,0,8060,969,768,8061,974,0,
+8064,7936,837,8065,7937,837,8066,7938,837,8067,7939,837,8068,7940,837,8069,7941,837,
+8070,7942,837,8071,7943,837,8072,7944,837,8073,7945,837,8074,7946,837,8075,7947,837,
+8076,7948,837,8077,7949,837,8078,7950,837,8079,7951,837,8080,7968,837,8081,7969,837,
+8082,7970,837,8083,7971,837,8084,7972,837,8085,7973,837,8086,7974,837,8087,7975,837,
+8088,7976,837,8089,7977,837,8090,7978,837,8091,7979,837,8092,7980,837,8093,7981,837,
+8094,7982,837,8095,7983,837,8096,8032,837,8097,8033,837,8098,8034,837,8099,8035,837,
+8100,8036,837,8101,8037,837,8102,8038,837,8103,8039,837,8104,8040,837,8105,8041,837,
+8106,8042,837,8107,8043,837,8108,8044,837,8109,8045,837,8110,8046,837,8111,8047,837,
+8112,945,774,8113,945,772,8114,8048,837,8115,945,837,8116,940,837,8118,945,834,
+8119,8118,837,8120,913,774,8121,913,772,8122,913,768,8123,902,0,8124,913,837,
+8126,953,0,8129,168,834,8130,8052,837,8131,951,837,8132,942,837,8134,951,834,
+8135,8134,837,8136,917,768,8137,904,0,8138,919,768,8139,905,0,8140,919,837,
+8141,8127,768,8142,8127,769,8143,8127,834,8144,953,774,8145,953,772,8146,970,768,
+8147,912,0,8150,953,834,8151,970,834,8152,921,774,8153,921,772,8154,921,768,
+8155,906,0,8157,8190,768,8158,8190,769,8159,8190,834,8160,965,774,8161,965,772,
+8162,971,768,8163,944,0,8164,961,787,8165,961,788,8166,965,834,8167,971,834,
+8168,933,774,8169,933,772,8170,933,768,8171,910,0,8172,929,788,8173,168,768,
+8174,901,0,8175,96,0,8178,8060,837,8179,969,837,8180,974,837,8182,969,834,
+8183,8182,837,8184,927,768,8185,908,0,8186,937,768,8187,911,0,8188,937,837,
+8189,180,0,8192,8194,0,8193,8195,0,8486,937,0,8490,75,0,8491,197,0,
+8602,8592,824,8603,8594,824,8622,8596,824,8653,8656,824,8654,8660,824,8655,8658,824,
+8708,8707,824,8713,8712,824,8716,8715,824,8740,8739,824,8742,8741,824,8769,8764,824,
+8772,8771,824,8775,8773,824,8777,8776,824,8800,61,824,8802,8801,824,8813,8781,824,
+8814,60,824,8815,62,824,8816,8804,824,8817,8805,824,8820,8818,824,8821,8819,824,
+8824,8822,824,8825,8823,824,8832,8826,824,8833,8827,824,8836,8834,824,8837,8835,824,
+8840,8838,824,8841,8839,824,8876,8866,824,8877,8872,824,8878,8873,824,8879,8875,824,
+8928,8828,824,8929,8829,824,8930,8849,824,8931,8850,824,8938,8882,824,8939,8883,824,
+8940,8884,824,8941,8885,824,9001,12296,0,9002,12297,0,10972,10973,824,12364,12363,12441,
+12366,12365,12441,12368,12367,12441,12370,12369,12441,12372,12371,12441,12374,12373,12441,12376,12375,12441,
+12378,12377,12441,12380,12379,12441,12382,12381,12441,12384,12383,12441,12386,12385,12441,12389,12388,12441,
+12391,12390,12441,12393,12392,12441,12400,12399,12441,12401,12399,12442,12403,12402,12441,12404,12402,12442,
+12406,12405,12441,12407,12405,12442,12409,12408,12441,12410,12408,12442,12412,12411,12441,12413,12411,12442,
+12436,12358,12441,12446,12445,12441,12460,12459,12441,12462,12461,12441,12464,12463,12441,12466,12465,12441,
+12468,12467,12441,12470,12469,12441,12472,12471,12441,12474,12473,12441,12476,12475,12441,12478,12477,12441,
+12480,12479,12441,12482,12481,12441,12485,12484,12441,12487,12486,12441,12489,12488,12441,12496,12495,12441,
+12497,12495,12442,12499,12498,12441,12500,12498,12442,12502,12501,12441,12503,12501,12442,12505,12504,12441,
+12506,12504,12442,12508,12507,12441,12509,12507,12442,12532,12454,12441,12535,12527,12441,12536,12528,12441,
+12537,12529,12441,12538,12530,12441,12542,12541,12441,63744,35912,0,63745,26356,0,63746,36554,0,
+63747,36040,0,63748,28369,0,63749,20018,0,63750,21477,0,63751,40860,0,63752,40860,0,
+63753,22865,0,63754,37329,0,63755,21895,0,63756,22856,0,63757,25078,0,63758,30313,0,
+63759,32645,0,63760,34367,0,63761,34746,0,63762,35064,0,63763,37007,0,63764,27138,0,
+63765,27931,0,63766,28889,0,63767,29662,0,63768,33853,0,63769,37226,0,63770,39409,0,
+63771,20098,0,63772,21365,0,63773,27396,0,63774,29211,0,63775,34349,0,63776,40478,0,
+63777,23888,0,63778,28651,0,63779,34253,0,63780,35172,0,63781,25289,0,63782,33240,0,
+63783,34847,0,63784,24266,0,63785,26391,0,63786,28010,0,63787,29436,0,63788,37070,0,
+63789,20358,0,63790,20919,0,63791,21214,0,63792,25796,0,63793,27347,0,63794,29200,0,
+63795,30439,0,63796,32769,0,63797,34310,0,63798,34396,0,63799,36335,0,63800,38706,0,
+63801,39791,0,63802,40442,0,63803,30860,0,63804,31103,0,63805,32160,0,63806,33737,0,
+63807,37636,0,63808,40575,0,63809,35542,0,63810,22751,0,63811,24324,0,63812,31840,0,
+63813,32894,0,63814,29282,0,63815,30922,0,63816,36034,0,63817,38647,0,63818,22744,0,
+63819,23650,0,63820,27155,0,63821,28122,0,63822,28431,0,63823,32047,0,63824,32311,0,
+63825,38475,0,63826,21202,0,63827,32907,0,63828,20956,0,63829,20940,0,63830,31260,0,
+63831,32190,0,63832,33777,0,63833,38517,0,63834,35712,0,63835,25295,0,63836,27138,0,
+63837,35582,0,63838,20025,0,63839,23527,0,63840,24594,0,63841,29575,0,63842,30064,0,
+63843,21271,0,63844,30971,0,63845,20415,0,63846,24489,0,63847,19981,0,63848,27852,0,
+63849,25976,0,63850,32034,0,63851,21443,0,63852,22622,0,63853,30465,0,63854,33865,0,
+63855,35498,0,63856,27578,0,63857,36784,0,63858,27784,0,63859,25342,0,63860,33509,0,
+63861,25504,0,63862,30053,0,63863,20142,0,63864,20841,0,63865,20937,0,63866,26753,0,
+63867,31975,0,63868,33391,0,63869,35538,0,63870,37327,0,63871,21237,0,63872,21570,0,
+63873,22899,0,63874,24300,0,63875,26053,0,63876,28670,0,63877,31018,0,63878,38317,0,
+63879,39530,0,63880,40599,0,63881,40654,0,63882,21147,0,63883,26310,0,63884,27511,0,
+63885,36706,0,63886,24180,0,63887,24976,0,63888,25088,0,63889,25754,0,63890,28451,0,
+63891,29001,0,63892,29833,0,63893,31178,0,63894,32244,0,63895,32879,0,63896,36646,0,
+63897,34030,0,63898,36899,0,63899,37706,0,63900,21015,0,63901,21155,0,63902,21693,0,
+63903,28872,0,63904,35010,0,63905,35498,0,63906,24265,0,63907,24565,0,63908,25467,0,
+63909,27566,0,63910,31806,0,63911,29557,0,63912,20196,0,63913,22265,0,63914,23527,0,
+63915,23994,0,63916,24604,0,63917,29618,0,63918,29801,0,63919,32666,0,63920,32838,0,
+63921,37428,0,63922,38646,0,63923,38728,0,63924,38936,0,63925,20363,0,63926,31150,0,
+63927,37300,0,63928,38584,0,63929,24801,0,63930,20102,0,63931,20698,0,63932,23534,0,
+63933,23615,0,63934,26009,0,63935,27138,0,63936,29134,0,63937,30274,0,63938,34044,0,
+63939,36988,0,63940,40845,0,63941,26248,0,63942,38446,0,63943,21129,0,63944,26491,0,
+63945,26611,0,63946,27969,0,63947,28316,0,63948,29705,0,63949,30041,0,63950,30827,0,
+63951,32016,0,63952,39006,0,63953,20845,0,63954,25134,0,63955,38520,0,63956,20523,0,
+63957,23833,0,63958,28138,0,63959,36650,0,63960,24459,0,63961,24900,0,63962,26647,0,
+63963,29575,0,63964,38534,0,63965,21033,0,63966,21519,0,63967,23653,0,63968,26131,0,
+63969,26446,0,63970,26792,0,63971,27877,0,63972,29702,0,63973,30178,0,63974,32633,0,
+63975,35023,0,63976,35041,0,63977,37324,0,63978,38626,0,63979,21311,0,63980,28346,0,
+63981,21533,0,63982,29136,0,63983,29848,0,63984,34298,0,63985,38563,0,63986,40023,0,
+63987,40607,0,63988,26519,0,63989,28107,0,63990,33256,0,63991,31435,0,63992,31520,0,
+63993,31890,0,63994,29376,0,63995,28825,0,63996,35672,0,63997,20160,0,63998,33590,0,
+63999,21050,0,64000,20999,0,64001,24230,0,64002,25299,0,64003,31958,0,64004,23429,0,
+64005,27934,0,64006,26292,0,64007,36667,0,64008,34892,0,64009,38477,0,64010,35211,0,
+64011,24275,0,64012,20800,0,64013,21952,0,64016,22618,0,64018,26228,0,64021,20958,0,
+64022,29482,0,64023,30410,0,64024,31036,0,64025,31070,0,64026,31077,0,64027,31119,0,
+64028,38742,0,64029,31934,0,64030,32701,0,64032,34322,0,64034,35576,0,64037,36920,0,
+64038,37117,0,64042,39151,0,64043,39164,0,64044,39208,0,64045,40372,0,64046,37086,0,
+64047,38583,0,64048,20398,0,64049,20711,0,64050,20813,0,64051,21193,0,64052,21220,0,
+64053,21329,0,64054,21917,0,64055,22022,0,64056,22120,0,64057,22592,0,64058,22696,0,
+64059,23652,0,64060,23662,0,64061,24724,0,64062,24936,0,64063,24974,0,64064,25074,0,
+64065,25935,0,64066,26082,0,64067,26257,0,64068,26757,0,64069,28023,0,64070,28186,0,
+64071,28450,0,64072,29038,0,64073,29227,0,64074,29730,0,64075,30865,0,64076,31038,0,
+64077,31049,0,64078,31048,0,64079,31056,0,64080,31062,0,64081,31069,0,64082,31117,0,
+64083,31118,0,64084,31296,0,64085,31361,0,64086,31680,0,64087,32244,0,64088,32265,0,
+64089,32321,0,64090,32626,0,64091,32773,0,64092,33261,0,64093,33401,0,64094,33401,0,
+64095,33879,0,64096,35088,0,64097,35222,0,64098,35585,0,64099,35641,0,64100,36051,0,
+64101,36104,0,64102,36790,0,64103,36920,0,64104,38627,0,64105,38911,0,64106,38971,0,
+64107,24693,0,64108,148206,0,64109,33304,0,64112,20006,0,64113,20917,0,64114,20840,0,
+64115,20352,0,64116,20805,0,64117,20864,0,64118,21191,0,64119,21242,0,64120,21917,0,
+64121,21845,0,64122,21913,0,64123,21986,0,64124,22618,0,64125,22707,0,64126,22852,0,
+64127,22868,0,64128,23138,0,64129,23336,0,64130,24274,0,64131,24281,0,64132,24425,0,
+64133,24493,0,64134,24792,0,64135,24910,0,64136,24840,0,64137,24974,0,64138,24928,0,
+64139,25074,0,64140,25140,0,64141,25540,0,64142,25628,0,64143,25682,0,64144,25942,0,
+64145,26228,0,64146,26391,0,64147,26395,0,64148,26454,0,64149,27513,0,64150,27578,0,
+64151,27969,0,64152,28379,0,64153,28363,0,64154,28450,0,64155,28702,0,64156,29038,0,
+64157,30631,0,64158,29237,0,64159,29359,0,64160,29482,0,64161,29809,0,64162,29958,0,
+64163,30011,0,64164,30237,0,64165,30239,0,64166,30410,0,64167,30427,0,64168,30452,0,
+64169,30538,0,64170,30528,0,64171,30924,0,64172,31409,0,64173,31680,0,64174,31867,0,
+64175,32091,0,64176,32244,0,64177,32574,0,64178,32773,0,64179,33618,0,64180,33775,0,
+64181,34681,0,64182,35137,0,64183,35206,0,64184,35222,0,64185,35519,0,64186,35576,0,
+64187,35531,0,64188,35585,0,64189,35582,0,64190,35565,0,64191,35641,0,64192,35722,0,
+64193,36104,0,64194,36664,0,64195,36978,0,64196,37273,0,64197,37494,0,64198,38524,0,
+64199,38627,0,64200,38742,0,64201,38875,0,64202,38911,0,64203,38923,0,64204,38971,0,
+64205,39698,0,64206,40860,0,64207,141386,0,64208,141380,0,64209,144341,0,64210,15261,0,
+64211,16408,0,64212,16441,0,64213,152137,0,64214,154832,0,64215,163539,0,64216,40771,0,
+64217,40846,0,64285,1497,1460,64287,1522,1463,64298,1513,1473,64299,1513,1474,64300,64329,1473,
+64301,64329,1474,64302,1488,1463,64303,1488,1464,64304,1488,1468,64305,1489,1468,64306,1490,1468,
+64307,1491,1468,64308,1492,1468,64309,1493,1468,64310,1494,1468,64312,1496,1468,64313,1497,1468,
+64314,1498,1468,64315,1499,1468,64316,1500,1468,64318,1502,1468,64320,1504,1468,64321,1505,1468,
+64323,1507,1468,64324,1508,1468,64326,1510,1468,64327,1511,1468,64328,1512,1468,64329,1513,1468,
+64330,1514,1468,64331,1493,1465,64332,1489,1471,64333,1499,1471,64334,1508,1471,69786,69785,69818,
+69788,69787,69818,69803,69797,69818,69934,69937,69927,69935,69938,69927,70475,70471,70462,70476,70471,70487,
+70843,70841,70842,70844,70841,70832,70846,70841,70845,71098,71096,71087,71099,71097,71087,71992,71989,71984,
+119134,119127,119141,119135,119128,119141,119136,119135,119150,119137,119135,119151,119138,119135,119152,119139,119135,119153,
+119140,119135,119154,119227,119225,119141,119228,119226,119141,119229,119227,119150,119230,119228,119150,119231,119227,119151,
+119232,119228,119151,194560,20029,0,194561,20024,0,194562,20033,0,194563,131362,0,194564,20320,0,
+194565,20398,0,194566,20411,0,194567,20482,0,194568,20602,0,194569,20633,0,194570,20711,0,
+194571,20687,0,194572,13470,0,194573,132666,0,194574,20813,0,194575,20820,0,194576,20836,0,
+194577,20855,0,194578,132380,0,194579,13497,0,194580,20839,0,194581,20877,0,194582,132427,0,
+194583,20887,0,194584,20900,0,194585,20172,0,194586,20908,0,194587,20917,0,194588,168415,0,
+194589,20981,0,194590,20995,0,194591,13535,0,194592,21051,0,194593,21062,0,194594,21106,0,
+194595,21111,0,194596,13589,0,194597,21191,0,194598,21193,0,194599,21220,0,194600,21242,0,
+194601,21253,0,194602,21254,0,194603,21271,0,194604,21321,0,194605,21329,0,194606,21338,0,
+194607,21363,0,194608,21373,0,194609,21375,0,194610,21375,0,194611,21375,0,194612,133676,0,
+194613,28784,0,194614,21450,0,194615,21471,0,194616,133987,0,194617,21483,0,194618,21489,0,
+194619,21510,0,194620,21662,0,194621,21560,0,194622,21576,0,194623,21608,0,194624,21666,0,
+194625,21750,0,194626,21776,0,194627,21843,0,194628,21859,0,194629,21892,0,194630,21892,0,
+194631,21913,0,194632,21931,0,194633,21939,0,194634,21954,0,194635,22294,0,194636,22022,0,
+194637,22295,0,194638,22097,0,194639,22132,0,194640,20999,0,194641,22766,0,194642,22478,0,
+194643,22516,0,194644,22541,0,194645,22411,0,194646,22578,0,194647,22577,0,194648,22700,0,
+194649,136420,0,194650,22770,0,194651,22775,0,194652,22790,0,194653,22810,0,194654,22818,0,
+194655,22882,0,194656,136872,0,194657,136938,0,194658,23020,0,194659,23067,0,194660,23079,0,
+194661,23000,0,194662,23142,0,194663,14062,0,194664,14076,0,194665,23304,0,194666,23358,0,
+194667,23358,0,194668,137672,0,194669,23491,0,194670,23512,0,194671,23527,0,194672,23539,0,
+194673,138008,0,194674,23551,0,194675,23558,0,194676,24403,0,194677,23586,0,194678,14209,0,
+194679,23648,0,194680,23662,0,194681,23744,0,194682,23693,0,194683,138724,0,194684,23875,0,
+194685,138726,0,194686,23918,0,194687,23915,0,194688,23932,0,194689,24033,0,194690,24034,0,
+194691,14383,0,194692,24061,0,194693,24104,0,194694,24125,0,194695,24169,0,194696,14434,0,
+194697,139651,0,194698,14460,0,194699,24240,0,194700,24243,0,194701,24246,0,194702,24266,0,
+194703,172946,0,194704,24318,0,194705,140081,0,194706,140081,0,194707,33281,0,194708,24354,0,
+194709,24354,0,194710,14535,0,194711,144056,0,194712,156122,0,194713,24418,0,194714,24427,0,
+194715,14563,0,194716,24474,0,194717,24525,0,194718,24535,0,194719,24569,0,194720,24705,0,
+194721,14650,0,194722,14620,0,194723,24724,0,194724,141012,0,194725,24775,0,194726,24904,0,
+194727,24908,0,194728,24910,0,194729,24908,0,194730,24954,0,194731,24974,0,194732,25010,0,
+194733,24996,0,194734,25007,0,194735,25054,0,194736,25074,0,194737,25078,0,194738,25104,0,
+194739,25115,0,194740,25181,0,194741,25265,0,194742,25300,0,194743,25424,0,194744,142092,0,
+194745,25405,0,194746,25340,0,194747,25448,0,194748,25475,0,194749,25572,0,194750,142321,0,
+194751,25634,0,194752,25541,0,194753,25513,0,194754,14894,0,194755,25705,0,194756,25726,0,
+194757,25757,0,194758,25719,0,194759,14956,0,194760,25935,0,194761,25964,0,194762,143370,0,
+194763,26083,0,194764,26360,0,194765,26185,0,194766,15129,0,194767,26257,0,194768,15112,0,
+194769,15076,0,194770,20882,0,194771,20885,0,194772,26368,0,194773,26268,0,194774,32941,0,
+194775,17369,0,194776,26391,0,194777,26395,0,194778,26401,0,194779,26462,0,194780,26451,0,
+194781,144323,0,194782,15177,0,194783,26618,0,194784,26501,0,194785,26706,0,194786,26757,0,
+194787,144493,0,194788,26766,0,194789,26655,0,194790,26900,0,194791,15261,0,194792,26946,0,
+194793,27043,0,194794,27114,0,194795,27304,0,194796,145059,0,194797,27355,0,194798,15384,0,
+194799,27425,0,194800,145575,0,194801,27476,0,194802,15438,0,194803,27506,0,194804,27551,0,
+194805,27578,0,194806,27579,0,194807,146061,0,194808,138507,0,194809,146170,0,194810,27726,0,
+194811,146620,0,194812,27839,0,194813,27853,0,194814,27751,0,194815,27926,0,194816,27966,0,
+194817,28023,0,194818,27969,0,194819,28009,0,194820,28024,0,194821,28037,0,194822,146718,0,
+194823,27956,0,194824,28207,0,194825,28270,0,194826,15667,0,194827,28363,0,194828,28359,0,
+194829,147153,0,194830,28153,0,194831,28526,0,194832,147294,0,194833,147342,0,194834,28614,0,
+194835,28729,0,194836,28702,0,194837,28699,0,194838,15766,0,194839,28746,0,194840,28797,0,
+194841,28791,0,194842,28845,0,194843,132389,0,194844,28997,0,194845,148067,0,194846,29084,0,
+194847,148395,0,194848,29224,0,194849,29237,0,194850,29264,0,194851,149000,0,194852,29312,0,
+194853,29333,0,194854,149301,0,194855,149524,0,194856,29562,0,194857,29579,0,194858,16044,0,
+194859,29605,0,194860,16056,0,194861,16056,0,194862,29767,0,194863,29788,0,194864,29809,0,
+194865,29829,0,194866,29898,0,194867,16155,0,194868,29988,0,194869,150582,0,194870,30014,0,
+194871,150674,0,194872,30064,0,194873,139679,0,194874,30224,0,194875,151457,0,194876,151480,0,
+194877,151620,0,194878,16380,0,194879,16392,0,194880,30452,0,194881,151795,0,194882,151794,0,
+194883,151833,0,194884,151859,0,194885,30494,0,194886,30495,0,194887,30495,0,194888,30538,0,
+194889,16441,0,194890,30603,0,194891,16454,0,194892,16534,0,194893,152605,0,194894,30798,0,
+194895,30860,0,194896,30924,0,194897,16611,0,194898,153126,0,194899,31062,0,194900,153242,0,
+194901,153285,0,194902,31119,0,194903,31211,0,194904,16687,0,194905,31296,0,194906,31306,0,
+194907,31311,0,194908,153980,0,194909,154279,0,194910,154279,0,194911,31470,0,194912,16898,0,
+194913,154539,0,194914,31686,0,194915,31689,0,194916,16935,0,194917,154752,0,194918,31954,0,
+194919,17056,0,194920,31976,0,194921,31971,0,194922,32000,0,194923,155526,0,194924,32099,0,
+194925,17153,0,194926,32199,0,194927,32258,0,194928,32325,0,194929,17204,0,194930,156200,0,
+194931,156231,0,194932,17241,0,194933,156377,0,194934,32634,0,194935,156478,0,194936,32661,0,
+194937,32762,0,194938,32773,0,194939,156890,0,194940,156963,0,194941,32864,0,194942,157096,0,
+194943,32880,0,194944,144223,0,194945,17365,0,194946,32946,0,194947,33027,0,194948,17419,0,
+194949,33086,0,194950,23221,0,194951,157607,0,194952,157621,0,194953,144275,0,194954,144284,0,
+194955,33281,0,194956,33284,0,194957,36766,0,194958,17515,0,194959,33425,0,194960,33419,0,
+194961,33437,0,194962,21171,0,194963,33457,0,194964,33459,0,194965,33469,0,194966,33510,0,
+194967,158524,0,194968,33509,0,194969,33565,0,194970,33635,0,194971,33709,0,194972,33571,0,
+194973,33725,0,194974,33767,0,194975,33879,0,194976,33619,0,194977,33738,0,194978,33740,0,
+194979,33756,0,194980,158774,0,194981,159083,0,194982,158933,0,194983,17707,0,194984,34033,0,
+194985,34035,0,194986,34070,0,194987,160714,0,194988,34148,0,194989,159532,0,194990,17757,0,
+194991,17761,0,194992,159665,0,194993,159954,0,194994,17771,0,194995,34384,0,194996,34396,0,
+194997,34407,0,194998,34409,0,194999,34473,0,195000,34440,0,195001,34574,0,195002,34530,0,
+195003,34681,0,195004,34600,0,195005,34667,0,195006,34694,0,195007,17879,0,195008,34785,0,
+195009,34817,0,195010,17913,0,195011,34912,0,195012,34915,0,195013,161383,0,195014,35031,0,
+195015,35038,0,195016,17973,0,195017,35066,0,195018,13499,0,195019,161966,0,195020,162150,0,
+195021,18110,0,195022,18119,0,195023,35488,0,195024,35565,0,195025,35722,0,195026,35925,0,
+195027,162984,0,195028,36011,0,195029,36033,0,195030,36123,0,195031,36215,0,195032,163631,0,
+195033,133124,0,195034,36299,0,195035,36284,0,195036,36336,0,195037,133342,0,195038,36564,0,
+195039,36664,0,195040,165330,0,195041,165357,0,195042,37012,0,195043,37105,0,195044,37137,0,
+195045,165678,0,195046,37147,0,195047,37432,0,195048,37591,0,195049,37592,0,195050,37500,0,
+195051,37881,0,195052,37909,0,195053,166906,0,195054,38283,0,195055,18837,0,195056,38327,0,
+195057,167287,0,195058,18918,0,195059,38595,0,195060,23986,0,195061,38691,0,195062,168261,0,
+195063,168474,0,195064,19054,0,195065,19062,0,195066,38880,0,195067,168970,0,195068,19122,0,
+195069,169110,0,195070,38923,0,195071,38923,0,195072,38953,0,195073,169398,0,195074,39138,0,
+195075,19251,0,195076,39209,0,195077,39335,0,195078,39362,0,195079,39422,0,195080,19406,0,
+195081,170800,0,195082,39698,0,195083,40000,0,195084,40189,0,195085,19662,0,195086,19693,0,
+195087,40295,0,195088,172238,0,195089,19704,0,195090,172293,0,195091,172558,0,195092,172689,0,
+195093,40635,0,195094,19798,0,195095,40697,0,195096,40702,0,195097,40709,0,195098,40719,0,
+195099,40726,0,195100,40763,0,195101,173568,0,
+};
+/* the composing decompositions (indexes into llm__ucd_decomp / 3), sorted by (first, second) */
+static const unsigned short llm__ucd_comp[941] = {
+912,909,913,0,1,2,3,53,55,238,4,572,5,165,208,210,570,415,57,417,
+419,421,59,61,63,65,6,425,67,427,431,433,429,7,8,9,598,69,71,73,
+10,596,77,212,214,594,240,75,439,441,445,198,79,447,81,83,187,85,87,449,
+453,236,451,455,457,11,12,13,89,91,93,97,14,610,167,216,218,612,95,459,
+98,463,189,465,100,467,102,106,469,104,475,473,477,479,481,200,108,15,483,112,
+485,110,489,487,16,17,18,19,114,116,246,20,616,118,169,220,222,161,614,191,
+499,501,120,503,124,224,226,505,122,509,126,128,511,132,513,232,130,521,136,523,
+234,134,527,525,21,22,23,138,140,142,24,640,144,146,171,228,230,163,638,529,
+148,533,531,539,541,543,545,150,549,547,551,553,555,652,25,152,658,250,557,154,
+656,654,155,559,157,159,561,563,26,27,28,29,54,56,239,30,573,31,166,209,
+211,571,416,58,418,420,422,60,62,64,66,32,426,68,428,432,434,430,33,34,
+35,599,70,72,74,36,597,78,213,215,595,241,76,440,442,446,199,80,448,82,
+84,188,86,88,450,454,237,452,456,458,565,37,38,39,90,92,94,40,611,168,
+217,219,613,96,460,99,197,464,190,466,101,468,103,107,470,105,476,474,478,480,
+482,201,109,41,484,113,486,111,490,488,42,43,44,45,115,117,247,46,617,119,
+170,221,223,162,615,192,500,502,121,504,125,225,227,506,123,510,127,129,512,133,
+514,233,131,522,566,137,524,235,135,528,526,47,48,49,139,141,143,50,641,145,
+147,172,229,231,164,639,530,149,534,532,540,542,544,546,151,550,548,567,552,554,
+556,653,51,153,659,251,558,52,657,568,655,156,560,158,160,562,564,875,258,835,
+576,574,580,578,181,202,204,185,423,602,600,606,604,461,620,618,624,622,491,244,
+493,242,206,179,175,173,177,577,575,581,579,182,203,205,186,424,603,601,607,605,
+462,621,619,625,623,492,245,494,243,207,180,176,174,178,586,584,590,588,587,585,
+591,589,435,437,436,438,495,497,496,498,515,516,517,518,535,536,537,538,569,630,
+628,634,632,636,631,629,635,633,637,644,642,648,646,650,645,643,649,647,651,195,
+193,194,183,184,443,444,248,249,196,831,259,830,829,668,669,833,841,261,682,683,
+843,262,696,697,845,857,263,856,855,268,712,713,883,264,726,727,874,872,265,871,
+870,269,740,885,266,752,753,887,826,838,760,270,823,822,660,661,827,825,762,271,
+676,677,764,272,688,689,839,837,766,273,850,849,275,704,705,853,768,277,720,721,
+866,867,770,278,863,862,276,732,733,868,772,279,744,745,881,879,851,267,854,864,
+274,869,880,280,281,285,302,304,284,282,306,283,300,310,312,287,314,289,316,286,
+318,324,288,326,328,330,332,322,303,305,293,291,307,292,301,311,313,296,315,290,
+317,295,319,325,297,327,329,331,333,323,294,298,299,308,309,320,321,334,335,337,
+336,338,340,341,339,342,343,344,353,354,365,364,366,369,370,372,371,373,374,377,
+375,376,378,379,381,380,382,383,385,384,403,404,405,406,407,408,409,410,411,412,
+413,414,471,472,507,508,519,520,582,592,583,593,608,609,626,627,662,664,666,774,
+663,665,667,775,776,777,778,779,780,781,670,672,674,782,671,673,675,783,784,785,
+786,787,788,789,678,680,679,681,684,686,685,687,690,692,694,790,691,693,695,791,
+792,793,794,795,796,797,698,700,702,798,699,701,703,799,800,801,802,803,804,805,
+706,708,710,707,709,711,714,716,718,715,717,719,722,724,723,725,728,730,729,731,
+734,736,738,735,737,739,741,742,743,746,748,750,806,747,749,751,807,808,809,810,
+811,812,813,754,756,758,814,755,757,759,815,816,817,818,819,820,821,824,836,878,
+828,846,847,848,840,882,859,860,861,894,895,896,897,899,898,900,901,902,903,904,
+905,906,907,908,911,910,914,915,916,917,918,919,920,921,930,931,922,923,924,925,
+932,933,926,927,928,929,934,935,936,937,966,941,942,943,944,945,946,947,948,949,
+950,951,952,953,954,955,956,957,958,959,960,961,962,963,964,965,967,993,968,969,
+970,971,972,973,974,975,976,977,978,979,980,981,982,983,984,985,986,987,988,989,
+990,991,992,994,995,996,997,998,1493,1494,1495,1496,1497,1498,1499,1501,1500,1502,1503,1504,
+1505,
+};
+/* DeepSeek LLM's split classes (tools/gen_unicode.py has them as the regex writes them):
+   inclusive code point ranges */
+static const uint32_t llm__ds_latin[168] = {
+65,90,97,122,181,181,192,214,216,246,248,442,
+444,447,452,659,661,687,880,883,886,887,891,893,
+895,895,902,902,904,906,908,908,910,929,931,1013,
+1015,1153,1162,1327,1329,1366,4256,4293,5024,5109,5112,5117,
+7312,7354,7357,7359,7424,7467,7531,7543,7545,7578,7680,7957,
+7960,7965,7968,8005,8008,8013,8016,8023,8025,8025,8027,8027,
+8029,8029,8031,8061,8064,8116,8118,8124,8126,8126,8130,8132,
+8134,8140,8144,8147,8150,8155,8160,8172,8178,8180,8182,8188,
+8450,8450,8455,8455,8458,8467,8469,8469,8473,8477,8484,8484,
+8486,8486,8488,8488,8490,8493,8495,8500,8505,8505,8508,8511,
+8517,8521,8526,8526,8579,8580,11264,11387,11390,11492,11499,11502,
+11506,11507,42560,42605,42624,42651,42786,42863,42865,42887,42891,42894,
+43888,43967,64256,64262,64275,64279,65313,65338,65345,65370,66560,66639,
+66736,66771,66776,66811,68736,68786,68800,68850,71840,71903,125184,125251,
+};
+static const uint32_t llm__ds_punct[12] = {
+33,47,58,126,8216,8223,12288,12290,65281,65295,65306,65374,
+};
+static const uint32_t llm__ds_cjk[4] = {
+2048,40869,44032,55295,
+};
+/* >>unicode-tables end */
+
+static unsigned llm__ucd_row(uint32_t cp) {
+    unsigned run, block;
+    if (cp > 0x10FFFF) return 0; /* row 0: unassigned */
+    run = llm__ucd_stage1[cp >> LLM__UCD_TOP];
+    block = llm__ucd_stage2[run << (LLM__UCD_TOP - LLM__UCD_SHIFT) | ((cp >> LLM__UCD_SHIFT) & ((1u << (LLM__UCD_TOP - LLM__UCD_SHIFT)) - 1))];
+    return llm__ucd_stage3[block << LLM__UCD_SHIFT | (cp & ((1u << LLM__UCD_SHIFT) - 1))];
+}
+LLM__UNI unsigned llm__ucd(uint32_t cp) { return cp < 0x80 ? llm__ucd_ascii[cp] : llm__ucd_flags[llm__ucd_row(cp)]; }
+LLM__UNI unsigned llm__ucd_ccc_of(uint32_t cp) { return llm__ucd_ccc[llm__ucd_row(cp)]; }
+
+/* cp's canonical decomposition (one or two code points; *second 0 for one): 1, or 0 */
+static int llm__ucd_decomp_of(uint32_t cp, uint32_t *first, uint32_t *second) {
+    int lo = 0, hi = LLM__UCD_N_DECOMP - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        uint32_t c = llm__ucd_decomp[3 * mid];
+        if (cp < c) hi = mid - 1;
+        else if (cp > c) lo = mid + 1;
+        else return *first = llm__ucd_decomp[3 * mid + 1], *second = llm__ucd_decomp[3 * mid + 2], 1;
+    }
+    return 0;
+}
+/* the primary composite of a + b, 0 if none (Hangul is llm__nfc_pair's) */
+static uint32_t llm__ucd_compose(uint32_t a, uint32_t b) {
+    int lo = 0, hi = LLM__UCD_N_COMP - 1;
+    if (b < LLM__UCD_MIN_SECOND) return 0;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        const uint32_t *d = llm__ucd_decomp + 3 * llm__ucd_comp[mid];
+        if (a < d[1] || (a == d[1] && b < d[2])) hi = mid - 1;
+        else if (a > d[1] || b > d[2]) lo = mid + 1;
+        else return d[0];
+    }
+    return 0;
+}
+static int llm__in_ranges(uint32_t cp, const uint32_t *r, int n) {
+    int lo = 0, hi = n / 2 - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cp < r[2 * mid]) hi = mid - 1;
+        else if (cp > r[2 * mid + 1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+/* is cp in DeepSeek LLM's class of level 2 (Latin), 3 (Punct), 5 (CJK) or 6 (\p{N}) */
+static int llm__ds_class(uint32_t cp, int level) {
+    switch (level) {
+    case 2: return llm__in_ranges(cp, llm__ds_latin, (int)(sizeof llm__ds_latin / sizeof llm__ds_latin[0]));
+    case 3: return llm__in_ranges(cp, llm__ds_punct, (int)(sizeof llm__ds_punct / sizeof llm__ds_punct[0]));
+    case 5: return llm__in_ranges(cp, llm__ds_cjk, (int)(sizeof llm__ds_cjk / sizeof llm__ds_cjk[0]));
+    default: return (llm__ucd(cp) & LLM__UC_N) != 0; /* 6 */
+    }
+}
 
 /* ---- vocabularies: SentencePiece and byte-level BPE, special tokens, decoding ---------- */
+
+/* The reasons, formatted without stdio (LLM_NO_STDIO builds have no snprintf): %s, %.*s,
+   %ld, %lu, cut to cap. */
+static void llm__fmt(char *buf, size_t cap, const char *f, ...) {
+    va_list ap;
+    size_t k = 0;
+    va_start(ap, f);
+    for (; *f && k + 1 < cap; f++) {
+        char num[24];
+        const char *s = NULL;
+        size_t n = 0, i;
+        if (*f != '%') {
+            buf[k++] = *f;
+            continue;
+        }
+        f++;
+        if (f[0] == 's') s = va_arg(ap, const char *), n = strlen(s);
+        else if (f[0] == '.' && f[1] == '*' && f[2] == 's') n = (size_t)va_arg(ap, int), s = va_arg(ap, const char *), f += 2;
+        else if ((f[0] == 'l' && (f[1] == 'd' || f[1] == 'u')) || f[0] == 'd') {
+            unsigned long u;
+            int neg = 0;
+            if (f[0] == 'd') {
+                int x = va_arg(ap, int);
+                neg = x < 0, u = neg ? 0ul - (unsigned long)x : (unsigned long)x;
+            } else if (f[1] == 'd') {
+                long x = va_arg(ap, long);
+                neg = x < 0, u = neg ? 0ul - (unsigned long)x : (unsigned long)x;
+                f++;
+            } else {
+                u = va_arg(ap, unsigned long);
+                f++;
+            }
+            i = sizeof num;
+            do num[--i] = (char)('0' + u % 10), u /= 10;
+            while (u);
+            if (neg) num[--i] = '-';
+            s = num + i, n = sizeof num - i;
+        } else {
+            if (!*f) break;
+            buf[k++] = *f; /* %% and anything else: the character */
+            continue;
+        }
+        for (i = 0; i < n && k + 1 < cap; i++) buf[k++] = (unsigned char)s[i] >= 32 ? s[i] : '?';
+    }
+    va_end(ap);
+    if (cap) buf[k] = '\0';
+}
 
 /* The tables, in caller memory: pieces (offsets, lengths, bytes), scores, types, the piece
    hash (2x the tokens, a power of two), the merge hash (2x the merges), the special list. */
@@ -9795,7 +11362,7 @@ static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
             int h0, h1;
             if (v->len[i] != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || (h0 = llm__hexval(s[3])) < 0 ||
                 (h1 = llm__hexval(s[4])) < 0 || s[5] != '>') {
-                snprintf(v->why, sizeof v->why, "token %ld has type byte but is not <0xNN>", (long)i);
+                llm__fmt(v->why, sizeof v->why, "token %ld has type byte but is not <0xNN>", (long)i);
                 LLM__FFAIL(why, v->why, LLM_EFORMAT);
             }
             if (v->byte_id[h0 * 16 + h1] < 0) v->byte_id[h0 * 16 + h1] = i;
@@ -9804,7 +11371,7 @@ static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
             while (v->hash[j] != 0) {
                 int32_t o = (int32_t)(v->hash[j] - 1);
                 if (v->len[o] == v->len[i] && memcmp(v->text + v->off[o], s, v->len[i]) == 0) {
-                    snprintf(v->why, sizeof v->why, "tokens %ld and %ld are the same piece", (long)o, (long)i);
+                    llm__fmt(v->why, sizeof v->why, "tokens %ld and %ld are the same piece", (long)o, (long)i);
                     LLM__FFAIL(why, v->why, LLM_EFORMAT);
                 }
                 j = (j + 1) & v->hash_mask;
@@ -9844,7 +11411,7 @@ static llm_status llm__vocab_id_key(const llm_gguf *g, llm_vocab *v, const char 
     if (st == LLM_ENOTFOUND) return LLM_OK;
     if (st == LLM_OK && (x == -1 || x == 0xFFFFFFFFll)) return LLM_OK;
     if (st != LLM_OK || x < 0 || x >= v->n_tokens) {
-        snprintf(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
+        llm__fmt(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
         LLM__FFAIL(why, v->why, LLM_EFORMAT);
     }
     *out = (int32_t)x;
@@ -9854,7 +11421,7 @@ static llm_status llm__vocab_flag_key(const llm_gguf *g, llm_vocab *v, const cha
     int64_t i = llm_gguf_find_key(g, key);
     if (i < 0) return LLM_OK;
     if (g->kv[i].type != LLM_GGUF_BOOL) {
-        snprintf(v->why, sizeof v->why, "%s: not a bool", key);
+        llm__fmt(v->why, sizeof v->why, "%s: not a bool", key);
         LLM__FFAIL(why, v->why, LLM_EFORMAT);
     }
     *out = g->kv[i].value[0] != 0;
@@ -9899,7 +11466,7 @@ LLMDEF size_t llm_vocab_gguf_bytes(const llm_gguf *g) {
     } while (0)
 #define LLM__VFAIL(code, ...)                                                                           \
     do {                                                                                               \
-        snprintf(v->why, sizeof v->why, __VA_ARGS__);                                                  \
+        llm__fmt(v->why, sizeof v->why, __VA_ARGS__);                                                  \
         if (why) *why = v->why;                                                                        \
         return (code);                                                                                 \
     } while (0)
@@ -9947,10 +11514,10 @@ static llm_status llm__vocab_init_gguf(llm_vocab *v, void *mem, size_t mem_bytes
         const char *pwhy = "";
         v->kind = LLM_VOCAB_BPE;
         if (llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre) != LLM_OK) pre.s = "default", pre.n = 7;
-        if (pre.n >= sizeof name) LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%.40s...\": unknown", pre.s);
+        if (pre.n >= sizeof name) LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%.*s...\": unknown", 40, pre.s);
         memcpy(name, pre.s, (size_t)pre.n);
         name[pre.n] = '\0';
-        if (llm_pretok_from_name(name, &v->pretok, &pwhy) != LLM_OK)
+        if (llm_pretok_from_name(name, &v->pretok, &pwhy) != LLM_OK || v->pretok == LLM_PRETOK_NONE)
             LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.ggml.pre \"%s\": not a pre-tokenizer llm.h has", name);
         v->ignore_merges = v->pretok == LLM_PRETOK_LLAMA3; /* llama.cpp's and HF's Llama 3 */
     } else {
@@ -10051,7 +11618,7 @@ LLMDEF void llm_vocab_free(llm_vocab *v) {
 /* ---- encoding ----
    The merges of one piece of text (llama.cpp's llm_tokenizer_spm / _bpe sessions, and
    sentencepiece's BPE mode): symbols are the UTF-8 characters (a lead byte's length, cut
-   at the end), a linked list; a heap holds candidate pairs, the best first: SentencePiece
+   at the end; byte-level BPE: the bytes, each one character of its alphabet), a linked list; a heap holds candidate pairs, the best first: SentencePiece
    by the merged piece's score (higher), BPE by the merge's rank (lower, as key -rank);
    equal keys: the leftmost pair. A popped pair whose symbols changed since it was pushed
    is stale and skipped (its two lengths no longer add up); a merge pushes the two new
@@ -10101,7 +11668,7 @@ static llm__big llm__heap_pop(llm__enc *e) {
 static void llm__enc_pair(llm__enc *e, int32_t l, int32_t r) {
     llm__big b;
     if (l < 0 || r < 0) return;
-    if (e->v->kind == LLM_VOCAB_SPM) {
+    if (e->v->kind == LLM_VOCAB_SPM && !e->v->merges) { /* by the merged piece's score; else by merge rank */
         b.id = llm__vocab_lookup(e->v, e->s + e->sym[l].start, (size_t)(e->sym[l].n + e->sym[r].n));
         if (b.id < 0) return;
         b.key = e->v->score[b.id];
@@ -10128,8 +11695,8 @@ static void llm__enc_word(llm__enc *e, int32_t a, int32_t b) {
         llm__enc_out(e, k);
         return;
     }
-    for (p = a; p < b; m++) {
-        int32_t cl = llm__utf8_lead_len((unsigned char)e->s[p]);
+    for (p = a; p < b; m++) { /* BPE: each byte is one byte-level character */
+        int32_t cl = v->kind == LLM_VOCAB_BPE ? 1 : llm__utf8_lead_len((unsigned char)e->s[p]);
         if (cl > b - p) cl = b - p;
         e->sym[m].start = p, e->sym[m].n = cl, e->sym[m].prev = m - 1, e->sym[m].next = m + 1;
         e->sym[m].id = llm__vocab_lookup(v, e->s + p, (size_t)cl);
@@ -10177,7 +11744,7 @@ static uint64_t llm__enc_syms(const llm_vocab *v, uint64_t len) {
 }
 LLMDEF size_t llm_vocab_scratch_bytes(const llm_vocab *v, size_t text_len) {
     uint64_t s, m;
-    if (!v || !v->text) return 0;
+    if (!v || !v->text || text_len >= (size_t)INT32_MAX / 2) return 0; /* symbol positions are int32 */
     m = llm__enc_syms(v, text_len);
     s = LLM__MALIGN(llm__enc_buf_bytes(v, text_len)) + LLM__MALIGN(m * sizeof(llm__sym)) +
         LLM__MALIGN(3 * m * sizeof(llm__big)) + 64;
@@ -10478,12 +12045,24 @@ LLMDEF size_t llm_vocab_json_bytes(const char *json, const llm_json_tok *toks, s
     if (llm__hf_scan(&h, &what) != LLM_OK) return 0;
     s = llm__vocab_size(h.n, h.text, h.n_merges);
     c = llm__hf_config_toks(config, config_len);
-    if (s == 0 || c > (SIZE_MAX - s - 64) / sizeof(llm_json_tok)) return 0;
-    return s + c * sizeof(llm_json_tok) + 64;
+    if (s == 0 || c > (SIZE_MAX - s - 128) / sizeof(llm_json_tok)) return 0;
+    return s + c * sizeof(llm_json_tok) + 128; /* the tokens start 64-aligned after the tables */
 }
 
-/* A JSON string token decoded into the text area as piece `id` (byte-level unmapped when bl). */
-static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok *t, int64_t id, const signed short *bl) {
+/* U+2581 to ' ' in place; the new length. */
+static size_t llm__spm_unescape(char *d, size_t n) {
+    size_t i, w = 0;
+    for (i = 0; i < n; i++) {
+        if (i + 2 < n && (unsigned char)d[i] == 0xE2 && (unsigned char)d[i + 1] == 0x96 && (unsigned char)d[i + 2] == 0x81)
+            d[w++] = ' ', i += 2;
+        else d[w++] = d[i];
+    }
+    return w;
+}
+/* A JSON string token decoded into the text area as piece `id`: byte-level unmapped when
+   bl, SentencePiece's U+2581 to ' ' when spm. */
+static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok *t, int64_t id, const signed short *bl,
+                              int spm) {
     llm_vocab *v = b->v;
     char *d = v->text + b->pos;
     size_t w = 0;
@@ -10492,18 +12071,26 @@ static llm_status llm__hf_put(llm__vbuild *b, const char *js, const llm_json_tok
         return LLM_EFORMAT;
     r = bl ? llm__bl_decode((const unsigned char *)d, w, d, bl) : -1; /* in place: it only shrinks */
     if (r >= 0) w = (size_t)r;
+    else if (spm) w = llm__spm_unescape(d, w);
     d[w] = '\0';
     v->off[id] = (uint32_t)b->pos, v->len[id] = (uint32_t)w;
     b->pos += w + 1;
     return LLM_OK;
 }
 
-/* A merge of two byte-level strings a, b (JSON tokens, or the halves of "a b"). */
+/* A merge of two strings a, b (JSON tokens, or the halves of "a b"): byte-level (bl), or
+   SentencePiece's with U+2581 (bl NULL). */
 static llm_status llm__hf_merge(llm_vocab *v, const char *a, size_t la, const char *bb, size_t lb, uint32_t rank,
                                 char *tmp, const signed short *bl, const char **why) {
-    int64_t da = llm__bl_decode((const unsigned char *)a, la, tmp, bl), db;
+    int64_t da, db;
     int32_t x, y, id;
-    db = da < 0 ? -1 : llm__bl_decode((const unsigned char *)bb, lb, tmp + da, bl);
+    if (bl) {
+        da = llm__bl_decode((const unsigned char *)a, la, tmp, bl);
+        db = da < 0 ? -1 : llm__bl_decode((const unsigned char *)bb, lb, tmp + da, bl);
+    } else {
+        memmove(tmp, a, la), da = (int64_t)llm__spm_unescape(tmp, la);
+        memmove(tmp + da, bb, lb), db = (int64_t)llm__spm_unescape(tmp + da, lb);
+    }
     if (db < 0) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: a character outside the byte-level alphabet", (unsigned long)rank);
     x = llm__vocab_lookup(v, tmp, (size_t)da);
     y = llm__vocab_lookup(v, tmp + da, (size_t)db);
@@ -10523,6 +12110,39 @@ static int32_t llm__hf_special_id(const llm_vocab *v, const char *cj, const llm_
     return llm_vocab_find(v, name, l);
 }
 
+/* Where a SentencePiece tokenizer.json puts its space: a Metaspace pre-tokenizer
+   (add_prefix_space, or prepend_scheme "always" / "first"), or a normalizer that is
+   Prepend U+2581 and Replace " " with U+2581 (each optional); anything else in the
+   normalizer is LLM_EUNSUPPORTED. */
+static llm_status llm__hf_spm_space(llm_vocab *v, const char *js, const llm_json_tok *t, size_t nt, int64_t at, int meta,
+                                    const char **why) {
+    size_t k;
+    uint32_t m;
+    v->add_space_prefix = 0;
+    if (at < 0 || t[at].type == LLM_JSON_NULL) return LLM_OK;
+    if (meta) {
+        int64_t ap = llm_json_find(js, t, nt, (size_t)at, "add_prefix_space"), ps = llm_json_find(js, t, nt, (size_t)at, "prepend_scheme");
+        v->add_space_prefix = (ap >= 0 && t[ap].type == LLM_JSON_TRUE) ||
+                              (ps >= 0 && (llm_json_eq(js, &t[ps], "always") || llm_json_eq(js, &t[ps], "first")));
+        return LLM_OK;
+    }
+    {
+        int64_t ty = t[at].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)at, "type") : -1;
+        int64_t list = llm_json_find(js, t, nt, (size_t)at, "normalizers");
+        if (ty < 0 || !llm_json_eq(js, &t[ty], "Sequence") || list < 0 || t[list].type != LLM_JSON_ARRAY)
+            LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: a SentencePiece normalizer other than Prepend / Replace");
+        for (k = (size_t)list + 1, m = 0; m < t[list].n; m++, k = t[k].next) {
+            int64_t nty = t[k].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, k, "type") : -1;
+            if (nty >= 0 && llm_json_eq(js, &t[nty], "Prepend")) {
+                v->add_space_prefix = 1;
+            } else if (!(nty >= 0 && llm_json_eq(js, &t[nty], "Replace"))) {
+                LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizers[%lu] is not Prepend or Replace", (unsigned long)m);
+            }
+        }
+    }
+    return LLM_OK;
+}
+
 static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *js, size_t len,
                                        const llm_json_tok *t, size_t nt, const char *config, size_t config_len,
                                        const char **why) {
@@ -10535,6 +12155,7 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
     int64_t pre, norm, x;
     char *tmp;
     llm_status st;
+    int spm;
     (void)len;
     memset(&h, 0, sizeof h);
     h.js = js, h.t = t, h.nt = nt;
@@ -10561,9 +12182,21 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
             }
         }
     }
+    if (v->pretok == LLM_PRETOK_COUNT) {
+        /* SentencePiece as HF converts it (Llama 2, TinyLlama, Mistral): BPE over characters
+           with byte fallback, spaces as U+2581 by a Metaspace pre-tokenizer or by the
+           normalizer's Prepend + Replace; the merges' order stands for the scores */
+        int64_t ty = pre >= 0 && t[pre].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)pre, "type") : -1;
+        int64_t bf = llm_json_find(js, t, nt, (size_t)h.model, "byte_fallback");
+        int meta = ty >= 0 && llm_json_eq(js, &t[ty], "Metaspace");
+        if (meta || ((pre < 0 || t[pre].type == LLM_JSON_NULL) && bf >= 0 && t[bf].type == LLM_JSON_TRUE)) {
+            v->kind = LLM_VOCAB_SPM, v->pretok = LLM_PRETOK_NONE;
+            LLM__VTRY(llm__hf_spm_space(v, js, t, nt, meta ? pre : norm, meta, why));
+        }
+    }
     if (v->pretok == LLM_PRETOK_COUNT)
-        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: pre_tokenizer is not one llm.h has (gpt-2's ByteLevel, Llama 3's or Qwen2's Split)");
-    if (norm >= 0 && t[norm].type != LLM_JSON_NULL) {
+        LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: pre_tokenizer is not one llm.h has (gpt-2's ByteLevel, Llama 3's or Qwen2's Split, Metaspace)");
+    if (v->kind == LLM_VOCAB_BPE && norm >= 0 && t[norm].type != LLM_JSON_NULL) {
         int64_t ty = t[norm].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)norm, "type") : -1;
         if (ty < 0 || !llm_json_eq(js, &t[ty], "NFC") || v->pretok != LLM_PRETOK_QWEN2)
             LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizer other than Qwen2's NFC");
@@ -10571,20 +12204,35 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
     x = llm_json_find(js, t, nt, (size_t)h.model, "ignore_merges");
     v->ignore_merges = x >= 0 && t[x].type == LLM_JSON_TRUE;
     llm__bl_table(bl);
+    spm = v->kind == LLM_VOCAB_SPM;
     for (k = (size_t)h.vocab + 1, m = 0; m < t[h.vocab].n; m++, k = LLM__JNEXT(t, k)) {
+        const char *p;
         llm_json_int(js, &t[k + 1], &x); /* checked by the scan */
         if (v->off[x] != 0) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab gives id %ld twice", (long)x);
-        if (llm__hf_put(&b, js, &t[k], x, bl) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab key %lu", (unsigned long)m);
-        v->type[x] = LLM_TOKEN_NORMAL;
+        if (llm__hf_put(&b, js, &t[k], x, spm ? NULL : bl, spm) != LLM_OK)
+            LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: model.vocab key %lu", (unsigned long)m);
+        p = v->text + v->off[x];
+        /* byte fallback's pieces are <0xNN> in the vocabulary */
+        v->type[x] = spm && v->len[x] == 6 && p[0] == '<' && p[1] == '0' && p[2] == 'x' && llm__hexval(p[3]) >= 0 &&
+                             llm__hexval(p[4]) >= 0 && p[5] == '>'
+                         ? LLM_TOKEN_BYTE
+                         : LLM_TOKEN_NORMAL;
     }
     if (h.added >= 0)
         for (k = (size_t)h.added + 1, m = 0; m < t[h.added].n; m++, k = t[k].next) {
             int64_t ki = llm_json_find(js, t, nt, k, "id"), kc = llm_json_find(js, t, nt, k, "content");
             int64_t ks = llm_json_find(js, t, nt, k, "special");
             llm_json_int(js, &t[ki], &x);
-            if (llm__hf_put(&b, js, &t[kc], x, NULL) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: added_tokens[%lu].content", (unsigned long)m);
+            if (llm__hf_put(&b, js, &t[kc], x, NULL, 0) != LLM_OK) LLM__VFAIL(LLM_EFORMAT, "tokenizer.json: added_tokens[%lu].content", (unsigned long)m);
             v->type[x] = ks >= 0 && t[ks].type == LLM_JSON_TRUE ? LLM_TOKEN_CONTROL : LLM_TOKEN_USER_DEFINED;
         }
+    x = llm_json_find(js, t, nt, (size_t)h.model, "unk_token");
+    if (x >= 0 && t[x].type == LLM_JSON_STRING) { /* <unk>: the unknown type, and what byte fallback falls to */
+        char name[64];
+        size_t l = 0;
+        int32_t u = llm_json_str(js, &t[x], name, sizeof name, &l) == LLM_OK ? llm_vocab_find(v, name, l) : -1;
+        if (u >= 0) v->type[u] = LLM_TOKEN_UNKNOWN, v->unk = u;
+    }
     LLM__VTRY(llm__vocab_finish(v, why));
     tmp = v->text + b.pos;
     for (k = (size_t)h.merges + 1, m = 0; m < t[h.merges].n; m++, k = t[k].next) {
@@ -10601,7 +12249,7 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
         } else {
             LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not \"a b\" or [\"a\", \"b\"] (or longer than every piece)", (unsigned long)m);
         }
-        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, bl, why));
+        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, spm ? NULL : bl, why));
     }
     if (config && config_len) {
         llm_json_tok *ct = (llm_json_tok *)llm__align64((char *)llm__align64(mem) + llm__vocab_size(h.n, h.text, h.n_merges));

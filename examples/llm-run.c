@@ -25,7 +25,8 @@ static const char *usage =
     "  -n <int>    number of steps (positions, prompt included), 0..2147483647, default 256;\n"
     "              0 or more than the model's context = the model's context\n"
     "  -i <string> input prompt\n"
-    "  -z <string> tokenizer (llama2.c's tokenizer.bin format), default tokenizer.bin\n"
+    "  -z <string> tokenizer: llama2.c's tokenizer.bin, a GGUF or a tokenizer.json; default: a\n"
+    "              GGUF's own, a Hugging Face directory's tokenizer.json, else tokenizer.bin\n"
     "  -m <string> mode: generate (default) or chat: user turns are lines of stdin, each\n"
     "              reply streamed to stdout on a line of its own (a GGUF checkpoint: its\n"
     "              tokenizer, chat template and end-of-turn tokens)\n"
@@ -57,8 +58,10 @@ static const char *usage =
     "flag or mode, -y without -m chat (run.c ignores it), a flag without its value.\n"
     "The checkpoint is a llama2.c .bin, a GGUF file (llama architecture; F32, F16, BF16 or\n"
     "ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K) or a Hugging Face directory (config.json\n"
-    "and model.safetensors: llama, mistral, qwen2), told apart by their contents. The\n"
-    "tokenizer is llama2.c's format for now (a GGUF's own tokenizer is issue 13).\n"
+    "and model.safetensors: llama, mistral, qwen2), told apart by their contents. A llama2.c\n"
+    "tokenizer.bin encodes as run.c does (its exact ids); a GGUF's or tokenizer.json's\n"
+    "vocabulary (SentencePiece or byte-level BPE) adds BOS when the file asks for it, and\n"
+    "generation stops at its EOS / EOT.\n"
     "Files are checked first: a directory without config.json, an empty file, a text file,\n"
     "a tokenizer given as the checkpoint (or the reverse), or a tokenizer whose piece count\n"
     "differs from the model's vocabulary are each named as such.\n";
@@ -110,16 +113,60 @@ static int load_model(llm_model *m, const char *path) {
     return fail(what, st, why);
 }
 
-/* The tokenizer: its piece count must be the model's vocabulary. */
-static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_default) {
+/* The tokenizer: llama2.c's (run.c's exact encoding), or a vocabulary from a GGUF or a
+   tokenizer.json. A tokenizer.bin's piece count must be the model's vocabulary; a
+   vocabulary may be smaller (embedding rows past it are padding, as in Qwen's). */
+typedef struct run_tok {
+    int is_vocab;
+    llm_tokenizer t;
+    llm_vocab v;
+    llm_vocab_stream s;
+} run_tok;
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int load_vocab(run_tok *t, const char *path, const char *what, int vocab) {
+    const char *why = "";
+    llm_status st = llm_vocab_load_file(&t->v, path, 0, &why);
+    char why2[320], b1[32], b2[32];
+    if (st != LLM_OK) return fail(what, st, why);
+    if (t->v.n_tokens > vocab) {
+        snprintf(why2, sizeof why2, "the vocabulary has %s tokens, the model %s (the tokenizer of another model?)",
+                 llm_args_commas((unsigned long long)t->v.n_tokens, b1), llm_args_commas((unsigned long long)vocab, b2));
+        llm_vocab_free(&t->v);
+        return fail(what, LLM_EFORMAT, why2);
+    }
+    t->is_vocab = 1;
+    llm_vocab_stream_init(&t->s, &t->v, 0);
+    return 0;
+}
+
+static int load_tokenizer(run_tok *rt, const char *path, const char *ckpt, int vocab, int is_default) {
     char what[600], why2[320], b1[32], b2[32];
     const char *why = "";
-    llm_file_probe p = llm_args_probe_file(path);
+    llm_file_probe p;
     llm_status st;
     llm_model other;
+    llm_tokenizer *t = &rt->t;
+    memset(rt, 0, sizeof *rt);
+    if (is_default) { /* the checkpoint's own: a GGUF's keys, a Hugging Face directory's tokenizer.json */
+        llm_file_probe c = llm_args_probe_file(ckpt);
+        char hf[700];
+        FILE *f;
+        snprintf(what, sizeof what, "the tokenizer of '%.500s'", ckpt);
+        if (c.kind == LLM_FILE_GGUF) return load_vocab(rt, ckpt, what, vocab);
+        snprintf(hf, sizeof hf, "%.600s/tokenizer.json", ckpt);
+        if (c.kind == LLM_FILE_DIRECTORY && (f = fopen(hf, "rb")) != NULL) {
+            fclose(f);
+            return load_vocab(rt, hf, what, vocab);
+        }
+    }
+    p = llm_args_probe_file(path);
     snprintf(what, sizeof what, "-z '%.500s'%s", path, is_default ? " (the default tokenizer)" : "");
-    if (p.kind == LLM_FILE_GGUF)
-        return fail(what, LLM_EUNSUPPORTED, "a GGUF file: its tokenizer is not read yet (issue 13); give -z a llama2.c tokenizer.bin");
+    if (p.kind == LLM_FILE_GGUF || (p.kind == LLM_FILE_TEXT && ends_with(path, ".json"))) return load_vocab(rt, path, what, vocab);
     if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_DIRECTORY || p.kind == LLM_FILE_EMPTY)
         return fail(what, LLM_EIO, p.what);
     if (p.kind == LLM_FILE_TOKENIZER && p.pieces != vocab) {
@@ -136,6 +183,51 @@ static int load_tokenizer(llm_tokenizer *t, const char *path, int vocab, int is_
     }
     if (p.kind == LLM_FILE_TEXT) return fail(what, st, "a text file, not a llama2.c tokenizer");
     return fail(what, st, why);
+}
+
+/* The prompt's ids: run.c's (BOS, dummy prefix, merges), or the vocabulary's with BOS
+   when it asks for one. */
+static llm_status tok_prompt(run_tok *t, const char *prompt, int *ids, int cap, int *n) {
+    if (!t->is_vocab) return llm_tokenize(&t->t, prompt, 1, 0, ids, cap, n);
+    {
+        size_t m = 0, i;
+        int32_t *tmp = (int32_t *)malloc((size_t)cap * sizeof *tmp);
+        llm_status st = tmp ? llm_vocab_encode(&t->v, prompt, strlen(prompt), t->v.add_bos ? LLM_ENCODE_BOS : 0, tmp,
+                                               (size_t)cap, &m, NULL, 0)
+                            : LLM_ENOMEM;
+        for (i = 0; st == LLM_OK && i < m; i++) ids[i] = tmp[i];
+        *n = (int)m;
+        free(tmp);
+        return st;
+    }
+}
+
+/* Print `token` (following prev): run.c's rule for llama2.c's pieces; the streaming
+   decoder's whole characters for a vocabulary. */
+static void tok_print(run_tok *t, int prev, int token) {
+    if (!t->is_vocab) {
+        int len;
+        const char *piece = llm_token_piece(&t->t, prev, token, &len);
+        if (llm_piece_printable(piece, len)) fwrite(piece, 1, (size_t)len, stdout);
+    } else {
+        char out[8192];
+        size_t len = 0;
+        if (llm_vocab_stream_push(&t->s, token, out, sizeof out, &len) == LLM_OK) fwrite(out, 1, len, stdout);
+    }
+}
+
+/* A story ends at BOS in llama2.c's models; a vocabulary's text at its EOS or EOT. */
+static int tok_stops(const run_tok *t, int token) {
+    if (!t->is_vocab) return token == 1;
+    return token == t->v.eos || token == t->v.eot;
+}
+
+static void tok_free(run_tok *t) {
+    if (t->is_vocab) {
+        llm_vocab_free(&t->v);
+    } else {
+        llm_tokenizer_free(&t->t);
+    }
 }
 
 /* --ids-in: the ids of a file, one per step from position 0; the logits of each step to
@@ -460,7 +552,7 @@ int main(int argc, char **argv) {
     const char *ids_in = NULL, *logits_out = NULL;
     chat_opts co;
     llm_model model;
-    llm_tokenizer tok;
+    run_tok tok;
     llm_state state;
     llm_sampler sampler;
     llm_threads *th = NULL;
@@ -597,7 +689,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", steps,
                 model.config.max_seq_len, model.config.max_seq_len);
     if (steps == 0 || steps > model.config.max_seq_len) steps = model.config.max_seq_len;
-    if (load_tokenizer(&tok, tok_path, model.config.vocab, !tok_given)) return 1;
+    if (load_tokenizer(&tok, tok_path, ckpt, model.config.vocab, !tok_given)) return 1;
     if (n_threads > 1 && (st = llm_threads_create(&th, n_threads)) != LLM_OK)
         return fail("--threads", st,
                     st == LLM_EUNSUPPORTED ? "this build has no threads (compile with -DLLM_PTHREADS -pthread)" : NULL);
@@ -606,8 +698,8 @@ int main(int argc, char **argv) {
     ids = (int *)malloc((strlen(prompt) + 3) * sizeof *ids);
     logits = (float *)malloc((size_t)model.config.vocab * sizeof *logits);
     if (!ids || !logits) return fail("memory", LLM_ENOMEM, NULL);
-    if ((st = llm_tokenize(&tok, prompt, 1, 0, ids, (int)strlen(prompt) + 3, &n_prompt)) != LLM_OK)
-        return fail("-i", st, NULL);
+    if ((st = tok_prompt(&tok, prompt, ids, (int)strlen(prompt) + 3, &n_prompt)) != LLM_OK) return fail("-i", st, NULL);
+    if (n_prompt == 0) return fail("-i", LLM_EINVAL, "an empty prompt, and the vocabulary has no BOS to start from");
 
     /* all the memory the loop needs, allocated once: KV cache for `steps` positions,
        activations for a prefill of the whole prompt (in chunks of at most 256) */
@@ -623,6 +715,7 @@ int main(int argc, char **argv) {
     /* positions 0..n_prompt-2 are prompt tokens, forced (run.c prints them as it goes) */
     token = ids[0];
     if (print_ids) printf("%d\n", token);
+    else if (tok.is_vocab) tok_print(&tok, -1, token); /* a vocabulary's BOS prints nothing; a first word does */
     pos = 0;
     if (n_prompt > 1 && steps > 0) {
         n_pre = n_prompt - 1 < steps ? n_prompt - 1 : steps;
@@ -631,10 +724,8 @@ int main(int argc, char **argv) {
         if ((st = llm_forward(&state, &model.weights, ids, n_pre, 0, logits, 0, th)) != LLM_OK)
             return fail("forward", st, NULL);
         for (i = 1; i <= n_pre; i++) {
-            int len;
-            const char *piece = llm_token_piece(&tok, ids[i - 1], ids[i], &len);
             if (print_ids) printf("%d\n", ids[i]);
-            else if (llm_piece_printable(piece, len)) fwrite(piece, 1, (size_t)len, stdout);
+            else tok_print(&tok, ids[i - 1], ids[i]);
         }
         fflush(stdout);
         pos = n_pre;
@@ -643,20 +734,22 @@ int main(int argc, char **argv) {
     t_first = now_s(); /* the end of the prefill (t0 itself when there was none) */
     /* the generation loop: forward one token, sample the next, print it */
     for (; pos < steps; pos++) {
-        const char *piece;
-        int len;
         if ((st = llm_forward(&state, &model.weights, &token, 1, pos, logits, 0, th)) != LLM_OK)
             return fail("forward", st, NULL);
         next = llm_sample(&sampler, logits);
-        if (next == 1) { /* BOS ends a story in llama2.c's models */
+        if (tok_stops(&tok, next)) { /* BOS ends a story in llama2.c's models; EOS a vocabulary's text */
             pos++;
             break;
         }
-        piece = llm_token_piece(&tok, token, next, &len);
         if (print_ids) printf("%d\n", next);
-        else if (llm_piece_printable(piece, len)) fwrite(piece, 1, (size_t)len, stdout);
+        else tok_print(&tok, token, next);
         fflush(stdout);
         token = next;
+    }
+    if (tok.is_vocab && !print_ids) {
+        char out[8];
+        size_t len = 0;
+        if (llm_vocab_stream_flush(&tok.s, out, sizeof out, &len) == LLM_OK) fwrite(out, 1, len, stdout);
     }
     if (!print_ids) printf("\n");
     fflush(stdout); /* the text before the speed lines on stderr */
@@ -683,7 +776,7 @@ int main(int argc, char **argv) {
     }
     llm_sampler_free(&sampler);
     llm_state_free(&state);
-    llm_tokenizer_free(&tok);
+    tok_free(&tok);
     llm_model_free(&model);
     llm_threads_free(th);
     free(ids);

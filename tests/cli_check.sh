@@ -6,7 +6,7 @@
 #    parsed, compared to the table's printed precision); --help / -h: usage on stdout, rc 0.
 # usage: cli_check.sh BUILD_DIR   (needs BUILD/llm-run, BUILD/llm-plan, BUILD/examples/08_generate)
 B=${1:-build}
-RUN=$B/llm-run PLAN=$B/llm-plan
+RUN=$B/llm-run PLAN=$B/llm-plan TOK=$B/llm-tokenize
 T=$B/cli_check
 pass=0 fail=0 skip=0
 rm -rf "$T" && mkdir -p "$T/dir" || exit 1
@@ -22,6 +22,7 @@ fi
 : > "$T/empty.bin"
 printf 'Once upon a time there was a text file.\n' > "$T/text.txt"
 printf 'GGUF\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > "$T/model.gguf"
+echo "1 2 99999999" > "$T/bigid.txt"
 cp "$Z" "$T/tok_plus1.bin" && printf '\000\000\000\000\001\000\000\000x' >> "$T/tok_plus1.bin"
 
 # ---- bad invocations: tool | arguments | what stderr must name | why it must give
@@ -84,7 +85,7 @@ run|$T/missing.bin -z $Z|checkpoint '$T/missing.bin'|cannot open
 run|$M -z $T/dir|-z '$T/dir'|a directory
 run|$M -z $T/empty.bin|-z '$T/empty.bin'|an empty file
 run|$M -z $T/text.txt|-z '$T/text.txt'|a text file
-run|$M -z $T/model.gguf|-z '$T/model.gguf'|its tokenizer is not read yet
+run|$M -z $T/model.gguf|-z '$T/model.gguf'|tokenizer.ggml.tokens
 run|$M -z $M|-z '$M'|a llama2.c checkpoint
 run|$M -z $T/missing.bin|-z '$T/missing.bin'|cannot open
 run|$M -z $T/tok_plus1.bin|-z '$T/tok_plus1.bin'|pieces, the model
@@ -94,6 +95,21 @@ run|$M --ids-in $T/empty.bin|--ids-in '$T/empty.bin'|no ids
 run|$M --ids-in $T/missing.bin|--ids-in '$T/missing.bin'|cannot open
 run|$M --logits-out $T/l.f32|--logits-out|needs --ids-in
 run|$M --ids-in|--ids-in|needs a value
+tok||no FILE|Usage
+tok|$T/missing.bin|'$T/missing.bin'|cannot open
+tok|$T/dir|'$T/dir'|a directory
+tok|$T/empty.bin|'$T/empty.bin'|an empty file
+tok|$T/model.gguf|'$T/model.gguf'|tokenizer.ggml.tokens
+tok|$T/text.txt|'$T/text.txt'|tokenizer.bin
+tok|$Z $Z|a second FILE|the first
+tok|$Z --frobnicate|--frobnicate|unknown option
+tok|$Z --vocab abc|--vocab|not a whole number
+tok|$Z --vocab 7|'$Z'|not vocab pieces
+tok|$Z --bos=1|--bos|takes no value
+tok|$Z -f|-f|needs a value
+tok|$Z -f $T/missing.txt|-f '$T/missing.txt'|cannot open
+tok|$Z --decode -f $T/text.txt|--decode|is not an id
+tok|$Z --decode -f $T/bigid.txt|--decode|is not an id in 0..
 plan|--model llama-2-7b --gpus abc|--gpus|not a whole number
 plan|--model llama-2-7b --gpus -1|--gpus|not a whole number
 plan|--model llama-2-7b --gpus 0|--gpus|not a whole number
@@ -153,15 +169,15 @@ n_bad=0
 bad_cases > "$T/bad.txt"
 while IFS='|' read -r tool args name why; do
   n_bad=$((n_bad + 1))
-  if [ "$tool" = run ]; then bin=$RUN; else bin=$PLAN; fi
+  case $tool in run) bin=$RUN ;; tok) bin=$TOK ;; *) bin=$PLAN ;; esac
   # shellcheck disable=SC2086
-  $bin $args > "$T/out" 2> "$T/err"; rc=$?
+  $bin $args < /dev/null > "$T/out" 2> "$T/err"; rc=$?
   if [ "$rc" -ne 0 ] && [ ! -s "$T/out" ] && grep -qF -- "$name" "$T/err" && grep -qF -- "$why" "$T/err"; then ok
   else bad "$tool $args: rc $rc, stdout $(wc -c < "$T/out") bytes, stderr: $(head -c 300 "$T/err") (want '$name' and '$why')"; fi
 done < "$T/bad.txt"
 
 # ---- help: usage on stdout, rc 0, nothing on stderr
-for inv in "$RUN --help" "$RUN -h" "$PLAN --help" "$PLAN -h"; do
+for inv in "$TOK --help" "$TOK -h" "$RUN --help" "$RUN -h" "$PLAN --help" "$PLAN -h"; do
   $inv > "$T/out" 2> "$T/err"; rc=$?
   if [ "$rc" -eq 0 ] && grep -qi usage "$T/out" && [ ! -s "$T/err" ]; then ok; else bad "$inv: rc $rc"; fi
 done
@@ -181,10 +197,45 @@ if [ -f ../shared/models/stories260K.prompt.ids ] && [ "$M" = ../shared/models/s
 else
   skip=$((skip + 1)); echo "SKIP 1: llm-run's ids against run.c's: ../shared/models absent"
 fi
+# the GGUF conversion with its own vocabulary (no -z): run.c's first 129 ids (its 128 positions)
+G=../shared/models/stories260K.gguf
+if [ -f "$G" ] && [ -f ../shared/models/stories260K.prompt.ids ]; then
+  $RUN "$G" -t 0 -n 128 -i "Once upon a time" --ids > "$T/gids" 2> "$T/err"
+  if head -n 129 ../shared/models/stories260K.prompt.ids | cmp -s - "$T/gids"; then ok; else bad "llm-run $G (its own tokenizer) ids differ from run.c's: $(head -c 200 "$T/err")"; fi
+else
+  skip=$((skip + 1)); echo "SKIP 1: llm-run on $G with its own tokenizer: ../shared/models absent"
+fi
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 $RUN "$M" -z "$Z" -n 3 --threads $((cores + 1)) > "$T/out" 2> "$T/err"; rc=$?
 if [ "$rc" -eq 0 ] && grep -q "warning: --threads $((cores + 1)) is more than the $cores cores" "$T/err"; then ok
 else bad "llm-run --threads $((cores + 1)) on $cores cores: rc $rc, $(head -c 200 "$T/err")"; fi
+
+# ---- llm-tokenize: "Hello world" (string 12 of each ../shared/vocab .inp) gives the .out's
+# ids; --decode gives the bytes back; --special makes <|im_start|> one id, and only then
+V=../shared/vocab
+for f in ggml-vocab-llama-spm.gguf ggml-vocab-phi-3.gguf ggml-vocab-gpt-2.gguf ggml-vocab-deepseek-llm.gguf llama3.gguf qwen2.gguf; do
+  if [ ! -f "$V/$f" ]; then
+    if [ "${LLM_REQUIRE_SHARED:-0}" != 0 ]; then bad "$V/$f absent (LLM_REQUIRE_SHARED)"; else skip=$((skip + 1)); echo "SKIP 1: llm-tokenize on $V/$f: absent"; fi
+    continue
+  fi
+  want=$(sed -n 12p "$V/$f.out" | sed 's/^ *//')
+  got=$(printf 'Hello world' | $TOK "$V/$f" 2> "$T/err")
+  back=$(printf '%s' "$got" | $TOK "$V/$f" --decode 2>> "$T/err")
+  if [ "$got" = "$want" ] && [ "$back" = "Hello world" ]; then ok; else bad "llm-tokenize $f: '$got' (want '$want'), decoded '$back' $(head -c 200 "$T/err")"; fi
+done
+if [ -f "$V/hf-qwen3/tokenizer.json" ]; then
+  a=$(printf '<|im_start|>user' | $TOK "$V/hf-qwen3/tokenizer.json" --special) b=$(printf '<|im_start|>user' | $TOK "$V/hf-qwen3/tokenizer.json")
+  d=$(printf '%s' "$a" | $TOK "$V/hf-qwen3/tokenizer.json" --decode --special)
+  case "$a" in "151644 "*) a_ok=1 ;; *) a_ok=0 ;; esac
+  case " $b " in *" 151644 "*) b_ok=0 ;; *) b_ok=1 ;; esac
+  if [ "$a_ok" = 1 ] && [ "$b_ok" = 1 ] && [ "$d" = "<|im_start|>user" ]; then ok; else bad "llm-tokenize --special: '$a' / without: '$b' / decoded '$d'"; fi
+else
+  skip=$((skip + 1)); echo "SKIP 1: llm-tokenize --special on hf-qwen3/tokenizer.json: absent"
+fi
+# a llama2.c tokenizer.bin: --bos puts <s> (1) first, and the text decodes back
+got=$(printf 'Once upon a time' | $TOK "$Z" --bos)
+back=$(printf '%s' "$got" | $TOK "$Z" --decode)
+case "$got" in "1 "*) [ "$back" = "Once upon a time" ] && ok || bad "llm-tokenize $Z: decoded '$back'" ;; *) bad "llm-tokenize $Z --bos: '$got'" ;; esac
 
 # ---- good llm-plan invocations: table and JSON carry the same figures
 good_cases() {

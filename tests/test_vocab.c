@@ -372,7 +372,252 @@ static void test_small(void) {
     gw_free(&w), gw_free(&wb);
 }
 
+/* Streaming, one byte per id: the small BPE vocabulary has a token per byte, so a text
+   of 1- to 4-byte characters whose pairs rarely merge arrives in pieces cut inside
+   characters. After every id, all that was emitted is valid UTF-8 ending on a character
+   boundary; the whole equals the text. Then every prefix of the id sequence: emitted +
+   held is exactly the decode of that prefix. */
+static void test_stream_bytes(void) {
+    gw w = make_vocab(V_BPE_OK);
+    llm_gguf g;
+    llm_vocab v;
+    const char *why = "";
+    char text[512], got[600], chunk[64];
+    int32_t ids[600];
+    size_t n = 0, tl = 0, gl = 0, l, i, bad = 0, prefixes = 0;
+    uint32_t r = 12345;
+    llm_vocab_stream s;
+    while (tl < 400) { /* 1-, 2-, 3- and 4-byte characters at random */
+        uint32_t k, cp;
+        r = r * 1103515245u + 12345u;
+        k = (r >> 16) % 4;
+        cp = k == 0 ? 0x20 + (r >> 8) % 0x5f : k == 1 ? 0x80 + (r >> 4) % 0x780 : k == 2 ? 0x800 + (r >> 3) % 0xD000 : 0x10000 + (r >> 2) % 0xFFFFF;
+        if (k == 0) text[tl++] = (char)cp;
+        else if (k == 1) text[tl++] = (char)(0xC0 | cp >> 6), text[tl++] = (char)(0x80 | (cp & 63));
+        else if (k == 2) text[tl++] = (char)(0xE0 | cp >> 12), text[tl++] = (char)(0x80 | ((cp >> 6) & 63)), text[tl++] = (char)(0x80 | (cp & 63));
+        else text[tl++] = (char)(0xF0 | cp >> 18), text[tl++] = (char)(0x80 | ((cp >> 12) & 63)), text[tl++] = (char)(0x80 | ((cp >> 6) & 63)), text[tl++] = (char)(0x80 | (cp & 63));
+    }
+    CHECK(utf8_valid((const unsigned char *)text, tl));
+    CHECK_OK(llm_gguf_create(&g, w.p, w.n, &why));
+    CHECK_OK(llm_vocab_create_gguf(&v, &g, &why));
+    CHECK_OK(llm_vocab_encode(&v, text, tl, 0, ids, 600, &n, NULL, 0));
+    CHECK_MSG(n > tl / 2, "%lu ids for %lu bytes: the pieces should be mostly single bytes", (unsigned long)n, (unsigned long)tl);
+    CHECK_OK(llm_vocab_stream_init(&s, &v, 0));
+    for (i = 0; i < n; i++) {
+        char whole[600];
+        size_t wl = 0;
+        if (llm_vocab_stream_push(&s, ids[i], chunk, sizeof chunk, &l) != LLM_OK) bad++;
+        memcpy(got + gl, chunk, l), gl += l;
+        if (!utf8_valid((const unsigned char *)got, gl)) bad++;
+        /* the prefix ids[0..i]: what came out plus what is held is its whole decode */
+        if (llm_vocab_decode(&v, ids, i + 1, 0, whole, sizeof whole, &wl) != LLM_OK || wl != gl + (size_t)s.n_held ||
+            memcmp(whole, got, gl) != 0 || memcmp(whole + gl, s.held, (size_t)s.n_held) != 0)
+            bad++;
+        prefixes++;
+    }
+    CHECK_OK(llm_vocab_stream_flush(&s, chunk, sizeof chunk, &l));
+    CHECK(l == 0); /* valid UTF-8 leaves nothing held */
+    CHECK_MSG(bad == 0 && prefixes == n, "%lu of %lu stream steps emitted a partial character or lost bytes", (unsigned long)bad, (unsigned long)n);
+    CHECK(gl == tl && memcmp(got, text, tl) == 0);
+    /* a character cut and never completed: held, then emitted as it is by the flush */
+    CHECK_OK(llm_vocab_stream_init(&s, &v, 0));
+    CHECK_OK(llm_vocab_stream_push(&s, v.byte_id[0xE6], chunk, sizeof chunk, &l));
+    CHECK(l == 0 && s.n_held == 1);
+    CHECK_OK(llm_vocab_stream_push(&s, v.byte_id['a'], chunk, sizeof chunk, &l)); /* can no longer complete */
+    CHECK(l == 2 && (unsigned char)chunk[0] == 0xE6 && chunk[1] == 'a');
+    CHECK(llm_vocab_stream_push(&s, v.byte_id['a'], chunk, 0, &l) == LLM_ERANGE && l == 0);
+    llm_vocab_free(&v);
+    llm_gguf_free(&g);
+    gw_free(&w);
+}
+
+/* Special-token text in the real vocabularies: one id only with LLM_ENCODE_SPECIAL
+   (control), always (user-defined: Qwen's <think>); BOS / EOS as the file says. */
+static void test_special_real(void) {
+    char path[512];
+    size_t gn;
+    char *gbuf;
+    llm_gguf g;
+    llm_vocab v;
+    const char *why = "";
+    int32_t ids[64];
+    size_t n = 0, k;
+    int has;
+    snprintf(path, sizeof path, "%s/llama3.gguf", vocab_dir());
+    if (!(gbuf = read_all(path, &gn))) {
+        TEST_SKIP_SHARED(5, "%s absent: special tokens of a real vocabulary not checked", path);
+    } else {
+        CHECK_OK(llm_gguf_create(&g, gbuf, gn, &why));
+        CHECK_OK(llm_vocab_create_gguf(&v, &g, &why));
+        CHECK(v.bos == 128000 && v.eos == 128001 && v.add_bos && v.pretok == LLM_PRETOK_LLAMA3 && v.ignore_merges);
+        CHECK_OK(llm_vocab_encode(&v, "<|start_header_id|>user<|end_header_id|>", 40, LLM_ENCODE_BOS | LLM_ENCODE_SPECIAL, ids, 64, &n, NULL, 0));
+        CHECK(n == 4 && ids[0] == 128000 && ids[1] == 128006 && ids[3] == 128007);
+        CHECK_OK(llm_vocab_encode(&v, "<|start_header_id|>user<|end_header_id|>", 40, 0, ids, 64, &n, NULL, 0));
+        for (k = 0, has = 0; k < n; k++) has |= ids[k] >= 128000;
+        CHECK_MSG(n > 4 && !has, "user text made a special id (%lu ids)", (unsigned long)n);
+        llm_vocab_free(&v);
+        llm_gguf_free(&g);
+        free(gbuf);
+    }
+    snprintf(path, sizeof path, "%s/qwen2.gguf", vocab_dir());
+    if (!(gbuf = read_all(path, &gn))) {
+        TEST_SKIP_SHARED(6, "%s absent: Qwen's special tokens and NFC not checked", path);
+    } else {
+        CHECK_OK(llm_gguf_create(&g, gbuf, gn, &why));
+        CHECK_OK(llm_vocab_create_gguf(&v, &g, &why));
+        CHECK(v.bos == -1 && v.eos == 151645 && !v.add_bos);
+        CHECK_OK(llm_vocab_encode(&v, "<think>\n<|im_end|>", 18, 0, ids, 64, &n, NULL, 0));
+        CHECK(n > 3 && ids[0] == 151667 && ids[n - 1] != 151645); /* <think> user-defined, <|im_end|> control */
+        { /* Qwen's normalizer: "cafe" + U+0301 (combining acute) is NFC's "caf\u00e9", the same ids */
+            int32_t ids2[64];
+            size_t n2 = 0;
+            CHECK_OK(llm_vocab_encode(&v, "caf\xc3\xa9 au lait", 13, 0, ids, 64, &n, NULL, 0));
+            CHECK_OK(llm_vocab_encode(&v, "cafe\xcc\x81 au lait", 14, 0, ids2, 64, &n2, NULL, 0));
+            CHECK_MSG(n == n2 && memcmp(ids, ids2, n * sizeof ids[0]) == 0, "NFC: %lu ids vs %lu", (unsigned long)n, (unsigned long)n2);
+        }
+        llm_vocab_free(&v);
+        llm_gguf_free(&g);
+        free(gbuf);
+    }
+}
+
+/* tokenizer.json refusals, each naming what is wrong. */
+static void test_hostile_json(void) {
+    static const struct { const char *js; llm_status st; const char *names; } c[] = {
+        {"[1, 2]", LLM_EFORMAT, "not a JSON object"},
+        {"{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}", LLM_EUNSUPPORTED, "model.type"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": -1}, \"merges\": []}}", LLM_EFORMAT, "model.vocab id"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 0}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}}", LLM_EFORMAT, "id 0 twice"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a c\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}}", LLM_EFORMAT, "merges[0]"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"ab\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}}", LLM_EFORMAT, "merges[0]"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Whitespace\"}}", LLM_EUNSUPPORTED, "pre_tokenizer"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": {}}}", LLM_EFORMAT, "model.merges"},
+        {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, \"added_tokens\": [{\"id\": 99999999, \"content\": \"x\"}]}", LLM_EFORMAT, "added_tokens"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        llm_vocab v;
+        const char *why = "";
+        llm_status st = llm_vocab_create_json(&v, c[i].js, strlen(c[i].js), NULL, 0, &why);
+        CHECK_MSG(st == c[i].st && why && strstr(why, c[i].names), "json %lu: %s \"%s\", want %s naming %s", (unsigned long)i,
+                  llm_status_str(st), why ? why : "(null)", llm_status_str(c[i].st), c[i].names);
+        if (st == LLM_OK) llm_vocab_free(&v);
+    }
+}
+
+/* Llama 2's tokenizer as Hugging Face ships it (BPE over characters with byte fallback,
+   spaces as U+2581 by the normalizer, merges in place of scores), written here from
+   ggml-vocab-llama-spm.gguf the way transformers' SentencePieceExtractor converts a
+   SentencePiece model: every split (l, r) of a piece into two pieces is a merge, ordered
+   by the piece's score (higher first; within a piece by the ids of l, then r). Its ids
+   must be the .out file's. */
+typedef struct hf_merge { int32_t l, r, piece; float score; } hf_merge;
+static int hf_merge_cmp(const void *a, const void *b) {
+    const hf_merge *x = (const hf_merge *)a, *y = (const hf_merge *)b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->piece != y->piece) return x->piece < y->piece ? -1 : 1;
+    if (x->l != y->l) return x->l < y->l ? -1 : 1;
+    return x->r < y->r ? -1 : x->r > y->r;
+}
+static void json_put_str(test_buf *b, const char *s, size_t n) {
+    size_t i;
+    test_buf_put(b, "\"", 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') esc[0] = '\\', esc[1] = (char)c, test_buf_put(b, esc, 2);
+        else if (c < 0x20) snprintf(esc, sizeof esc, "\\u%04x", c), test_buf_put(b, esc, 6);
+        else test_buf_put(b, s + i, 1);
+    }
+    test_buf_put(b, "\"", 1);
+}
+static void test_hf_spm(void) {
+    char path[512], num[32];
+    size_t gn, in_n, out_n, i, nm = 0;
+    char *gbuf, *inp, *out;
+    llm_gguf g;
+    llm_vocab v, hv;
+    const char *why = "";
+    int lines = 0;
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf", vocab_dir());
+    gbuf = read_all(path, &gn);
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf.inp", vocab_dir());
+    inp = read_all(path, &in_n);
+    snprintf(path, sizeof path, "%s/ggml-vocab-llama-spm.gguf.out", vocab_dir());
+    out = read_all(path, &out_n);
+    if (!gbuf || !inp || !out) {
+        TEST_SKIP_SHARED(1, "%s absent: the Hugging Face form of SentencePiece is not checked", path);
+    } else if (CHECK_OK(llm_gguf_create(&g, gbuf, gn, &why)) && CHECK_OK(llm_vocab_create_gguf(&v, &g, &why))) {
+        const llm_gguf_kv *kt = &g.kv[llm_gguf_find_key(&g, "tokenizer.ggml.tokens")];
+        llm_gguf_str *raw = (llm_gguf_str *)malloc((size_t)v.n_tokens * sizeof *raw);
+        hf_merge *m = (hf_merge *)malloc((size_t)v.n_tokens * 16 * sizeof *m);
+        uint64_t cur = 0;
+        test_buf b;
+        int32_t id;
+        memset(&b, 0, sizeof b);
+        for (id = 0; id < v.n_tokens; id++) llm_gguf_arr_str(kt, &cur, &raw[id]);
+        for (id = 0; id < v.n_tokens; id++) { /* the splits of each normal piece (unescaped bytes) */
+            const char *p = v.text + v.off[id];
+            size_t len = v.len[id], k;
+            if (v.type[id] != LLM_TOKEN_NORMAL) continue;
+            for (k = 1; k < len; k++) {
+                int32_t l, r;
+                if (((unsigned char)p[k] & 0xC0) == 0x80) continue; /* inside a character */
+                l = llm__vocab_lookup(&v, p, k), r = llm__vocab_lookup(&v, p + k, len - k);
+                if (l >= 0 && r >= 0 && nm < (size_t)v.n_tokens * 16) m[nm].l = l, m[nm].r = r, m[nm].piece = id, m[nm].score = v.score[id], nm++;
+            }
+        }
+        qsort(m, nm, sizeof *m, hf_merge_cmp);
+        test_buf_put(&b, "{\"added_tokens\": [", 18);
+        for (id = 0; id < 3; id++) {
+            test_buf_put(&b, id ? ", {\"id\": " : "{\"id\": ", id ? 9 : 7);
+            snprintf(num, sizeof num, "%d, \"content\": ", (int)id);
+            test_buf_put(&b, num, strlen(num));
+            json_put_str(&b, raw[id].s, raw[id].n);
+            test_buf_put(&b, ", \"special\": true}", 18);
+        }
+        {
+            static const char mid[] = "], \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": "
+                                      "\"\xe2\x96\x81\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\xe2\x96\x81\"}]},"
+                                      " \"pre_tokenizer\": null, \"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"fuse_unk\": true,"
+                                      " \"byte_fallback\": true, \"vocab\": {";
+            test_buf_put(&b, mid, sizeof mid - 1);
+        }
+        for (id = 0; id < v.n_tokens; id++) {
+            if (id) test_buf_put(&b, ", ", 2);
+            json_put_str(&b, raw[id].s, raw[id].n);
+            snprintf(num, sizeof num, ": %d", (int)id);
+            test_buf_put(&b, num, strlen(num));
+        }
+        test_buf_put(&b, "}, \"merges\": [", 14);
+        for (i = 0; i < nm; i++) {
+            char pair[512];
+            size_t pl = raw[m[i].l].n, pr = raw[m[i].r].n;
+            if (pl + pr + 1 > sizeof pair) continue;
+            memcpy(pair, raw[m[i].l].s, pl), pair[pl] = ' ', memcpy(pair + pl + 1, raw[m[i].r].s, pr);
+            if (i) test_buf_put(&b, ", ", 2);
+            json_put_str(&b, pair, pl + pr + 1);
+        }
+        test_buf_put(&b, "]}}", 3);
+        if (CHECK_OK(llm_vocab_create_json(&hv, (const char *)b.p, b.n, NULL, 0, &why))) {
+            CHECK(hv.kind == LLM_VOCAB_SPM && hv.add_space_prefix && hv.unk == 0 && hv.n_merges > 60000 && hv.byte_id[0x0A] == 13);
+            run_pair(&hv, "ggml-vocab-llama-spm as a Hugging Face tokenizer.json", inp, in_n, out, 1, &lines);
+            llm_vocab_free(&hv);
+        } else {
+            fprintf(stderr, "    %s\n", why);
+        }
+        free(raw), free(m), free(b.p);
+        llm_vocab_free(&v);
+        llm_gguf_free(&g);
+    }
+    free(gbuf), free(inp), free(out);
+}
+
 int main(void) {
+    test_hf_spm();
+    test_stream_bytes();
+    test_special_real();
+    test_hostile_json();
     test_hostile();
     test_small();
     test_gguf_pairs();

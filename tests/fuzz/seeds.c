@@ -139,6 +139,87 @@ static int gguf_seeds(const char *dir) {
     return bad;
 }
 
+/* fuzz_vocab_gguf / fuzz_vocab_json: uint8 flags, uint16 text length, the text, then
+   (json: uint16 config length, the config) the vocabulary. A SentencePiece GGUF (<unk> <s>
+   </s>, a user-defined piece, the byte pieces, pieces over "ab "), a byte-level BPE GGUF
+   (the 256 byte characters, merges, a control and a user-defined piece), and
+   tokenizer.json files of the shape Llama 3 and Qwen ship. */
+static int put_vocab(const char *dir, const char *target, const char *name, int flags, const char *text,
+                     const char *cfg, const void *p, size_t n) {
+    size_t tl = strlen(text), cl = cfg ? strlen(cfg) : 0, k = 0;
+    unsigned char *b = (unsigned char *)malloc(n + tl + cl + 8);
+    int bad;
+    if (!b) return 1;
+    b[k++] = (unsigned char)flags, b[k++] = (unsigned char)tl, b[k++] = (unsigned char)(tl >> 8);
+    memcpy(b + k, text, tl), k += tl;
+    if (cfg) b[k++] = (unsigned char)cl, b[k++] = (unsigned char)(cl >> 8), memcpy(b + k, cfg, cl), k += cl;
+    memcpy(b + k, p, n), k += n;
+    bad = put(dir, target, name, b, k);
+    free(b);
+    return bad;
+}
+static int vocab_seeds(const char *dir) {
+    static char names[256][8];
+    static const char *const spm[] = {"<unk>", "<s>", "</s>", "<|user|>", "\xe2\x96\x81", "a", "b", "ab", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab"};
+    static const char *const merges[] = {"a b", "ab ab", "\xc4\xa0 a"};
+    static const char *const json[] = {
+        "{\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\xc4\xa0\": 3, \"\xc4\xa0" "a\": 4},"
+        " \"merges\": [\"a b\", \"\xc4\xa0 a\"]}, \"added_tokens\": [{\"id\": 5, \"content\": \"<|begin_of_text|>\", \"special\": true},"
+        " {\"id\": 6, \"content\": \"<think>\", \"special\": false}], \"normalizer\": null,"
+        " \"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": true}}",
+        "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [[\"a\", \"b\"]]},"
+        " \"normalizer\": {\"type\": \"NFC\"}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\","
+        " \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}},"
+        " {\"type\": \"ByteLevel\"}]}, \"added_tokens\": [{\"id\": 3, \"content\": \"<|im_end|>\", \"special\": true}]}",
+    };
+    const char *toks[300];
+    float scores[300];
+    int32_t types[300];
+    int n = 0, i, k = 0, bad = 0;
+    gw w;
+    gw_init(&w);
+    for (i = 0; i < 4; i++) toks[n] = spm[i], scores[n] = 0, types[n++] = i == 0 ? 2 : i < 3 ? 3 : 4;
+    for (i = 0; i < 256; i++) snprintf(names[i], sizeof names[i], "<0x%02X>", i), toks[n] = names[i], scores[n] = 0, types[n++] = 6;
+    for (i = 4; i < 10; i++) toks[n] = spm[i], scores[n] = -(float)(10 - i), types[n++] = 1;
+    gw_kv_str(&w, "tokenizer.ggml.model", "llama");
+    gw_kv_arr_str(&w, "tokenizer.ggml.tokens", toks, (uint64_t)n);
+    gw_kv_arr_f32(&w, "tokenizer.ggml.scores", scores, (uint64_t)n);
+    gw_kv_arr_i32(&w, "tokenizer.ggml.token_type", types, (uint64_t)n);
+    gw_kv_u32(&w, "tokenizer.ggml.bos_token_id", 1);
+    gw_kv_u32(&w, "tokenizer.ggml.eos_token_id", 2);
+    gw_finish(&w);
+    bad |= put_vocab(dir, "fuzz_vocab_gguf", "spm", 7, "ab ba <s>\xc3\xa9<|user|>", NULL, w.p, w.n);
+    gw_free(&w);
+    gw_init(&w);
+    n = 0;
+    for (i = 0; i < 256; i++) {
+        int cp = (i >= 33 && i <= 126) || (i >= 161 && i <= 172) || (i >= 174) ? i : 256 + k++;
+        if (cp < 0x80) names[i][0] = (char)cp, names[i][1] = 0;
+        else names[i][0] = (char)(0xC0 | cp >> 6), names[i][1] = (char)(0x80 | (cp & 63)), names[i][2] = 0;
+        toks[n] = names[i], types[n++] = 1;
+    }
+    toks[n] = "ab", types[n++] = 1;
+    toks[n] = "abab", types[n++] = 1;
+    toks[n] = "\xc4\xa0" "a", types[n++] = 1;
+    toks[n] = "<|end|>", types[n++] = 3;
+    toks[n] = "<think>", types[n++] = 4;
+    gw_kv_str(&w, "tokenizer.ggml.model", "gpt2");
+    gw_kv_str(&w, "tokenizer.ggml.pre", "gpt-2");
+    gw_kv_arr_str(&w, "tokenizer.ggml.tokens", toks, (uint64_t)n);
+    gw_kv_arr_i32(&w, "tokenizer.ggml.token_type", types, (uint64_t)n);
+    gw_kv_arr_str(&w, "tokenizer.ggml.merges", merges, 3);
+    gw_finish(&w);
+    bad |= put_vocab(dir, "fuzz_vocab_gguf", "bpe", 4, "ababab a <think><|end|> 12 \xf0\x9f\x98\x80", NULL, w.p, w.n);
+    gw_free(&w);
+    for (i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "json%d", i);
+        bad |= put_vocab(dir, "fuzz_vocab_json", name, 4, "ab a<|im_end|><think> b", "{\"bos_token\": \"<|begin_of_text|>\"}",
+                         json[i], strlen(json[i]));
+    }
+    return bad;
+}
+
 /* fuzz_json: config.json texts from st_writer.h, a safetensors header, a tokenizer.json
    fragment, and the corners of the grammar (escapes, numbers, nesting) */
 static int put_json_seeds(const char *dir) {
@@ -267,6 +348,7 @@ int main(int argc, char **argv) {
         }
     }
     bad |= gguf_seeds(dir);
+    bad |= vocab_seeds(dir);
     bad |= put_json_seeds(dir);
     bad |= put_safetensors_seeds(dir);
     if (bad) fprintf(stderr, "seeds: could not write every seed under %s\n", dir);
