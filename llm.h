@@ -39,6 +39,7 @@
        >>attention   causal attention in three stages (scores, online softmax, P V; GQA/MQA,
                      windows, softcap), KV cache
        >>model       decoder block, model forward pass, sampling
+         >>generation the sampler chain, stop strings, chat templates, end-of-generation ids
        >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
                      safetensors + Hugging Face config.json, JSON: from memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
@@ -805,12 +806,38 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
    and then top-p (nucleus) sampling when 0 < topp < 1, else plain multinomial, with
    run.c's xorshift generator (llm_xorshift_u32). The sampler's scratch (the top-p sort)
    lives in caller memory: llm_sampler_bytes(vocab). */
+typedef struct llm_logit_bias {
+    int id;
+    float bias;
+} llm_logit_bias;
+
+typedef struct llm_sampler_params {
+    int greedy;              /* 1: argmax after bias and penalties (stages 4-9 skipped) */
+    float temperature;       /* > 0; 0 = 1.0 (run.c's default) */
+    int top_k;               /* 0 = off; >= vocab is off too */
+    float top_p;             /* in (0, 1]; 0 = 0.9 (run.c's default), 1 = off */
+    float min_p;             /* in [0, 1]; 0 = off */
+    float repeat_penalty;    /* > 0; 0 = 1.0 (off); llama.cpp's and HF's usual 1.1 .. 1.3 */
+    float frequency_penalty; /* 0 = off; may be negative (encourages repeats) */
+    float presence_penalty;  /* 0 = off; may be negative */
+    int penalty_last_n;      /* the window of accepted tokens the penalties count; 0 = 64 */
+    const llm_logit_bias *logit_bias; /* n_logit_bias entries, copied at init; ids in 0..vocab-1 */
+    int n_logit_bias;
+    uint64_t seed;           /* 0 = LLM_SAMPLER_SEED0 (as llm_sampler_init) */
+} llm_sampler_params;
+
 typedef struct llm_sampler {
     int vocab;
     float temperature, topp;
     uint64_t rng;  /* xorshift state: the seed, or LLM_SAMPLER_SEED0 for seed 0 */
-    void *scratch; /* 2 * vocab (index, probability) pairs */
+    void *scratch; /* 2 * vocab (index, probability) pairs; a chain's: llm_sampler_chain_bytes */
     void *owned;
+    /* the sampler chain's (>>generation), set by llm_sampler_chain_init only */
+    int chain;                 /* 1: llm_sample runs the chain */
+    llm_sampler_params params; /* defaults resolved; logit_bias points into scratch */
+    int *recent;               /* ring of the last params.penalty_last_n accepted tokens */
+    int n_recent, recent_at;
+    int *counts;               /* [vocab], all zero between calls */
 } llm_sampler;
 
 LLMDEF size_t llm_sampler_bytes(int vocab);
@@ -824,10 +851,174 @@ LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, 
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed);
 LLMDEF void llm_sampler_free(llm_sampler *s);
 /* The next token; logits[vocab] is overwritten (scaled, then probabilities). -1 on bad
-   arguments, including a sampler that was freed or never initialized. */
+   arguments, including a sampler that was freed or never initialized, and for a chain
+   (llm_sampler_chain_init, >>generation) when every token is banned. */
 LLMDEF int llm_sample(llm_sampler *s, float *logits);
 LLMDEF uint32_t llm_xorshift_u32(uint64_t *state); /* run.c's random_u32 */
 LLMDEF float llm_xorshift_f32(uint64_t *state);    /* run.c's random_f32: [0, 1) */
+
+/* ---- >>generation: the sampler chain, stop strings, chat templates -------------------
+
+   The sampler chain: one llm_sampler configured by llm_sampler_params instead of (T, top-p),
+   sampled with the same llm_sample. Zero in a field means its default (sokol's desc rule);
+   the defaults of temperature and top_p are run.c's, so a zeroed struct with a seed
+   draws exactly what llm_sampler_create(s, vocab, 1.0f, 0.9f, seed) draws. Note: because
+   zero is "default", temperature 0 is 1.0 here, not greedy: set greedy = 1 for argmax; and
+   top_p 0 is 0.9: set top_p = 1 to turn it off.
+
+   The stages, in this order (Hugging Face's order of logits processors and warpers, which
+   run.c shares: temperature before the truncations):
+     1. logit bias      logit[id] += bias for each (id, bias) given (-INFINITY bans id)
+     2. penalties       over the last penalty_last_n tokens accepted (llama.cpp's
+                        llama_sampler_penalties): each distinct token t seen c times there,
+                          logit = logit > 0 ? logit / repeat_penalty : logit * repeat_penalty
+                          (CTRL, Keskar et al. 2019, sec. 4.1; HF's RepetitionPenalty too)
+                          logit -= c * frequency_penalty + presence_penalty
+                          (OpenAI's frequency / presence penalties)
+     3. greedy          if set: the first maximum, and stop here
+     4. temperature     logit /= temperature
+     5. top-k           the k largest logits (ties: the lower id first)
+     6. softmax         over what is left (run.c's order of float operations)
+     7. top-p           the shortest run of most likely tokens whose mass exceeds top_p
+                        (run.c's rule: cumulative sum > top_p; the token crossing it is kept)
+     8. min-p           drop tokens below min_p * (the largest probability) (Nguyen et al. 2024)
+     9. draw            one xorshift coin (run.c's) over the mass left, renormalized
+   Cost per token: O(V) for stages 1-4, 6, 8, 9 plus O(window) for 2; top-k is a heap of k
+   over the V logits, O(V log k), and never sorts the vocabulary; top-p without top-k puts
+   the tokens above run.c's cutoff (1 - top_p) / (V - 1) in a heap, O(V), and pops only the
+   m it keeps, O(m log V). No allocation: the memory is sized once by llm_sampler_chain_bytes.
+   NaN logits count as -INFINITY (llm_sample on a (T, top-p) sampler does not look). */
+/* The struct with every default written out (for C++, which has no designated
+   initializers out of order, and for printing what a zero means). */
+LLMDEF llm_sampler_params llm_sampler_params_default(void);
+/* Bytes for a chain over vocab; 0 for invalid params (then _init says why with EINVAL). */
+LLMDEF size_t llm_sampler_chain_bytes(int vocab, const llm_sampler_params *p);
+/* mem: 8-byte aligned. LLM_EINVAL for a NaN or out-of-range field, a logit-bias id outside
+   the vocabulary, or p NULL. The sampler is freed with llm_sampler_free. */
+LLMDEF llm_status llm_sampler_chain_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab,
+                                         const llm_sampler_params *p);
+LLMDEF llm_status llm_sampler_chain_create(llm_sampler *s, int vocab, const llm_sampler_params *p);
+/* The chain's final distribution, without drawing (what llm_sample would draw from):
+   stages 1-8 on logits (overwritten), then the candidates in the order the draw walks
+   them, ids[] and probs[] (renormalized to sum 1), *n of them; cap >= vocab always
+   suffices, else LLM_ERANGE. The window and the generator are unchanged. LLM_EINVAL on a
+   (T, top-p) sampler; LLM_ERANGE (and *n = 0) when every token is banned. */
+LLMDEF llm_status llm_sampler_probs(llm_sampler *s, float *logits, int *ids, float *probs, int cap, int *n);
+/* Tokens the penalties should count but llm_sample did not draw (the prompt, forced
+   tokens): llm_sample accepts each token it returns by itself. LLM_EINVAL for an id
+   outside the vocabulary; a no-op on a (T, top-p) sampler, which has no window. */
+LLMDEF llm_status llm_sampler_accept(llm_sampler *s, int token);
+/* Empties the penalty window (a new conversation); the generator state is kept. */
+LLMDEF void llm_sampler_reset(llm_sampler *s);
+
+/* Stop strings over streamed text. Feed the bytes of each decoded piece as they come;
+   the matcher passes on the bytes that cannot be the start of a stop string and holds
+   back the rest, the longest tail of the text so far that is a proper prefix of some stop
+   string, until a later byte rules it out. When a stop string completes, the text before
+   it is released, `stopped` is set to its index and everything after it is dropped.
+   Held bytes are always a prefix of a stop string, so the matcher keeps only (which,
+   how many): no buffer. A piece may split anywhere (inside a UTF-8 character, inside a
+   stop string); fed the output of a decoder that emits whole UTF-8 characters, and with
+   stop strings of whole characters, it releases whole characters too. The stop strings
+   are the caller's and must outlive the matcher; empty ones are refused. */
+typedef struct llm_stop {
+    const char *const *stops;
+    int n_stops;
+    int stopped;        /* -1 until a stop string completes, then its index */
+    int held_stop;      /* the held bytes are stops[held_stop][0 .. n_held) */
+    size_t n_held, max_len;
+} llm_stop;
+LLMDEF llm_status llm_stop_init(llm_stop *m, const char *const *stops, int n_stops);
+/* Bytes piece[0..n) in; out receives what is safe to show, *out_n bytes (no NUL); out
+   must hold n + llm_stop_held(m) bytes (at most n + the longest stop string - 1), else
+   LLM_ERANGE and nothing changes. After a stop, every feed releases nothing. */
+LLMDEF llm_status llm_stop_feed(llm_stop *m, const char *piece, size_t n, char *out, size_t cap, size_t *out_n);
+LLMDEF size_t llm_stop_held(const llm_stop *m);
+/* The end of the text (an end-of-generation token, the length limit): the held bytes
+   are released into out (cap >= llm_stop_held(m)). */
+LLMDEF llm_status llm_stop_flush(llm_stop *m, char *out, size_t cap, size_t *out_n);
+
+/* Chat templates without a Jinja engine: each family's template is recognized by the
+   substrings that identify it in the file's tokenizer.chat_template and rendered by hand
+   to the text the Jinja would print, special tokens written as text (encode it with
+   special-token parsing on, and without adding a BOS: the templates that want one write
+   it). The families, and what tells them apart (first match wins):
+     llama3      <|start_header_id|>            Llama 3, 3.1, 3.2 (headers; no date preamble)
+     chatml      <|im_start|>                   Qwen 2/2.5/3, SmolLM; Qwen 3's <think> rule
+                                                when the template has </think>
+     gemma       <start_of_turn>                Gemma 1-3; a system turn is folded into the
+                                                first user turn as Gemma 3's template does
+     phi3        <|user|> and <|end|>           Phi-3, 3.5; the first Phi-3 template has no
+                                                <|system|> and drops a system turn
+     llama2      [INST] and <<SYS>>             Llama 2 chat
+     mistral-v3  [INST] ... "[/INST]" (no space) Mistral 7B v0.3, Mistral Nemo: the system
+                                                text goes before the last user turn
+     mistral-v1  [INST] ... ' [/INST]'          Mistral 7B v0.1/v0.2, Mixtral: no system role
+   Anything else is LLM_EUNSUPPORTED with `why` quoting the start of the template. Content
+   is trimmed where the template says `trim` / `.strip()` (ASCII white space; Python's
+   strip also removes Unicode spaces). What is not rendered: tools, images, the default
+   system prompts some chatml templates insert when there is none, Llama 3.1's "Cutting
+   Knowledge Date" system preamble. */
+typedef enum llm_chat_kind {
+    LLM_CHAT_NONE = 0,
+    LLM_CHAT_LLAMA3,
+    LLM_CHAT_CHATML,
+    LLM_CHAT_GEMMA,
+    LLM_CHAT_PHI3,
+    LLM_CHAT_LLAMA2,
+    LLM_CHAT_MISTRAL_V3,
+    LLM_CHAT_MISTRAL_V1,
+    LLM_CHAT_KIND_COUNT
+} llm_chat_kind;
+
+/* Variants inside a family, read from the template's text by llm_chat_template_detect */
+#define LLM_CHAT_ALWAYS_GEN 1u  /* the template writes the generation prompt unasked */
+#define LLM_CHAT_NO_SYSTEM 2u   /* a system turn is dropped (first Phi-3) */
+#define LLM_CHAT_NO_BOS 4u      /* the template writes no bos_token where its family does */
+#define LLM_CHAT_THINK 8u       /* Qwen 3's <think> handling of assistant turns */
+#define LLM_CHAT_EOS_SPACE 16u  /* Mistral v0.1: a space after each assistant turn's </s> */
+
+typedef struct llm_chat_template {
+    llm_chat_kind kind;
+    unsigned flags;  /* LLM_CHAT_* variants */
+    char why[160];   /* detect's reason when it fails */
+} llm_chat_template;
+
+/* One turn: role "system", "user" or "assistant" (llama3 and chatml write any role name
+   as given), content as UTF-8; both NUL-terminated. */
+typedef struct llm_chat_msg {
+    const char *role;
+    const char *content;
+} llm_chat_msg;
+
+/* From a template's text (not NUL-terminated: a GGUF string is not). */
+LLMDEF llm_status llm_chat_template_detect(llm_chat_template *t, const char *jinja, size_t len);
+/* By family name ("llama3", "chatml", "qwen3" (chatml with THINK), "gemma", "phi3",
+   "llama2", "mistral-v3", "mistral-v1"), the family's usual variant; LLM_ENOTFOUND. */
+LLMDEF llm_status llm_chat_template_named(llm_chat_template *t, const char *name);
+LLMDEF const char *llm_chat_kind_name(llm_chat_kind k);
+/* The text of msgs[0..n) and, when add_generation_prompt, the opening of the assistant's
+   turn. bos / eos: the texts of the vocabulary's BOS and EOS tokens, NULL for the
+   family's usual ones (<|begin_of_text|>, <s>, <bos>; </s>, <|endoftext|>). Writes
+   *out_len bytes and a NUL when they fit in cap; else LLM_ERANGE, with *out_len the bytes
+   needed (out may be NULL with cap 0 to ask). LLM_EINVAL: a NULL or empty role, a NULL
+   content, a role other than the three outside llama3 and chatml, and what the family's
+   template raises an error on: in llama2, gemma and mistral, turns (after a first system
+   turn) that do not alternate user / assistant, a later system turn included; any system
+   turn in mistral-v1. llama3, chatml and phi3 render a later system turn where it is. */
+LLMDEF llm_status llm_chat_render(const llm_chat_template *t, const llm_chat_msg *msgs, int n,
+                                  int add_generation_prompt, const char *bos, const char *eos, char *out,
+                                  size_t cap, size_t *out_len);
+
+/* The end-of-generation set of a GGUF vocabulary: tokenizer.ggml.eos_token_id, eot_token_id
+   and eom_token_id when present, and the ids of the end-of-turn tokens found by their text
+   in tokenizer.ggml.tokens: <|eot_id|>, <|eom_id|>, <|im_end|>, <end_of_turn>, <|end|>,
+   <|endoftext|> (llama.cpp's rule: a chat model's template ends its turn with one of these
+   even where the file's eos is another). Each id once, in that order, *n of them (at most
+   cap; LLM_ERANGE with *n the count when more). LLM_EFORMAT for an id outside the token
+   list or a token list that is not an array of strings. */
+struct llm_gguf;
+LLMDEF llm_status llm_gguf_eog_ids(const struct llm_gguf *g, int *ids, int cap, int *n);
 
 /* ======================================================================================
    >>files
@@ -6092,10 +6283,13 @@ static void llm__sampler_sort(llm__sampler_pi *a, llm__sampler_pi *tmp, int n) {
     }
 }
 
+static int llm__chain_sample(llm_sampler *s, float *logits); /* >>generation */
+
 LLMDEF int llm_sample(llm_sampler *s, float *logits) {
     int n, i;
     float maxv, sum, coin;
     if (!s || !logits || s->vocab <= 0 || !s->scratch) return -1;
+    if (s->chain) return llm__chain_sample(s, logits);
     n = s->vocab;
     /* temperature 0: greedy, the first maximum (llm_argmax skips NaNs) */
     if (s->temperature == 0.0f) return llm_argmax(logits, n);
@@ -6149,6 +6343,744 @@ LLMDEF int llm_sample(llm_sampler *s, float *logits) {
         }
         return pi[last].index;
     }
+}
+
+/* ---- >>generation implementation: the sampler chain -------------------------------- */
+
+LLMDEF llm_sampler_params llm_sampler_params_default(void) {
+    llm_sampler_params p;
+    memset(&p, 0, sizeof p);
+    p.temperature = 1.0f;
+    p.top_p = 0.9f;
+    p.repeat_penalty = 1.0f;
+    p.penalty_last_n = 64;
+    return p;
+}
+
+/* The one place zeros become defaults; 0 for a field out of range (NaN included). */
+static int llm__sampler_resolve(llm_sampler_params *r, const llm_sampler_params *p, int vocab) {
+    int i;
+    if (!p || vocab <= 0) return 0;
+    *r = *p;
+    if (r->temperature == 0.0f) r->temperature = 1.0f;
+    if (r->top_p == 0.0f) r->top_p = 0.9f;
+    if (r->repeat_penalty == 0.0f) r->repeat_penalty = 1.0f;
+    if (r->penalty_last_n == 0) r->penalty_last_n = 64;
+    if (r->seed == 0) r->seed = LLM_SAMPLER_SEED0;
+    if (!(r->temperature > 0 && r->temperature <= FLT_MAX) || r->top_k < 0 || !(r->top_p > 0 && r->top_p <= 1) ||
+        !(r->min_p >= 0 && r->min_p <= 1) || !(r->repeat_penalty > 0 && r->repeat_penalty <= FLT_MAX) ||
+        !(fabsf(r->frequency_penalty) <= FLT_MAX) || !(fabsf(r->presence_penalty) <= FLT_MAX) ||
+        r->penalty_last_n < 0 || r->penalty_last_n > (1 << 24) || r->n_logit_bias < 0 ||
+        r->n_logit_bias > (1 << 24) || (r->n_logit_bias > 0 && !r->logit_bias))
+        return 0;
+    for (i = 0; i < r->n_logit_bias; i++)
+        if (r->logit_bias[i].id < 0 || r->logit_bias[i].id >= vocab || r->logit_bias[i].bias != r->logit_bias[i].bias)
+            return 0;
+    if (r->top_k >= vocab) r->top_k = 0;
+    /* no penalty: no window to keep */
+    if (r->repeat_penalty == 1.0f && r->frequency_penalty == 0.0f && r->presence_penalty == 0.0f) r->penalty_last_n = 0;
+    return 1;
+}
+
+/* Layout: V (prob, index) candidates | the logit biases | with penalties: V counts and
+   the ring of recent tokens. All 4-byte items; sizes in 64 bits. */
+LLMDEF size_t llm_sampler_chain_bytes(int vocab, const llm_sampler_params *p) {
+    llm_sampler_params r;
+    uint64_t b;
+    if (!llm__sampler_resolve(&r, p, vocab) || vocab > (1 << 28)) return 0;
+    b = (uint64_t)vocab * sizeof(llm__sampler_pi) + (uint64_t)r.n_logit_bias * sizeof(llm_logit_bias);
+    if (r.penalty_last_n > 0) b += ((uint64_t)vocab + (uint64_t)r.penalty_last_n) * sizeof(int);
+    return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
+}
+
+LLMDEF llm_status llm_sampler_chain_init(llm_sampler *s, void *mem, size_t mem_bytes, int vocab,
+                                         const llm_sampler_params *p) {
+    size_t need = llm_sampler_chain_bytes(vocab, p);
+    unsigned char *m = (unsigned char *)mem;
+    llm_logit_bias *bias;
+    if (!s) return LLM_EINVAL;
+    memset(s, 0, sizeof *s);
+    if (!mem || need == 0 || mem_bytes < need || ((uintptr_t)mem & 3u) != 0) return LLM_EINVAL;
+    llm__sampler_resolve(&s->params, p, vocab);
+    s->vocab = vocab;
+    s->chain = 1;
+    s->temperature = s->params.temperature;
+    s->topp = s->params.top_p;
+    s->rng = s->params.seed;
+    s->scratch = m;
+    m += (size_t)vocab * sizeof(llm__sampler_pi);
+    bias = (llm_logit_bias *)(void *)m;
+    if (s->params.n_logit_bias > 0) memcpy(bias, p->logit_bias, (size_t)s->params.n_logit_bias * sizeof *bias);
+    s->params.logit_bias = s->params.n_logit_bias > 0 ? bias : NULL;
+    m += (size_t)s->params.n_logit_bias * sizeof *bias;
+    if (s->params.penalty_last_n > 0) {
+        s->counts = (int *)(void *)m;
+        memset(s->counts, 0, (size_t)vocab * sizeof(int));
+        s->recent = s->counts + vocab;
+    }
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_sampler_chain_create(llm_sampler *s, int vocab, const llm_sampler_params *p) {
+    size_t need = llm_sampler_chain_bytes(vocab, p);
+    void *mem;
+    llm_status st;
+    if (!s) return LLM_EINVAL;
+    if (need == 0) {
+        memset(s, 0, sizeof *s);
+        return LLM_EINVAL;
+    }
+    if (!(mem = LLM_MALLOC(need))) return LLM_ENOMEM;
+    if ((st = llm_sampler_chain_init(s, mem, need, vocab, p)) != LLM_OK) {
+        LLM_FREE(mem);
+        return st;
+    }
+    s->owned = mem;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_sampler_accept(llm_sampler *s, int token) {
+    if (!s || !s->scratch || token < 0 || token >= s->vocab) return LLM_EINVAL;
+    if (!s->chain || s->params.penalty_last_n <= 0) return LLM_OK;
+    s->recent[s->recent_at] = token;
+    s->recent_at = (s->recent_at + 1) % s->params.penalty_last_n;
+    if (s->n_recent < s->params.penalty_last_n) s->n_recent++;
+    return LLM_OK;
+}
+
+LLMDEF void llm_sampler_reset(llm_sampler *s) {
+    if (s) s->n_recent = s->recent_at = 0;
+}
+
+/* Heap order: a before b when a is more likely, or as likely with the lower id (a total
+   order, so a heap pops exactly the stable descending sort run.c's merge sort makes). */
+static int llm__pi_before(const llm__sampler_pi *a, const llm__sampler_pi *b) {
+    return a->prob > b->prob || (a->prob == b->prob && a->index < b->index);
+}
+/* Sift h[i] down a heap of n; top = 1: the best on top (a max-heap), 0: the worst. */
+static void llm__pi_sift(llm__sampler_pi *h, int n, int i, int top) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        llm__sampler_pi t;
+        if (l < n && llm__pi_before(&h[l], &h[m]) == top) m = l;
+        if (r < n && llm__pi_before(&h[r], &h[m]) == top) m = r;
+        if (m == i) return;
+        t = h[i], h[i] = h[m], h[m] = t;
+        i = m;
+    }
+}
+
+/* Stages 1-8: the candidates in draw order in pi[0..*kept), their unnormalized mass, and
+   whether the draw scales the coin by it (run.c's plain multinomial does not). Returns 0
+   when every token is banned. */
+static int llm__chain_candidates(llm_sampler *s, float *logits, int *kept, float *mass, int *scale) {
+    const llm_sampler_params *p = &s->params;
+    llm__sampler_pi *pi = (llm__sampler_pi *)s->scratch;
+    int n = s->vocab, i, j, k = 0;
+    float maxv, sum, cum = 0.0f, thr;
+    /* 1-2: NaN, logit bias, penalties */
+    for (i = 0; i < n; i++)
+        if (logits[i] != logits[i]) logits[i] = -INFINITY;
+    for (i = 0; i < p->n_logit_bias; i++) logits[p->logit_bias[i].id] += p->logit_bias[i].bias;
+    if (s->n_recent > 0) {
+        for (j = 0; j < s->n_recent; j++) s->counts[s->recent[j]]++;
+        for (j = 0; j < s->n_recent; j++) {
+            int t = s->recent[j], c = s->counts[t];
+            float l = logits[t];
+            if (c == 0) continue; /* a repeat of t in the window: done already */
+            l = l > 0 ? l / p->repeat_penalty : l * p->repeat_penalty;
+            logits[t] = l - ((float)c * p->frequency_penalty + p->presence_penalty);
+            s->counts[t] = 0;
+        }
+    }
+    /* 3: greedy, the first maximum */
+    if (p->greedy) {
+        i = llm_argmax(logits, n);
+        if (i < 0 || logits[i] == -INFINITY) return 0;
+        pi[0].index = i, pi[0].prob = 1.0f;
+        *kept = 1, *mass = 1.0f, *scale = 1;
+        return 1;
+    }
+    /* 4: temperature, run.c's division */
+    for (i = 0; i < n; i++) logits[i] /= p->temperature;
+    *scale = 1;
+    if (p->top_k > 0) {
+        /* 5: top-k, a heap of the k best with the worst on top, then sorted best first */
+        for (i = 0; i < n; i++) {
+            llm__sampler_pi c;
+            c.prob = logits[i], c.index = i;
+            if (k < p->top_k) {
+                pi[k++] = c;
+                if (k == p->top_k)
+                    for (j = k / 2 - 1; j >= 0; j--) llm__pi_sift(pi, k, j, 0);
+            } else if (llm__pi_before(&c, &pi[0])) {
+                pi[0] = c;
+                llm__pi_sift(pi, k, 0, 0);
+            }
+        }
+        for (j = k - 1; j > 0; j--) { /* pop the worst to the end: best ends up first */
+            llm__sampler_pi t = pi[0];
+            pi[0] = pi[j], pi[j] = t;
+            llm__pi_sift(pi, j, 0, 0);
+        }
+        /* 6: softmax over the k */
+        maxv = pi[0].prob;
+        if (maxv == -INFINITY) return 0;
+        sum = 0.0f;
+        for (i = 0; i < k; i++) {
+            pi[i].prob = LLM_EXPF(pi[i].prob - maxv);
+            sum += pi[i].prob;
+        }
+        for (i = 0; i < k; i++) pi[i].prob /= sum;
+        /* 7: top-p on the sorted k */
+        if (p->top_p < 1.0f) {
+            for (i = 0; i < k; i++) {
+                cum += pi[i].prob;
+                if (cum > p->top_p) break;
+            }
+            if (i < k) k = i + 1;
+        } else {
+            for (i = 0; i < k; i++) cum += pi[i].prob;
+        }
+    } else {
+        /* 6: softmax over the vocabulary, in run.c's order */
+        maxv = logits[0];
+        for (i = 1; i < n; i++)
+            if (logits[i] > maxv) maxv = logits[i];
+        if (maxv == -INFINITY) return 0;
+        sum = 0.0f;
+        for (i = 0; i < n; i++) {
+            logits[i] = LLM_EXPF(logits[i] - maxv);
+            sum += logits[i];
+        }
+        for (i = 0; i < n; i++) logits[i] /= sum;
+        if (p->top_p < 1.0f) {
+            /* 7: top-p as run.c: only tokens above its cutoff can be in the nucleus; they go
+               in a max-heap and pop, best first, until the mass passes top_p */
+            float cutoff = (1.0f - p->top_p) / (float)(n - 1 > 0 ? n - 1 : 1);
+            int h = 0, m = 0;
+            for (i = 0; i < n; i++)
+                if (logits[i] >= cutoff) pi[h].index = i, pi[h].prob = logits[i], h++;
+            if (h == 0) { /* run.c's answer when rounding leaves nothing */
+                pi[0].index = n - 1, pi[0].prob = 1.0f;
+                *kept = 1, *mass = 1.0f;
+                return 1;
+            }
+            for (j = h / 2 - 1; j >= 0; j--) llm__pi_sift(pi, h, j, 1);
+            while (h > 0) { /* popped ones collect at the end, best last-most */
+                llm__sampler_pi t = pi[0];
+                pi[0] = pi[h - 1], pi[h - 1] = t;
+                h--, m++;
+                llm__pi_sift(pi, h, 0, 1);
+                cum += t.prob;
+                if (cum > p->top_p) break;
+            }
+            for (i = 0; i < m / 2; i++) { /* pi[h..h+m) reversed is best first; move to front */
+                llm__sampler_pi t = pi[h + i];
+                pi[h + i] = pi[h + m - 1 - i], pi[h + m - 1 - i] = t;
+            }
+            if (h > 0) memmove(pi, pi + h, (size_t)m * sizeof *pi);
+            k = m;
+        } else {
+            /* no truncation yet: every token, in id order */
+            for (i = 0; i < n; i++) pi[i].index = i, pi[i].prob = logits[i];
+            k = n;
+            if (p->min_p <= 0) { /* run.c's multinomial: the coin against the plain cdf */
+                *kept = k, *mass = 1.0f, *scale = 0;
+                return 1;
+            }
+        }
+    }
+    /* 8: min-p, relative to the most likely token left */
+    if (p->min_p > 0) {
+        float best = 0.0f;
+        for (i = 0; i < k; i++)
+            if (pi[i].prob > best) best = pi[i].prob;
+        thr = p->min_p * best;
+        for (i = j = 0; i < k; i++)
+            if (pi[i].prob >= thr) pi[j++] = pi[i];
+        k = j;
+        cum = 0.0f;
+        for (i = 0; i < k; i++) cum += pi[i].prob;
+    }
+    *kept = k, *mass = cum;
+    return 1;
+}
+
+static void llm__chain_accept(llm_sampler *s, int token) { (void)llm_sampler_accept(s, token); }
+
+static int llm__chain_sample(llm_sampler *s, float *logits) {
+    const llm__sampler_pi *pi = (const llm__sampler_pi *)s->scratch;
+    int kept, scale, i, token;
+    float mass, r, cdf = 0.0f;
+    if (!llm__chain_candidates(s, logits, &kept, &mass, &scale)) return -1;
+    if (s->params.greedy) {
+        token = pi[0].index;
+    } else {
+        /* 9: run.c's draw: the first candidate whose running mass passes the coin */
+        r = llm_xorshift_f32(&s->rng);
+        if (scale) r *= mass;
+        token = pi[kept - 1].index; /* rounding */
+        for (i = 0; i < kept; i++) {
+            cdf += pi[i].prob;
+            if (r < cdf) {
+                token = pi[i].index;
+                break;
+            }
+        }
+    }
+    llm__chain_accept(s, token);
+    return token;
+}
+
+LLMDEF llm_status llm_sampler_probs(llm_sampler *s, float *logits, int *ids, float *probs, int cap, int *n) {
+    const llm__sampler_pi *pi;
+    int kept, scale, i;
+    float mass;
+    if (n) *n = 0;
+    if (!s || !s->chain || !s->scratch || !logits || !ids || !probs || !n || cap < 0) return LLM_EINVAL;
+    if (!llm__chain_candidates(s, logits, &kept, &mass, &scale)) return LLM_ERANGE;
+    if (kept > cap) return LLM_ERANGE;
+    pi = (const llm__sampler_pi *)s->scratch;
+    if (!scale) { /* the plain cdf: its mass, for the caller's view */
+        mass = 0.0f;
+        for (i = 0; i < kept; i++) mass += pi[i].prob;
+    }
+    for (i = 0; i < kept; i++) ids[i] = pi[i].index, probs[i] = pi[i].prob / mass;
+    *n = kept;
+    return LLM_OK;
+}
+
+/* ---- >>generation implementation: stop strings -------------------------------------- */
+
+LLMDEF llm_status llm_stop_init(llm_stop *m, const char *const *stops, int n_stops) {
+    int i;
+    if (!m) return LLM_EINVAL;
+    memset(m, 0, sizeof *m);
+    m->stopped = -1;
+    if (n_stops < 0 || (n_stops > 0 && !stops)) return LLM_EINVAL;
+    for (i = 0; i < n_stops; i++) {
+        size_t len = stops[i] ? strlen(stops[i]) : 0;
+        if (len == 0) return LLM_EINVAL;
+        if (len > m->max_len) m->max_len = len;
+    }
+    m->stops = stops;
+    m->n_stops = n_stops;
+    return LLM_OK;
+}
+
+LLMDEF size_t llm_stop_held(const llm_stop *m) { return m ? m->n_held : 0; }
+
+/* Byte j of the text the matcher looks at: the held prefix, then the new piece. */
+static char llm__stop_at(const llm_stop *m, const char *piece, size_t j) {
+    return j < m->n_held ? m->stops[m->held_stop][j] : piece[j - m->n_held];
+}
+
+LLMDEF llm_status llm_stop_feed(llm_stop *m, const char *piece, size_t n, char *out, size_t cap, size_t *out_n) {
+    size_t total, i, j, rel, best_start = 0, best_end = 0, partial_start = 0;
+    int s, best = -1, partial = -1;
+    if (out_n) *out_n = 0;
+    if (!m || !out_n || (n > 0 && !piece) || (!out && cap > 0)) return LLM_EINVAL;
+    if (m->stopped >= 0) return LLM_OK;
+    total = m->n_held + n;
+    if (cap < total) return LLM_ERANGE;
+    /* First a complete stop string: the one that ends first (ties: the longer), as if
+       the text had come byte by byte, so where pieces split never matters. Else the
+       earliest start where one runs past the end as a prefix: hold from there. Bytes
+       before either are released: every earlier start was ruled out. O((held + n) * the
+       stop strings' bytes) per call. */
+    for (i = 0; i < total; i++)
+        for (s = 0; s < m->n_stops; s++) {
+            const char *t = m->stops[s];
+            for (j = 0; t[j] && i + j < total && llm__stop_at(m, piece, i + j) == t[j]; j++) {}
+            if (!t[j] && (best < 0 || i + j < best_end)) best = s, best_start = i, best_end = i + j;
+            if (t[j] && i + j == total && partial < 0) partial = s, partial_start = i;
+        }
+    if (best >= 0 || partial >= 0) {
+        size_t keep = best >= 0 ? best_start : partial_start;
+        for (rel = 0; rel < keep; rel++) out[rel] = llm__stop_at(m, piece, rel);
+        *out_n = keep;
+        if (best >= 0) {
+            m->stopped = best;
+            m->n_held = 0;
+        } else { /* the held bytes are the text's own: stops[partial] says where they are */
+            m->held_stop = partial;
+            m->n_held = total - partial_start;
+        }
+        return LLM_OK;
+    }
+    for (rel = 0; rel < total; rel++) out[rel] = llm__stop_at(m, piece, rel);
+    *out_n = total;
+    m->n_held = 0;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_stop_flush(llm_stop *m, char *out, size_t cap, size_t *out_n) {
+    if (out_n) *out_n = 0;
+    if (!m || !out_n || (!out && cap > 0)) return LLM_EINVAL;
+    if (cap < m->n_held) return LLM_ERANGE;
+    if (m->n_held) memcpy(out, m->stops[m->held_stop], m->n_held);
+    *out_n = m->n_held;
+    m->n_held = 0;
+    return LLM_OK;
+}
+
+/* ---- >>generation implementation: chat templates ------------------------------------ */
+
+static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b);
+
+static const char *const llm__chat_names[LLM_CHAT_KIND_COUNT] = {"none",   "llama3", "chatml",     "gemma",
+                                                                 "phi3",   "llama2", "mistral-v3", "mistral-v1"};
+
+LLMDEF const char *llm_chat_kind_name(llm_chat_kind k) {
+    return (int)k >= 0 && k < LLM_CHAT_KIND_COUNT ? llm__chat_names[k] : "unknown";
+}
+
+static int llm__mem_has(const char *s, size_t n, const char *needle) {
+    size_t k = strlen(needle), i;
+    if (k == 0 || k > n) return k == 0;
+    for (i = 0; i + k <= n; i++)
+        if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return 1;
+    return 0;
+}
+
+LLMDEF llm_status llm_chat_template_detect(llm_chat_template *t, const char *jinja, size_t len) {
+    unsigned f = 0;
+    llm_chat_kind k = LLM_CHAT_NONE;
+    if (!t) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if (!jinja && len > 0) return LLM_EINVAL;
+#define LLM__HAS(x) llm__mem_has(jinja, len, x)
+    if (LLM__HAS("<|start_header_id|>")) {
+        k = LLM_CHAT_LLAMA3;
+        if (!LLM__HAS("bos_token") && !LLM__HAS("<|begin_of_text|>")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("<|im_start|>") && !LLM__HAS("<|im_sep|>")) { /* Phi-4's im_sep is not chatml */
+        k = LLM_CHAT_CHATML;
+        if (LLM__HAS("</think>")) f |= LLM_CHAT_THINK;
+    } else if (LLM__HAS("<start_of_turn>")) {
+        k = LLM_CHAT_GEMMA;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("<|user|>") && LLM__HAS("<|end|>")) {
+        k = LLM_CHAT_PHI3;
+        if (!LLM__HAS("<|system|>")) f |= LLM_CHAT_NO_SYSTEM;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("[INST]")) {
+        if (LLM__HAS("<<SYS>>")) k = LLM_CHAT_LLAMA2;
+        else if (LLM__HAS(" [/INST]")) k = LLM_CHAT_MISTRAL_V1;
+        else k = LLM_CHAT_MISTRAL_V3;
+        if (k == LLM_CHAT_MISTRAL_V1 && LLM__HAS("eos_token + ' '")) f |= LLM_CHAT_EOS_SPACE;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    }
+    if (k != LLM_CHAT_NONE && k != LLM_CHAT_LLAMA2 && k != LLM_CHAT_MISTRAL_V1 && k != LLM_CHAT_MISTRAL_V3 &&
+        !LLM__HAS("add_generation_prompt"))
+        f |= LLM_CHAT_ALWAYS_GEN;
+#undef LLM__HAS
+    if (k == LLM_CHAT_NONE) { /* the template's start, control bytes as '?' */
+        llm__why_name(t->why, sizeof t->why,
+                      "unknown chat template (none of <|start_header_id|>, <|im_start|>, <start_of_turn>, "
+                      "<|user|>+<|end|>, [INST]): '",
+                      jinja ? jinja : "", len, "'");
+        return LLM_EUNSUPPORTED;
+    }
+    t->kind = k;
+    t->flags = f;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_chat_template_named(llm_chat_template *t, const char *name) {
+    int k;
+    if (!t) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if (!name) return LLM_EINVAL;
+    if (strcmp(name, "qwen3") == 0) {
+        t->kind = LLM_CHAT_CHATML, t->flags = LLM_CHAT_THINK;
+        return LLM_OK;
+    }
+    for (k = 1; k < LLM_CHAT_KIND_COUNT; k++)
+        if (strcmp(name, llm__chat_names[k]) == 0) {
+            t->kind = (llm_chat_kind)k;
+            if (k == LLM_CHAT_MISTRAL_V1) t->flags = LLM_CHAT_EOS_SPACE; /* Mistral 7B v0.1's */
+            if (k == LLM_CHAT_PHI3) t->flags = LLM_CHAT_NO_BOS;          /* Phi-3.5's */
+            return LLM_OK;
+        }
+    llm__why_name(t->why, sizeof t->why, "unknown chat template name '", name, strlen(name),
+                  "' (llama3 chatml qwen3 gemma phi3 llama2 mistral-v3 mistral-v1)");
+    return LLM_ENOTFOUND;
+}
+
+/* The output: bytes past cap are counted, not written. */
+typedef struct llm__out {
+    char *p;
+    size_t cap, n;
+} llm__out;
+static void llm__put(llm__out *o, const char *s, size_t n) {
+    if (o->n < o->cap) memcpy(o->p + o->n, s, o->cap - o->n < n ? o->cap - o->n : n);
+    o->n += n;
+}
+static void llm__puts(llm__out *o, const char *s) { llm__put(o, s, strlen(s)); }
+
+/* Python's str.strip / lstrip / rstrip of ASCII white space (Jinja's trim), or of chars */
+static int llm__is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+static void llm__strip(const char **s, size_t *n, int left, int right, const char *chars) {
+    while (left && *n > 0 && (chars ? strchr(chars, **s) != NULL : llm__is_ws(**s))) (*s)++, (*n)--;
+    while (right && *n > 0 && (chars ? strchr(chars, (*s)[*n - 1]) != NULL : llm__is_ws((*s)[*n - 1]))) (*n)--;
+}
+static void llm__put_trim(llm__out *o, const char *s) {
+    size_t n = strlen(s);
+    llm__strip(&s, &n, 1, 1, NULL);
+    llm__put(o, s, n);
+}
+/* The first / last occurrence of needle in s[0..n), or NULL */
+static const char *llm__find(const char *s, size_t n, const char *needle, int last) {
+    size_t k = strlen(needle), i;
+    const char *hit = NULL;
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(s + i, needle, k) == 0) {
+            hit = s + i;
+            if (!last) break;
+        }
+    return hit;
+}
+
+/* Qwen 3's assistant turn: the reasoning split off at </think>, shown only after the last
+   user query (its template's ns.last_query_index) */
+static void llm__put_qwen3_assistant(llm__out *o, const char *content, int after_query, int last) {
+    size_t n = strlen(content), cn = n, rn = 0;
+    const char *c = content, *r = "", *end;
+    if ((end = llm__find(content, n, "</think>", 1)) != NULL) {
+        const char *first = llm__find(content, n, "</think>", 0), *open;
+        c = end + 8, cn = (size_t)(content + n - c);
+        llm__strip(&c, &cn, 1, 0, "\n");
+        r = content, rn = (size_t)(first - content);
+        llm__strip(&r, &rn, 0, 1, "\n");
+        if ((open = llm__find(r, rn, "<think>", 1)) != NULL) rn -= (size_t)(open + 7 - r), r = open + 7;
+        llm__strip(&r, &rn, 1, 0, "\n");
+    }
+    llm__puts(o, "<|im_start|>assistant\n");
+    if (after_query && (last || rn > 0)) {
+        llm__puts(o, "<think>\n");
+        llm__strip(&r, &rn, 1, 1, "\n");
+        llm__put(o, r, rn);
+        llm__puts(o, "\n</think>\n\n");
+        llm__strip(&c, &cn, 1, 0, "\n");
+    }
+    llm__put(o, c, cn);
+    llm__puts(o, "<|im_end|>\n");
+}
+
+LLMDEF llm_status llm_chat_render(const llm_chat_template *t, const llm_chat_msg *msgs, int n,
+                                  int add_generation_prompt, const char *bos, const char *eos, char *out,
+                                  size_t cap, size_t *out_len) {
+    llm__out o;
+    int i, first = 0, last_query, turn;
+    const char *system = NULL;
+    unsigned f;
+    if (out_len) *out_len = 0;
+    if (!t || !out_len || n < 0 || (n > 0 && !msgs) || (!out && cap > 0)) return LLM_EINVAL;
+    if (t->kind <= LLM_CHAT_NONE || t->kind >= LLM_CHAT_KIND_COUNT) return LLM_EINVAL;
+    f = t->flags;
+    for (i = 0; i < n; i++) {
+        const char *r = msgs[i].role;
+        int known = r && (!strcmp(r, "system") || !strcmp(r, "user") || !strcmp(r, "assistant"));
+        if (!r || !*r || !msgs[i].content) return LLM_EINVAL;
+        /* llama3 and chatml write any role as given; the others know three */
+        if (!known && t->kind != LLM_CHAT_LLAMA3 && t->kind != LLM_CHAT_CHATML) return LLM_EINVAL;
+    }
+    if (!bos) bos = t->kind == LLM_CHAT_LLAMA3 ? "<|begin_of_text|>" : t->kind == LLM_CHAT_GEMMA ? "<bos>" : "<s>";
+    if (!eos) eos = t->kind == LLM_CHAT_PHI3 ? "<|endoftext|>" : t->kind == LLM_CHAT_GEMMA ? "<eos>" : "</s>";
+    /* the families whose templates take the system turn out of the loop and then insist on
+       user / assistant alternation (raise_exception otherwise) */
+    if (t->kind == LLM_CHAT_LLAMA2 || t->kind == LLM_CHAT_GEMMA || t->kind == LLM_CHAT_MISTRAL_V3 ||
+        t->kind == LLM_CHAT_MISTRAL_V1) {
+        if (n > 0 && !strcmp(msgs[0].role, "system")) {
+            if (t->kind == LLM_CHAT_MISTRAL_V1) return LLM_EINVAL; /* "Only user and assistant roles" */
+            system = msgs[0].content, first = 1;
+        }
+        for (i = first; i < n; i++)
+            if (strcmp(msgs[i].role, (i - first) % 2 == 0 ? "user" : "assistant") != 0) return LLM_EINVAL;
+    }
+    o.p = out, o.cap = cap, o.n = 0;
+    switch (t->kind) {
+    case LLM_CHAT_LLAMA3: /* hf-llama3's and Meta's Instruct template */
+        for (i = 0; i < n; i++) {
+            if (i == 0 && !(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+            llm__puts(&o, "<|start_header_id|>");
+            llm__puts(&o, msgs[i].role);
+            llm__puts(&o, "<|end_header_id|>\n\n");
+            llm__put_trim(&o, msgs[i].content);
+            llm__puts(&o, "<|eot_id|>");
+        }
+        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+        break;
+    case LLM_CHAT_CHATML: /* Qwen 3's ns.last_query_index: the last user turn that is not a tool response */
+        last_query = n - 1;
+        for (i = n - 1; i >= 0; i--) {
+            const char *c = msgs[i].content;
+            size_t cl = strlen(c);
+            if (!strcmp(msgs[i].role, "user") &&
+                !(cl >= 33 && !strncmp(c, "<tool_response>", 15) && !strcmp(c + cl - 16, "</tool_response>"))) {
+                last_query = i;
+                break;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            if ((f & LLM_CHAT_THINK) && !strcmp(msgs[i].role, "assistant")) {
+                llm__put_qwen3_assistant(&o, msgs[i].content, i > last_query, i == n - 1);
+                continue;
+            }
+            llm__puts(&o, "<|im_start|>");
+            llm__puts(&o, msgs[i].role);
+            llm__puts(&o, "\n");
+            llm__puts(&o, msgs[i].content);
+            llm__puts(&o, "<|im_end|>\n");
+        }
+        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<|im_start|>assistant\n");
+        break;
+    case LLM_CHAT_GEMMA: /* Gemma 3's: the system text opens the first turn, then "\n\n" */
+        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+        for (i = first; i < n; i++) {
+            llm__puts(&o, "<start_of_turn>");
+            llm__puts(&o, strcmp(msgs[i].role, "assistant") ? msgs[i].role : "model");
+            llm__puts(&o, "\n");
+            if (i == first && system) {
+                llm__puts(&o, system);
+                llm__puts(&o, "\n\n");
+            }
+            llm__put_trim(&o, msgs[i].content);
+            llm__puts(&o, "<end_of_turn>\n");
+        }
+        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<start_of_turn>model\n");
+        break;
+    case LLM_CHAT_PHI3:
+        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+        for (i = 0; i < n; i++) {
+            const char *r = msgs[i].role;
+            if (!strcmp(r, "system")) {
+                /* Phi-3.5: '<|system|>\n' when the content is not empty; the first Phi-3: dropped */
+                if ((f & LLM_CHAT_NO_SYSTEM) || !*msgs[i].content) continue;
+                llm__puts(&o, "<|system|>\n");
+            } else if (!strcmp(r, "user")) {
+                llm__puts(&o, "<|user|>\n");
+            } else if (!(f & LLM_CHAT_ALWAYS_GEN)) {
+                llm__puts(&o, "<|assistant|>\n");
+            }
+            llm__puts(&o, msgs[i].content);
+            llm__puts(&o, "<|end|>\n");
+            /* the first Phi-3 template opens the assistant's turn after every user turn */
+            if ((f & LLM_CHAT_ALWAYS_GEN) && !strcmp(r, "user")) llm__puts(&o, "<|assistant|>\n");
+        }
+        if (!(f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, add_generation_prompt ? "<|assistant|>\n" : eos);
+        break;
+    case LLM_CHAT_LLAMA2: /* bos + '[INST] ' + (<<SYS>> block +) content.strip() + ' [/INST]' */
+        for (i = first, turn = 0; i < n; i++, turn++) {
+            if (turn % 2 == 0) {
+                const char *c = msgs[i].content;
+                size_t cn = strlen(c);
+                if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+                llm__puts(&o, "[INST] ");
+                /* strip() covers the whole content: the <<SYS>> block's start, the text's end */
+                if (turn == 0 && system) {
+                    llm__strip(&c, &cn, 0, 1, NULL);
+                    llm__puts(&o, "<<SYS>>\n");
+                    llm__puts(&o, system);
+                    llm__puts(&o, cn ? "\n<</SYS>>\n\n" : "\n<</SYS>>"); /* all-blank text: strip reaches the block */
+                } else {
+                    llm__strip(&c, &cn, 1, 1, NULL);
+                }
+                llm__put(&o, c, cn);
+                llm__puts(&o, " [/INST]");
+            } else {
+                llm__puts(&o, " ");
+                llm__put_trim(&o, msgs[i].content);
+                llm__puts(&o, " ");
+                llm__puts(&o, eos);
+            }
+        }
+        break;
+    case LLM_CHAT_MISTRAL_V3: /* the system text goes before the last message if it is a user turn */
+        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+        for (i = first; i < n; i++) {
+            if (!strcmp(msgs[i].role, "user")) {
+                llm__puts(&o, "[INST] ");
+                if (i == n - 1 && system) {
+                    llm__puts(&o, system);
+                    llm__puts(&o, "\n\n");
+                }
+                llm__puts(&o, msgs[i].content);
+                llm__puts(&o, "[/INST]");
+            } else {
+                llm__puts(&o, " ");
+                llm__put_trim(&o, msgs[i].content);
+                llm__puts(&o, eos);
+            }
+        }
+        break;
+    case LLM_CHAT_MISTRAL_V1:
+        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
+        for (i = 0; i < n; i++) {
+            if (!strcmp(msgs[i].role, "user")) {
+                llm__puts(&o, "[INST] ");
+                llm__puts(&o, msgs[i].content);
+                llm__puts(&o, " [/INST]");
+            } else {
+                llm__puts(&o, msgs[i].content);
+                llm__puts(&o, eos);
+                if (f & LLM_CHAT_EOS_SPACE) llm__puts(&o, " ");
+            }
+        }
+        break;
+    default:
+        return LLM_EINVAL;
+    }
+    *out_len = o.n;
+    if (o.n >= cap) return LLM_ERANGE;
+    out[o.n] = 0;
+    return LLM_OK;
+}
+
+/* ---- >>generation implementation: the end-of-generation set of a GGUF --------------- */
+
+LLMDEF llm_status llm_gguf_eog_ids(const struct llm_gguf *g, int *ids, int cap, int *n) {
+    static const char *const keys[] = {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
+                                       "tokenizer.ggml.eom_token_id"};
+    static const char *const texts[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<|endoftext|>"};
+    const llm_gguf_kv *kv;
+    int64_t ki, n_tok, found[6], all[9];
+    int count = 0, n_all = 0, i, j;
+    uint64_t cursor = 0, t;
+    if (n) *n = 0;
+    if (!g || !n || cap < 0 || (cap > 0 && !ids)) return LLM_EINVAL;
+    ki = llm_gguf_find_key(g, "tokenizer.ggml.tokens");
+    if (ki < 0) return LLM_EFORMAT;
+    kv = &g->kv[ki];
+    if (kv->type != LLM_GGUF_ARRAY || kv->arr_type != LLM_GGUF_STRING || kv->arr_n > (uint64_t)INT_MAX)
+        return LLM_EFORMAT;
+    n_tok = (int64_t)kv->arr_n;
+    for (i = 0; i < 6; i++) found[i] = -1;
+    for (t = 0; t < (uint64_t)n_tok; t++) { /* one pass over the token texts */
+        llm_gguf_str s;
+        if (llm_gguf_arr_str(kv, &cursor, &s) != LLM_OK) return LLM_EFORMAT;
+        if (s.n < 5 || s.n > 13 || s.s[0] != '<') continue;
+        for (i = 0; i < 6; i++)
+            if (found[i] < 0 && s.n == strlen(texts[i]) && memcmp(s.s, texts[i], s.n) == 0) found[i] = (int64_t)t;
+    }
+    for (i = 0; i < 3; i++) { /* the keys first, then the texts; each id once */
+        int64_t v;
+        llm_status st = llm_gguf_get_int(g, keys[i], &v);
+        if (st == LLM_ENOTFOUND) continue;
+        if (st != LLM_OK || v < 0 || v >= n_tok) return LLM_EFORMAT;
+        all[n_all++] = v;
+    }
+    for (i = 0; i < 6; i++)
+        if (found[i] >= 0) all[n_all++] = found[i];
+    for (i = 0; i < n_all; i++) {
+        for (j = 0; j < i && all[j] != all[i]; j++) {}
+        if (j < i) continue;
+        if (count < cap) ids[count] = (int)all[i];
+        count++;
+    }
+    *n = count;
+    return count > cap ? LLM_ERANGE : LLM_OK;
 }
 
 /* ======================================================================================

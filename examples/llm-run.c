@@ -3,7 +3,7 @@
    Build: make build/llm-run      (or: cc -O2 -march=native -DLLM_PTHREADS -pthread -I. examples/llm-run.c -lm)
    Usage: build/llm-run model.bin [options]; `build/llm-run --help` lists them: run.c's
    -t -p -s -n -i -z -m -y with run.c's meanings, plus --ids (the token ids, one per line,
-   instead of the text) and --threads N. Same model, tokenizer, seed and flags give
+   instead of the text), --threads N, the sampler chain's flags and chat mode's. Same model, tokenizer, seed and flags give
    run.c's tokens. Where run.c quietly turns a bad value into a default (atoi, atof,
    clamping), llm-run refuses it and names the flag. Speed goes to stderr. */
 #define LLM_IMPLEMENTATION
@@ -27,8 +27,10 @@ static const char *usage =
     "  -i <string> input prompt\n"
     "  -z <string> tokenizer: llama2.c's tokenizer.bin, a GGUF or a tokenizer.json; default: a\n"
     "              GGUF's own, a Hugging Face directory's tokenizer.json, else tokenizer.bin\n"
-    "  -m <string> mode: generate (default); chat is not supported yet (issue 13)\n"
-    "  -y <string> system prompt of -m chat (so, not yet)\n"
+    "  -m <string> mode: generate (default) or chat: user turns are lines of stdin, each\n"
+    "              reply streamed to stdout on a line of its own (a GGUF checkpoint: its\n"
+    "              tokenizer, chat template and end-of-turn tokens)\n"
+    "  -y <string> system prompt of -m chat\n"
     "and:\n"
     "  --ids          print the token ids, one per line, instead of the text\n"
     "  --ids-in FILE  feed these token ids (decimal, white-space separated), one per step\n"
@@ -37,6 +39,18 @@ static const char *usage =
     "  --logits-out FILE  with --ids-in: the logits of every step, float32 [n][vocab],\n"
     "                 little-endian\n"
     "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
+    "Sampling beyond run.c's (any of these switches to llm.h's sampler chain; with -t -p -s\n"
+    "alone it draws run.c's tokens):\n"
+    "  --top-k <N>    keep the N most likely tokens, 0 = off (default)\n"
+    "  --min-p <p>    drop tokens below p times the most likely one, in [0,1], 0 = off\n"
+    "  --repeat-penalty <x>  divide (logit > 0) or multiply a repeated token's logit by x,\n"
+    "                 0.001..1000, default 1 = off (llama.cpp's rule)\n"
+    "  --repeat-last-n <N>   the window of generated tokens the penalties count, default 64\n"
+    "  --frequency-penalty <x> / --presence-penalty <x>  minus x per repeat / once, -1000..1000\n"
+    "Chat mode:\n"
+    "  --template <name>  the chat template instead of the file's: llama3 chatml qwen3 gemma\n"
+    "                 phi3 llama2 mistral-v3 mistral-v1\n"
+    "  --stop <string>    also end a reply at this text (up to 8; not shown)\n"
     "  -h, --help     this text\n"
     "Where run.c silently turns a bad value into something else, llm-run refuses it, naming\n"
     "the flag: a value that is not all a number (-t abc, -n 12x: run.c reads 0), -t below 0\n"
@@ -276,13 +290,267 @@ static int run_ids(llm_model *m, const char *path, const char *out_path, int n_t
     return 0;
 }
 
+/* ---- -m chat: turns from stdin, the model's own tokenizer and template ---------------
+   The whole conversation is rendered again each turn (templates are text, and some move
+   the system prompt), encoded with special-token parsing, and only the tokens after the
+   part the KV cache already holds are run. A reply ends at an end-of-generation token of
+   the vocabulary (eos, eot, <|im_end|> ...), at a --stop string, or when -n positions are
+   used; the text streams as it is decoded (whole UTF-8 characters, stop strings held
+   back until they cannot be one). */
+#define CHAT_MAX_STOPS 8
+typedef struct chat_opts {
+    const char *system, *template_name, *tok_path;
+    const char *stops[CHAT_MAX_STOPS];
+    int n_stops, steps, n_threads, print_ids;
+    llm_sampler_params sp;
+} chat_opts;
+
+typedef struct chat_msgs {
+    llm_chat_msg *m;
+    int n, cap;
+} chat_msgs;
+
+static int chat_push(chat_msgs *c, const char *role, const char *text, size_t len) {
+    char *copy = (char *)malloc(len + 1);
+    if (!copy) return 0;
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    if (c->n == c->cap) {
+        llm_chat_msg *p = (llm_chat_msg *)realloc(c->m, (size_t)(c->cap = c->cap ? 2 * c->cap : 16) * sizeof *p);
+        if (!p) return free(copy), 0;
+        c->m = p;
+    }
+    c->m[c->n].role = role;
+    c->m[c->n++].content = copy;
+    return 1;
+}
+
+/* A line of stdin without its newline, in *buf (grown); 0 at the end of the input. */
+static int read_line(char **buf, size_t *cap, size_t *len) {
+    int c;
+    *len = 0;
+    while ((c = getchar()) != EOF && c != '\n') {
+        if (*len + 2 > *cap) {
+            char *p = (char *)realloc(*buf, *cap = *cap ? 2 * *cap : 256);
+            if (!p) return 0;
+            *buf = p;
+        }
+        (*buf)[(*len)++] = (char)c;
+    }
+    if (c == EOF && *len == 0) return 0;
+    if (*len > 0 && (*buf)[*len - 1] == '\r') (*len)--;
+    return 1;
+}
+
+/* Show bytes through the stop matcher; collect what was shown for the conversation. */
+static void chat_show(llm_stop *stop, const char *bytes, size_t n, int final, char *tmp, size_t tmp_cap, char **reply,
+                      size_t *reply_n, size_t *reply_cap, int print) {
+    size_t on = 0, fn = 0;
+    if (llm_stop_feed(stop, bytes, n, tmp, tmp_cap, &on) != LLM_OK) on = 0;
+    if (final && stop->stopped < 0 && llm_stop_flush(stop, tmp + on, tmp_cap - on, &fn) == LLM_OK) on += fn;
+    if (on == 0) return;
+    if (print) fwrite(tmp, 1, on, stdout);
+    if (*reply_n + on + 1 > *reply_cap) {
+        char *p = (char *)realloc(*reply, *reply_cap = 2 * (*reply_n + on + 1));
+        if (!p) return;
+        *reply = p;
+    }
+    memcpy(*reply + *reply_n, tmp, on);
+    *reply_n += on;
+    (*reply)[*reply_n] = 0;
+}
+
+static int run_chat(const char *ckpt, const chat_opts *o) {
+    char what[600], *dbuf, *sbuf, *line = NULL, *rendered = NULL, *reply = NULL;
+    const char *why = "", *bos = NULL, *eos = NULL;
+    size_t len = 0, line_cap = 0, line_len, rcap = 0, reply_cap = 0, n_ids = 0, pl, dcap, scap;
+    unsigned char *raw = NULL, *buf;
+    int eog[16], n_eog = 0, *ctx, n_ctx = 0, i, steps, V, interactive;
+    int32_t *ids = NULL;
+    size_t ids_cap = 0;
+    FILE *f;
+    long sz;
+    llm_file_probe p = llm_args_probe_file(ckpt);
+    llm_gguf g;
+    llm_model m;
+    llm_layer_weights *layers;
+    llm_vocab v;
+    llm_chat_template t;
+    llm_gguf_str ts;
+    llm_state s;
+    llm_sampler smp;
+    llm_threads *th = NULL;
+    llm_status st;
+    chat_msgs conv = {NULL, 0, 0};
+    float *logits;
+    snprintf(what, sizeof what, "-m chat: checkpoint '%.500s'", ckpt);
+    if (p.kind != LLM_FILE_GGUF) {
+        if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_EMPTY) return fail(what, LLM_EIO, p.what);
+        return fail(what, LLM_EUNSUPPORTED,
+                    "chat needs a GGUF file: its tokenizer and chat template come from it (a llama2.c checkpoint or a "
+                    "Hugging Face directory is not read in chat mode yet)");
+    }
+    /* the whole file in one 64-byte-aligned buffer: the GGUF's tables, weights in place */
+    if (!(f = fopen(ckpt, "rb")) || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        return fail(what, LLM_EIO, "cannot read it");
+    if (!(raw = (unsigned char *)malloc((size_t)sz + 64))) return fail(what, LLM_ENOMEM, NULL);
+    buf = raw + (64 - (uintptr_t)raw % 64) % 64;
+    len = fread(buf, 1, (size_t)sz, f);
+    fclose(f);
+    if (len != (size_t)sz) return fail(what, LLM_EIO, "short read");
+    if ((st = llm_gguf_create(&g, buf, len, &why)) != LLM_OK) return fail(what, st, why);
+    if ((st = llm_gguf_read_config(&m.config, &g, &why)) != LLM_OK) return fail(what, st, why);
+    if (!(layers = (llm_layer_weights *)malloc((size_t)m.config.n_layers * sizeof *layers))) return fail(what, LLM_ENOMEM, NULL);
+    if ((st = llm_gguf_load(&m, &g, layers, m.config.n_layers, &why)) != LLM_OK) return fail(what, st, why);
+    V = m.config.vocab;
+    /* the tokenizer: the file's own, or -z's */
+    if (o->tok_path) {
+        snprintf(what, sizeof what, "-z '%.500s'", o->tok_path);
+        st = llm_vocab_load_file(&v, o->tok_path, V, &why);
+    } else {
+        st = llm_vocab_create_gguf(&v, &g, &why);
+    }
+    if (st != LLM_OK) return fail(what, st, why);
+    if (v.n_tokens != V) {
+        char why2[200];
+        snprintf(why2, sizeof why2, "the tokenizer has %d tokens, the model's vocabulary %d", (int)v.n_tokens, V);
+        return fail(what, LLM_EFORMAT, why2);
+    }
+    /* the template: named, or recognized in tokenizer.chat_template */
+    if (o->template_name) {
+        if ((st = llm_chat_template_named(&t, o->template_name)) != LLM_OK) return fail("--template", st, t.why);
+    } else if (llm_gguf_get_str(&g, "tokenizer.chat_template", &ts) != LLM_OK) {
+        return fail(what, LLM_EUNSUPPORTED,
+                    "the file has no tokenizer.chat_template: name one with --template (llama3 chatml qwen3 gemma "
+                    "phi3 llama2 mistral-v3 mistral-v1)");
+    } else if ((st = llm_chat_template_detect(&t, ts.s, (size_t)ts.n)) != LLM_OK) {
+        return fail("tokenizer.chat_template", st, t.why);
+    }
+    if (v.bos >= 0) bos = llm_vocab_piece(&v, v.bos, LLM_DECODE_SPECIAL, &pl);
+    if (v.eos >= 0) eos = llm_vocab_piece(&v, v.eos, LLM_DECODE_SPECIAL, &pl);
+    /* the end-of-generation ids: the file's (eos, eot, eom, end-of-turn texts) */
+    if (!o->tok_path) {
+        if ((st = llm_gguf_eog_ids(&g, eog, 16, &n_eog)) != LLM_OK && st != LLM_ERANGE) return fail(what, st, "tokenizer.ggml.tokens");
+        if (n_eog > 16) n_eog = 16;
+    } else {
+        static const char *const texts[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<|endoftext|>"};
+        if (v.eos >= 0) eog[n_eog++] = v.eos;
+        if (v.eot >= 0) eog[n_eog++] = v.eot;
+        for (i = 0; i < 6; i++) {
+            int32_t id = llm_vocab_find(&v, texts[i], strlen(texts[i]));
+            if (id >= 0) eog[n_eog++] = id;
+        }
+    }
+    if (n_eog == 0) fprintf(stderr, "llm-run: warning: the vocabulary names no end-of-generation token: replies end at -n\n");
+    if (o->system && (t.flags & LLM_CHAT_NO_SYSTEM))
+        fprintf(stderr, "llm-run: warning: this model's chat template has no system role: -y is dropped\n");
+    if (o->steps > m.config.max_seq_len)
+        fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", o->steps,
+                m.config.max_seq_len, m.config.max_seq_len);
+    steps = o->steps == 0 || o->steps > m.config.max_seq_len ? m.config.max_seq_len : o->steps;
+    if ((st = llm_state_create(&s, &m.config, steps, steps < 256 ? steps : 256, LLM_F32)) != LLM_OK) return fail("state", st, NULL);
+    if ((st = llm_sampler_chain_create(&smp, V, &o->sp)) != LLM_OK) return fail("sampler", st, NULL);
+    if (o->n_threads > 1 && (st = llm_threads_create(&th, o->n_threads)) != LLM_OK) return fail("--threads", st, NULL);
+    ctx = (int *)malloc((size_t)steps * sizeof *ctx);
+    logits = (float *)malloc((size_t)V * sizeof *logits);
+    /* a decoded piece (+ 4 held UTF-8 bytes); what the stop matcher may release with it */
+    dcap = (size_t)v.max_piece + 8, scap = dcap + 256 + 8;
+    dbuf = (char *)malloc(dcap), sbuf = (char *)malloc(scap);
+    if (!ctx || !logits || !dbuf || !sbuf) return fail("memory", LLM_ENOMEM, NULL);
+    if (o->system && !chat_push(&conv, "system", o->system, strlen(o->system))) return fail("memory", LLM_ENOMEM, NULL);
+#if defined(__unix__) || defined(__APPLE__)
+    interactive = isatty(0);
+#else
+    interactive = 0;
+#endif
+    for (;;) {
+        size_t need = 0, common = 0, reply_n = 0;
+        llm_vocab_stream ds;
+        llm_stop stop;
+        int ended = 0;
+        if (interactive) fputs("User: ", stderr);
+        if (!read_line(&line, &line_cap, &line_len)) break;
+        if (line_len == 0) continue;
+        if (!chat_push(&conv, "user", line, line_len)) return fail("memory", LLM_ENOMEM, NULL);
+        /* render, encode with special-token parsing (the template wrote any BOS) */
+        st = llm_chat_render(&t, conv.m, conv.n, 1, bos, eos, rendered, rcap, &need);
+        if (st == LLM_ERANGE) {
+            free(rendered);
+            if (!(rendered = (char *)malloc(rcap = need + 1))) return fail("memory", LLM_ENOMEM, NULL);
+            st = llm_chat_render(&t, conv.m, conv.n, 1, bos, eos, rendered, rcap, &need);
+        }
+        if (st != LLM_OK)
+            return fail("-m chat: rendering the conversation", st,
+                        t.kind == LLM_CHAT_MISTRAL_V1 && o->system ? "Mistral v0.1's template has no system role: drop -y"
+                                                                    : "the template refuses these turns");
+        st = llm_vocab_encode(&v, rendered, need, LLM_ENCODE_SPECIAL, ids, ids_cap, &n_ids, NULL, 0);
+        if (st == LLM_ERANGE) {
+            free(ids);
+            if (!(ids = (int32_t *)malloc((ids_cap = n_ids) * sizeof *ids))) return fail("memory", LLM_ENOMEM, NULL);
+            st = llm_vocab_encode(&v, rendered, need, LLM_ENCODE_SPECIAL, ids, ids_cap, &n_ids, NULL, 0);
+        }
+        if (st != LLM_OK) return fail("-m chat: encoding the conversation", st, NULL);
+        if (n_ids + 1 > (size_t)steps) {
+            fprintf(stderr, "llm-run: -m chat: the conversation (%zu tokens) no longer fits -n %d positions\n", n_ids, steps);
+            break;
+        }
+        /* run only what the cache does not hold yet (a rewind where the text changed) */
+        while (common < n_ids && common < (size_t)n_ctx && ctx[common] == ids[common]) common++;
+        if (common == n_ids) common--; /* the last token again, for its logits */
+        for (i = (int)common; i < (int)n_ids; i++) ctx[i] = ids[i];
+        st = llm_forward(&s, &m.weights, ctx + common, (int)(n_ids - common), (int)common, logits, 0, th);
+        if (st != LLM_OK) return fail("forward", st, NULL);
+        n_ctx = (int)n_ids;
+        llm_vocab_stream_init(&ds, &v, 0);
+        llm_stop_init(&stop, o->stops, o->n_stops);
+        while (n_ctx < steps) {
+            size_t dn = 0;
+            int tok = llm_sample(&smp, logits), e;
+            if (tok < 0) return fail("sampler", LLM_EINVAL, "every token banned");
+            for (e = 0; e < n_eog; e++) ended |= tok == eog[e];
+            if (ended) break;
+            ctx[n_ctx] = tok;
+            if (o->print_ids) printf("%d\n", tok);
+            if (llm_vocab_stream_push(&ds, tok, dbuf, dcap, &dn) != LLM_OK) dn = 0;
+            chat_show(&stop, dbuf, dn, 0, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
+            fflush(stdout);
+            if (stop.stopped >= 0) break;
+            if ((st = llm_forward(&s, &m.weights, &tok, 1, n_ctx, logits, 0, th)) != LLM_OK) return fail("forward", st, NULL);
+            n_ctx++;
+        }
+        {
+            size_t dn = 0;
+            if (llm_vocab_stream_flush(&ds, dbuf, dcap, &dn) != LLM_OK) dn = 0;
+            chat_show(&stop, dbuf, dn, 1, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
+        }
+        if (!o->print_ids) printf("\n");
+        fflush(stdout);
+        if (!chat_push(&conv, "assistant", reply ? reply : "", reply_n)) return fail("memory", LLM_ENOMEM, NULL);
+        if (!ended && stop.stopped < 0) {
+            fprintf(stderr, "llm-run: -m chat: the reply reached -n %d positions\n", steps);
+            break;
+        }
+    }
+    for (i = 0; i < conv.n; i++) free((void *)conv.m[i].content);
+    free(conv.m), free(line), free(rendered), free(reply), free(ids), free(ctx), free(logits), free(layers);
+    free(dbuf), free(sbuf);
+    llm_sampler_free(&smp);
+    llm_state_free(&s);
+    llm_vocab_free(&v);
+    llm_gguf_free(&g);
+    llm_threads_free(th);
+    free(raw);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *system = NULL;
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
     int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
-    int tok_given = 0;
+    int tok_given = 0, chain = 0;
     const char *ids_in = NULL, *logits_out = NULL;
+    chat_opts co;
     llm_model model;
     run_tok tok;
     llm_state state;
@@ -294,6 +562,7 @@ int main(int argc, char **argv) {
     float *logits;
     double t0, t_first, t_end;
 
+    memset(&co, 0, sizeof co);
     /* run.c's command line: the checkpoint, then "-x value" pairs; every value checked */
     if (argc < 2) {
         fputs(usage, stderr);
@@ -340,6 +609,27 @@ int main(int argc, char **argv) {
             ok = (mode = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "-y")) {
             ok = (system = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--template")) {
+            ok = (co.template_name = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--stop")) {
+            const char *v = llm_args_value(&a);
+            if ((ok = v != NULL)) {
+                if (!*v || strlen(v) > 256) ok = llm_args_fail(&a, "--stop: a stop string of 1..256 bytes");
+                else if (co.n_stops == CHAT_MAX_STOPS) ok = llm_args_fail(&a, "--stop: at most %d of them", CHAT_MAX_STOPS);
+                else co.stops[co.n_stops++] = v;
+            }
+        } else if (llm_args_is(&a, "--top-k")) {
+            if ((ok = llm_args_int(&a, 0, 2147483647LL, &v))) co.sp.top_k = (int)v, chain = 1;
+        } else if (llm_args_is(&a, "--min-p")) {
+            if ((ok = llm_args_num(&a, 0, 1, &x))) co.sp.min_p = (float)x, chain = 1;
+        } else if (llm_args_is(&a, "--repeat-penalty")) {
+            if ((ok = llm_args_num(&a, 1e-3, 1e3, &x))) co.sp.repeat_penalty = (float)x, chain = 1;
+        } else if (llm_args_is(&a, "--repeat-last-n")) {
+            if ((ok = llm_args_int(&a, 1, 1 << 24, &v))) co.sp.penalty_last_n = (int)v, chain = 1;
+        } else if (llm_args_is(&a, "--frequency-penalty")) {
+            if ((ok = llm_args_num(&a, -1e3, 1e3, &x))) co.sp.frequency_penalty = (float)x, chain = 1;
+        } else if (llm_args_is(&a, "--presence-penalty")) {
+            if ((ok = llm_args_num(&a, -1e3, 1e3, &x))) co.sp.presence_penalty = (float)x, chain = 1;
         } else {
             ok = llm_args_unknown(&a);
         }
@@ -352,16 +642,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "llm-run: no checkpoint given (usage: llm-run <checkpoint> [options]; --help)\n");
         return 1;
     }
-    if (strcmp(mode, "chat") == 0) {
-        fprintf(stderr, "llm-run: -m chat: not supported yet (issue 13 adds chat); -m generate runs the model\n");
+    if (strcmp(mode, "generate") != 0 && strcmp(mode, "chat") != 0) {
+        fprintf(stderr, "llm-run: -m: unknown mode '%.40s' (generate or chat)\n", mode);
         return 1;
     }
-    if (strcmp(mode, "generate") != 0) {
-        fprintf(stderr, "llm-run: -m: unknown mode '%.40s' (generate; chat comes with issue 13)\n", mode);
+    if (system && strcmp(mode, "chat") != 0) {
+        fprintf(stderr, "llm-run: -y: a system prompt needs -m chat\n");
         return 1;
     }
-    if (system) {
-        fprintf(stderr, "llm-run: -y: a system prompt needs -m chat, which is not supported yet (issue 13)\n");
+    if ((co.template_name || co.n_stops) && strcmp(mode, "chat") != 0) {
+        fprintf(stderr, "llm-run: %s: needs -m chat\n", co.template_name ? "--template" : "--stop");
         return 1;
     }
     cores = llm_args_cores();
@@ -373,6 +663,21 @@ int main(int argc, char **argv) {
     /* run.c's parameter fix: seed 0 is the time */
     if (seed == 0) seed = (unsigned long long)time(NULL);
 
+    /* the sampler chain's parameters; -t 0 is greedy and -p 0 or 1 no top-p, as in run.c
+       (the chain's own zeros mean its defaults) */
+    co.sp.greedy = temperature == 0.0f;
+    co.sp.temperature = temperature > 0 ? temperature : 1.0f;
+    co.sp.top_p = topp > 0 && topp < 1 ? topp : 1.0f;
+    co.sp.seed = seed;
+    if (strcmp(mode, "chat") == 0) {
+        if (ids_in || logits_out) {
+            fprintf(stderr, "llm-run: %s: not with -m chat\n", ids_in ? "--ids-in" : "--logits-out");
+            return 1;
+        }
+        co.system = system, co.tok_path = tok_given ? tok_path : NULL, co.steps = steps;
+        co.n_threads = n_threads, co.print_ids = print_ids;
+        return run_chat(ckpt, &co);
+    }
     if (logits_out && !ids_in) {
         fprintf(stderr, "llm-run: --logits-out: needs --ids-in (the ids whose logits to write)\n");
         return 1;
@@ -400,8 +705,11 @@ int main(int argc, char **argv) {
        activations for a prefill of the whole prompt (in chunks of at most 256) */
     st = llm_state_create(&state, &model.config, steps, n_prompt < 256 ? n_prompt : 256, LLM_F32);
     if (st != LLM_OK) return fail("state", st, NULL);
-    if ((st = llm_sampler_create(&sampler, model.config.vocab, temperature, topp, seed)) != LLM_OK)
-        return fail("sampler", st, NULL);
+    /* run.c's sampler, or the chain when a flag of its own is given (the chain with only
+       -t -p -s draws the same tokens) */
+    st = chain ? llm_sampler_chain_create(&sampler, model.config.vocab, &co.sp)
+               : llm_sampler_create(&sampler, model.config.vocab, temperature, topp, seed);
+    if (st != LLM_OK) return fail("sampler", st, NULL);
 
     t0 = now_s();
     /* positions 0..n_prompt-2 are prompt tokens, forced (run.c prints them as it goes) */

@@ -57,7 +57,19 @@ run|$M -z $Z --threads|--threads|needs a value
 run|$M -z $Z -i|-i|needs a value
 run|$M -z|-z|needs a value
 run|$M -z $Z -m|-m|needs a value
-run|$M -z $Z -m chat|-m chat|not supported yet
+run|$M -z $Z -m chat|-m chat|needs a GGUF file
+run|$T/model.gguf -m chat|-m chat: checkpoint '$T/model.gguf'|general.architecture is missing
+run|$M -m chat --ids-in $T/text.txt|--ids-in|not with -m chat
+run|$M -z $Z --template llama2|--template|needs -m chat
+run|$M -z $Z --stop END|--stop|needs -m chat
+run|$M -z $Z --top-k abc|--top-k|not a whole number
+run|$M -z $Z --top-k -1|--top-k|not a whole number
+run|$M -z $Z --min-p 2|--min-p|not a number in 0..1
+run|$M -z $Z --repeat-penalty 0|--repeat-penalty|not a number
+run|$M -z $Z --repeat-last-n 0|--repeat-last-n|not a whole number
+run|$M -z $Z --frequency-penalty x|--frequency-penalty|not a number
+run|$M -z $Z --presence-penalty|--presence-penalty|needs a value
+run|$M -m chat --stop 1 --stop 2 --stop 3 --stop 4 --stop 5 --stop 6 --stop 7 --stop 8 --stop 9|--stop|at most 8
 run|$M -z $Z -m talk|-m|unknown mode
 run|$M -z $Z -y hello|-y|needs -m chat
 run|$M -z $Z --ids=1|--ids|takes no value
@@ -272,6 +284,33 @@ for q in F32:2e-6 Q4_K_M:1.2e-2; do
         paste "$T/q_got" "$T/q_want" | awk '{ d = $1 - $2; se += d * d; st += $2 * $2; n++ } END { if (n != 24 * 512) print "n=" n; else printf "%.3g\n", sqrt(se / st) }')
   if awk -v e="$err" -v t="$tol" 'BEGIN { exit !(e + 0 == e && e <= t) }'; then ok; else bad "llm-run q256-$name --logits-out: relative RMS error $err (tolerance $tol)"; fi
 done
+
+# ---- -m chat on a GGUF with a tokenizer (stories260K.gguf: no chat template, so it is
+# named): refusals, greedy replies that repeat, --stop cutting a reply where its text starts
+G=../shared/models/stories260K.gguf
+if [ -f "$G" ]; then
+  printf 'Hello\n' | $RUN "$G" -m chat > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -ne 0 ] && [ ! -s "$T/out" ] && grep -q "no tokenizer.chat_template" "$T/err" && grep -q -- "--template" "$T/err"; then ok
+  else bad "llm-run -m chat without a template: rc $rc, $(head -c 200 "$T/err")"; fi
+  printf 'Hello\n' | $RUN "$G" -m chat --template vicuna > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -ne 0 ] && grep -q "unknown chat template name 'vicuna'" "$T/err"; then ok; else bad "--template vicuna: rc $rc"; fi
+  chat() { printf 'Hello there\n\nHow are you?\n' | $RUN "$G" -m chat -y "Be brief." --template llama2 -t 0 -n 96 "$@"; }
+  chat > "$T/c1" 2> "$T/cerr"; rc1=$?
+  chat > "$T/c2" 2>/dev/null; rc2=$?
+  # one reply line (the first reply fills -n: the model never ends a turn), the same twice
+  if [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$(wc -l < "$T/c1")" -eq 1 ] && [ -s "$T/c1" ] && cmp -s "$T/c1" "$T/c2" \
+     && grep -q "reached -n 96" "$T/cerr"; then ok
+  else bad "llm-run -m chat greedy: rc $rc1 / $rc2, $(wc -l < "$T/c1") lines, $(head -c 200 "$T/cerr")"; fi
+  # --stop: a piece of the reply's text (bytes 6..8) cuts it right before its first
+  # occurrence; then the second turn runs (the blank line is skipped) and gets its reply
+  stop=$(head -c 8 "$T/c1" | tail -c 3)
+  chat --stop "$stop" > "$T/c3" 2> "$T/cerr"; rc=$?
+  want=$(awk -v s="$stop" '{ i = index($0, s); print substr($0, 1, i - 1); exit }' "$T/c1")
+  if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$T/c3")" = "$want" ] && [ "$(wc -l < "$T/c3")" -ge 2 ]; then ok
+  else bad "llm-run -m chat --stop '$stop': rc $rc, got '$(head -c 80 "$T/c3")', want '$want'"; fi
+else
+  if [ "${LLM_REQUIRE_SHARED:-0}" != 0 ]; then bad "$G absent (LLM_REQUIRE_SHARED)"; else skip=$((skip + 4)); echo "SKIP 4: llm-run -m chat: $G absent"; fi
+fi
 
 [ "$n_bad" -ge 40 ] || bad "only $n_bad bad invocations in the table"
 [ "$n_good" -ge 10 ] || bad "only $n_good good invocations in the table"
