@@ -201,7 +201,7 @@ TEST_UNUSED static void ref_block(const llm_config *c, const rnd_layer *L, int l
         if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
         else ref_norm(c, h_in + t * d, x + t * d, L->fn, L->fnb, d);
         ref_lin(g, h_in + t * d, L->w1, L->b1, d, ff);
-        ref_lin(u, h_in + t * d, L->w3, L->b3, d, ff);
+        if (c->ffn != LLM_FFN_GELU) ref_lin(u, h_in + t * d, L->w3, L->b3, d, ff); /* GELU has no up matrix */
         for (i = 0; i < ff; i++) {
             if (c->ffn == LLM_FFN_SWIGLU) g[i] = g[i] / (1 + exp(-g[i])) * u[i];
             else if (c->ffn == LLM_FFN_GEGLU) g[i] = gelu_d(g[i]) * u[i];
