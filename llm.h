@@ -1423,6 +1423,39 @@ LLMDEF const char *llm_version(void) { return "0.1.0"; }
 /* p rounded up to the next 64-byte boundary: one cache line, one AVX-512 vector. */
 static void *llm__align64(void *p) { return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
+/* Return expr's status unless it is LLM_OK. */
+#define LLM__MTRY(expr)                                                                                \
+    do {                                                                                             \
+        llm_status llm__st = (expr);                                                                 \
+        if (llm__st != LLM_OK) return llm__st;                                                       \
+    } while (0)
+
+/* Every *_create is its *_init in memory from LLM_MALLOC, and every *_free its undoing.
+   llm__create_mem empties the object and allocates `bytes` (0: the size query refused the
+   arguments); llm__created gives the memory to the object's `owned` if init succeeded, else
+   frees it and empties `size` bytes of the object (0 where init left its reason inside). */
+static llm_status llm__create_mem(void *obj, size_t size, size_t bytes, void **mem) {
+    *mem = NULL;
+    if (!obj) return LLM_EINVAL;
+    memset(obj, 0, size);
+    if (bytes == 0) return LLM_EINVAL;
+    *mem = LLM_MALLOC(bytes);
+    return *mem ? LLM_OK : LLM_ENOMEM;
+}
+static llm_status llm__created(void *obj, size_t size, void **owned, void *mem, llm_status st) {
+    if (st == LLM_OK) {
+        *owned = mem;
+        return LLM_OK;
+    }
+    LLM_FREE(mem);
+    memset(obj, 0, size);
+    return st;
+}
+static void llm__destroy(void *obj, size_t size, void *owned) {
+    if (owned) LLM_FREE(owned);
+    memset(obj, 0, size);
+}
+
 /* IEEE half: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Done with integer
    arithmetic so the result never depends on the FPU's rounding mode. */
 LLMDEF uint16_t llm_f32_to_f16(float f) {
@@ -4031,29 +4064,14 @@ LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, size_t mem_bytes,
 }
 
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos) {
-    size_t bytes;
+    size_t bytes = llm_rope_bytes(llm__rope_head_dim(c), max_pos);
     void *mem;
-    llm_status st;
-    if (!r) return LLM_EINVAL;
-    memset(r, 0, sizeof *r);
-    bytes = llm_rope_bytes(llm__rope_head_dim(c), max_pos);
-    if (!bytes) return LLM_EINVAL;
-    mem = LLM_MALLOC(bytes);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_rope_init_config(r, mem, bytes, c, max_pos);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(r, 0, sizeof *r);
-        return st;
-    }
-    r->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(r, sizeof *r, bytes, &mem));
+    return llm__created(r, sizeof *r, &r->owned, mem, llm_rope_init_config(r, mem, bytes, c, max_pos));
 }
 
 LLMDEF void llm_rope_free(llm_rope *r) {
-    if (!r) return;
-    if (r->owned) LLM_FREE(r->owned);
-    memset(r, 0, sizeof *r);
+    if (r) llm__destroy(r, sizeof *r, r->owned);
 }
 
 /* Rotate n_tokens tokens of n_heads heads, token t at position pos + t. */
@@ -4169,32 +4187,20 @@ LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_byte
 }
 
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype) {
-    uint64_t bytes;
-    char *raw;
-    llm_status st;
+    uint64_t bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    void *raw;
     if (!kv) return LLM_EINVAL;
     memset(kv, 0, sizeof *kv);
     if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
-    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
-    if (bytes == 0) return LLM_EINVAL;
     if (bytes > (uint64_t)((size_t)-1) - 64) return LLM_ENOMEM;
-    raw = (char *)LLM_MALLOC((size_t)bytes + 64);
-    if (!raw) return LLM_ENOMEM;
+    LLM__MTRY(llm__create_mem(kv, sizeof *kv, bytes ? (size_t)bytes + 64 : 0, &raw));
     /* start on a cache line, so the rows attention streams do too */
-    st = llm_kv_cache_init(kv, llm__align64(raw), (size_t)bytes, c, capacity, dtype);
-    if (st != LLM_OK) {
-        LLM_FREE(raw);
-        memset(kv, 0, sizeof *kv);
-        return st;
-    }
-    kv->owned = raw;
-    return LLM_OK;
+    return llm__created(kv, sizeof *kv, &kv->owned, raw,
+                        llm_kv_cache_init(kv, llm__align64(raw), (size_t)bytes, c, capacity, dtype));
 }
 
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
-    if (!kv) return;
-    if (kv->owned) LLM_FREE(kv->owned);
-    memset(kv, 0, sizeof *kv);
+    if (kv) llm__destroy(kv, sizeof *kv, kv->owned);
 }
 
 /* fp16 <-> fp32 rows, the cache's two conversions. Loading is >>weights' llm__rv_load_f16
@@ -5278,12 +5284,6 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
     return st;
 }
 
-#define LLM__MTRY(expr)                                                                                \
-    do {                                                                                             \
-        llm_status llm__st = (expr);                                                                 \
-        if (llm__st != LLM_OK) return llm__st;                                                       \
-    } while (0)
-
 static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
                                     llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
                                     llm_threads *th) {
@@ -5420,30 +5420,17 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
 
 LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
                                    llm_dtype kv_dtype) {
-    size_t need;
+    size_t need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     void *mem;
-    llm_status st;
     if (!s) return LLM_EINVAL;
     memset(s, 0, sizeof *s);
     LLM__MTRY(llm__model_check(c));
-    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
-    if (need == 0) return LLM_EINVAL;
-    mem = LLM_MALLOC(need);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(s, 0, sizeof *s);
-        return st;
-    }
-    s->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(s, sizeof *s, need, &mem));
+    return llm__created(s, sizeof *s, &s->owned, mem, llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype));
 }
 
 LLMDEF void llm_state_free(llm_state *s) {
-    if (!s) return;
-    if (s->owned) LLM_FREE(s->owned);
-    memset(s, 0, sizeof *s);
+    if (s) llm__destroy(s, sizeof *s, s->owned);
 }
 
 /* One row of a weight matrix as fp32 (the embedding lookup). */
@@ -5551,9 +5538,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
 }
 
 LLMDEF void llm_model_free(llm_model *m) {
-    if (!m) return;
-    if (m->owned) LLM_FREE(m->owned);
-    memset(m, 0, sizeof *m);
+    if (m) llm__destroy(m, sizeof *m, m->owned);
 }
 
 /* ---- sampling, as llama2.c's run.c ------------------------------------------------- */
@@ -5596,23 +5581,12 @@ LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, 
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed) {
     size_t need = llm_sampler_bytes(vocab);
     void *mem;
-    llm_status st;
-    if (!s || need == 0) return LLM_EINVAL;
-    mem = LLM_MALLOC(need);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_sampler_init(s, mem, need, vocab, temperature, topp, seed);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        return st;
-    }
-    s->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(s, sizeof *s, need, &mem));
+    return llm__created(s, sizeof *s, &s->owned, mem, llm_sampler_init(s, mem, need, vocab, temperature, topp, seed));
 }
 
 LLMDEF void llm_sampler_free(llm_sampler *s) {
-    if (!s) return;
-    if (s->owned) LLM_FREE(s->owned);
-    memset(s, 0, sizeof *s);
+    if (s) llm__destroy(s, sizeof *s, s->owned);
 }
 
 /* Merge sort by descending probability; equal probabilities keep index order (the sort
@@ -6086,23 +6060,13 @@ LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t
     void *mem;
     llm_status st;
     if (why) *why = "";
-    if (!t || need == 0) LLM__FFAIL(why, "no tokenizer or vocab out of range", LLM_EINVAL);
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    st = llm_tokenizer_init(t, mem, need, buf, len, vocab, why);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(t, 0, sizeof *t);
-        return st;
-    }
-    t->owned = mem;
-    return LLM_OK;
+    st = llm__create_mem(t, sizeof *t, need, &mem);
+    if (st != LLM_OK) LLM__FFAIL(why, st == LLM_ENOMEM ? "out of memory" : "no tokenizer or vocab out of range", st);
+    return llm__created(t, sizeof *t, &t->owned, mem, llm_tokenizer_init(t, mem, need, buf, len, vocab, why));
 }
 
 LLMDEF void llm_tokenizer_free(llm_tokenizer *t) {
-    if (!t) return;
-    if (t->owned) LLM_FREE(t->owned);
-    memset(t, 0, sizeof *t);
+    if (t) llm__destroy(t, sizeof *t, t->owned);
 }
 
 static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
@@ -7115,31 +7079,19 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
 }
 
 LLMDEF llm_status llm_gguf_create(llm_gguf *g, const void *buf, size_t len, const char **why) {
-    size_t need;
+    size_t need = llm_gguf_bytes(buf, len);
     void *mem;
     llm_status st;
-    if (why) *why = "";
-    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
-    memset(g, 0, sizeof *g);
-    need = llm_gguf_bytes(buf, len);
-    if (need == 0) return llm_gguf_init(g, NULL, 0, buf, len, why); /* for its reason */
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    st = llm_gguf_init(g, mem, need, buf, len, why);
-    if (st != LLM_OK) {
-        /* the reason may live in g->why: keep g's text, drop its tables */
-        LLM_FREE(mem);
-        g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
-        return st;
-    }
-    g->owned = mem;
-    return LLM_OK;
+    if (!g || need == 0) return llm_gguf_init(g, NULL, 0, buf, len, why); /* for its reason */
+    if (llm__create_mem(g, sizeof *g, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    /* the reason may live in g->why: keep g's text, drop its tables */
+    st = llm__created(g, 0, &g->owned, mem, llm_gguf_init(g, mem, need, buf, len, why));
+    if (st != LLM_OK) g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
+    return st;
 }
 
 LLMDEF void llm_gguf_free(llm_gguf *g) {
-    if (!g) return;
-    if (g->owned) LLM_FREE(g->owned);
-    memset(g, 0, sizeof *g);
+    if (g) llm__destroy(g, sizeof *g, g->owned);
 }
 
 /* The kv or tensor named `name`, through the sorted index. */
@@ -7979,30 +7931,19 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
 }
 
 LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why) {
-    size_t need;
+    size_t need = llm_safetensors_bytes(buf, len);
     void *mem;
     llm_status e;
-    if (why) *why = "";
-    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
-    memset(st, 0, sizeof *st);
-    need = llm_safetensors_bytes(buf, len);
-    if (need == 0) return llm_safetensors_init(st, NULL, 0, buf, len, why);
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    e = llm_safetensors_init(st, mem, need, buf, len, why);
-    if (e != LLM_OK) {
-        LLM_FREE(mem);
-        st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
-        return e;
-    }
-    st->owned = mem;
-    return LLM_OK;
+    if (!st || need == 0) return llm_safetensors_init(st, NULL, 0, buf, len, why); /* for its reason */
+    if (llm__create_mem(st, sizeof *st, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    /* the reason may live in st->why: keep its text, drop its tables */
+    e = llm__created(st, 0, &st->owned, mem, llm_safetensors_init(st, mem, need, buf, len, why));
+    if (e != LLM_OK) st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
+    return e;
 }
 
 LLMDEF void llm_safetensors_free(llm_safetensors *st) {
-    if (!st) return;
-    if (st->owned) LLM_FREE(st->owned);
-    memset(st, 0, sizeof *st);
+    if (st) llm__destroy(st, sizeof *st, st->owned);
 }
 
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name) {
