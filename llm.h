@@ -1833,12 +1833,17 @@ static int llm__name_eq(const char *a, const char *b) {
     }
 }
 
-LLMDEF const llm_config *llm_preset(const char *name) {
+/* The row called `name` in a table whose rows start with their name (the model presets,
+   the GPU presets), or -1. */
+static int llm__table_find(const char *name, const void *rows, int n, size_t row_bytes) {
     int i;
-    if (!name) return NULL;
-    for (i = 0; i < LLM__N_PRESETS; i++)
-        if (llm__name_eq(name, llm__presets[i].name)) return &llm__presets[i];
-    return NULL;
+    for (i = 0; name && i < n; i++)
+        if (llm__name_eq(name, *(const char *const *)(const void *)((const char *)rows + (size_t)i * row_bytes))) return i;
+    return -1;
+}
+
+LLMDEF const llm_config *llm_preset(const char *name) {
+    return llm_preset_at(llm__table_find(name, llm__presets, LLM__N_PRESETS, sizeof llm__presets[0]));
 }
 LLMDEF const llm_config *llm_preset_at(int i) { return i >= 0 && i < LLM__N_PRESETS ? &llm__presets[i] : NULL; }
 
@@ -2093,11 +2098,7 @@ static const llm_gpu llm__gpus[] = {
 #define LLM__N_GPUS ((int)(sizeof llm__gpus / sizeof llm__gpus[0]))
 
 LLMDEF const llm_gpu *llm_gpu_preset(const char *name) {
-    int i;
-    if (!name) return NULL;
-    for (i = 0; i < LLM__N_GPUS; i++)
-        if (llm__name_eq(name, llm__gpus[i].name)) return &llm__gpus[i];
-    return NULL;
+    return llm_gpu_preset_at(llm__table_find(name, llm__gpus, LLM__N_GPUS, sizeof llm__gpus[0]));
 }
 LLMDEF const llm_gpu *llm_gpu_preset_at(int i) { return i >= 0 && i < LLM__N_GPUS ? &llm__gpus[i] : NULL; }
 
@@ -5219,6 +5220,14 @@ static llm_status llm__model_norm(const llm_config *c, float *out, const float *
     return st;
 }
 
+/* What a sub-layer reads: h = Norm(x) in xb (pre-norm), or x itself (post-norm, which
+   norms x after the residual add instead). */
+static llm_status llm__model_sub_in(const llm_config *c, float *xb, const float *x, const float *w, const float *b,
+                                    int n, int d, const float **in) {
+    *in = c->post_norm ? x : xb;
+    return c->post_norm ? LLM_OK : llm__model_norm(c, xb, x, w, b, n, d);
+}
+
 /* The config is the one source of truth for what a block has: a bias or norm bias it
    names must be there, one it does not name must be absent (a loader that found a bias
    the config lacks has the wrong config). w3 / b3 are not read by an ungated FFN. */
@@ -5305,13 +5314,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
-    /* h = Norm(x) before the sub-layer (pre-norm), or x itself (post-norm) */
-    if (c->post_norm) {
-        in = x;
-    } else {
-        LLM__MTRY(llm__model_norm(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d));
-        in = b.xb;
-    }
+    LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
     LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
     LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
@@ -5332,12 +5335,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
 
     /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
-    if (c->post_norm) {
-        in = x;
-    } else {
-        LLM__MTRY(llm__model_norm(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d));
-        in = b.xb;
-    }
+    LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d, &in));
     /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
     LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
     if (ffn->matrices == 2) {
@@ -5699,6 +5697,15 @@ static int llm__little_endian(void) {
         if (why_ptr) *(why_ptr) = (text);                                                            \
         return (code);                                                                               \
     } while (0)
+
+/* Where a reader that fills an object starts: no reason yet, no object refused (`missing`
+   says which), the object emptied so no error leaves it half-filled. */
+static llm_status llm__reader_begin(void *obj, size_t size, const char *missing, const char **why) {
+    if (why) *why = "";
+    if (!obj) LLM__FFAIL(why, missing, LLM_EINVAL);
+    memset(obj, 0, size);
+    return LLM_OK;
+}
 
 #define LLM__LLAMA2C_MAGIC 0x616b3432u /* "ak42" */
 
@@ -6975,9 +6982,7 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
     uint32_t ver;
     llm__gr r;
     char *m;
-    if (why) *why = "";
-    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
-    memset(g, 0, sizeof *g);
+    LLM__MTRY(llm__reader_begin(g, sizeof *g, "no llm_gguf", why));
     LLM__MTRY(llm__gguf_header(p, len, &ver, &nkv, &nt, why));
     if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < llm__gguf_table_bytes(nkv, nt))
         LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_gguf_bytes", LLM_EINVAL);
@@ -7571,6 +7576,18 @@ static void llm__jp_close(llm__jp *p, size_t idx, uint32_t count) {
     }
 }
 
+/* An object member's key and its ':', white space allowed before each. */
+static const char *llm__jp_key(llm__jp *p, const char *not_a_string) {
+    const char *e;
+    llm__jp_ws(p);
+    if (p->pos >= p->len || p->s[p->pos] != '"') return not_a_string;
+    if ((e = llm__jp_string(p)) != NULL) return e;
+    llm__jp_ws(p);
+    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+    p->pos++;
+    return NULL;
+}
+
 /* Iterative, with an explicit stack of open containers: no recursion on hostile nesting. */
 static const char *llm__jp_run(llm__jp *p) {
     size_t stack[LLM__JSON_DEPTH];
@@ -7594,13 +7611,7 @@ static const char *llm__jp_run(llm__jp *p) {
                 p->pos++;
                 llm__jp_close(p, stack[--depth], 0);
             } else {
-                if (obj) {
-                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string";
-                    if ((e = llm__jp_string(p)) != NULL) return e;
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
-                    p->pos++;
-                }
+                if (obj && (e = llm__jp_key(p, "an object's key must be a string")) != NULL) return e;
                 continue;
             }
         } else if ((e = llm__jp_scalar(p)) != NULL) {
@@ -7614,14 +7625,7 @@ static const char *llm__jp_run(llm__jp *p) {
             count[depth - 1]++;
             if (p->pos < p->len && p->s[p->pos] == ',') {
                 p->pos++;
-                if (obj) {
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string (no trailing comma)";
-                    if ((e = llm__jp_string(p)) != NULL) return e;
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
-                    p->pos++;
-                }
+                if (obj && (e = llm__jp_key(p, "an object's key must be a string (no trailing comma)")) != NULL) return e;
                 break;
             }
             if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
@@ -7854,9 +7858,7 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
     uint64_t n;
     size_t nt = 0, i, m, cap;
     llm_status e;
-    if (why) *why = "";
-    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
-    memset(st, 0, sizeof *st);
+    LLM__MTRY(llm__reader_begin(st, sizeof *st, "no llm_safetensors", why));
     LLM__MTRY(llm__st_header(p, len, &n, why));
     text = (const char *)p + 8; /* after the check: p may be NULL */
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
@@ -8218,9 +8220,6 @@ static int llm__file_size(FILE *f, uint64_t *size) {
     return 0;
 }
 
-/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
-   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
-   libraries' fread mishandles a single request of several GiB. */
 /* Opens path for reading and reads its first byte back: fopen succeeds on a directory on
    POSIX systems, and its size would then be nonsense. */
 static llm_status llm__open_read(const char *path, FILE **out, const char **why) {
@@ -8243,6 +8242,28 @@ static llm_status llm__open_read(const char *path, FILE **out, const char **why)
     return LLM_OK;
 }
 
+/* A model file loader's start: the model emptied, then the file's first n bytes (zeros past
+   its end) and its size, read first because the header sizes the memory the file goes into. */
+static llm_status llm__load_head(llm_model *m, const char *path, unsigned char *head, size_t n, uint64_t *size,
+                                 const char **why) {
+    FILE *f;
+    size_t got;
+    int size_ok;
+    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
+    LLM__MTRY(llm__open_read(path, &f, why));
+    memset(head, 0, n);
+    got = fread(head, 1, n, f);
+    size_ok = llm__file_size(f, size) == 0;
+    fclose(f);
+    (void)got; /* a short file leaves zeros, which the header checks reject */
+    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    if (*size > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    return LLM_OK;
+}
+
+/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
+   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
+   libraries' fread mishandles a single request of several GiB. */
 static llm_status llm__read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
                                  const char **why) {
     FILE *f;
@@ -8281,35 +8302,15 @@ static llm_status llm__read_file(const char *path, size_t extra, void **mem, uns
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[256], *data;
     void *mem;
-    size_t len, got;
+    size_t len;
     llm_config c;
     int ver, gs;
-    uint64_t off;
-    llm_status st;
-    FILE *f;
-    uint64_t n;
-    int size_ok;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
-    /* the header first: it says how many layers the table needs */
-    LLM__MTRY(llm__open_read(path, &f, why));
-    memset(head, 0, sizeof head);
-    got = fread(head, 1, sizeof head, f);
-    size_ok = llm__file_size(f, &n) == 0;
-    fclose(f);
-    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
-    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
-    (void)got; /* a short file leaves zeros, which the length checks reject */
+    uint64_t off, n;
+    LLM__MTRY(llm__load_head(m, path, head, sizeof head, &n, why)); /* it says how many layers the table needs */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        return st;
-    }
-    m->owned = mem;
-    return LLM_OK;
+    return llm__created(m, 0, &m->owned, mem,
+                        llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data));
 }
 
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why) {
@@ -8317,9 +8318,7 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
     unsigned char *data;
     size_t len;
     llm_status st;
-    if (why) *why = "";
-    if (!t) LLM__FFAIL(why, "no tokenizer", LLM_EINVAL);
-    memset(t, 0, sizeof *t);
+    LLM__MTRY(llm__reader_begin(t, sizeof *t, "no tokenizer", why));
     LLM__MTRY(llm__read_file(path, 0, &mem, &data, &len, why));
     st = llm_tokenizer_create(t, data, len, vocab, why);
     LLM_FREE(mem);
@@ -8329,25 +8328,13 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[24], *data;
     void *mem;
-    size_t len, got;
+    size_t len;
     uint32_t ver;
     uint64_t nkv, nt, n, tables, layers;
     llm_gguf g;
     llm_status st;
-    FILE *f;
-    int size_ok;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
-    /* the header first: its counts size the tables that go in front of the file's bytes */
-    LLM__MTRY(llm__open_read(path, &f, why));
-    memset(head, 0, sizeof head);
-    got = fread(head, 1, sizeof head, f);
-    size_ok = llm__file_size(f, &n) == 0;
-    fclose(f);
-    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
-    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
-    (void)got;
+    /* the header's counts size the tables that go in front of the file's bytes */
+    LLM__MTRY(llm__load_head(m, path, head, sizeof head, &n, why));
     LLM__MTRY(llm__gguf_header(head, (size_t)n, &ver, &nkv, &nt, why));
     /* a layer has at least one tensor, so n_tensors bounds n_layers (and 4096 is the cap) */
     layers = (nt < 4096 ? nt : 4096) * sizeof(llm_layer_weights);
@@ -8357,17 +8344,12 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
     st = llm_gguf_init(&g, (char *)llm__align64(mem) + LLM__MALIGN(layers), (size_t)tables, data, len, why);
     if (st == LLM_OK)
         st = llm_gguf_load(m, &g, (llm_layer_weights *)llm__align64(mem), (int)(layers / sizeof(llm_layer_weights)), why);
-    if (st != LLM_OK) {
-        /* the reason may be in g.why, which ends with this call: keep it in the model */
-        if (why && *why == g.why) {
-            memcpy(m->why, g.why, sizeof m->why);
-            *why = m->why;
-        }
-        LLM_FREE(mem);
-        return st;
+    /* the reason may be in g.why, which ends with this call: keep it in the model */
+    if (st != LLM_OK && why && *why == g.why) {
+        memcpy(m->why, g.why, sizeof m->why);
+        *why = m->why;
     }
-    m->owned = mem;
-    return LLM_OK;
+    return llm__created(m, 0, &m->owned, mem, st);
 }
 
 /* dir + "/" + file into buf (cap bytes); NULL if it does not fit. */
@@ -8390,9 +8372,7 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     llm_safetensors st;
     llm_status e;
     FILE *f;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
+    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
     if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
     /* config.json: small, read first, it sizes everything else */
     e = llm__read_file(path, 0, &cmem, &cdata, &clen, why);
