@@ -1224,26 +1224,38 @@ LLM__HFOLD256(llm__hmax256, max)
    block defines LLM__RV_OP2(op) as its spelling and expands this list with it. */
 #define LLM__RV_BINARY(X) X(add) X(sub) X(mul) X(div) X(max) X(min)
 
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* What AVX-512 and AVX2 spell alike but for the width W (_mm512_ / _mm256_, si512 / si256)
+   and the rounding instruction's name (both take the same rounding-control immediate). */
+#define LLM__RV_X86(W, round_op)                                                                  \
+    static inline llm__rv llm__rv_load(const float *p) { return _mm##W##_loadu_ps(p); }          \
+    static inline void llm__rv_store(float *p, llm__rv v) { _mm##W##_storeu_ps(p, v); }          \
+    static inline llm__rv llm__rv_set1(float f) { return _mm##W##_set1_ps(f); }                  \
+    static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm##W##_fmadd_ps(a, b, c); } \
+    static inline llm__rv llm__rv_round(llm__rv a) {                                             \
+        return _mm##W##_##round_op##_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
+    }                                                                                            \
+    static inline llm__rv llm__rv_trunc(llm__rv a) {                                             \
+        return _mm##W##_##round_op##_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);              \
+    }                                                                                            \
+    static inline llm__rv llm__rv_pow2i(llm__rv n) { /* the exponent field n + 127 */            \
+        __m##W##i e = _mm##W##_add_epi32(_mm##W##_cvtps_epi32(n), _mm##W##_set1_epi32(127));     \
+        return _mm##W##_castsi##W##_ps(_mm##W##_slli_epi32(e, 23));                              \
+    }
+#endif
+
 /* ---- AVX-512F: 16 lanes, masks for tails ---------------------------------------------- */
 #if defined(LLM__AVX512)
 #define LLM__RV 1
 #define LLM__RV_MASKED 1 /* load_n / store_n are single masked instructions */
 typedef __m512 llm__rv;
 #define LLM__RVN 16
-static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
-static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
-static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+LLM__RV_X86(512, roundscale)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm512_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
 }
@@ -1276,18 +1288,10 @@ static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { /* bf16 is an fp32'
 #define LLM__RV 1
 typedef __m256 llm__rv;
 #define LLM__RVN 8
-static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+LLM__RV_X86(256, round)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
 }
@@ -6916,7 +6920,8 @@ static void llm__name_sort(int64_t *idx, int64_t n, const void *first_name, size
     }
 }
 /* The entry named `name` (NUL-terminated) in a table sorted by llm__name_sort, or -1.
-   llm__name_dup sorts the index and returns an entry whose name another one has (-1: none). */
+   llm__names_unique sorts the index and refuses a table where two entries share a name (a
+   lookup would be ambiguous), naming it after `what` in buf. */
 static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *name) {
     const char *first = (const char *)first_name;
     llm_gguf_str key;
@@ -6931,13 +6936,15 @@ static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_n
     }
     return -1;
 }
-static int64_t llm__name_dup(int64_t *idx, int64_t n, const void *first_name, size_t stride) {
+static llm_status llm__names_unique(int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *what,
+                                    char *buf, size_t cap, const char **why) {
     const char *first = (const char *)first_name;
     int64_t i;
     llm__name_sort(idx, n, first_name, stride); /* sorted, equal names are neighbours */
     for (i = 1; i < n; i++)
-        if (llm__gstr_cmp(LLM__NAME_AT(i - 1), LLM__NAME_AT(i)) == 0) return idx[i];
-    return -1;
+        if (llm__gstr_cmp(LLM__NAME_AT(i - 1), LLM__NAME_AT(i)) == 0)
+            LLM__FFAIL(why, llm__why_name(buf, cap, what, LLM__NAME_AT(i).s, LLM__NAME_AT(i).n, " appears twice"), LLM_EFORMAT);
+    return LLM_OK;
 }
 #undef LLM__NAME_AT
 
@@ -6975,8 +6982,8 @@ LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len) {
     return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
 }
 
-LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                const char **why) {
+static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                  const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     uint64_t nkv, nt, i, k;
     uint32_t ver;
@@ -7019,11 +7026,7 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
         if (kv->type == LLM_GGUF_BOOL && *kv->value > 1)
             LLM__GFAIL_NAME(g, "metadata ", kv->key, ": bool is not 0 or 1", LLM_EFORMAT);
     }
-    if (nkv > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv)) >= 0)
-            LLM__GFAIL_NAME(g, "metadata key ", g->kv[dup].key, " appears twice", LLM_EFORMAT);
-    }
+    LLM__MTRY(llm__names_unique(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv, "metadata key ", g->why, sizeof g->why, why));
     {
         int64_t a = llm_gguf_find_key(g, "general.alignment");
         if (a >= 0) {
@@ -7075,24 +7078,36 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
             LLM__GFAIL_NAME(g, "tensor ", t->name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + g->data_offset + t->offset;
     }
-    if (nt > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors)) >= 0)
-            LLM__GFAIL_NAME(g, "tensor name ", g->tensors[dup].name, " appears twice", LLM_EFORMAT);
-    }
-    return LLM_OK;
+    return llm__names_unique(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors, "tensor name ", g->why,
+                             sizeof g->why, why);
+}
+
+/* An error leaves no table behind (create frees their memory next); the reason stays, as
+   *why may point into g->why. */
+LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why) {
+    llm_status st = llm__gguf_parse(g, mem, mem_bytes, buf, len, why);
+    if (st != LLM_OK && g) g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
+    return st;
+}
+
+/* GGUF's and safetensors' create: their init, in LLM_MALLOC memory of the size their
+   *_bytes gives (0: init, without memory, says why). A failed init leaves no table and
+   keeps its reason in the object, so the object is not emptied. */
+typedef llm_status (*llm__file_init)(void *obj, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why);
+static llm_status llm__file_create(void *obj, size_t size, void **owned, size_t need, llm__file_init init,
+                                   const void *buf, size_t len, const char **why) {
+    void *mem;
+    if (!obj || need == 0) return init(obj, NULL, 0, buf, len, why);
+    if (llm__create_mem(obj, size, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    return llm__created(obj, 0, owned, mem, init(obj, mem, need, buf, len, why));
+}
+static llm_status llm__gguf_init_any(void *g, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why) {
+    return llm_gguf_init((llm_gguf *)g, mem, mem_bytes, buf, len, why);
 }
 
 LLMDEF llm_status llm_gguf_create(llm_gguf *g, const void *buf, size_t len, const char **why) {
-    size_t need = llm_gguf_bytes(buf, len);
-    void *mem;
-    llm_status st;
-    if (!g || need == 0) return llm_gguf_init(g, NULL, 0, buf, len, why); /* for its reason */
-    if (llm__create_mem(g, sizeof *g, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    /* the reason may live in g->why: keep g's text, drop its tables */
-    st = llm__created(g, 0, &g->owned, mem, llm_gguf_init(g, mem, need, buf, len, why));
-    if (st != LLM_OK) g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
-    return st;
+    return llm__file_create(g, sizeof *g, g ? &g->owned : NULL, llm_gguf_bytes(buf, len), llm__gguf_init_any, buf, len, why);
 }
 
 LLMDEF void llm_gguf_free(llm_gguf *g) {
@@ -7851,8 +7866,8 @@ LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
     return LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t));
 }
 
-LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                       const char **why) {
+static llm_status llm__st_parse(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     const char *text;
     uint64_t n;
@@ -7923,25 +7938,24 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
         if (end > len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + st->data_offset + begin;
     }
-    /* sorted names: duplicates would make a lookup ambiguous */
-    if (st->n_tensors > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors)) >= 0)
-            LLM__GFAIL_NAME(st, "tensor name ", st->tensors[dup].name, " appears twice", LLM_EFORMAT);
-    }
-    return LLM_OK;
+    return llm__names_unique(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors, "tensor name ", st->why,
+                             sizeof st->why, why);
+}
+
+/* As llm_gguf_init: an error leaves no table behind, and the reason in st->why. */
+LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                       const char **why) {
+    llm_status e = llm__st_parse(st, mem, mem_bytes, buf, len, why);
+    if (e != LLM_OK && st) st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
+    return e;
+}
+static llm_status llm__st_init_any(void *st, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why) {
+    return llm_safetensors_init((llm_safetensors *)st, mem, mem_bytes, buf, len, why);
 }
 
 LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why) {
-    size_t need = llm_safetensors_bytes(buf, len);
-    void *mem;
-    llm_status e;
-    if (!st || need == 0) return llm_safetensors_init(st, NULL, 0, buf, len, why); /* for its reason */
-    if (llm__create_mem(st, sizeof *st, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    /* the reason may live in st->why: keep its text, drop its tables */
-    e = llm__created(st, 0, &st->owned, mem, llm_safetensors_init(st, mem, need, buf, len, why));
-    if (e != LLM_OK) st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
-    return e;
+    return llm__file_create(st, sizeof *st, st ? &st->owned : NULL, llm_safetensors_bytes(buf, len), llm__st_init_any, buf,
+                            len, why);
 }
 
 LLMDEF void llm_safetensors_free(llm_safetensors *st) {
