@@ -4208,9 +4208,9 @@ LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
     if (kv) llm__destroy(kv, sizeof *kv, kv->owned);
 }
 
-/* fp16 <-> fp32 rows, the cache's two conversions. Loading is >>weights' llm__rv_load_f16
-   (the one place an ISA's fp16 load is spelled); storing has an instruction on AVX-512,
-   F16C and NEON, all rounding to nearest even like llm_f32_to_f16: the same bits. */
+/* fp16 <-> fp32 rows, the cache's two conversions, through >>simd's llm__rv_load_f16 and
+   llm__rv_store_f16. Storing is one instruction on AVX-512, F16C and NEON, all rounding to
+   nearest even like llm_f32_to_f16: the same bits (AVX2 without F16C: the scalar loop). */
 static void llm__f16_to_f32_row(float *dst, const uint16_t *src, size_t n) {
     size_t i = 0;
 #ifdef LLM__RV
@@ -4221,14 +4221,8 @@ static void llm__f16_to_f32_row(float *dst, const uint16_t *src, size_t n) {
 
 static void llm__f32_to_f16_row(uint16_t *dst, const float *src, size_t n) {
     size_t i = 0;
-#if defined(LLM__AVX512)
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#elif defined(LLM__AVX2) && defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#elif defined(LLM__NEON)
-    for (; i + 4 <= n; i += 4) vst1_u16(dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src + i))));
+#if defined(LLM__RV) && !defined(LLM__RV_NO_STORE_F16)
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store_f16(dst + i, llm__rv_load(src + i));
 #endif
     for (; i < n; i++) dst[i] = llm_f32_to_f16(src[i]);
 }
@@ -5711,6 +5705,17 @@ static llm_status llm__reader_begin(void *obj, size_t size, const char *missing,
     return LLM_OK;
 }
 
+/* A model loader's last step, once everything is checked: the model holds what it read. */
+static llm_status llm__model_set(llm_model *m, const llm_config *c, llm_weights *w, llm_layer_weights *layers,
+                                 int version) {
+    w->layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = *c;
+    m->weights = *w;
+    m->file_version = version;
+    return LLM_OK;
+}
+
 #define LLM__LLAMA2C_MAGIC 0x616b3432u /* "ak42" */
 
 /* The header: which version, the config, the v2 group size, where the tensors start. */
@@ -5916,12 +5921,7 @@ again:
         layers[l].ffn_norm = fn + (uint64_t)l * d;
     }
 #undef LLM__SLICE_F
-    w.layers = layers;
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = ver;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, ver);
 }
 
 LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
@@ -7439,12 +7439,7 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
             if (!llm__gguf_llama_name(g->tensors[i].name, c.n_layers, c.tied_embeddings))
                 LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the llama forward pass (refused, not ignored)",
                                 LLM_EUNSUPPORTED);
-    w.layers = layers;
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = (int)g->version;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, (int)g->version);
 }
 
 
@@ -8206,12 +8201,7 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
                 LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                                 LLM_EUNSUPPORTED);
     }
-    w.layers = layers;
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = 0;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, 0);
 }
 
 #ifndef LLM_NO_STDIO
