@@ -934,7 +934,8 @@ typedef struct llm_gguf {
 
 /* Bytes of the kv and tensor tables of the GGUF in buf (a 64-bit-checked bound from the
    header's counts); 0 if buf does not start like a GGUF file or its counts cannot fit.
-   mem: at least that many bytes, 8-byte aligned. buf must outlive g. */
+   mem: at least that many bytes, 8-byte aligned. buf must outlive g. An error leaves g
+   with no table (the reason may be in g->why). */
 LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len);
 LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                 const char **why);
@@ -1045,7 +1046,7 @@ typedef struct llm_safetensors {
 } llm_safetensors;
 LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len); /* 0 if its header is not JSON */
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                       const char **why);
+                                       const char **why); /* an error leaves no table (the reason may be in st->why) */
 LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why);
 LLMDEF void llm_safetensors_free(llm_safetensors *st);
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name);
