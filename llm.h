@@ -1150,7 +1150,8 @@ typedef struct llm_gguf {
 
 /* Bytes of the kv and tensor tables of the GGUF in buf (a 64-bit-checked bound from the
    header's counts); 0 if buf does not start like a GGUF file or its counts cannot fit.
-   mem: at least that many bytes, 8-byte aligned. buf must outlive g. */
+   mem: at least that many bytes, 8-byte aligned. buf must outlive g. An error leaves g
+   with no table (the reason may be in g->why). */
 LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len);
 LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                 const char **why);
@@ -1267,7 +1268,7 @@ typedef struct llm_safetensors {
 } llm_safetensors;
 LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len); /* 0 if its header is not JSON */
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                       const char **why);
+                                       const char **why); /* an error leaves no table (the reason may be in st->why) */
 LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why);
 LLMDEF void llm_safetensors_free(llm_safetensors *st);
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name);
@@ -1780,26 +1781,38 @@ LLM__HFOLD256(llm__hmax256, max)
    block defines LLM__RV_OP2(op) as its spelling and expands this list with it. */
 #define LLM__RV_BINARY(X) X(add) X(sub) X(mul) X(div) X(max) X(min)
 
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* What AVX-512 and AVX2 spell alike but for the width W (_mm512_ / _mm256_, si512 / si256)
+   and the rounding instruction's name (both take the same rounding-control immediate). */
+#define LLM__RV_X86(W, round_op)                                                                  \
+    static inline llm__rv llm__rv_load(const float *p) { return _mm##W##_loadu_ps(p); }          \
+    static inline void llm__rv_store(float *p, llm__rv v) { _mm##W##_storeu_ps(p, v); }          \
+    static inline llm__rv llm__rv_set1(float f) { return _mm##W##_set1_ps(f); }                  \
+    static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm##W##_fmadd_ps(a, b, c); } \
+    static inline llm__rv llm__rv_round(llm__rv a) {                                             \
+        return _mm##W##_##round_op##_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
+    }                                                                                            \
+    static inline llm__rv llm__rv_trunc(llm__rv a) {                                             \
+        return _mm##W##_##round_op##_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);              \
+    }                                                                                            \
+    static inline llm__rv llm__rv_pow2i(llm__rv n) { /* the exponent field n + 127 */            \
+        __m##W##i e = _mm##W##_add_epi32(_mm##W##_cvtps_epi32(n), _mm##W##_set1_epi32(127));     \
+        return _mm##W##_castsi##W##_ps(_mm##W##_slli_epi32(e, 23));                              \
+    }
+#endif
+
 /* ---- AVX-512F: 16 lanes, masks for tails ---------------------------------------------- */
 #if defined(LLM__AVX512)
 #define LLM__RV 1
 #define LLM__RV_MASKED 1 /* load_n / store_n are single masked instructions */
 typedef __m512 llm__rv;
 #define LLM__RVN 16
-static inline llm__rv llm__rv_load(const float *p) { return _mm512_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm512_storeu_ps(p, v); }
-static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
-static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm512_set1_ps(f); }
+LLM__RV_X86(512, roundscale)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm512_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
 }
@@ -1832,18 +1845,10 @@ static inline llm__rv llm__rv_load_bf16(const uint16_t *p) { /* bf16 is an fp32'
 #define LLM__RV 1
 typedef __m256 llm__rv;
 #define LLM__RVN 8
-static inline llm__rv llm__rv_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline void llm__rv_store(float *p, llm__rv v) { _mm256_storeu_ps(p, v); }
-static inline llm__rv llm__rv_set1(float f) { return _mm256_set1_ps(f); }
+LLM__RV_X86(256, round)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
-static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return _mm256_fmadd_ps(a, b, c); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
-static inline llm__rv llm__rv_round(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_trunc(llm__rv a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
-static inline llm__rv llm__rv_pow2i(llm__rv n) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
 }
@@ -1978,6 +1983,39 @@ LLMDEF const char *llm_version(void) { return "0.1.0"; }
 
 /* p rounded up to the next 64-byte boundary: one cache line, one AVX-512 vector. */
 static void *llm__align64(void *p) { return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+/* Return expr's status unless it is LLM_OK. */
+#define LLM__MTRY(expr)                                                                                \
+    do {                                                                                             \
+        llm_status llm__st = (expr);                                                                 \
+        if (llm__st != LLM_OK) return llm__st;                                                       \
+    } while (0)
+
+/* Every *_create is its *_init in memory from LLM_MALLOC, and every *_free its undoing.
+   llm__create_mem empties the object and allocates `bytes` (0: the size query refused the
+   arguments); llm__created gives the memory to the object's `owned` if init succeeded, else
+   frees it and empties `size` bytes of the object (0 where init left its reason inside). */
+static llm_status llm__create_mem(void *obj, size_t size, size_t bytes, void **mem) {
+    *mem = NULL;
+    if (!obj) return LLM_EINVAL;
+    memset(obj, 0, size);
+    if (bytes == 0) return LLM_EINVAL;
+    *mem = LLM_MALLOC(bytes);
+    return *mem ? LLM_OK : LLM_ENOMEM;
+}
+static llm_status llm__created(void *obj, size_t size, void **owned, void *mem, llm_status st) {
+    if (st == LLM_OK) {
+        *owned = mem;
+        return LLM_OK;
+    }
+    LLM_FREE(mem);
+    memset(obj, 0, size);
+    return st;
+}
+static void llm__destroy(void *obj, size_t size, void *owned) {
+    if (owned) LLM_FREE(owned);
+    memset(obj, 0, size);
+}
 
 /* IEEE half: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Done with integer
    arithmetic so the result never depends on the FPU's rounding mode. */
@@ -2368,12 +2406,17 @@ static int llm__name_eq(const char *a, const char *b) {
     }
 }
 
-LLMDEF const llm_config *llm_preset(const char *name) {
+/* The row called `name` in a table whose rows start with their name (the model presets,
+   the GPU presets), or -1. */
+static int llm__table_find(const char *name, const void *rows, int n, size_t row_bytes) {
     int i;
-    if (!name) return NULL;
-    for (i = 0; i < LLM__N_PRESETS; i++)
-        if (llm__name_eq(name, llm__presets[i].name)) return &llm__presets[i];
-    return NULL;
+    for (i = 0; name && i < n; i++)
+        if (llm__name_eq(name, *(const char *const *)(const void *)((const char *)rows + (size_t)i * row_bytes))) return i;
+    return -1;
+}
+
+LLMDEF const llm_config *llm_preset(const char *name) {
+    return llm_preset_at(llm__table_find(name, llm__presets, LLM__N_PRESETS, sizeof llm__presets[0]));
 }
 LLMDEF const llm_config *llm_preset_at(int i) { return i >= 0 && i < LLM__N_PRESETS ? &llm__presets[i] : NULL; }
 
@@ -2645,11 +2688,7 @@ static const llm_gpu llm__gpus[] = {
 #define LLM__N_GPUS ((int)(sizeof llm__gpus / sizeof llm__gpus[0]))
 
 LLMDEF const llm_gpu *llm_gpu_preset(const char *name) {
-    int i;
-    if (!name) return NULL;
-    for (i = 0; i < LLM__N_GPUS; i++)
-        if (llm__name_eq(name, llm__gpus[i].name)) return &llm__gpus[i];
-    return NULL;
+    return llm_gpu_preset_at(llm__table_find(name, llm__gpus, LLM__N_GPUS, sizeof llm__gpus[0]));
 }
 LLMDEF const llm_gpu *llm_gpu_preset_at(int i) { return i >= 0 && i < LLM__N_GPUS ? &llm__gpus[i] : NULL; }
 
@@ -4635,29 +4674,14 @@ LLMDEF llm_status llm_rope_init_config(llm_rope *r, void *mem, size_t mem_bytes,
 }
 
 LLMDEF llm_status llm_rope_create(llm_rope *r, const llm_config *c, int max_pos) {
-    size_t bytes;
+    size_t bytes = llm_rope_bytes(llm__rope_head_dim(c), max_pos);
     void *mem;
-    llm_status st;
-    if (!r) return LLM_EINVAL;
-    memset(r, 0, sizeof *r);
-    bytes = llm_rope_bytes(llm__rope_head_dim(c), max_pos);
-    if (!bytes) return LLM_EINVAL;
-    mem = LLM_MALLOC(bytes);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_rope_init_config(r, mem, bytes, c, max_pos);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(r, 0, sizeof *r);
-        return st;
-    }
-    r->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(r, sizeof *r, bytes, &mem));
+    return llm__created(r, sizeof *r, &r->owned, mem, llm_rope_init_config(r, mem, bytes, c, max_pos));
 }
 
 LLMDEF void llm_rope_free(llm_rope *r) {
-    if (!r) return;
-    if (r->owned) LLM_FREE(r->owned);
-    memset(r, 0, sizeof *r);
+    if (r) llm__destroy(r, sizeof *r, r->owned);
 }
 
 /* Rotate n_tokens tokens of n_heads heads, token t at position pos + t; by the angle's
@@ -4778,37 +4802,25 @@ LLMDEF llm_status llm_kv_cache_init(llm_kv_cache *kv, void *mem, size_t mem_byte
 }
 
 LLMDEF llm_status llm_kv_cache_create(llm_kv_cache *kv, const llm_config *c, int capacity, llm_dtype dtype) {
-    uint64_t bytes;
-    char *raw;
-    llm_status st;
+    uint64_t bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
+    void *raw;
     if (!kv) return LLM_EINVAL;
     memset(kv, 0, sizeof *kv);
     if (dtype != LLM_F32 && dtype != LLM_F16 && dtype != LLM_INT8) return LLM_EUNSUPPORTED;
-    bytes = llm_kv_cache_bytes(c, capacity, 1, dtype);
-    if (bytes == 0) return LLM_EINVAL;
     if (bytes > (uint64_t)((size_t)-1) - 64) return LLM_ENOMEM;
-    raw = (char *)LLM_MALLOC((size_t)bytes + 64);
-    if (!raw) return LLM_ENOMEM;
+    LLM__MTRY(llm__create_mem(kv, sizeof *kv, bytes ? (size_t)bytes + 64 : 0, &raw));
     /* start on a cache line, so the rows attention streams do too */
-    st = llm_kv_cache_init(kv, llm__align64(raw), (size_t)bytes, c, capacity, dtype);
-    if (st != LLM_OK) {
-        LLM_FREE(raw);
-        memset(kv, 0, sizeof *kv);
-        return st;
-    }
-    kv->owned = raw;
-    return LLM_OK;
+    return llm__created(kv, sizeof *kv, &kv->owned, raw,
+                        llm_kv_cache_init(kv, llm__align64(raw), (size_t)bytes, c, capacity, dtype));
 }
 
 LLMDEF void llm_kv_cache_free(llm_kv_cache *kv) {
-    if (!kv) return;
-    if (kv->owned) LLM_FREE(kv->owned);
-    memset(kv, 0, sizeof *kv);
+    if (kv) llm__destroy(kv, sizeof *kv, kv->owned);
 }
 
-/* fp16 <-> fp32 rows, the cache's two conversions. Loading is >>weights' llm__rv_load_f16
-   (the one place an ISA's fp16 load is spelled); storing has an instruction on AVX-512,
-   F16C and NEON, all rounding to nearest even like llm_f32_to_f16: the same bits. */
+/* fp16 <-> fp32 rows, the cache's two conversions, through >>simd's llm__rv_load_f16 and
+   llm__rv_store_f16. Storing is one instruction on AVX-512, F16C and NEON, all rounding to
+   nearest even like llm_f32_to_f16: the same bits (AVX2 without F16C: the scalar loop). */
 static void llm__f16_to_f32_row(float *dst, const uint16_t *src, size_t n) {
     size_t i = 0;
 #ifdef LLM__RV
@@ -4819,14 +4831,8 @@ static void llm__f16_to_f32_row(float *dst, const uint16_t *src, size_t n) {
 
 static void llm__f32_to_f16_row(uint16_t *dst, const float *src, size_t n) {
     size_t i = 0;
-#if defined(LLM__AVX512)
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#elif defined(LLM__AVX2) && defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#elif defined(LLM__NEON)
-    for (; i + 4 <= n; i += 4) vst1_u16(dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src + i))));
+#if defined(LLM__RV) && !defined(LLM__RV_NO_STORE_F16)
+    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store_f16(dst + i, llm__rv_load(src + i));
 #endif
     for (; i < n; i++) dst[i] = llm_f32_to_f16(src[i]);
 }
@@ -5822,6 +5828,14 @@ static llm_status llm__model_norm(const llm_config *c, float *out, const float *
     return st;
 }
 
+/* What a sub-layer reads: h = Norm(x) in xb (pre-norm), or x itself (post-norm, which
+   norms x after the residual add instead). */
+static llm_status llm__model_sub_in(const llm_config *c, float *xb, const float *x, const float *w, const float *b,
+                                    int n, int d, const float **in) {
+    *in = c->post_norm ? x : xb;
+    return c->post_norm ? LLM_OK : llm__model_norm(c, xb, x, w, b, n, d);
+}
+
 /* The config is the one source of truth for what a block has: a bias or norm bias it
    names must be there, one it does not name must be absent (a loader that found a bias
    the config lacks has the wrong config). w3 / b3 are not read by an ungated FFN. */
@@ -5898,12 +5912,6 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
     return st;
 }
 
-#define LLM__MTRY(expr)                                                                                \
-    do {                                                                                             \
-        llm_status llm__st = (expr);                                                                 \
-        if (llm__st != LLM_OK) return llm__st;                                                       \
-    } while (0)
-
 static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
                                     llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
                                     llm_threads *th) {
@@ -5926,13 +5934,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
-    /* h = Norm(x) before the sub-layer (pre-norm), or x itself (post-norm) */
-    if (c->post_norm) {
-        in = x;
-    } else {
-        LLM__MTRY(llm__model_norm(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d));
-        in = b.xb;
-    }
+    LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
     LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
     LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
@@ -5963,12 +5965,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
 
     /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
-    if (c->post_norm) {
-        in = x;
-    } else {
-        LLM__MTRY(llm__model_norm(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d));
-        in = b.xb;
-    }
+    LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d, &in));
     /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
     LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
     if (ffn->matrices == 2) {
@@ -6052,30 +6049,17 @@ LLMDEF llm_status llm_state_init(llm_state *s, void *mem, size_t mem_bytes, cons
 
 LLMDEF llm_status llm_state_create(llm_state *s, const llm_config *c, int capacity, int max_tokens,
                                    llm_dtype kv_dtype) {
-    size_t need;
+    size_t need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
     void *mem;
-    llm_status st;
     if (!s) return LLM_EINVAL;
     memset(s, 0, sizeof *s);
     LLM__MTRY(llm__model_check(c));
-    need = llm_state_bytes(c, capacity, max_tokens, kv_dtype);
-    if (need == 0) return LLM_EINVAL;
-    mem = LLM_MALLOC(need);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(s, 0, sizeof *s);
-        return st;
-    }
-    s->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(s, sizeof *s, need, &mem));
+    return llm__created(s, sizeof *s, &s->owned, mem, llm_state_init(s, mem, need, c, capacity, max_tokens, kv_dtype));
 }
 
 LLMDEF void llm_state_free(llm_state *s) {
-    if (!s) return;
-    if (s->owned) LLM_FREE(s->owned);
-    memset(s, 0, sizeof *s);
+    if (s) llm__destroy(s, sizeof *s, s->owned);
 }
 
 /* One row of a weight matrix as fp32 (the embedding lookup). */
@@ -6199,9 +6183,7 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
 }
 
 LLMDEF void llm_model_free(llm_model *m) {
-    if (!m) return;
-    if (m->owned) LLM_FREE(m->owned);
-    memset(m, 0, sizeof *m);
+    if (m) llm__destroy(m, sizeof *m, m->owned);
 }
 
 /* ---- sampling, as llama2.c's run.c ------------------------------------------------- */
@@ -6244,23 +6226,12 @@ LLMDEF llm_status llm_sampler_init(llm_sampler *s, void *mem, size_t mem_bytes, 
 LLMDEF llm_status llm_sampler_create(llm_sampler *s, int vocab, float temperature, float topp, uint64_t seed) {
     size_t need = llm_sampler_bytes(vocab);
     void *mem;
-    llm_status st;
-    if (!s || need == 0) return LLM_EINVAL;
-    mem = LLM_MALLOC(need);
-    if (!mem) return LLM_ENOMEM;
-    st = llm_sampler_init(s, mem, need, vocab, temperature, topp, seed);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        return st;
-    }
-    s->owned = mem;
-    return LLM_OK;
+    LLM__MTRY(llm__create_mem(s, sizeof *s, need, &mem));
+    return llm__created(s, sizeof *s, &s->owned, mem, llm_sampler_init(s, mem, need, vocab, temperature, topp, seed));
 }
 
 LLMDEF void llm_sampler_free(llm_sampler *s) {
-    if (!s) return;
-    if (s->owned) LLM_FREE(s->owned);
-    memset(s, 0, sizeof *s);
+    if (s) llm__destroy(s, sizeof *s, s->owned);
 }
 
 /* Merge sort by descending probability; equal probabilities keep index order (the sort
@@ -7115,6 +7086,26 @@ static int llm__little_endian(void) {
         return (code);                                                                               \
     } while (0)
 
+/* Where a reader that fills an object starts: no reason yet, no object refused (`missing`
+   says which), the object emptied so no error leaves it half-filled. */
+static llm_status llm__reader_begin(void *obj, size_t size, const char *missing, const char **why) {
+    if (why) *why = "";
+    if (!obj) LLM__FFAIL(why, missing, LLM_EINVAL);
+    memset(obj, 0, size);
+    return LLM_OK;
+}
+
+/* A model loader's last step, once everything is checked: the model holds what it read. */
+static llm_status llm__model_set(llm_model *m, const llm_config *c, llm_weights *w, llm_layer_weights *layers,
+                                 int version) {
+    w->layers = layers;
+    memset(m, 0, sizeof *m);
+    m->config = *c;
+    m->weights = *w;
+    m->file_version = version;
+    return LLM_OK;
+}
+
 #define LLM__LLAMA2C_MAGIC 0x616b3432u /* "ak42" */
 
 /* The header: which version, the config, the v2 group size, where the tensors start. */
@@ -7320,12 +7311,7 @@ again:
         layers[l].ffn_norm = fn + (uint64_t)l * d;
     }
 #undef LLM__SLICE_F
-    w.layers = layers;
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = ver;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, ver);
 }
 
 LLMDEF llm_status llm_llama2c_load(llm_model *m, const void *buf, size_t len, llm_layer_weights *layers,
@@ -7475,23 +7461,13 @@ LLMDEF llm_status llm_tokenizer_create(llm_tokenizer *t, const void *buf, size_t
     void *mem;
     llm_status st;
     if (why) *why = "";
-    if (!t || need == 0) LLM__FFAIL(why, "no tokenizer or vocab out of range", LLM_EINVAL);
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    st = llm_tokenizer_init(t, mem, need, buf, len, vocab, why);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        memset(t, 0, sizeof *t);
-        return st;
-    }
-    t->owned = mem;
-    return LLM_OK;
+    st = llm__create_mem(t, sizeof *t, need, &mem);
+    if (st != LLM_OK) LLM__FFAIL(why, st == LLM_ENOMEM ? "out of memory" : "no tokenizer or vocab out of range", st);
+    return llm__created(t, sizeof *t, &t->owned, mem, llm_tokenizer_init(t, mem, need, buf, len, vocab, why));
 }
 
 LLMDEF void llm_tokenizer_free(llm_tokenizer *t) {
-    if (!t) return;
-    if (t->owned) LLM_FREE(t->owned);
-    memset(t, 0, sizeof *t);
+    if (t) llm__destroy(t, sizeof *t, t->owned);
 }
 
 static const char *llm__piece(const llm_tokenizer *t, int id, int *len) {
@@ -8334,7 +8310,8 @@ static void llm__name_sort(int64_t *idx, int64_t n, const void *first_name, size
     }
 }
 /* The entry named `name` (NUL-terminated) in a table sorted by llm__name_sort, or -1.
-   llm__name_dup sorts the index and returns an entry whose name another one has (-1: none). */
+   llm__names_unique sorts the index and refuses a table where two entries share a name (a
+   lookup would be ambiguous), naming it after `what` in buf. */
 static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *name) {
     const char *first = (const char *)first_name;
     llm_gguf_str key;
@@ -8349,13 +8326,15 @@ static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_n
     }
     return -1;
 }
-static int64_t llm__name_dup(int64_t *idx, int64_t n, const void *first_name, size_t stride) {
+static llm_status llm__names_unique(int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *what,
+                                    char *buf, size_t cap, const char **why) {
     const char *first = (const char *)first_name;
     int64_t i;
     llm__name_sort(idx, n, first_name, stride); /* sorted, equal names are neighbours */
     for (i = 1; i < n; i++)
-        if (llm__gstr_cmp(LLM__NAME_AT(i - 1), LLM__NAME_AT(i)) == 0) return idx[i];
-    return -1;
+        if (llm__gstr_cmp(LLM__NAME_AT(i - 1), LLM__NAME_AT(i)) == 0)
+            LLM__FFAIL(why, llm__why_name(buf, cap, what, LLM__NAME_AT(i).s, LLM__NAME_AT(i).n, " appears twice"), LLM_EFORMAT);
+    return LLM_OK;
 }
 #undef LLM__NAME_AT
 
@@ -8393,16 +8372,14 @@ LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len) {
     return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
 }
 
-LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                const char **why) {
+static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                  const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     uint64_t nkv, nt, i, k;
     uint32_t ver;
     llm__gr r;
     char *m;
-    if (why) *why = "";
-    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
-    memset(g, 0, sizeof *g);
+    LLM__MTRY(llm__reader_begin(g, sizeof *g, "no llm_gguf", why));
     LLM__MTRY(llm__gguf_header(p, len, &ver, &nkv, &nt, why));
     if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < llm__gguf_table_bytes(nkv, nt))
         LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_gguf_bytes", LLM_EINVAL);
@@ -8439,11 +8416,7 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
         if (kv->type == LLM_GGUF_BOOL && *kv->value > 1)
             LLM__GFAIL_NAME(g, "metadata ", kv->key, ": bool is not 0 or 1", LLM_EFORMAT);
     }
-    if (nkv > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv)) >= 0)
-            LLM__GFAIL_NAME(g, "metadata key ", g->kv[dup].key, " appears twice", LLM_EFORMAT);
-    }
+    LLM__MTRY(llm__names_unique(g->kv_order, g->n_kv, &g->kv[0].key, sizeof *g->kv, "metadata key ", g->why, sizeof g->why, why));
     {
         int64_t a = llm_gguf_find_key(g, "general.alignment");
         if (a >= 0) {
@@ -8495,40 +8468,40 @@ LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const 
             LLM__GFAIL_NAME(g, "tensor ", t->name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + g->data_offset + t->offset;
     }
-    if (nt > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors)) >= 0)
-            LLM__GFAIL_NAME(g, "tensor name ", g->tensors[dup].name, " appears twice", LLM_EFORMAT);
-    }
-    return LLM_OK;
+    return llm__names_unique(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors, "tensor name ", g->why,
+                             sizeof g->why, why);
+}
+
+/* An error leaves no table behind (create frees their memory next); the reason stays, as
+   *why may point into g->why. */
+LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why) {
+    llm_status st = llm__gguf_parse(g, mem, mem_bytes, buf, len, why);
+    if (st != LLM_OK && g) g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
+    return st;
+}
+
+/* GGUF's and safetensors' create: their init, in LLM_MALLOC memory of the size their
+   *_bytes gives (0: init, without memory, says why). A failed init leaves no table and
+   keeps its reason in the object, so the object is not emptied. */
+typedef llm_status (*llm__file_init)(void *obj, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why);
+static llm_status llm__file_create(void *obj, size_t size, void **owned, size_t need, llm__file_init init,
+                                   const void *buf, size_t len, const char **why) {
+    void *mem;
+    if (!obj || need == 0) return init(obj, NULL, 0, buf, len, why);
+    if (llm__create_mem(obj, size, need, &mem) != LLM_OK) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    return llm__created(obj, 0, owned, mem, init(obj, mem, need, buf, len, why));
+}
+static llm_status llm__gguf_init_any(void *g, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why) {
+    return llm_gguf_init((llm_gguf *)g, mem, mem_bytes, buf, len, why);
 }
 
 LLMDEF llm_status llm_gguf_create(llm_gguf *g, const void *buf, size_t len, const char **why) {
-    size_t need;
-    void *mem;
-    llm_status st;
-    if (why) *why = "";
-    if (!g) LLM__FFAIL(why, "no llm_gguf", LLM_EINVAL);
-    memset(g, 0, sizeof *g);
-    need = llm_gguf_bytes(buf, len);
-    if (need == 0) return llm_gguf_init(g, NULL, 0, buf, len, why); /* for its reason */
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    st = llm_gguf_init(g, mem, need, buf, len, why);
-    if (st != LLM_OK) {
-        /* the reason may live in g->why: keep g's text, drop its tables */
-        LLM_FREE(mem);
-        g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
-        return st;
-    }
-    g->owned = mem;
-    return LLM_OK;
+    return llm__file_create(g, sizeof *g, g ? &g->owned : NULL, llm_gguf_bytes(buf, len), llm__gguf_init_any, buf, len, why);
 }
 
 LLMDEF void llm_gguf_free(llm_gguf *g) {
-    if (!g) return;
-    if (g->owned) LLM_FREE(g->owned);
-    memset(g, 0, sizeof *g);
+    if (g) llm__destroy(g, sizeof *g, g->owned);
 }
 
 /* The kv or tensor named `name`, through the sorted index. */
@@ -9096,11 +9069,7 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
         if (!llm__arch_uses(a, 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
             LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = (int)g->version;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, (int)g->version);
 }
 #undef LLM__CF
 
@@ -9247,6 +9216,18 @@ static void llm__jp_close(llm__jp *p, size_t idx, uint32_t count) {
     }
 }
 
+/* An object member's key and its ':', white space allowed before each. */
+static const char *llm__jp_key(llm__jp *p, const char *not_a_string) {
+    const char *e;
+    llm__jp_ws(p);
+    if (p->pos >= p->len || p->s[p->pos] != '"') return not_a_string;
+    if ((e = llm__jp_string(p)) != NULL) return e;
+    llm__jp_ws(p);
+    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
+    p->pos++;
+    return NULL;
+}
+
 /* Iterative, with an explicit stack of open containers: no recursion on hostile nesting. */
 static const char *llm__jp_run(llm__jp *p) {
     size_t stack[LLM__JSON_DEPTH];
@@ -9270,13 +9251,7 @@ static const char *llm__jp_run(llm__jp *p) {
                 p->pos++;
                 llm__jp_close(p, stack[--depth], 0);
             } else {
-                if (obj) {
-                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string";
-                    if ((e = llm__jp_string(p)) != NULL) return e;
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
-                    p->pos++;
-                }
+                if (obj && (e = llm__jp_key(p, "an object's key must be a string")) != NULL) return e;
                 continue;
             }
         } else if ((e = llm__jp_scalar(p)) != NULL) {
@@ -9290,14 +9265,7 @@ static const char *llm__jp_run(llm__jp *p) {
             count[depth - 1]++;
             if (p->pos < p->len && p->s[p->pos] == ',') {
                 p->pos++;
-                if (obj) {
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != '"') return "an object's key must be a string (no trailing comma)";
-                    if ((e = llm__jp_string(p)) != NULL) return e;
-                    llm__jp_ws(p);
-                    if (p->pos >= p->len || p->s[p->pos] != ':') return "expected ':' after an object's key";
-                    p->pos++;
-                }
+                if (obj && (e = llm__jp_key(p, "an object's key must be a string (no trailing comma)")) != NULL) return e;
                 break;
             }
             if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
@@ -9523,16 +9491,14 @@ LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
     return LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t));
 }
 
-LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                       const char **why) {
+static llm_status llm__st_parse(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     const char *text;
     uint64_t n;
     size_t nt = 0, i, m, cap;
     llm_status e;
-    if (why) *why = "";
-    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
-    memset(st, 0, sizeof *st);
+    LLM__MTRY(llm__reader_begin(st, sizeof *st, "no llm_safetensors", why));
     LLM__MTRY(llm__st_header(p, len, &n, why));
     text = (const char *)p + 8; /* after the check: p may be NULL */
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
@@ -9597,40 +9563,28 @@ LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t me
         if (end > len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
         t->data = p + st->data_offset + begin;
     }
-    /* sorted names: duplicates would make a lookup ambiguous */
-    if (st->n_tensors > 0) {
-        int64_t dup;
-        if ((dup = llm__name_dup(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors)) >= 0)
-            LLM__GFAIL_NAME(st, "tensor name ", st->tensors[dup].name, " appears twice", LLM_EFORMAT);
-    }
-    return LLM_OK;
+    return llm__names_unique(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors, "tensor name ", st->why,
+                             sizeof st->why, why);
+}
+
+/* As llm_gguf_init: an error leaves no table behind, and the reason in st->why. */
+LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
+                                       const char **why) {
+    llm_status e = llm__st_parse(st, mem, mem_bytes, buf, len, why);
+    if (e != LLM_OK && st) st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
+    return e;
+}
+static llm_status llm__st_init_any(void *st, void *mem, size_t mem_bytes, const void *buf, size_t len, const char **why) {
+    return llm_safetensors_init((llm_safetensors *)st, mem, mem_bytes, buf, len, why);
 }
 
 LLMDEF llm_status llm_safetensors_create(llm_safetensors *st, const void *buf, size_t len, const char **why) {
-    size_t need;
-    void *mem;
-    llm_status e;
-    if (why) *why = "";
-    if (!st) LLM__FFAIL(why, "no llm_safetensors", LLM_EINVAL);
-    memset(st, 0, sizeof *st);
-    need = llm_safetensors_bytes(buf, len);
-    if (need == 0) return llm_safetensors_init(st, NULL, 0, buf, len, why);
-    mem = LLM_MALLOC(need);
-    if (!mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
-    e = llm_safetensors_init(st, mem, need, buf, len, why);
-    if (e != LLM_OK) {
-        LLM_FREE(mem);
-        st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
-        return e;
-    }
-    st->owned = mem;
-    return LLM_OK;
+    return llm__file_create(st, sizeof *st, st ? &st->owned : NULL, llm_safetensors_bytes(buf, len), llm__st_init_any, buf,
+                            len, why);
 }
 
 LLMDEF void llm_safetensors_free(llm_safetensors *st) {
-    if (!st) return;
-    if (st->owned) LLM_FREE(st->owned);
-    memset(st, 0, sizeof *st);
+    if (st) llm__destroy(st, sizeof *st, st->owned);
 }
 
 LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, const char *name) {
@@ -9862,11 +9816,7 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
         if (!llm__arch_uses(a, 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
             LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
-    memset(m, 0, sizeof *m);
-    m->config = c;
-    m->weights = w;
-    m->file_version = 0;
-    return LLM_OK;
+    return llm__model_set(m, &c, &w, layers, 0);
 }
 
 #ifndef LLM_NO_STDIO
@@ -9889,9 +9839,6 @@ static int llm__file_size(FILE *f, uint64_t *size) {
     return 0;
 }
 
-/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
-   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
-   libraries' fread mishandles a single request of several GiB. */
 /* Opens path for reading and reads its first byte back: fopen succeeds on a directory on
    POSIX systems, and its size would then be nonsense. */
 static llm_status llm__open_read(const char *path, FILE **out, const char **why) {
@@ -9914,6 +9861,28 @@ static llm_status llm__open_read(const char *path, FILE **out, const char **why)
     return LLM_OK;
 }
 
+/* A model file loader's start: the model emptied, then the file's first n bytes (zeros past
+   its end) and its size, read first because the header sizes the memory the file goes into. */
+static llm_status llm__load_head(llm_model *m, const char *path, unsigned char *head, size_t n, uint64_t *size,
+                                 const char **why) {
+    FILE *f;
+    size_t got;
+    int size_ok;
+    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
+    LLM__MTRY(llm__open_read(path, &f, why));
+    memset(head, 0, n);
+    got = fread(head, 1, n, f);
+    size_ok = llm__file_size(f, size) == 0;
+    fclose(f);
+    (void)got; /* a short file leaves zeros, which the header checks reject */
+    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    if (*size > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    return LLM_OK;
+}
+
+/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
+   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
+   libraries' fread mishandles a single request of several GiB. */
 static llm_status llm__read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
                                  const char **why) {
     FILE *f;
@@ -9952,35 +9921,15 @@ static llm_status llm__read_file(const char *path, size_t extra, void **mem, uns
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[256], *data;
     void *mem;
-    size_t len, got;
+    size_t len;
     llm_config c;
     int ver, gs;
-    uint64_t off;
-    llm_status st;
-    FILE *f;
-    uint64_t n;
-    int size_ok;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
-    /* the header first: it says how many layers the table needs */
-    LLM__MTRY(llm__open_read(path, &f, why));
-    memset(head, 0, sizeof head);
-    got = fread(head, 1, sizeof head, f);
-    size_ok = llm__file_size(f, &n) == 0;
-    fclose(f);
-    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
-    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
-    (void)got; /* a short file leaves zeros, which the length checks reject */
+    uint64_t off, n;
+    LLM__MTRY(llm__load_head(m, path, head, sizeof head, &n, why)); /* it says how many layers the table needs */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
     LLM__MTRY(llm__read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
-    st = llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data);
-    if (st != LLM_OK) {
-        LLM_FREE(mem);
-        return st;
-    }
-    m->owned = mem;
-    return LLM_OK;
+    return llm__created(m, 0, &m->owned, mem,
+                        llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data));
 }
 
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why) {
@@ -9988,9 +9937,7 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
     unsigned char *data;
     size_t len;
     llm_status st;
-    if (why) *why = "";
-    if (!t) LLM__FFAIL(why, "no tokenizer", LLM_EINVAL);
-    memset(t, 0, sizeof *t);
+    LLM__MTRY(llm__reader_begin(t, sizeof *t, "no tokenizer", why));
     LLM__MTRY(llm__read_file(path, 0, &mem, &data, &len, why));
     st = llm_tokenizer_create(t, data, len, vocab, why);
     LLM_FREE(mem);
@@ -10000,25 +9947,13 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[24], *data;
     void *mem;
-    size_t len, got;
+    size_t len;
     uint32_t ver;
     uint64_t nkv, nt, n, tables, layers;
     llm_gguf g;
     llm_status st;
-    FILE *f;
-    int size_ok;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
-    /* the header first: its counts size the tables that go in front of the file's bytes */
-    LLM__MTRY(llm__open_read(path, &f, why));
-    memset(head, 0, sizeof head);
-    got = fread(head, 1, sizeof head, f);
-    size_ok = llm__file_size(f, &n) == 0;
-    fclose(f);
-    if (!size_ok) LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
-    if (n > (uint64_t)SIZE_MAX) LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
-    (void)got;
+    /* the header's counts size the tables that go in front of the file's bytes */
+    LLM__MTRY(llm__load_head(m, path, head, sizeof head, &n, why));
     LLM__MTRY(llm__gguf_header(head, (size_t)n, &ver, &nkv, &nt, why));
     /* a layer has at least one tensor, so n_tensors bounds n_layers (and 4096 is the cap) */
     layers = (nt < 4096 ? nt : 4096) * sizeof(llm_layer_weights);
@@ -10028,17 +9963,12 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
     st = llm_gguf_init(&g, (char *)llm__align64(mem) + LLM__MALIGN(layers), (size_t)tables, data, len, why);
     if (st == LLM_OK)
         st = llm_gguf_load(m, &g, (llm_layer_weights *)llm__align64(mem), (int)(layers / sizeof(llm_layer_weights)), why);
-    if (st != LLM_OK) {
-        /* the reason may be in g.why, which ends with this call: keep it in the model */
-        if (why && *why == g.why) {
-            memcpy(m->why, g.why, sizeof m->why);
-            *why = m->why;
-        }
-        LLM_FREE(mem);
-        return st;
+    /* the reason may be in g.why, which ends with this call: keep it in the model */
+    if (st != LLM_OK && why && *why == g.why) {
+        memcpy(m->why, g.why, sizeof m->why);
+        *why = m->why;
     }
-    m->owned = mem;
-    return LLM_OK;
+    return llm__created(m, 0, &m->owned, mem, st);
 }
 
 /* dir + "/" + file into buf (cap bytes); NULL if it does not fit. */
@@ -10061,9 +9991,7 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     llm_safetensors st;
     llm_status e;
     FILE *f;
-    if (why) *why = "";
-    if (!m) LLM__FFAIL(why, "no model", LLM_EINVAL);
-    memset(m, 0, sizeof *m);
+    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
     if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
     /* config.json: small, read first, it sizes everything else */
     e = llm__read_file(path, 0, &cmem, &cdata, &clen, why);

@@ -46,6 +46,10 @@ static void open_bytes(opened *o, const void *p, size_t n) {
     CHECK_MSG(st2 == o->st || (nb == 0 && o->st != LLM_OK && st2 != LLM_OK),
               "llm_gguf_create gave %s, llm_gguf_bytes %lu + llm_gguf_init %s (%s / %s)", llm_status_str(o->st),
               (unsigned long)nb, llm_status_str(st2), o->why ? o->why : "(null)", why2 ? why2 : "(null)");
+    /* a refused file leaves no table behind, either way (their memory is freed next) */
+    if (st2 != LLM_OK)
+        CHECK(!g2.kv && !g2.tensors && !g2.kv_order && !g2.tensor_order && g2.n_kv == 0 && g2.n_tensors == 0);
+    if (o->st != LLM_OK) CHECK(!o->g.kv && !o->g.tensors && !o->g.owned && o->g.n_kv == 0 && o->g.n_tensors == 0);
     free(mem);
 }
 static void open_gw(opened *o, gw *w) {
