@@ -39,8 +39,8 @@
        >>attention   causal attention in three stages (scores, online softmax, P V; GQA/MQA,
                      windows, softcap), KV cache
        >>model       decoder block, model forward pass, sampling
-       >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
-                     safetensors + Hugging Face config.json, JSON: from memory or a file
+       >>files       llama2.c checkpoints and tokenizer, GGUF (the reader; the block formats'
+                     meaning is >>weights'), safetensors + Hugging Face config.json, JSON: from memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
 
    OPTIONS (#define before including)
@@ -3656,13 +3656,6 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
     llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
 }
 
-/* ggml's block formats: their whole-layer kernel and row lookup live in >>files with the
-   GGUF reader (llm__linear_q and llm__row_ggml). */
-static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, llm_threads *th);
-static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n);
-static llm_status llm__check_blk(const llm_weight *w, int d_in);
-
 /* ---- the weight-format table ----------------------------------------------------------
    One row per llm_dtype with what every user of a format reads (ggml's type_traits is the
    model): llm_dtype_name / _bits (the estimators), llm_linear_w, the model's embedding
@@ -3837,6 +3830,429 @@ static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
 static void llm__rows_f16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_f16, llm__dot4_f16); }
 static void llm__rows_bf16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_bf16, llm__dot4_bf16); }
 static void llm__rows_q8(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_q8w, llm__dot4_q8w); }
+
+/* ---- ggml's block formats (Q8_0 ... Q6_K): exact dequantizers and integer dot kernels --
+   The GGUF reader (>>files) finds the tensors; what the bytes of a block mean and how a
+   block format multiplies is here, beside the format's row of the table below. */
+static uint32_t llm__le32(const unsigned char *p); /* >>files' little-endian reader */
+static const llm__wfmt *llm__wfmt_of(llm_dtype t);
+
+/* ---- ggml's block formats, dequantized ------------------------------------------------
+   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
+   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
+   fp16 scales in double and rounded once, so it is the float nearest the format's exact
+   value (ggml's own float expressions can differ from it by an ulp). */
+static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
+static void llm__dq_q4_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
+        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
+    }
+}
+/* Q4_1: half d, half m, 16 bytes of q: d q + m */
+static void llm__dq_q4_1(const unsigned char *b, float *y) {
+    double d = llm__h(b), m = llm__h(b + 2);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * (b[4 + j] & 15) + m);
+        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
+    }
+}
+/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
+   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
+static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
+    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
+    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
+    uint32_t h = llm__le32(qh);
+    int j, off = with_min ? 0 : 16;
+    for (j = 0; j < 16; j++) {
+        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
+        y[j] = (float)(d * (q0 - off) + m);
+        y[j + 16] = (float)(d * (q1 - off) + m);
+    }
+}
+/* Q8_0: half d, 32 int8: d q */
+static void llm__dq_q8_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
+}
+/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
+   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
+   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
+   top two bits in the high bits of bytes 0-7. */
+static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
+    if (j < 4) {
+        *sc = q[j] & 63, *mn = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
+   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
+   shift 0, 2, 4, 6 for the four 32-value runs. */
+static void llm__dq_q2_k(const unsigned char *b, float *y) {
+    const unsigned char *sc = b, *q = b + 16;
+    double d = llm__h(b + 80), dmin = llm__h(b + 82);
+    int n, j, l, is = 0;
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
+            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
+        }
+}
+/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
+   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
+   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
+static void llm__dq_q3_k(const unsigned char *b, float *y) {
+    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
+    double d = llm__h(b + 108);
+    int sc[16], i, n, j, l, is = 0;
+    for (i = 0; i < 16; i++) {
+        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+        sc[i] = (lo | (hi << 4)) - 32;
+    }
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * sc[is];
+            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
+            for (l = 0; l < 16; l++) {
+                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
+                *y++ = (float)(dl * v);
+            }
+        }
+}
+/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
+   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
+static void llm__dq_q4_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *q = b + 16;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
+    }
+}
+/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
+   of value l of sub-block 2k / 2k+1. */
+static void llm__dq_q5_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *qh = b + 16, *q = b + 48;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
+    }
+}
+/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
+   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
+   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
+   0, 2, 4, 6 the top bits. */
+static void llm__dq_q6_k(const unsigned char *b, float *y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const signed char *sc = (const signed char *)(b + 192);
+    double d = llm__h(b + 208);
+    int n, l;
+    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
+        for (l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = (float)(d * (sc[is] * q1));
+            y[l + 32] = (float)(d * (sc[is + 2] * q2));
+            y[l + 64] = (float)(d * (sc[is + 4] * q3));
+            y[l + 96] = (float)(d * (sc[is + 6] * q4));
+        }
+}
+
+/* ---- ggml's block formats, multiplied --------------------------------------------------
+   A quantized matrix times activations: the activations are quantized once per call, in
+   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
+   the formats with a min term need), so each block's dot is an integer sum and two scales.
+   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
+   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
+typedef struct llm__q8x {
+    float d;          /* x ~= d q */
+    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
+    int8_t q[32];
+} llm__q8x;
+
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
+   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
+   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
+static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
+    int64_t b;
+    int j;
+    for (b = 0; b < n / 32; b++, x += 32) {
+        float amax = 0.0f, bad = 0.0f, id;
+        llm__q8x *o = &out[b];
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
+            o->d = NAN;
+            memset(o->q, 0, sizeof o->q);
+            continue;
+        }
+        o->d = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (j = 0; j < 32; j++) {
+            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
+            float v = x[j] * id;
+            int q;
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
+            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)q;
+            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
+        }
+    }
+}
+
+/* sum of a[i] b[i] over n int8 pairs */
+static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
+    int32_t s = 0;
+    int i;
+    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
+    return s;
+}
+
+/* One row of n values against the quantized activations, per format. Each unpacks a
+   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
+static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
+    return acc;
+}
+static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 18) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
+        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
+    }
+    return acc;
+}
+static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 20) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
+    }
+    return acc;
+}
+static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
+    int64_t b;
+    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += bs) {
+        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
+        uint32_t h = llm__le32(qh);
+        for (j = 0; j < 16; j++) {
+            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
+            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
+        }
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
+                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
+    }
+    return acc;
+}
+static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
+static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
+
+/* The K-quants: 256-value super-blocks of 8 activation blocks. */
+static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
+        const unsigned char *sc = w, *qs = w + 16;
+        float d = llm__h(w + 80), dmin = llm__h(w + 82);
+        int k, j, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
+            j = k % 2;
+            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
+        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
+        float d = llm__h(w + 108);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) {
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
+            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++)
+                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
+            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
+        float d = llm__h(w), dmin = llm__h(w + 2);
+        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
+        int j, l, sc, mn;
+        int8_t q[32];
+        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
+            const unsigned char *p = qs + 32 * (j / 2);
+            for (l = 0; l < 32; l++)
+                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
+            llm__k4_scale_min(j, w + 4, &sc, &mn);
+            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
+static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
+static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
+        const unsigned char *ql = w, *qh = w + 128;
+        const signed char *sc = (const signed char *)(w + 192);
+        float d = llm__h(w + 208);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
+            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
+            int base = 16 * (r % 2);
+            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
+            for (l = 0; l < 16; l++) {
+                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
+                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
+            }
+            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+
+/* The ggml type id of a block-format llm_dtype (0 for the others). */
+static uint32_t llm__ggml_of(llm_dtype t) {
+    switch (t) {
+    case LLM_Q8_0: return 8;
+    case LLM_Q4_0: return 2;
+    case LLM_Q4_1: return 3;
+    case LLM_Q5_0: return 6;
+    case LLM_Q5_1: return 7;
+    case LLM_Q2_K: return 10;
+    case LLM_Q3_K: return 11;
+    case LLM_Q4_K: return 12;
+    case LLM_Q5_K: return 13;
+    case LLM_Q6_K: return 14;
+    default: return 0;
+    }
+}
+
+/* The weight-format table's row and check routines for ggml's block formats: a row of
+   an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
+static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_gguf_dequantize(llm__ggml_of(w->type), (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes,
+                        dst, n);
+}
+static llm_status llm__check_blk(const llm_weight *w, int d_in) {
+    uint32_t gt = llm__ggml_of(w->type);
+    return gt && d_in % llm__wfmt_of(w->type)->blk == 0 ? LLM_OK : LLM_EINVAL;
+}
+
+/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
+typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
+static llm__qdot_fn llm__qdot_of(uint32_t type) {
+    switch (type) {
+    case 2: return llm__qdot_q4_0;
+    case 3: return llm__qdot_q4_1;
+    case 6: return llm__qdot_q5_0;
+    case 7: return llm__qdot_q5_1;
+    case 8: return llm__qdot_q8_0;
+    case 10: return llm__qdot_q2_k;
+    case 11: return llm__qdot_q3_k;
+    case 12: return llm__qdot_q4_k;
+    case 13: return llm__qdot_q5_k;
+    case 14: return llm__qdot_q6_k;
+    default: return NULL;
+    }
+}
+
+/* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
+   a time into 64 KiB of stack; each thread takes a share of W's rows and runs every token
+   of the panel against a row while it is in cache. */
+typedef struct llm__lq {
+    const unsigned char *w;
+    size_t row_bytes;
+    llm__qdot_fn dot;
+    const llm__q8x *xq;
+    const float *b;
+    float *y;
+    int t0, nt, d_in, d_out;
+} llm__lq;
+
+static void llm__lq_task(void *ctx, int ith, int nth) {
+    const llm__lq *c = (const llm__lq *)ctx;
+    int64_t r0 = (int64_t)c->d_out * ith / nth, r1 = (int64_t)c->d_out * (ith + 1) / nth, r;
+    int t, nb = c->d_in / 32;
+    for (r = r0; r < r1; r++) {
+        const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
+        float bias = c->b ? c->b[r] : 0.0f;
+        for (t = 0; t < c->nt; t++)
+            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
+    }
+}
+
+#define LLM__LQ_BLOCKS 1638 /* 64 KiB of quantized activations */
+static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                int d_out, llm_threads *th) {
+    llm__q8x xq[LLM__LQ_BLOCKS];
+    uint32_t gt = llm__ggml_of(W->type);
+    const llm__wfmt *f = llm__wfmt_of(W->type);
+    llm__lq c;
+    int tp, t;
+    if (!gt || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
+    if (d_in % f->blk) return LLM_EINVAL;
+    if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
+    c.w = (const unsigned char *)W->data;
+    c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
+    c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    tp = LLM__LQ_BLOCKS / (d_in / 32);
+    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
+        llm_threads_run(th, llm__lq_task, &c);
+    }
+    return LLM_OK;
+}
 
 static const llm__wfmt llm__wfmts[] = {
     /* name     bits blk bytes scales            check           row            linear           prep          rows */
@@ -6397,147 +6813,6 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t) {
 
 static uint64_t llm__le64(const unsigned char *p) { return (uint64_t)llm__le32(p) | ((uint64_t)llm__le32(p + 4) << 32); }
 
-/* ---- ggml's block formats, dequantized ------------------------------------------------
-   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
-   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
-   fp16 scales in double and rounded once, so it is the float nearest the format's exact
-   value (ggml's own float expressions can differ from it by an ulp). */
-static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
-
-/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
-static void llm__dq_q4_0(const unsigned char *b, float *y) {
-    double d = llm__h(b);
-    int j;
-    for (j = 0; j < 16; j++) {
-        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
-        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
-    }
-}
-/* Q4_1: half d, half m, 16 bytes of q: d q + m */
-static void llm__dq_q4_1(const unsigned char *b, float *y) {
-    double d = llm__h(b), m = llm__h(b + 2);
-    int j;
-    for (j = 0; j < 16; j++) {
-        y[j] = (float)(d * (b[4 + j] & 15) + m);
-        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
-    }
-}
-/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
-   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
-static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
-    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
-    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
-    uint32_t h = llm__le32(qh);
-    int j, off = with_min ? 0 : 16;
-    for (j = 0; j < 16; j++) {
-        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
-        y[j] = (float)(d * (q0 - off) + m);
-        y[j + 16] = (float)(d * (q1 - off) + m);
-    }
-}
-/* Q8_0: half d, 32 int8: d q */
-static void llm__dq_q8_0(const unsigned char *b, float *y) {
-    double d = llm__h(b);
-    int j;
-    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
-}
-/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
-   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
-   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
-   top two bits in the high bits of bytes 0-7. */
-static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
-    if (j < 4) {
-        *sc = q[j] & 63, *mn = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
-        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
-   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
-   shift 0, 2, 4, 6 for the four 32-value runs. */
-static void llm__dq_q2_k(const unsigned char *b, float *y) {
-    const unsigned char *sc = b, *q = b + 16;
-    double d = llm__h(b + 80), dmin = llm__h(b + 82);
-    int n, j, l, is = 0;
-    for (n = 0; n < 256; n += 128, q += 32)
-        for (j = 0; j < 8; j++, is++) {
-            int shift = 2 * (j / 2), half = 16 * (j % 2);
-            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
-            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
-        }
-}
-/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
-   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
-   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
-static void llm__dq_q3_k(const unsigned char *b, float *y) {
-    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
-    double d = llm__h(b + 108);
-    int sc[16], i, n, j, l, is = 0;
-    for (i = 0; i < 16; i++) {
-        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
-        sc[i] = (lo | (hi << 4)) - 32;
-    }
-    for (n = 0; n < 256; n += 128, q += 32)
-        for (j = 0; j < 8; j++, is++) {
-            int shift = 2 * (j / 2), half = 16 * (j % 2);
-            double dl = d * sc[is];
-            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
-            for (l = 0; l < 16; l++) {
-                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
-                *y++ = (float)(dl * v);
-            }
-        }
-}
-/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
-   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
-static void llm__dq_q4_k(const unsigned char *b, float *y) {
-    double d = llm__h(b), dmin = llm__h(b + 2);
-    const unsigned char *q = b + 16;
-    int j, l, sc, mn;
-    for (j = 0; j < 8; j += 2, q += 32) {
-        llm__k4_scale_min(j, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
-        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
-    }
-}
-/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
-   of value l of sub-block 2k / 2k+1. */
-static void llm__dq_q5_k(const unsigned char *b, float *y) {
-    double d = llm__h(b), dmin = llm__h(b + 2);
-    const unsigned char *qh = b + 16, *q = b + 48;
-    int j, l, sc, mn;
-    for (j = 0; j < 8; j += 2, q += 32) {
-        llm__k4_scale_min(j, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
-        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
-    }
-}
-/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
-   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
-   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
-   0, 2, 4, 6 the top bits. */
-static void llm__dq_q6_k(const unsigned char *b, float *y) {
-    const unsigned char *ql = b, *qh = b + 128;
-    const signed char *sc = (const signed char *)(b + 192);
-    double d = llm__h(b + 208);
-    int n, l;
-    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
-        for (l = 0; l < 32; l++) {
-            int is = l / 16;
-            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
-            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
-            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-            y[l] = (float)(d * (sc[is] * q1));
-            y[l + 32] = (float)(d * (sc[is + 2] * q2));
-            y[l + 64] = (float)(d * (sc[is + 4] * q3));
-            y[l + 96] = (float)(d * (sc[is + 6] * q4));
-        }
-}
-
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n) {
     const unsigned char *b = (const unsigned char *)src;
     const llm__ggml_type *ty = type < 40 ? &llm__ggml_types[type] : NULL;
@@ -6562,282 +6837,6 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
         case 14: llm__dq_q6_k(b, dst); break;
         default: return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
         }
-    }
-    return LLM_OK;
-}
-
-/* ---- ggml's block formats, multiplied --------------------------------------------------
-   A quantized matrix times activations: the activations are quantized once per call, in
-   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
-   the formats with a min term need), so each block's dot is an integer sum and two scales.
-   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
-   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
-typedef struct llm__q8x {
-    float d;          /* x ~= d q */
-    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
-    int8_t q[32];
-} llm__q8x;
-
-/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
-   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
-   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
-static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
-    int64_t b;
-    int j;
-    for (b = 0; b < n / 32; b++, x += 32) {
-        float amax = 0.0f, bad = 0.0f, id;
-        llm__q8x *o = &out[b];
-        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
-        o->s16[0] = o->s16[1] = 0;
-        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
-            o->d = NAN;
-            memset(o->q, 0, sizeof o->q);
-            continue;
-        }
-        o->d = amax / 127.0f;
-        id = amax > 0 ? 127.0f / amax : 0.0f;
-        for (j = 0; j < 32; j++) {
-            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
-            float v = x[j] * id;
-            int q;
-            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
-            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
-            o->q[j] = (int8_t)q;
-            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
-        }
-    }
-}
-
-/* sum of a[i] b[i] over n int8 pairs */
-static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
-    int32_t s = 0;
-    int i;
-    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
-    return s;
-}
-
-/* One row of n values against the quantized activations, per format. Each unpacks a
-   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
-static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
-    return acc;
-}
-static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    int j;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 18) {
-        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
-        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
-    }
-    return acc;
-}
-static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    int j;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 20) {
-        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
-        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
-    }
-    return acc;
-}
-static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
-    int64_t b;
-    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += bs) {
-        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
-        uint32_t h = llm__le32(qh);
-        for (j = 0; j < 16; j++) {
-            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
-            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
-        }
-        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
-                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
-    }
-    return acc;
-}
-static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
-static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
-
-/* The K-quants: 256-value super-blocks of 8 activation blocks. */
-static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
-        const unsigned char *sc = w, *qs = w + 16;
-        float d = llm__h(w + 80), dmin = llm__h(w + 82);
-        int k, j, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
-            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
-            const llm__q8x *xb = &x[k / 2];
-            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
-            j = k % 2;
-            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
-        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
-        float d = llm__h(w + 108);
-        int k, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) {
-            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
-            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
-            const llm__q8x *xb = &x[k / 2];
-            for (l = 0; l < 16; l++)
-                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
-            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
-        float d = llm__h(w), dmin = llm__h(w + 2);
-        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
-        int j, l, sc, mn;
-        int8_t q[32];
-        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
-            const unsigned char *p = qs + 32 * (j / 2);
-            for (l = 0; l < 32; l++)
-                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
-            llm__k4_scale_min(j, w + 4, &sc, &mn);
-            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
-static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
-static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
-        const unsigned char *ql = w, *qh = w + 128;
-        const signed char *sc = (const signed char *)(w + 192);
-        float d = llm__h(w + 208);
-        int k, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
-            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
-            int base = 16 * (r % 2);
-            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
-            for (l = 0; l < 16; l++) {
-                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
-                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
-            }
-            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
-        }
-    }
-    return acc;
-}
-
-/* The ggml type id of a block-format llm_dtype (0 for the others). */
-static uint32_t llm__ggml_of(llm_dtype t) {
-    switch (t) {
-    case LLM_Q8_0: return 8;
-    case LLM_Q4_0: return 2;
-    case LLM_Q4_1: return 3;
-    case LLM_Q5_0: return 6;
-    case LLM_Q5_1: return 7;
-    case LLM_Q2_K: return 10;
-    case LLM_Q3_K: return 11;
-    case LLM_Q4_K: return 12;
-    case LLM_Q5_K: return 13;
-    case LLM_Q6_K: return 14;
-    default: return 0;
-    }
-}
-
-/* The weight-format table's row and check routines for ggml's block formats: a row of
-   an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
-static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
-    uint32_t gt = llm__ggml_of(w->type);
-    const llm__ggml_type *ty = &llm__ggml_types[gt];
-    llm_gguf_dequantize(gt, (const unsigned char *)w->data + (size_t)row * (size_t)(n / (int)ty->block) * ty->bytes, dst, n);
-}
-static llm_status llm__check_blk(const llm_weight *w, int d_in) {
-    uint32_t gt = llm__ggml_of(w->type);
-    return gt && d_in % (int)llm__ggml_types[gt].block == 0 ? LLM_OK : LLM_EINVAL;
-}
-
-/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
-typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
-static llm__qdot_fn llm__qdot_of(uint32_t type) {
-    switch (type) {
-    case 2: return llm__qdot_q4_0;
-    case 3: return llm__qdot_q4_1;
-    case 6: return llm__qdot_q5_0;
-    case 7: return llm__qdot_q5_1;
-    case 8: return llm__qdot_q8_0;
-    case 10: return llm__qdot_q2_k;
-    case 11: return llm__qdot_q3_k;
-    case 12: return llm__qdot_q4_k;
-    case 13: return llm__qdot_q5_k;
-    case 14: return llm__qdot_q6_k;
-    default: return NULL;
-    }
-}
-
-/* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
-   a time into 64 KiB of stack; each thread takes a share of W's rows and runs every token
-   of the panel against a row while it is in cache. */
-typedef struct llm__lq {
-    const unsigned char *w;
-    size_t row_bytes;
-    llm__qdot_fn dot;
-    const llm__q8x *xq;
-    const float *b;
-    float *y;
-    int t0, nt, d_in, d_out;
-} llm__lq;
-
-static void llm__lq_task(void *ctx, int ith, int nth) {
-    const llm__lq *c = (const llm__lq *)ctx;
-    int64_t r0 = (int64_t)c->d_out * ith / nth, r1 = (int64_t)c->d_out * (ith + 1) / nth, r;
-    int t, nb = c->d_in / 32;
-    for (r = r0; r < r1; r++) {
-        const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
-        float bias = c->b ? c->b[r] : 0.0f;
-        for (t = 0; t < c->nt; t++)
-            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
-    }
-}
-
-#define LLM__LQ_BLOCKS 1638 /* 64 KiB of quantized activations */
-static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, llm_threads *th) {
-    llm__q8x xq[LLM__LQ_BLOCKS];
-    uint32_t gt = llm__ggml_of(W->type);
-    const llm__ggml_type *ty = gt ? &llm__ggml_types[gt] : NULL;
-    llm__lq c;
-    int tp, t;
-    if (!ty || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
-    if (d_in % (int)ty->block) return LLM_EINVAL;
-    if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
-    c.w = (const unsigned char *)W->data;
-    c.row_bytes = (size_t)(d_in / (int)ty->block) * ty->bytes;
-    c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
-    tp = LLM__LQ_BLOCKS / (d_in / 32);
-    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
-        llm_threads_run(th, llm__lq_task, &c);
     }
     return LLM_OK;
 }
