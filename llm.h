@@ -505,7 +505,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
    quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
-   52,416) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
+   43,680) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -3981,11 +3981,14 @@ static void llm__dq_q6_k(const unsigned char *b, float *y) {
 /* ---- ggml's block formats, multiplied --------------------------------------------------
    A quantized matrix times activations: the activations are quantized once per call, in
    blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
-   the formats with a min term need), so each block's dot is an integer sum and two scales.
+   the formats with a min term need, and their negation and product with the scale, which
+   the vector kernels read), so each block's dot is an integer sum and two scales.
    Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
    rounding beyond fp32 accumulation is x's own 8-bit quantization. */
 typedef struct llm__q8x {
     float d;          /* x ~= d q */
+    float ds;         /* d * sum(q): a min term's factor */
+    int32_t ns;       /* -sum(q): cancels a code offset in the vector dots */
     int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
     int8_t q[32];
 } llm__q8x;
@@ -4001,8 +4004,9 @@ static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
         llm__q8x *o = &out[b];
         for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
         o->s16[0] = o->s16[1] = 0;
+        o->ns = 0;
         if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
-            o->d = NAN;
+            o->d = o->ds = NAN;
             memset(o->q, 0, sizeof o->q);
             continue;
         }
@@ -4017,6 +4021,8 @@ static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
             o->q[j] = (int8_t)q;
             o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
         }
+        o->ns = -(o->s16[0] + o->s16[1]);
+        o->ds = o->d * (float)(o->s16[0] + o->s16[1]);
     }
 }
 
@@ -4159,6 +4165,330 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
     return acc;
 }
 
+/* ---- ggml's block formats: the vector dot kernels -----------------------------------
+   The same integer sums as llm__qdot_* above, 32 values at a time, on a small vocabulary
+   of 32 int8 codes (llm__qb) written once per ISA in the fenced block below; the kernels
+   after it are written once against it. A weight block's codes are unpacked into one
+   llm__qb (nibbles split, fifth and sixth bits or'ed in), its integer dot with a block of
+   x gives int32 lanes (llm__qi) whose sum is exact, and those are converted and scaled in
+   fp32 once per block: acc += float(lanes) * (dw dx). Offsets in the codes (Q4_0's q - 8,
+   Q5_0's q - 16) are cancelled exactly in int32 by starting the lanes at -off * sum(qx)
+   spread over the lanes (x's ns); the mins of Q4_1 / Q5_1 / Q4_K / Q5_K are m * (dx
+   sum(qx)) (x's ds), added in fp32 per block.
+   Blocking: a kernel takes nr weight rows (ldw bytes apart) against nt tokens (x blocks
+   ldx apart), nr x nt independent accumulators. One token (decode): 4 rows, so four
+   chains hide the FMA latency and four streams keep the memory busy. Several tokens
+   (prefill chunks, batched conversations): 2 rows x 4 tokens, so each block is unpacked
+   once for 4 tokens and read from memory once per panel (the rows stay in L1 across the
+   panel's token groups). Every (row, token) result is the same sequence of operations in
+   every tile shape, so which tile computed it (and so the thread count, and the tokens
+   beside it) never changes its bits. Blocks are only 2-byte aligned: every load is
+   unaligned. */
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__QV 1
+#define LLM__QR 4 /* rows per tile at one token */
+#define LLM__QT 4 /* tokens per tile for several */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* -- x86: 256-bit integer code (AVX2; AVX-512 builds run it too, with VNNI's vpdpbusd
+   when AVX512VNNI + AVX512VL or AVX-VNNI are compiled in). vpmaddubsw multiplies unsigned
+   by signed bytes and adds pairs into int16, vpmaddwd adds pairs of those into int32 (by
+   ones, or by the sub-block scales); codes are at most 63 and |qx| <= 127, so no pair
+   saturates. The lanes: 8 int32, lane i holding bytes 4i..4i+3. */
+typedef __m256i llm__qb;
+typedef __m256i llm__qi;
+typedef __m256i llm__qsc; /* int16 scales: 8 for values 0-15, 8 for 16-31 */
+typedef __m256 llm__qf;
+#define LLM__QL 8 /* int32 lanes */
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define LLM__QDP(c, u, s) _mm256_dpbusd_epi32((c), (u), (s))
+#elif defined(__AVXVNNI__)
+#define LLM__QDP(c, u, s) _mm256_dpbusd_avx_epi32((c), (u), (s))
+#endif
+static inline llm__qb llm__qb_load(const unsigned char *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+/* 16 bytes: low nibbles (values 0-15), then high nibbles (16-31) */
+static inline llm__qb llm__qb_nib16(const unsigned char *p) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(v, 4), v), _mm256_set1_epi8(15));
+}
+static inline llm__qb llm__qb_lo(llm__qb v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
+static inline llm__qb llm__qb_hi(llm__qb v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
+/* (v >> k) & 3 per byte, moved to bits 4-5: a K-quant's high bits (k even, < 8) */
+static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
+    return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(k)), _mm256_set1_epi8((char)mask)), 4);
+}
+/* 32 bits (value i's fifth bit is bit i) as bytes 16 or 0: byte i takes byte i / 8 of h,
+   keeps bit i % 8, and a compare widens it */
+static inline llm__qb llm__qb_bits32(uint32_t h) {
+    const __m256i sel = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)h), sel), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(16));
+}
+static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) { return _mm256_or_si256(a, b); }
+static inline llm__qb llm__qb_sub(llm__qb a, int k) { return _mm256_sub_epi8(a, _mm256_set1_epi8((char)k)); }
+static inline llm__qi llm__qi_set1(int32_t v) { return _mm256_set1_epi32(v); }
+/* c + the dot of codes u (0..127) with x, in lanes */
+static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
+#ifdef LLM__QDP
+    return LLM__QDP(c, u, _mm256_loadu_si256((const __m256i *)(const void *)x));
+#else
+    __m256i p = _mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)(const void *)x));
+    return _mm256_add_epi32(c, _mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+#endif
+}
+/* the dot of any int8 codes w with x: |w| (at most 128, unsigned) against x with w's
+   sign. (Not VNNI's w + 128 with -128 sum(x) to cancel it: the lanes would then carry
+   terms of 128 sum(x) that cancel only in the final sum, and their fp32 accumulation
+   loses what the result keeps: measured, 3 % more error on a Q8_0 model.) */
+static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
+    __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
+#ifdef LLM__QDP
+    return LLM__QDP(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(xv, w));
+#else
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), _mm256_set1_epi16(1));
+#endif
+}
+static inline llm__qsc llm__qsc_make(int sa, int sb) { return _mm256_set_m128i(_mm_set1_epi16((short)sb), _mm_set1_epi16((short)sa)); }
+/* the dot of codes u (0..127) with x, values 0-15 times sc's first scale, 16-31 its second */
+static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)(const void *)x)), sc);
+}
+/* the same for signed codes |w| <= 64 */
+static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) {
+    __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), sc);
+}
+static inline llm__qf llm__qf_zero(void) { return _mm256_setzero_ps(); }
+static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f), acc); }
+static inline float llm__qf_hsum(llm__qf a) { return llm__hsum256(a); }
+#ifdef __F16C__
+static inline float llm__qh(const unsigned char *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+#endif
+
+#else
+/* -- AArch64 NEON: two 16-byte halves; sdot (vdotq_s32) with the dot-product extension,
+   else widening multiplies to int16 (|product| <= 16256) and pairwise widening adds.
+   Codes are signed-safe as they are (at most 63), so every dot is signed. Lanes: 4. */
+typedef int8x16x2_t llm__qb;
+typedef int32x4_t llm__qi;
+typedef int32x2_t llm__qsc; /* the two sub-block scales */
+typedef float32x4_t llm__qf;
+#define LLM__QL 4
+static inline llm__qb llm__qb_load(const unsigned char *p) {
+    llm__qb r;
+    r.val[0] = vld1q_s8((const int8_t *)p), r.val[1] = vld1q_s8((const int8_t *)p + 16);
+    return r;
+}
+static inline llm__qb llm__qb_nib16(const unsigned char *p) {
+    uint8x16_t v = vld1q_u8(p);
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vandq_u8(v, vdupq_n_u8(15))), r.val[1] = vreinterpretq_s8_u8(vshrq_n_u8(v, 4));
+    return r;
+}
+static inline llm__qb llm__qb_lo(llm__qb v) {
+    llm__qb r;
+    r.val[0] = vandq_s8(v.val[0], vdupq_n_s8(15)), r.val[1] = vandq_s8(v.val[1], vdupq_n_s8(15));
+    return r;
+}
+static inline llm__qb llm__qb_hi(llm__qb v) {
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vshrq_n_u8(vreinterpretq_u8_s8(v.val[0]), 4));
+    r.val[1] = vreinterpretq_s8_u8(vshrq_n_u8(vreinterpretq_u8_s8(v.val[1]), 4));
+    return r;
+}
+static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
+    const int8x16_t sh = vdupq_n_s8((int8_t)-k);
+    llm__qb r;
+    int i;
+    for (i = 0; i < 2; i++)
+        r.val[i] = vreinterpretq_s8_u8(vshlq_n_u8(vandq_u8(vshlq_u8(vreinterpretq_u8_s8(v.val[i]), sh), vdupq_n_u8((uint8_t)mask)), 4));
+    return r;
+}
+static inline llm__qb llm__qb_bits32(uint32_t h) {
+    static const uint8_t bit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t b = vld1q_u8(bit), sixteen = vdupq_n_u8(16);
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vandq_u8(vtstq_u8(vcombine_u8(vdup_n_u8((uint8_t)h), vdup_n_u8((uint8_t)(h >> 8))), b), sixteen));
+    r.val[1] = vreinterpretq_s8_u8(vandq_u8(vtstq_u8(vcombine_u8(vdup_n_u8((uint8_t)(h >> 16)), vdup_n_u8((uint8_t)(h >> 24))), b), sixteen));
+    return r;
+}
+static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) {
+    a.val[0] = vorrq_s8(a.val[0], b.val[0]), a.val[1] = vorrq_s8(a.val[1], b.val[1]);
+    return a;
+}
+static inline llm__qb llm__qb_sub(llm__qb a, int k) {
+    a.val[0] = vsubq_s8(a.val[0], vdupq_n_s8((int8_t)k)), a.val[1] = vsubq_s8(a.val[1], vdupq_n_s8((int8_t)k));
+    return a;
+}
+static inline llm__qi llm__qi_set1(int32_t v) { return vdupq_n_s32(v); }
+/* c + w . x over 16 bytes */
+static inline llm__qi llm__qi_dot16(llm__qi c, int8x16_t w, int8x16_t x) {
+#ifdef __ARM_FEATURE_DOTPROD
+    return vdotq_s32(c, w, x);
+#else
+    return vpadalq_s16(vpadalq_s16(c, vmull_s8(vget_low_s8(w), vget_low_s8(x))), vmull_high_s8(w, x));
+#endif
+}
+static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
+    return llm__qi_dot16(llm__qi_dot16(c, u.val[0], vld1q_s8(x)), u.val[1], vld1q_s8(x + 16));
+}
+static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
+    return llm__qb_dotu(w, x, vdupq_n_s32(0));
+}
+static inline llm__qsc llm__qsc_make(int sa, int sb) { return vset_lane_s32(sb, vdup_n_s32(sa), 1); }
+static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
+    llm__qi a = llm__qi_dot16(vdupq_n_s32(0), u.val[0], vld1q_s8(x)), b = llm__qi_dot16(vdupq_n_s32(0), u.val[1], vld1q_s8(x + 16));
+    return vmlaq_lane_s32(vmulq_lane_s32(a, sc, 0), b, sc, 1);
+}
+static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) { return llm__qb_dotu_sc(w, x, sc); }
+static inline llm__qf llm__qf_zero(void) { return vdupq_n_f32(0.0f); }
+static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return vfmaq_n_f32(acc, vcvtq_f32_s32(s), f); }
+static inline float llm__qf_hsum(llm__qf a) { return vaddvq_f32(a); }
+static inline float llm__qh(const unsigned char *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+}
+#endif
+
+#ifndef __F16C__
+#ifndef LLM__NEON
+/* fp16 to fp32 without F16C, without branches: exponent and mantissa moved into place and
+   rescaled by 2^112 (exact, subnormals included), exponent 31 (inf, NaN) set apart */
+static inline float llm__qh(const unsigned char *p) {
+    uint32_t h = (uint32_t)p[0] | ((uint32_t)p[1] << 8), em = (h & 0x7fffu) << 13, u;
+    float f;
+    memcpy(&f, &em, 4);
+    f *= 5.192296858534828e33f; /* 2^112 */
+    memcpy(&u, &f, 4);
+    u |= (em > 0x0f7fffffu ? 0x7f800000u : 0u) | ((h & 0x8000u) << 16);
+    memcpy(&f, &u, 4);
+    return f;
+}
+#endif
+#endif
+
+/* The 32-value formats: block b's codes, offset, scale (and min) */
+enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
+LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
+                            const int fmt, const int nr, const int nt) {
+    const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+    const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
+    /* the codes' offset (q - 8, q - 16), cancelled as off / LLM__QL * -sum(qx) per lane */
+    const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
+    llm__qf acc[LLM__QR * LLM__QT];
+    float mn[LLM__QR * LLM__QT];
+    int b, r, t;
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
+    for (b = 0; b < nb; b++)
+        for (r = 0; r < nr; r++) {
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            float d = llm__qh(p), m = has_min ? llm__qh(p + 2) : 0.0f;
+            llm__qb q;
+            switch (fmt) {
+            case LLM__QK_Q8_0: q = llm__qb_load(p + 2); break;
+            case LLM__QK_Q4_0: q = llm__qb_nib16(p + 2); break;
+            case LLM__QK_Q5_0: q = llm__qb_or(llm__qb_nib16(p + 6), llm__qb_bits32(llm__le32(p + 2))); break;
+            case LLM__QK_Q4_1: q = llm__qb_nib16(p + 4); break;
+            default: q = llm__qb_or(llm__qb_nib16(p + 8), llm__qb_bits32(llm__le32(p + 4))); break;
+            }
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + b;
+                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q, xb->q)
+                                                : llm__qb_dotu(q, xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                acc[r * nt + t] = llm__qf_fma(s, d * xb->d, acc[r * nt + t]);
+                if (has_min) mn[r * nt + t] = fmaf(m, xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+            }
+        }
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
+}
+
+/* Q4_K / Q5_K: per 256-value super-block, d and dmin, then 8 sub-blocks of 32 (one x
+   block each) with 6-bit scale and min: sc * (codes . qx) in int32 (the scale rides in
+   vpmaddwd), times d dx; the min is dmin mn (dx sum qx). Codes: a 32-byte run's low
+   nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit is bit j of qh. */
+LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
+                               const int five, const int nr, const int nt) {
+    const int bytes = five ? 176 : 144;
+    llm__qf acc[LLM__QR * LLM__QT];
+    float mn[LLM__QR * LLM__QT];
+    int b, r, t, j;
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
+    for (b = 0; b < nsb; b++)
+        for (r = 0; r < nr; r++) {
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes, *qs = p + (five ? 48 : 16);
+            float d = llm__qh(p), dmin = llm__qh(p + 2);
+            llm__qb qh = llm__qb_load(p + 16); /* Q5_K's fifth bits (unused by Q4_K) */
+            for (j = 0; j < 8; j++) {
+                int sc, m;
+                float dm;
+                llm__qb v = llm__qb_load(qs + 32 * (j / 2)), q = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
+                llm__qsc s2;
+                llm__k4_scale_min(j, p + 4, &sc, &m);
+                s2 = llm__qsc_make(sc, sc);
+                dm = -dmin * (float)m;
+                if (five) q = llm__qb_or(q, llm__qb_hbits(qh, j, 1));
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu_sc(q, xb->q, s2), d * xb->d, acc[r * nt + t]);
+                    mn[r * nt + t] = fmaf(dm, xb->ds, mn[r * nt + t]);
+                }
+            }
+        }
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
+}
+
+/* Q6_K: per super-block d and 16 int8 scales of 16 values; 32-value run j (half h = j / 4,
+   quarter k = j % 4) has its low nibbles in ql[64 h + 32 (k % 2) ..] (low for k < 2, high
+   otherwise) and its top two bits at bit 2k of qh[32 h ..]; q = code - 32 is signed. */
+LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
+                              const int nr, const int nt) {
+    llm__qf acc[LLM__QR * LLM__QT];
+    int b, r, t, j;
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero();
+    for (b = 0; b < nsb; b++)
+        for (r = 0; r < nr; r++) {
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * 210;
+            const signed char *sc = (const signed char *)(p + 192);
+            float d = llm__qh(p + 208);
+            for (j = 0; j < 8; j++) {
+                int h = j / 4, k = j % 4;
+                llm__qb v = llm__qb_load(p + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
+                llm__qb q = llm__qb_sub(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p + 128 + 32 * h), 2 * k, 3)), 32);
+                llm__qsc s2 = llm__qsc_make(sc[2 * j], sc[2 * j + 1]);
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q, xb->q, s2), d * xb->d, acc[r * nt + t]);
+                }
+            }
+        }
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]);
+}
+
+/* One tile of a format: nr rows x nt tokens (nr, nt constants here, so it unrolls) */
+LLM__WINLINE void llm__qk_tile(float *out, uint32_t gt, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx,
+                               int n, const int nr, const int nt) {
+    switch (gt) {
+    case 8: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, nr, nt); break;
+    case 2: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, nr, nt); break;
+    case 6: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, nr, nt); break;
+    case 3: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, nr, nt); break;
+    case 7: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, nr, nt); break;
+    case 12: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 0, nr, nt); break;
+    case 13: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 1, nr, nt); break;
+    case 14: llm__qk_q6k(out, w, ldw, x, ldx, n / 256, nr, nt); break;
+    default: break;
+    }
+}
+/* the types with a vector kernel (the others run llm__qdot_*) */
+static int llm__qk_has(uint32_t gt) { return gt == 8 || gt == 2 || gt == 6 || gt == 3 || gt == 7 || gt == 12 || gt == 13 || gt == 14; }
+#endif /* LLM__QV */
+
 /* The ggml type id of a block-format llm_dtype (0 for the others). */
 static uint32_t llm__ggml_of(llm_dtype t) {
     switch (t) {
@@ -4207,31 +4537,73 @@ static llm__qdot_fn llm__qdot_of(uint32_t type) {
 }
 
 /* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
-   a time into 64 KiB of stack; each thread takes a share of W's rows and runs every token
-   of the panel against a row while it is in cache. */
+   a time into 64 KiB of stack; each thread takes a share of W's rows (whole tiles of
+   LLM__WR rows, so a row's arithmetic never depends on the thread count) and runs every
+   token of the panel against them while they are in cache. */
 typedef struct llm__lq {
     const unsigned char *w;
     size_t row_bytes;
     llm__qdot_fn dot;
+    uint32_t gt;
     const llm__q8x *xq;
     const float *b;
     float *y;
     int t0, nt, d_in, d_out;
 } llm__lq;
 
+#ifdef LLM__QV
+/* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
+   rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
+   token groups), then the remaining tokens one at a time against all nr rows. */
+static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
+    const unsigned char *w = c->w + (size_t)r * c->row_bytes;
+    size_t ld = c->row_bytes, ldx = (size_t)(c->d_in / 32);
+    float o[LLM__QR * LLM__QT];
+    int i, j, t, r2;
+    for (r2 = 0; r2 < nr; r2 += 2)
+        for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
+            const llm__q8x *x = c->xq + (size_t)t * ldx;
+            int n2 = nr - r2 >= 2 ? 2 : 1;
+            if (n2 == 2) llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 2, LLM__QT);
+            else llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 1, LLM__QT);
+            for (i = 0; i < n2; i++)
+                for (j = 0; j < LLM__QT; j++)
+                    c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
+                        o[i * LLM__QT + j] + (c->b ? c->b[r + r2 + i] : 0.0f);
+        }
+    for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
+        const llm__q8x *x = c->xq + (size_t)t * ldx;
+        if (nr == LLM__QR) llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, LLM__QR, 1);
+        else llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, 1, 1);
+        for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+    }
+}
+#endif
+
 static void llm__lq_task(void *ctx, int ith, int nth) {
     const llm__lq *c = (const llm__lq *)ctx;
-    int64_t r0 = (int64_t)c->d_out * ith / nth, r1 = (int64_t)c->d_out * (ith + 1) / nth, r;
-    int t, nb = c->d_in / 32;
+    int64_t nblk = (c->d_out + LLM__WR - 1) / LLM__WR;
+    int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nr, nb = c->d_in / 32;
+    if (r1 > c->d_out) r1 = c->d_out;
+#ifdef LLM__QV
+    if (llm__qk_has(c->gt)) {
+        for (r = r0; r < r1; r += nr) {
+            nr = r1 - r >= LLM__QR ? LLM__QR : 1;
+            llm__lq_tiles(c, r, nr);
+        }
+        return;
+    }
+#endif
     for (r = r0; r < r1; r++) {
         const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
         float bias = c->b ? c->b[r] : 0.0f;
+        (void)nr;
         for (t = 0; t < c->nt; t++)
             c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
     }
 }
 
-#define LLM__LQ_BLOCKS 1638 /* 64 KiB of quantized activations */
+#define LLM__LQ_BLOCKS 1365 /* 64 KiB of quantized activations */
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
@@ -4244,7 +4616,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
     c.w = (const unsigned char *)W->data;
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
-    c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    c.gt = gt, c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
     tp = LLM__LQ_BLOCKS / (d_in / 32);
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
