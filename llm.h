@@ -3885,7 +3885,7 @@ static void llm__dq_q8_0(const unsigned char *b, float *y) {
    Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
    bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
    top two bits in the high bits of bytes 0-7. */
-static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
+LLM__WINLINE void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
     if (j < 4) {
         *sc = q[j] & 63, *mn = q[j + 4] & 63;
     } else {
@@ -4373,6 +4373,16 @@ static inline float llm__qh(const unsigned char *p) {
 #endif
 #endif
 
+/* The tile loops have constant trip counts; they are asked to unroll completely (gcc
+   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LLM__UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define LLM__UNROLL _Pragma("unroll")
+#else
+#define LLM__UNROLL
+#endif
+
 /* The 32-value formats: block b's codes, offset, scale (and min) */
 enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
 LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
@@ -4384,27 +4394,36 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
     int b, r, t;
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
-    for (b = 0; b < nb; b++)
+    for (b = 0; b < nb; b++) {
+        llm__qb q[LLM__QR];
+        float d[LLM__QR], m[LLM__QR];
+        LLM__UNROLL
         for (r = 0; r < nr; r++) {
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            float d = llm__qh(p), m = has_min ? llm__qh(p + 2) : 0.0f;
-            llm__qb q;
+            d[r] = llm__qh(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
             switch (fmt) {
-            case LLM__QK_Q8_0: q = llm__qb_load(p + 2); break;
-            case LLM__QK_Q4_0: q = llm__qb_nib16(p + 2); break;
-            case LLM__QK_Q5_0: q = llm__qb_or(llm__qb_nib16(p + 6), llm__qb_bits32(llm__le32(p + 2))); break;
-            case LLM__QK_Q4_1: q = llm__qb_nib16(p + 4); break;
-            default: q = llm__qb_or(llm__qb_nib16(p + 8), llm__qb_bits32(llm__le32(p + 4))); break;
-            }
-            for (t = 0; t < nt; t++) {
-                const llm__q8x *xb = x + (size_t)t * ldx + b;
-                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q, xb->q)
-                                                : llm__qb_dotu(q, xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
-                acc[r * nt + t] = llm__qf_fma(s, d * xb->d, acc[r * nt + t]);
-                if (has_min) mn[r * nt + t] = fmaf(m, xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+            case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
+            case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
+            case LLM__QK_Q5_0: q[r] = llm__qb_or(llm__qb_nib16(p + 6), llm__qb_bits32(llm__le32(p + 2))); break;
+            case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
+            default: q[r] = llm__qb_or(llm__qb_nib16(p + 8), llm__qb_bits32(llm__le32(p + 4))); break;
             }
         }
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + b;
+            LLM__UNROLL
+            for (r = 0; r < nr; r++) {
+                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
+                                                : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                acc[r * nt + t] = llm__qf_fma(s, d[r] * xb->d, acc[r * nt + t]);
+                if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+            }
+        }
+    }
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
 
@@ -4418,28 +4437,42 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
     int b, r, t, j;
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
-    for (b = 0; b < nsb; b++)
+    for (b = 0; b < nsb; b++) {
+        const unsigned char *p[LLM__QR];
+        float d[LLM__QR], dmin[LLM__QR];
+        int sc[LLM__QR][8], m[LLM__QR][8];
         for (r = 0; r < nr; r++) {
-            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes, *qs = p + (five ? 48 : 16);
-            float d = llm__qh(p), dmin = llm__qh(p + 2);
-            llm__qb qh = llm__qb_load(p + 16); /* Q5_K's fifth bits (unused by Q4_K) */
-            for (j = 0; j < 8; j++) {
-                int sc, m;
-                float dm;
-                llm__qb v = llm__qb_load(qs + 32 * (j / 2)), q = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
-                llm__qsc s2;
-                llm__k4_scale_min(j, p + 4, &sc, &m);
-                s2 = llm__qsc_make(sc, sc);
-                dm = -dmin * (float)m;
-                if (five) q = llm__qb_or(q, llm__qb_hbits(qh, j, 1));
-                for (t = 0; t < nt; t++) {
-                    const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
-                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu_sc(q, xb->q, s2), d * xb->d, acc[r * nt + t]);
-                    mn[r * nt + t] = fmaf(dm, xb->ds, mn[r * nt + t]);
+            p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            d[r] = llm__qh(p[r]), dmin[r] = llm__qh(p[r] + 2);
+            LLM__UNROLL
+            for (j = 0; j < 8; j++) llm__k4_scale_min(j, p[r] + 4, &sc[r][j], &m[r][j]);
+        }
+        for (j = 0; j < 8; j++) {
+            llm__qb q[LLM__QR];
+            llm__qsc s2[LLM__QR];
+            float dm[LLM__QR];
+            LLM__UNROLL
+            for (r = 0; r < nr; r++) {
+                llm__qb v = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * (j / 2));
+                q[r] = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
+                if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
+                s2[r] = llm__qsc_make(sc[r][j], sc[r][j]);
+                dm[r] = -dmin[r] * (float)m[r][j];
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
+                    mn[r * nt + t] = fmaf(dm[r], xb->ds, mn[r * nt + t]);
                 }
             }
         }
+    }
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
 
@@ -4449,24 +4482,36 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
 LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
                               const int nr, const int nt) {
     llm__qf acc[LLM__QR * LLM__QT];
-    int b, r, t, j;
+    int b, r, t, h, k;
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero();
-    for (b = 0; b < nsb; b++)
-        for (r = 0; r < nr; r++) {
-            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * 210;
-            const signed char *sc = (const signed char *)(p + 192);
-            float d = llm__qh(p + 208);
-            for (j = 0; j < 8; j++) {
-                int h = j / 4, k = j % 4;
-                llm__qb v = llm__qb_load(p + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
-                llm__qb q = llm__qb_sub(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p + 128 + 32 * h), 2 * k, 3)), 32);
-                llm__qsc s2 = llm__qsc_make(sc[2 * j], sc[2 * j + 1]);
+    for (b = 0; b < nsb; b++) {
+        const unsigned char *p[LLM__QR];
+        float d[LLM__QR];
+        for (r = 0; r < nr; r++) p[r] = w + (size_t)r * ldw + (size_t)b * 210, d[r] = llm__qh(p[r] + 208);
+        for (h = 0; h < 2; h++)
+            LLM__UNROLL
+            for (k = 0; k < 4; k++) { /* unrolled: the shifts are constants */
+                const int j = 4 * h + k;
+                llm__qb q[LLM__QR];
+                llm__qsc s2[LLM__QR];
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    const signed char *sc = (const signed char *)(p[r] + 192);
+                    llm__qb v = llm__qb_load(p[r] + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
+                    q[r] = llm__qb_sub(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)), 32);
+                    s2[r] = llm__qsc_make(sc[2 * j], sc[2 * j + 1]);
+                }
+                LLM__UNROLL
                 for (t = 0; t < nt; t++) {
                     const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
-                    acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q, xb->q, s2), d * xb->d, acc[r * nt + t]);
+                    LLM__UNROLL
+                    for (r = 0; r < nr; r++)
+                        acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
                 }
             }
-        }
+    }
+    LLM__UNROLL
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]);
 }
 

@@ -2,7 +2,7 @@
    through llm_linear_w, beside this machine's roofs measured in the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
-   and 2 threads. The matrix (4096 x 4096) is replicated to 512 MiB of copies, cycled
+   and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
    through, so the weights come from memory (this VM's last-level cache is 105 MiB), best
    of 3 passes. "L2 GB/s" is one thread on ~512 KiB of rows called repeatedly: the
    kernel's own ceiling; when it is well above the read roof the GEMV is memory-bound.
@@ -28,7 +28,7 @@ static const qformat formats[] = {
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 #define DOUT 4096
 #define DIN 4096
-#define SPAN ((size_t)512 << 20) /* bytes of weight copies cycled through */
+#define SPAN ((size_t)256 << 20) /* bytes of weight copies cycled through (> 2x the LLC) */
 #define MAXT 16
 
 static void *xalloc(size_t n) {
