@@ -1174,7 +1174,9 @@ typedef enum llm_pretok {
    Adding an ISA: one block here (LLM__RV_BINARY lists the lane-wise operations it spells),
    its register tile (>>matmul: MR rows x NV vectors; the micro-kernel is generic), and,
    optionally, an in-register transpose for W's pack (>>matmul) and an int8 dot product
-   (>>weights, llm__dot_q8), which otherwise fall back to generic code. */
+   (>>weights, llm__dot_q8), which otherwise fall back to generic code. ggml's block
+   formats add a small integer vocabulary of their own (32 int8 codes: llm__qb, >>weights'
+   fenced kernel block, one part per ISA family), which the scalar build does without. */
 
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
