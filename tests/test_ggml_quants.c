@@ -782,8 +782,7 @@ static void test_dot_kernels(void) {
    summation order is left: measured 5.0e-8 of sum |w x| at worst (vector kernels: AVX-512
    VNNI, AVX2, AVX512F alone; NEON under qemu 4.7e-8, with sdot 5.1e-8), 5.4e-8 (scalar);
    tolerance 5e-7. Row lengths of 3 super-blocks (768) and, for the 32-value formats, of 3
-   blocks (96); 13 rows (tiles of 4 and a last single
-   row); a bias. Bits: every result is one tile shape's or another's, and those agree by
+   blocks (96); 13 rows (tiles of 4 and a last single row); a bias. Bits: every result is one tile shape's or another's, and those agree by
    design, so the 17-token call, each call of its first n_tokens (1..16), each token
    alone, and 2 and 3 threads are all memcmp-equal. An inf in one token's activations
    turns that token's outputs NaN and leaves the other token's bits alone. */
