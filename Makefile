@@ -59,8 +59,8 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
-NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c,$(wildcard tests/test_*.c))
-NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS)) $(B)/neon/dotprod_test_quant
+NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c tests/test_ggml_quants.c,$(wildcard tests/test_*.c))
+NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS)) $(B)/neon/dotprod_test_quant $(B)/neon/dotprod_test_ggml_quants
 ifeq ($(UNAME_M),x86_64)
 ifeq ($(shell command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo yes),yes)
 TEST_NEON = $(NEON_BINS)
@@ -249,7 +249,7 @@ NEON_RUN ?= qemu-aarch64
 $(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
 	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
 	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
-# test_quant once more with the dot-product extension (sdot), which qemu's -cpu max has
+# test_quant and test_ggml_quants once more with the dot-product extension (sdot), which qemu's -cpu max has
 $(B)/neon/dotprod_%: tests/%.c $(DEPS) | $(B)/neon
 	$(NEON_CC) $(CSTD) $(WARN) -static -O2 -march=armv8.2-a+dotprod $(THREADS) -I. $< -o $@.elf $(LDLIBS)
 	@printf '#!/bin/sh\nexec %s -cpu max %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@

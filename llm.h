@@ -40,8 +40,9 @@
                      windows, softcap), KV cache
        >>model       decoder block, model forward pass, sampling
          >>generation the sampler chain, stop strings, chat templates, end-of-generation ids
-       >>files       llama2.c checkpoints and tokenizer, GGUF (and ggml's block formats),
-                     safetensors + Hugging Face config.json, JSON: from memory or a file
+       >>files       llama2.c checkpoints and tokenizer, GGUF (the reader; the block formats'
+                     meaning is >>weights'), safetensors + Hugging Face config.json, JSON: from
+                     memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
        >>train       the backward pass op by op (linear, norms, GLUs, RoPE, attention, the
                      loss, the embedding), AdamW, gradient clipping, the cosine schedule
@@ -526,7 +527,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
    quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
-   52,416) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
+   43,680) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -1731,7 +1732,9 @@ LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double cl
    Adding an ISA: one block here (LLM__RV_BINARY lists the lane-wise operations it spells),
    its register tile (>>matmul: MR rows x NV vectors; the micro-kernel is generic), and,
    optionally, an in-register transpose for W's pack (>>matmul) and an int8 dot product
-   (>>weights, llm__dot_q8), which otherwise fall back to generic code. */
+   (>>weights, llm__dot_q8), which otherwise fall back to generic code. ggml's block
+   formats add a small integer vocabulary of their own (32 int8 codes: llm__qb, >>weights'
+   fenced kernel block, one part per ISA family), which the scalar build does without. */
 
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
@@ -4299,13 +4302,6 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
     llm__dot_q8_scalar(out, w, ld, sw, lds, xq, sx, n, gs, nr);
 }
 
-/* ggml's block formats: their whole-layer kernel and row lookup live in >>files with the
-   GGUF reader (llm__linear_q and llm__row_ggml). */
-static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, llm_threads *th);
-static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n);
-static llm_status llm__check_blk(const llm_weight *w, int d_in);
-
 /* ---- the weight-format table ----------------------------------------------------------
    One row per llm_dtype with what every user of a format reads (ggml's type_traits is the
    model): llm_dtype_name / _bits (the estimators), llm_linear_w, the model's embedding
@@ -4480,6 +4476,846 @@ static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
 static void llm__rows_f16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_f16, llm__dot4_f16); }
 static void llm__rows_bf16(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_bf16, llm__dot4_bf16); }
 static void llm__rows_q8(const llm__lw *c, int r, int nr, size_t pf) { llm__lw_block(c, r, nr, pf, llm__dot_q8w, llm__dot4_q8w); }
+
+/* ---- ggml's block formats (Q8_0 ... Q6_K): exact dequantizers and integer dot kernels --
+   The GGUF reader (>>files) finds the tensors; what the bytes of a block mean and how a
+   block format multiplies is here, beside the format's row of the table below. */
+static uint32_t llm__le32(const unsigned char *p); /* >>files' little-endian reader */
+static const llm__wfmt *llm__wfmt_of(llm_dtype t);
+
+/* ---- ggml's block formats, dequantized ------------------------------------------------
+   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
+   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
+   fp16 scales in double and rounded once, so it is the float nearest the format's exact
+   value (ggml's own float expressions can differ from it by an ulp). */
+static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
+static void llm__dq_q4_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
+        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
+    }
+}
+/* Q4_1: half d, half m, 16 bytes of q: d q + m */
+static void llm__dq_q4_1(const unsigned char *b, float *y) {
+    double d = llm__h(b), m = llm__h(b + 2);
+    int j;
+    for (j = 0; j < 16; j++) {
+        y[j] = (float)(d * (b[4 + j] & 15) + m);
+        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
+    }
+}
+/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
+   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
+static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
+    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
+    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
+    uint32_t h = llm__le32(qh);
+    int j, off = with_min ? 0 : 16;
+    for (j = 0; j < 16; j++) {
+        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
+        y[j] = (float)(d * (q0 - off) + m);
+        y[j + 16] = (float)(d * (q1 - off) + m);
+    }
+}
+/* Q8_0: half d, 32 int8: d q */
+static void llm__dq_q8_0(const unsigned char *b, float *y) {
+    double d = llm__h(b);
+    int j;
+    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
+}
+/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
+   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
+   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
+   top two bits in the high bits of bytes 0-7. */
+LLM__WINLINE void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
+    if (j < 4) {
+        *sc = q[j] & 63, *mn = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
+   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
+   shift 0, 2, 4, 6 for the four 32-value runs. */
+static void llm__dq_q2_k(const unsigned char *b, float *y) {
+    const unsigned char *sc = b, *q = b + 16;
+    double d = llm__h(b + 80), dmin = llm__h(b + 82);
+    int n, j, l, is = 0;
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
+            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
+        }
+}
+/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
+   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
+   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
+static void llm__dq_q3_k(const unsigned char *b, float *y) {
+    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
+    double d = llm__h(b + 108);
+    int sc[16], i, n, j, l, is = 0;
+    for (i = 0; i < 16; i++) {
+        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+        sc[i] = (lo | (hi << 4)) - 32;
+    }
+    for (n = 0; n < 256; n += 128, q += 32)
+        for (j = 0; j < 8; j++, is++) {
+            int shift = 2 * (j / 2), half = 16 * (j % 2);
+            double dl = d * sc[is];
+            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
+            for (l = 0; l < 16; l++) {
+                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
+                *y++ = (float)(dl * v);
+            }
+        }
+}
+/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
+   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
+static void llm__dq_q4_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *q = b + 16;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
+    }
+}
+/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
+   of value l of sub-block 2k / 2k+1. */
+static void llm__dq_q5_k(const unsigned char *b, float *y) {
+    double d = llm__h(b), dmin = llm__h(b + 2);
+    const unsigned char *qh = b + 16, *q = b + 48;
+    int j, l, sc, mn;
+    for (j = 0; j < 8; j += 2, q += 32) {
+        llm__k4_scale_min(j, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
+        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
+        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
+    }
+}
+/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
+   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
+   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
+   0, 2, 4, 6 the top bits. */
+static void llm__dq_q6_k(const unsigned char *b, float *y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const signed char *sc = (const signed char *)(b + 192);
+    double d = llm__h(b + 208);
+    int n, l;
+    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
+        for (l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = (float)(d * (sc[is] * q1));
+            y[l + 32] = (float)(d * (sc[is + 2] * q2));
+            y[l + 64] = (float)(d * (sc[is + 4] * q3));
+            y[l + 96] = (float)(d * (sc[is + 6] * q4));
+        }
+}
+
+/* ---- ggml's block formats, multiplied --------------------------------------------------
+   A quantized matrix times activations: the activations are quantized once per call, in
+   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
+   the formats with a min term need, and their negation and product with the scale, which
+   the vector kernels read), so each block's dot is an integer sum and two scales.
+   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
+   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
+typedef struct llm__q8x {
+    float d;          /* x ~= d q */
+    float ds;         /* d * sum(q): a min term's factor */
+    int32_t ns;       /* -sum(q): cancels a code offset in the vector dots */
+    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
+    int8_t q[32];
+} llm__q8x;
+
+/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
+   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
+   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
+static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
+    int64_t b;
+    int j;
+    for (b = 0; b < n / 32; b++, x += 32) {
+        float amax = 0.0f, bad = 0.0f, id;
+        llm__q8x *o = &out[b];
+        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
+        o->s16[0] = o->s16[1] = 0;
+        o->ns = 0;
+        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
+            o->d = o->ds = NAN;
+            memset(o->q, 0, sizeof o->q);
+            continue;
+        }
+        o->d = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (j = 0; j < 32; j++) {
+            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
+            float v = x[j] * id;
+            int q;
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
+            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            o->q[j] = (int8_t)q;
+            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
+        }
+        o->ns = -(o->s16[0] + o->s16[1]);
+        o->ds = o->d * (float)(o->s16[0] + o->s16[1]);
+    }
+}
+
+/* sum of a[i] b[i] over n int8 pairs */
+static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
+    int32_t s = 0;
+    int i;
+    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
+    return s;
+}
+
+/* One row of n values against the quantized activations, per format. Each unpacks a
+   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
+static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
+    return acc;
+}
+static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 18) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
+        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
+    }
+    return acc;
+}
+static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    int j;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += 20) {
+        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
+    }
+    return acc;
+}
+static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
+    int64_t b;
+    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
+    int8_t q[32];
+    float acc = 0.0f;
+    for (b = 0; b < n / 32; b++, w += bs) {
+        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
+        uint32_t h = llm__le32(qh);
+        for (j = 0; j < 16; j++) {
+            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
+            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
+        }
+        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
+                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
+    }
+    return acc;
+}
+static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
+static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
+
+/* The K-quants: 256-value super-blocks of 8 activation blocks. */
+static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
+        const unsigned char *sc = w, *qs = w + 16;
+        float d = llm__h(w + 80), dmin = llm__h(w + 82);
+        int k, j, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
+            j = k % 2;
+            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
+        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
+        float d = llm__h(w + 108);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) {
+            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
+            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
+            const llm__q8x *xb = &x[k / 2];
+            for (l = 0; l < 16; l++)
+                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
+            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
+        float d = llm__h(w), dmin = llm__h(w + 2);
+        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
+        int j, l, sc, mn;
+        int8_t q[32];
+        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
+            const unsigned char *p = qs + 32 * (j / 2);
+            for (l = 0; l < 32; l++)
+                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
+            llm__k4_scale_min(j, w + 4, &sc, &mn);
+            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
+        }
+    }
+    return acc;
+}
+static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
+static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
+static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
+    int64_t b;
+    float acc = 0.0f;
+    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
+        const unsigned char *ql = w, *qh = w + 128;
+        const signed char *sc = (const signed char *)(w + 192);
+        float d = llm__h(w + 208);
+        int k, l;
+        int8_t q[16];
+        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
+            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
+            int base = 16 * (r % 2);
+            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
+            for (l = 0; l < 16; l++) {
+                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
+                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
+            }
+            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
+        }
+    }
+    return acc;
+}
+
+/* ---- ggml's block formats: the vector dot kernels -----------------------------------
+   The same integer sums as llm__qdot_* above, 32 values at a time, on a small vocabulary
+   of 32 int8 codes (llm__qb) written once per ISA in the fenced block below; the kernels
+   after it are written once against it. A weight block's codes are unpacked into one
+   llm__qb (nibbles split, fifth and sixth bits or'ed in), its integer dot with a block of
+   x gives int32 lanes (llm__qi) whose sum is exact, and those are converted and scaled in
+   fp32 once per block: acc += float(lanes) * (dw dx). Offsets in the codes (Q4_0's q - 8,
+   Q5_0's q - 16) are cancelled exactly in int32 by starting the lanes at -off * sum(qx)
+   spread over the lanes (x's ns); the mins of Q4_1 / Q5_1 / Q4_K / Q5_K are m * (dx
+   sum(qx)) (x's ds), added in fp32 per block.
+   Blocking: a kernel takes nr weight rows (ldw bytes apart) against nt tokens (x blocks
+   ldx apart), nr x nt independent accumulators. One token (decode): 4 rows, so four
+   chains hide the FMA latency and four streams keep the memory busy. Several tokens
+   (prefill chunks, batched conversations): 2 rows x 4 tokens, so each block is unpacked
+   once for 4 tokens and read from memory once per panel (the rows stay in L1 across the
+   panel's token groups). Every (row, token) result is the same sequence of operations in
+   every tile shape, so which tile computed it (and so the thread count, and the tokens
+   beside it) never changes its bits. Blocks are only 2-byte aligned: every load is
+   unaligned. */
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
+#define LLM__QV 1
+#define LLM__QR 4 /* rows per tile at one token */
+#define LLM__QT 4 /* tokens per tile for several */
+
+#if defined(LLM__AVX512) || defined(LLM__AVX2)
+/* -- x86: 256-bit integer code (AVX2; AVX-512 builds run it too, with VNNI's vpdpbusd
+   when AVX512VNNI + AVX512VL or AVX-VNNI are compiled in). vpmaddubsw multiplies unsigned
+   by signed bytes and adds pairs into int16, vpmaddwd adds pairs of those into int32 (by
+   ones, or by the sub-block scales); codes are at most 63 and |qx| <= 127, so no pair
+   saturates. The lanes: 8 int32, lane i holding bytes 4i..4i+3. */
+typedef __m256i llm__qb;
+typedef __m256i llm__qi;
+typedef __m256i llm__qsc; /* int16 scales: 8 for values 0-15, 8 for 16-31 */
+typedef __m256 llm__qf;
+#define LLM__QL 8 /* int32 lanes */
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define LLM__QDP(c, u, s) _mm256_dpbusd_epi32((c), (u), (s))
+#elif defined(__AVXVNNI__)
+#define LLM__QDP(c, u, s) _mm256_dpbusd_avx_epi32((c), (u), (s))
+#endif
+static inline llm__qb llm__qb_load(const unsigned char *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+/* 16 bytes: low nibbles (values 0-15), then high nibbles (16-31) */
+static inline llm__qb llm__qb_nib16(const unsigned char *p) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(v, 4), v), _mm256_set1_epi8(15));
+}
+static inline llm__qb llm__qb_lo(llm__qb v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
+static inline llm__qb llm__qb_hi(llm__qb v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
+/* (v >> k) & 3 per byte, moved to bits 4-5: a K-quant's high bits (k even, < 8) */
+static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
+    return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(k)), _mm256_set1_epi8((char)mask)), 4);
+}
+/* 32 bits (value i's fifth bit is bit i) as bytes 16 or 0: byte i takes byte i / 8 of h,
+   keeps bit i % 8, and a compare widens it */
+static inline llm__qb llm__qb_bits32(uint32_t h) {
+    const __m256i sel = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)h), sel), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(16));
+}
+static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) { return _mm256_or_si256(a, b); }
+static inline llm__qb llm__qb_sub(llm__qb a, int k) { return _mm256_sub_epi8(a, _mm256_set1_epi8((char)k)); }
+static inline llm__qi llm__qi_set1(int32_t v) { return _mm256_set1_epi32(v); }
+/* c + the dot of codes u (0..127) with x, in lanes */
+static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
+#ifdef LLM__QDP
+    return LLM__QDP(c, u, _mm256_loadu_si256((const __m256i *)(const void *)x));
+#else
+    __m256i p = _mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)(const void *)x));
+    return _mm256_add_epi32(c, _mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+#endif
+}
+/* the dot of any int8 codes w with x: |w| (at most 128, unsigned) against x with w's
+   sign. (Not VNNI's w + 128 with -128 sum(x) to cancel it: the lanes would then carry
+   terms of 128 sum(x) that cancel only in the final sum, and their fp32 accumulation
+   loses what the result keeps: measured, 3 % more error on a Q8_0 model.) */
+static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
+    __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
+#ifdef LLM__QDP
+    return LLM__QDP(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(xv, w));
+#else
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), _mm256_set1_epi16(1));
+#endif
+}
+static inline llm__qsc llm__qsc_make(int sa, int sb) { return _mm256_set_m128i(_mm_set1_epi16((short)sb), _mm_set1_epi16((short)sa)); }
+/* the dot of codes u (0..127) with x, values 0-15 times sc's first scale, 16-31 its second */
+static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)(const void *)x)), sc);
+}
+/* the same for signed codes |w| <= 64 */
+static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) {
+    __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), sc);
+}
+static inline llm__qf llm__qf_zero(void) { return _mm256_setzero_ps(); }
+static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f), acc); }
+static inline float llm__qf_hsum(llm__qf a) { return llm__hsum256(a); }
+#ifdef __F16C__
+static inline float llm__qh(const unsigned char *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+#endif
+
+#else
+/* -- AArch64 NEON: two 16-byte halves; sdot (vdotq_s32) with the dot-product extension,
+   else widening multiplies to int16 (|product| <= 16256) and pairwise widening adds.
+   Codes are signed-safe as they are (at most 63), so every dot is signed. Lanes: 4. */
+typedef int8x16x2_t llm__qb;
+typedef int32x4_t llm__qi;
+typedef int32x2_t llm__qsc; /* the two sub-block scales */
+typedef float32x4_t llm__qf;
+#define LLM__QL 4
+static inline llm__qb llm__qb_load(const unsigned char *p) {
+    llm__qb r;
+    r.val[0] = vld1q_s8((const int8_t *)p), r.val[1] = vld1q_s8((const int8_t *)p + 16);
+    return r;
+}
+static inline llm__qb llm__qb_nib16(const unsigned char *p) {
+    uint8x16_t v = vld1q_u8(p);
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vandq_u8(v, vdupq_n_u8(15))), r.val[1] = vreinterpretq_s8_u8(vshrq_n_u8(v, 4));
+    return r;
+}
+static inline llm__qb llm__qb_lo(llm__qb v) {
+    llm__qb r;
+    r.val[0] = vandq_s8(v.val[0], vdupq_n_s8(15)), r.val[1] = vandq_s8(v.val[1], vdupq_n_s8(15));
+    return r;
+}
+static inline llm__qb llm__qb_hi(llm__qb v) {
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vshrq_n_u8(vreinterpretq_u8_s8(v.val[0]), 4));
+    r.val[1] = vreinterpretq_s8_u8(vshrq_n_u8(vreinterpretq_u8_s8(v.val[1]), 4));
+    return r;
+}
+static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
+    const int8x16_t sh = vdupq_n_s8((int8_t)-k);
+    llm__qb r;
+    int i;
+    for (i = 0; i < 2; i++)
+        r.val[i] = vreinterpretq_s8_u8(vshlq_n_u8(vandq_u8(vshlq_u8(vreinterpretq_u8_s8(v.val[i]), sh), vdupq_n_u8((uint8_t)mask)), 4));
+    return r;
+}
+static inline llm__qb llm__qb_bits32(uint32_t h) {
+    static const uint8_t bit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t b = vld1q_u8(bit), sixteen = vdupq_n_u8(16);
+    llm__qb r;
+    r.val[0] = vreinterpretq_s8_u8(vandq_u8(vtstq_u8(vcombine_u8(vdup_n_u8((uint8_t)h), vdup_n_u8((uint8_t)(h >> 8))), b), sixteen));
+    r.val[1] = vreinterpretq_s8_u8(vandq_u8(vtstq_u8(vcombine_u8(vdup_n_u8((uint8_t)(h >> 16)), vdup_n_u8((uint8_t)(h >> 24))), b), sixteen));
+    return r;
+}
+static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) {
+    a.val[0] = vorrq_s8(a.val[0], b.val[0]), a.val[1] = vorrq_s8(a.val[1], b.val[1]);
+    return a;
+}
+static inline llm__qb llm__qb_sub(llm__qb a, int k) {
+    a.val[0] = vsubq_s8(a.val[0], vdupq_n_s8((int8_t)k)), a.val[1] = vsubq_s8(a.val[1], vdupq_n_s8((int8_t)k));
+    return a;
+}
+static inline llm__qi llm__qi_set1(int32_t v) { return vdupq_n_s32(v); }
+/* c + w . x over 16 bytes */
+static inline llm__qi llm__qi_dot16(llm__qi c, int8x16_t w, int8x16_t x) {
+#ifdef __ARM_FEATURE_DOTPROD
+    return vdotq_s32(c, w, x);
+#else
+    return vpadalq_s16(vpadalq_s16(c, vmull_s8(vget_low_s8(w), vget_low_s8(x))), vmull_high_s8(w, x));
+#endif
+}
+static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
+    return llm__qi_dot16(llm__qi_dot16(c, u.val[0], vld1q_s8(x)), u.val[1], vld1q_s8(x + 16));
+}
+static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
+    return llm__qb_dotu(w, x, vdupq_n_s32(0));
+}
+static inline llm__qsc llm__qsc_make(int sa, int sb) { return vset_lane_s32(sb, vdup_n_s32(sa), 1); }
+static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
+    llm__qi a = llm__qi_dot16(vdupq_n_s32(0), u.val[0], vld1q_s8(x)), b = llm__qi_dot16(vdupq_n_s32(0), u.val[1], vld1q_s8(x + 16));
+    return vmlaq_lane_s32(vmulq_lane_s32(a, sc, 0), b, sc, 1);
+}
+static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) { return llm__qb_dotu_sc(w, x, sc); }
+static inline llm__qf llm__qf_zero(void) { return vdupq_n_f32(0.0f); }
+static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return vfmaq_n_f32(acc, vcvtq_f32_s32(s), f); }
+static inline float llm__qf_hsum(llm__qf a) { return vaddvq_f32(a); }
+static inline float llm__qh(const unsigned char *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+}
+#endif
+
+#ifndef __F16C__
+#ifndef LLM__NEON
+/* fp16 to fp32 without F16C, without branches: exponent and mantissa moved into place and
+   rescaled by 2^112 (exact, subnormals included), exponent 31 (inf, NaN) set apart */
+static inline float llm__qh(const unsigned char *p) {
+    uint32_t h = (uint32_t)p[0] | ((uint32_t)p[1] << 8), em = (h & 0x7fffu) << 13, u;
+    float f;
+    memcpy(&f, &em, 4);
+    f *= 5.192296858534828e33f; /* 2^112 */
+    memcpy(&u, &f, 4);
+    u |= (em > 0x0f7fffffu ? 0x7f800000u : 0u) | ((h & 0x8000u) << 16);
+    memcpy(&f, &u, 4);
+    return f;
+}
+#endif
+#endif
+
+/* The tile loops have constant trip counts; they are asked to unroll completely (gcc
+   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LLM__UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define LLM__UNROLL _Pragma("unroll")
+#else
+#define LLM__UNROLL
+#endif
+
+/* The 32-value formats: block b's codes, offset, scale (and min) */
+enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
+LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
+                            const int fmt, const int nr, const int nt) {
+    const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+    const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
+    /* the codes' offset (q - 8, q - 16), cancelled as off / LLM__QL * -sum(qx) per lane */
+    const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
+    llm__qf acc[LLM__QR * LLM__QT];
+    float mn[LLM__QR * LLM__QT];
+    int b, r, t;
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
+    for (b = 0; b < nb; b++) {
+        llm__qb q[LLM__QR];
+        float d[LLM__QR], m[LLM__QR];
+        LLM__UNROLL
+        for (r = 0; r < nr; r++) {
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            d[r] = llm__qh(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
+            switch (fmt) {
+            case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
+            case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
+            case LLM__QK_Q5_0: q[r] = llm__qb_or(llm__qb_nib16(p + 6), llm__qb_bits32(llm__le32(p + 2))); break;
+            case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
+            default: q[r] = llm__qb_or(llm__qb_nib16(p + 8), llm__qb_bits32(llm__le32(p + 4))); break;
+            }
+        }
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + b;
+            LLM__UNROLL
+            for (r = 0; r < nr; r++) {
+                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
+                                                : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                acc[r * nt + t] = llm__qf_fma(s, d[r] * xb->d, acc[r * nt + t]);
+                if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+            }
+        }
+    }
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
+}
+
+/* Q4_K / Q5_K: per 256-value super-block, d and dmin, then 8 sub-blocks of 32 (one x
+   block each) with 6-bit scale and min: sc * (codes . qx) in int32 (the scale rides in
+   vpmaddwd), times d dx; the min is dmin mn (dx sum qx). Codes: a 32-byte run's low
+   nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit is bit j of qh. */
+LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
+                               const int five, const int nr, const int nt) {
+    const int bytes = five ? 176 : 144;
+    llm__qf acc[LLM__QR * LLM__QT];
+    float mn[LLM__QR * LLM__QT];
+    int b, r, t, j;
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
+    for (b = 0; b < nsb; b++) {
+        const unsigned char *p[LLM__QR];
+        float d[LLM__QR], dmin[LLM__QR];
+        int sc[LLM__QR][8], m[LLM__QR][8];
+        for (r = 0; r < nr; r++) {
+            p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            d[r] = llm__qh(p[r]), dmin[r] = llm__qh(p[r] + 2);
+            LLM__UNROLL
+            for (j = 0; j < 8; j++) llm__k4_scale_min(j, p[r] + 4, &sc[r][j], &m[r][j]);
+        }
+        for (j = 0; j < 8; j++) {
+            llm__qb q[LLM__QR];
+            llm__qsc s2[LLM__QR];
+            float dm[LLM__QR];
+            LLM__UNROLL
+            for (r = 0; r < nr; r++) {
+                llm__qb v = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * (j / 2));
+                q[r] = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
+                if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
+                s2[r] = llm__qsc_make(sc[r][j], sc[r][j]);
+                dm[r] = -dmin[r] * (float)m[r][j];
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
+                    mn[r * nt + t] = fmaf(dm[r], xb->ds, mn[r * nt + t]);
+                }
+            }
+        }
+    }
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
+}
+
+/* Q6_K: per super-block d and 16 int8 scales of 16 values; 32-value run j (half h = j / 4,
+   quarter k = j % 4) has its low nibbles in ql[64 h + 32 (k % 2) ..] (low for k < 2, high
+   otherwise) and its top two bits at bit 2k of qh[32 h ..]; q = code - 32 is signed. */
+LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
+                              const int nr, const int nt) {
+    llm__qf acc[LLM__QR * LLM__QT];
+    int b, r, t, h, k;
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero();
+    for (b = 0; b < nsb; b++) {
+        const unsigned char *p[LLM__QR];
+        float d[LLM__QR];
+        for (r = 0; r < nr; r++) p[r] = w + (size_t)r * ldw + (size_t)b * 210, d[r] = llm__qh(p[r] + 208);
+        for (h = 0; h < 2; h++)
+            LLM__UNROLL
+            for (k = 0; k < 4; k++) { /* unrolled: the shifts are constants */
+                const int j = 4 * h + k;
+                llm__qb q[LLM__QR];
+                llm__qsc s2[LLM__QR];
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    const signed char *sc = (const signed char *)(p[r] + 192);
+                    llm__qb v = llm__qb_load(p[r] + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
+                    q[r] = llm__qb_sub(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)), 32);
+                    s2[r] = llm__qsc_make(sc[2 * j], sc[2 * j + 1]);
+                }
+                LLM__UNROLL
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                    LLM__UNROLL
+                    for (r = 0; r < nr; r++)
+                        acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
+                }
+            }
+    }
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]);
+}
+
+/* One tile of a format: nr rows x nt tokens (nr, nt constants here, so it unrolls) */
+LLM__WINLINE void llm__qk_tile(float *out, uint32_t gt, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx,
+                               int n, const int nr, const int nt) {
+    switch (gt) {
+    case 8: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, nr, nt); break;
+    case 2: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, nr, nt); break;
+    case 6: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, nr, nt); break;
+    case 3: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, nr, nt); break;
+    case 7: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, nr, nt); break;
+    case 12: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 0, nr, nt); break;
+    case 13: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 1, nr, nt); break;
+    case 14: llm__qk_q6k(out, w, ldw, x, ldx, n / 256, nr, nt); break;
+    default: break;
+    }
+}
+/* the types with a vector kernel (the others run llm__qdot_*) */
+static int llm__qk_has(uint32_t gt) { return gt == 8 || gt == 2 || gt == 6 || gt == 3 || gt == 7 || gt == 12 || gt == 13 || gt == 14; }
+#endif /* LLM__QV */
+
+/* The ggml type id of a block-format llm_dtype (0 for the others). */
+static uint32_t llm__ggml_of(llm_dtype t) {
+    switch (t) {
+    case LLM_Q8_0: return 8;
+    case LLM_Q4_0: return 2;
+    case LLM_Q4_1: return 3;
+    case LLM_Q5_0: return 6;
+    case LLM_Q5_1: return 7;
+    case LLM_Q2_K: return 10;
+    case LLM_Q3_K: return 11;
+    case LLM_Q4_K: return 12;
+    case LLM_Q5_K: return 13;
+    case LLM_Q6_K: return 14;
+    default: return 0;
+    }
+}
+
+/* The weight-format table's row and check routines for ggml's block formats: a row of
+   an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
+static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    llm_gguf_dequantize(llm__ggml_of(w->type), (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes,
+                        dst, n);
+}
+static llm_status llm__check_blk(const llm_weight *w, int d_in) {
+    uint32_t gt = llm__ggml_of(w->type);
+    return gt && d_in % llm__wfmt_of(w->type)->blk == 0 ? LLM_OK : LLM_EINVAL;
+}
+
+/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
+typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
+static llm__qdot_fn llm__qdot_of(uint32_t type) {
+    switch (type) {
+    case 2: return llm__qdot_q4_0;
+    case 3: return llm__qdot_q4_1;
+    case 6: return llm__qdot_q5_0;
+    case 7: return llm__qdot_q5_1;
+    case 8: return llm__qdot_q8_0;
+    case 10: return llm__qdot_q2_k;
+    case 11: return llm__qdot_q3_k;
+    case 12: return llm__qdot_q4_k;
+    case 13: return llm__qdot_q5_k;
+    case 14: return llm__qdot_q6_k;
+    default: return NULL;
+    }
+}
+
+/* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
+   a time into 64 KiB of stack; each thread takes a share of W's rows (whole tiles of
+   LLM__WR rows, so a row's arithmetic never depends on the thread count) and runs every
+   token of the panel against them while they are in cache. */
+typedef struct llm__lq {
+    const unsigned char *w;
+    size_t row_bytes;
+    llm__qdot_fn dot;
+    uint32_t gt;
+    const llm__q8x *xq;
+    const float *b;
+    float *y;
+    int t0, nt, d_in, d_out;
+} llm__lq;
+
+#ifdef LLM__QV
+/* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
+   rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
+   token groups), then the remaining tokens one at a time against all nr rows. */
+static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
+    const unsigned char *w = c->w + (size_t)r * c->row_bytes;
+    size_t ld = c->row_bytes, ldx = (size_t)(c->d_in / 32);
+    float o[LLM__QR * LLM__QT];
+    int i, j, t, r2;
+    for (r2 = 0; r2 < nr; r2 += 2)
+        for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
+            const llm__q8x *x = c->xq + (size_t)t * ldx;
+            int n2 = nr - r2 >= 2 ? 2 : 1;
+            if (n2 == 2) llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 2, LLM__QT);
+            else llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 1, LLM__QT);
+            for (i = 0; i < n2; i++)
+                for (j = 0; j < LLM__QT; j++)
+                    c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
+                        o[i * LLM__QT + j] + (c->b ? c->b[r + r2 + i] : 0.0f);
+        }
+    for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
+        const llm__q8x *x = c->xq + (size_t)t * ldx;
+        if (nr == LLM__QR) llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, LLM__QR, 1);
+        else llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, 1, 1);
+        for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+    }
+}
+#endif
+
+static void llm__lq_task(void *ctx, int ith, int nth) {
+    const llm__lq *c = (const llm__lq *)ctx;
+    int64_t nblk = (c->d_out + LLM__WR - 1) / LLM__WR;
+    int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nr, nb = c->d_in / 32;
+    if (r1 > c->d_out) r1 = c->d_out;
+#ifdef LLM__QV
+    if (llm__qk_has(c->gt)) {
+        for (r = r0; r < r1; r += nr) {
+            nr = r1 - r >= LLM__QR ? LLM__QR : 1;
+            llm__lq_tiles(c, r, nr);
+        }
+        return;
+    }
+#endif
+    for (r = r0; r < r1; r++) {
+        const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
+        float bias = c->b ? c->b[r] : 0.0f;
+        (void)nr;
+        for (t = 0; t < c->nt; t++)
+            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
+    }
+}
+
+#define LLM__LQ_BLOCKS 1365 /* 64 KiB of quantized activations */
+static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                int d_out, llm_threads *th) {
+    llm__q8x xq[LLM__LQ_BLOCKS];
+    uint32_t gt = llm__ggml_of(W->type);
+    const llm__wfmt *f = llm__wfmt_of(W->type);
+    llm__lq c;
+    int tp, t;
+    if (!gt || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
+    if (d_in % f->blk) return LLM_EINVAL;
+    if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
+    c.w = (const unsigned char *)W->data;
+    c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
+    c.gt = gt, c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    tp = LLM__LQ_BLOCKS / (d_in / 32);
+    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
+        llm_threads_run(th, llm__lq_task, &c);
+    }
+    return LLM_OK;
+}
 
 static const llm__wfmt llm__wfmts[] = {
     /* name     bits blk bytes scales            check           row            linear           prep          rows */
@@ -7762,147 +8598,6 @@ LLMDEF const char *llm_gguf_value_type_name(llm_gguf_type t) {
 
 static uint64_t llm__le64(const unsigned char *p) { return (uint64_t)llm__le32(p) | ((uint64_t)llm__le32(p + 4) << 32); }
 
-/* ---- ggml's block formats, dequantized ------------------------------------------------
-   One block of `block` values to floats, exactly as ggml-common.h lays the bytes out (all
-   little-endian; "half" is an fp16 scale). Each value is computed from integers and the
-   fp16 scales in double and rounded once, so it is the float nearest the format's exact
-   value (ggml's own float expressions can differ from it by an ulp). */
-static float llm__h(const unsigned char *p) { return llm_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
-
-/* Q4_0: half d, 16 bytes of 4-bit q (low nibbles are values 0..15, high 16..31): d (q - 8) */
-static void llm__dq_q4_0(const unsigned char *b, float *y) {
-    double d = llm__h(b);
-    int j;
-    for (j = 0; j < 16; j++) {
-        y[j] = (float)(d * ((b[2 + j] & 15) - 8));
-        y[j + 16] = (float)(d * ((b[2 + j] >> 4) - 8));
-    }
-}
-/* Q4_1: half d, half m, 16 bytes of q: d q + m */
-static void llm__dq_q4_1(const unsigned char *b, float *y) {
-    double d = llm__h(b), m = llm__h(b + 2);
-    int j;
-    for (j = 0; j < 16; j++) {
-        y[j] = (float)(d * (b[4 + j] & 15) + m);
-        y[j + 16] = (float)(d * (b[4 + j] >> 4) + m);
-    }
-}
-/* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
-   d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
-static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
-    double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
-    const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
-    uint32_t h = llm__le32(qh);
-    int j, off = with_min ? 0 : 16;
-    for (j = 0; j < 16; j++) {
-        int q0 = (qs[j] & 15) | (int)(((h >> j) & 1u) << 4), q1 = (qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4);
-        y[j] = (float)(d * (q0 - off) + m);
-        y[j + 16] = (float)(d * (q1 - off) + m);
-    }
-}
-/* Q8_0: half d, 32 int8: d q */
-static void llm__dq_q8_0(const unsigned char *b, float *y) {
-    double d = llm__h(b);
-    int j;
-    for (j = 0; j < 32; j++) y[j] = (float)(d * (signed char)b[2 + j]);
-}
-/* The K-quants' 256-value super-blocks hold 8 or 16 sub-blocks with their own small scales.
-   Q4_K / Q5_K pack 8 6-bit scales and 8 6-bit mins in 12 bytes: sub-blocks 0-3 in the low 6
-   bits of bytes 0-3 (scales) and 4-7 (mins); 4-7 in the nibbles of bytes 8-11 with their
-   top two bits in the high bits of bytes 0-7. */
-static void llm__k4_scale_min(int j, const unsigned char *q, int *sc, int *mn) {
-    if (j < 4) {
-        *sc = q[j] & 63, *mn = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
-        *mn = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-/* Q2_K: 16 bytes of (4-bit scale | 4-bit min << 4), 64 bytes of 2-bit q, half d, half dmin:
-   sub-block of 16 values: d scale q - dmin min. q's 2-bit fields go 32 bytes at a time,
-   shift 0, 2, 4, 6 for the four 32-value runs. */
-static void llm__dq_q2_k(const unsigned char *b, float *y) {
-    const unsigned char *sc = b, *q = b + 16;
-    double d = llm__h(b + 80), dmin = llm__h(b + 82);
-    int n, j, l, is = 0;
-    for (n = 0; n < 256; n += 128, q += 32)
-        for (j = 0; j < 8; j++, is++) {
-            int shift = 2 * (j / 2), half = 16 * (j % 2);
-            double dl = d * (sc[is] & 15), ml = dmin * (sc[is] >> 4);
-            for (l = 0; l < 16; l++) *y++ = (float)(dl * ((q[l + half] >> shift) & 3) - ml);
-        }
-}
-/* Q3_K: 32 bytes hmask (the third bit of each q, inverted: set = no -4), 64 bytes of 2-bit
-   q, 12 bytes of 16 6-bit scales (low 4 bits in bytes 0-7, top 2 bits in bytes 8-11), half d:
-   d (scale - 32) (q - (hmask bit ? 0 : 4)). */
-static void llm__dq_q3_k(const unsigned char *b, float *y) {
-    const unsigned char *hm = b, *q = b + 32, *s = b + 96;
-    double d = llm__h(b + 108);
-    int sc[16], i, n, j, l, is = 0;
-    for (i = 0; i < 16; i++) {
-        int lo = i < 8 ? s[i] & 15 : s[i - 8] >> 4, hi = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
-        sc[i] = (lo | (hi << 4)) - 32;
-    }
-    for (n = 0; n < 256; n += 128, q += 32)
-        for (j = 0; j < 8; j++, is++) {
-            int shift = 2 * (j / 2), half = 16 * (j % 2);
-            double dl = d * sc[is];
-            int bit = n / 32 + j / 2; /* hmask bits 0-3 serve the first 128 values, 4-7 the rest */
-            for (l = 0; l < 16; l++) {
-                int v = ((q[l + half] >> shift) & 3) - ((hm[l + half] >> bit) & 1 ? 0 : 4);
-                *y++ = (float)(dl * v);
-            }
-        }
-}
-/* Q4_K: half d, half dmin, 12 scale/min bytes, 128 bytes of nibbles; each 64 values are a
-   pair of 32-value sub-blocks (low nibbles, then high): d scale q - dmin min. */
-static void llm__dq_q4_k(const unsigned char *b, float *y) {
-    double d = llm__h(b), dmin = llm__h(b + 2);
-    const unsigned char *q = b + 16;
-    int j, l, sc, mn;
-    for (j = 0; j < 8; j += 2, q += 32) {
-        llm__k4_scale_min(j, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] & 15) - dmin * mn);
-        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * (q[l] >> 4) - dmin * mn);
-    }
-}
-/* Q5_K: as Q4_K plus 32 bytes qh after the scales: bit 2k / 2k+1 of qh[l] is the fifth bit
-   of value l of sub-block 2k / 2k+1. */
-static void llm__dq_q5_k(const unsigned char *b, float *y) {
-    double d = llm__h(b), dmin = llm__h(b + 2);
-    const unsigned char *qh = b + 16, *q = b + 48;
-    int j, l, sc, mn;
-    for (j = 0; j < 8; j += 2, q += 32) {
-        llm__k4_scale_min(j, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] & 15) | (((qh[l] >> j) & 1) << 4)) - dmin * mn);
-        llm__k4_scale_min(j + 1, b + 4, &sc, &mn);
-        for (l = 0; l < 32; l++) *y++ = (float)(d * sc * ((q[l] >> 4) | (((qh[l] >> (j + 1)) & 1) << 4)) - dmin * mn);
-    }
-}
-/* Q6_K: 128 bytes of low nibbles ql, 64 bytes of 2-bit highs qh, 16 int8 scales, half d:
-   d scale (q - 32), 16-value sub-blocks. Per 128 values: ql[0..63] and qh[0..31] give values
-   l, l + 32 (low nibbles of ql[l], ql[l + 32]), l + 64, l + 96 (high nibbles), qh's bit pairs
-   0, 2, 4, 6 the top bits. */
-static void llm__dq_q6_k(const unsigned char *b, float *y) {
-    const unsigned char *ql = b, *qh = b + 128;
-    const signed char *sc = (const signed char *)(b + 192);
-    double d = llm__h(b + 208);
-    int n, l;
-    for (n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
-        for (l = 0; l < 32; l++) {
-            int is = l / 16;
-            int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
-            int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
-            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-            y[l] = (float)(d * (sc[is] * q1));
-            y[l + 32] = (float)(d * (sc[is + 2] * q2));
-            y[l + 64] = (float)(d * (sc[is + 4] * q3));
-            y[l + 96] = (float)(d * (sc[is + 6] * q4));
-        }
-}
-
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n) {
     const unsigned char *b = (const unsigned char *)src;
     const llm__ggml_type *ty = type < 40 ? &llm__ggml_types[type] : NULL;
@@ -7927,282 +8622,6 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
         case 14: llm__dq_q6_k(b, dst); break;
         default: return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
         }
-    }
-    return LLM_OK;
-}
-
-/* ---- ggml's block formats, multiplied --------------------------------------------------
-   A quantized matrix times activations: the activations are quantized once per call, in
-   blocks of 32 like the weights (int8 values, an fp32 scale, the sums of each half, which
-   the formats with a min term need), so each block's dot is an integer sum and two scales.
-   Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
-   rounding beyond fp32 accumulation is x's own 8-bit quantization. */
-typedef struct llm__q8x {
-    float d;          /* x ~= d q */
-    int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
-    int8_t q[32];
-} llm__q8x;
-
-/* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
-   A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
-   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
-static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
-    int64_t b;
-    int j;
-    for (b = 0; b < n / 32; b++, x += 32) {
-        float amax = 0.0f, bad = 0.0f, id;
-        llm__q8x *o = &out[b];
-        for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
-        o->s16[0] = o->s16[1] = 0;
-        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
-            o->d = NAN;
-            memset(o->q, 0, sizeof o->q);
-            continue;
-        }
-        o->d = amax / 127.0f;
-        id = amax > 0 ? 127.0f / amax : 0.0f;
-        for (j = 0; j < 32; j++) {
-            /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
-            float v = x[j] * id;
-            int q;
-            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
-            q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
-            o->q[j] = (int8_t)q;
-            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
-        }
-    }
-}
-
-/* sum of a[i] b[i] over n int8 pairs */
-static int32_t llm__idot(const int8_t *a, const int8_t *b, int n) {
-    int32_t s = 0;
-    int i;
-    for (i = 0; i < n; i++) s += (int32_t)a[i] * b[i];
-    return s;
-}
-
-/* One row of n values against the quantized activations, per format. Each unpacks a
-   block's codes to int8 (as llm__dq_* reads them) and takes integer dots. */
-static float llm__qdot_q8_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 34) acc += llm__h(w) * x[b].d * (float)llm__idot((const int8_t *)(w + 2), x[b].q, 32);
-    return acc;
-}
-static float llm__qdot_q4_0(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    int j;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 18) {
-        for (j = 0; j < 16; j++) q[j] = (int8_t)((w[2 + j] & 15) - 8), q[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
-        acc += llm__h(w) * x[b].d * (float)llm__idot(q, x[b].q, 32);
-    }
-    return acc;
-}
-static float llm__qdot_q4_1(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    int j;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += 20) {
-        for (j = 0; j < 16; j++) q[j] = (int8_t)(w[4 + j] & 15), q[j + 16] = (int8_t)(w[4 + j] >> 4);
-        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) + llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]));
-    }
-    return acc;
-}
-static float llm__qdot_q5(const unsigned char *w, const llm__q8x *x, int64_t n, int with_min) {
-    int64_t b;
-    int j, bs = with_min ? 24 : 22, off = with_min ? 0 : 16;
-    int8_t q[32];
-    float acc = 0.0f;
-    for (b = 0; b < n / 32; b++, w += bs) {
-        const unsigned char *qh = w + (with_min ? 4 : 2), *qs = qh + 4;
-        uint32_t h = llm__le32(qh);
-        for (j = 0; j < 16; j++) {
-            q[j] = (int8_t)(((qs[j] & 15) | (int)(((h >> j) & 1u) << 4)) - off);
-            q[j + 16] = (int8_t)(((qs[j] >> 4) | (int)(((h >> (j + 16)) & 1u) << 4)) - off);
-        }
-        acc += x[b].d * (llm__h(w) * (float)llm__idot(q, x[b].q, 32) +
-                         (with_min ? llm__h(w + 2) * (float)(x[b].s16[0] + x[b].s16[1]) : 0.0f));
-    }
-    return acc;
-}
-static float llm__qdot_q5_0(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 0); }
-static float llm__qdot_q5_1(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q5(w, x, n, 1); }
-
-/* The K-quants: 256-value super-blocks of 8 activation blocks. */
-static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 84, x += 8) {
-        const unsigned char *sc = w, *qs = w + 16;
-        float d = llm__h(w + 80), dmin = llm__h(w + 82);
-        int k, j, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 */
-            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2);
-            const llm__q8x *xb = &x[k / 2];
-            for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
-            j = k % 2;
-            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q3_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 110, x += 8) {
-        const unsigned char *hm = w, *qs = w + 32, *s = w + 96;
-        float d = llm__h(w + 108);
-        int k, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) {
-            int n128 = k / 8, jj = k % 8, shift = 2 * (jj / 2), half = 16 * (jj % 2), bit = 4 * n128 + jj / 2;
-            int lo = k < 8 ? s[k] & 15 : s[k - 8] >> 4, hi = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
-            const llm__q8x *xb = &x[k / 2];
-            for (l = 0; l < 16; l++)
-                q[l] = (int8_t)(((qs[32 * n128 + half + l] >> shift) & 3) - ((hm[half + l] >> bit) & 1 ? 0 : 4));
-            acc += xb->d * d * (float)(((lo | (hi << 4)) - 32) * llm__idot(q, xb->q + 16 * (k % 2), 16));
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q45_k(const unsigned char *w, const llm__q8x *x, int64_t n, int five) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += five ? 176 : 144, x += 8) {
-        float d = llm__h(w), dmin = llm__h(w + 2);
-        const unsigned char *qh = w + 16, *qs = w + (five ? 48 : 16);
-        int j, l, sc, mn;
-        int8_t q[32];
-        for (j = 0; j < 8; j++) { /* sub-block j = activation block j */
-            const unsigned char *p = qs + 32 * (j / 2);
-            for (l = 0; l < 32; l++)
-                q[l] = (int8_t)(((j % 2 ? p[l] >> 4 : p[l] & 15)) | (five ? ((qh[l] >> j) & 1) << 4 : 0));
-            llm__k4_scale_min(j, w + 4, &sc, &mn);
-            acc += x[j].d * (d * (float)(sc * llm__idot(q, x[j].q, 32)) - dmin * (float)(mn * (x[j].s16[0] + x[j].s16[1])));
-        }
-    }
-    return acc;
-}
-static float llm__qdot_q4_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 0); }
-static float llm__qdot_q5_k(const unsigned char *w, const llm__q8x *x, int64_t n) { return llm__qdot_q45_k(w, x, n, 1); }
-static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n) {
-    int64_t b;
-    float acc = 0.0f;
-    for (b = 0; b < n / 256; b++, w += 210, x += 8) {
-        const unsigned char *ql = w, *qh = w + 128;
-        const signed char *sc = (const signed char *)(w + 192);
-        float d = llm__h(w + 208);
-        int k, l;
-        int8_t q[16];
-        for (k = 0; k < 16; k++) { /* sub-block k: values 16k..16k+15 of the 256 */
-            int half = k / 8, r = k % 8, quarter = r / 2; /* which 32 of this 128 */
-            int base = 16 * (r % 2);
-            const unsigned char *L = ql + 64 * half + (quarter % 2 ? 32 : 0), *H = qh + 32 * half;
-            for (l = 0; l < 16; l++) {
-                int i = base + l, lo = quarter < 2 ? L[i] & 15 : L[i] >> 4;
-                q[l] = (int8_t)((lo | (((H[i] >> (2 * quarter)) & 3) << 4)) - 32);
-            }
-            acc += x[k / 2].d * d * (float)(sc[k] * llm__idot(q, x[k / 2].q + 16 * (k % 2), 16));
-        }
-    }
-    return acc;
-}
-
-/* The ggml type id of a block-format llm_dtype (0 for the others). */
-static uint32_t llm__ggml_of(llm_dtype t) {
-    switch (t) {
-    case LLM_Q8_0: return 8;
-    case LLM_Q4_0: return 2;
-    case LLM_Q4_1: return 3;
-    case LLM_Q5_0: return 6;
-    case LLM_Q5_1: return 7;
-    case LLM_Q2_K: return 10;
-    case LLM_Q3_K: return 11;
-    case LLM_Q4_K: return 12;
-    case LLM_Q5_K: return 13;
-    case LLM_Q6_K: return 14;
-    default: return 0;
-    }
-}
-
-/* The weight-format table's row and check routines for ggml's block formats: a row of
-   an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
-static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
-    uint32_t gt = llm__ggml_of(w->type);
-    const llm__ggml_type *ty = &llm__ggml_types[gt];
-    llm_gguf_dequantize(gt, (const unsigned char *)w->data + (size_t)row * (size_t)(n / (int)ty->block) * ty->bytes, dst, n);
-}
-static llm_status llm__check_blk(const llm_weight *w, int d_in) {
-    uint32_t gt = llm__ggml_of(w->type);
-    return gt && d_in % (int)llm__ggml_types[gt].block == 0 ? LLM_OK : LLM_EINVAL;
-}
-
-/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
-typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
-static llm__qdot_fn llm__qdot_of(uint32_t type) {
-    switch (type) {
-    case 2: return llm__qdot_q4_0;
-    case 3: return llm__qdot_q4_1;
-    case 6: return llm__qdot_q5_0;
-    case 7: return llm__qdot_q5_1;
-    case 8: return llm__qdot_q8_0;
-    case 10: return llm__qdot_q2_k;
-    case 11: return llm__qdot_q3_k;
-    case 12: return llm__qdot_q4_k;
-    case 13: return llm__qdot_q5_k;
-    case 14: return llm__qdot_q6_k;
-    default: return NULL;
-    }
-}
-
-/* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
-   a time into 64 KiB of stack; each thread takes a share of W's rows and runs every token
-   of the panel against a row while it is in cache. */
-typedef struct llm__lq {
-    const unsigned char *w;
-    size_t row_bytes;
-    llm__qdot_fn dot;
-    const llm__q8x *xq;
-    const float *b;
-    float *y;
-    int t0, nt, d_in, d_out;
-} llm__lq;
-
-static void llm__lq_task(void *ctx, int ith, int nth) {
-    const llm__lq *c = (const llm__lq *)ctx;
-    int64_t r0 = (int64_t)c->d_out * ith / nth, r1 = (int64_t)c->d_out * (ith + 1) / nth, r;
-    int t, nb = c->d_in / 32;
-    for (r = r0; r < r1; r++) {
-        const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
-        float bias = c->b ? c->b[r] : 0.0f;
-        for (t = 0; t < c->nt; t++)
-            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
-    }
-}
-
-#define LLM__LQ_BLOCKS 1638 /* 64 KiB of quantized activations */
-static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, llm_threads *th) {
-    llm__q8x xq[LLM__LQ_BLOCKS];
-    uint32_t gt = llm__ggml_of(W->type);
-    const llm__ggml_type *ty = gt ? &llm__ggml_types[gt] : NULL;
-    llm__lq c;
-    int tp, t;
-    if (!ty || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
-    if (d_in % (int)ty->block) return LLM_EINVAL;
-    if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
-    c.w = (const unsigned char *)W->data;
-    c.row_bytes = (size_t)(d_in / (int)ty->block) * ty->bytes;
-    c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
-    tp = LLM__LQ_BLOCKS / (d_in / 32);
-    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
-        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
-        llm_threads_run(th, llm__lq_task, &c);
     }
     return LLM_OK;
 }
