@@ -7,7 +7,6 @@
    ../shared/models: llama.cpp's stories260K.gguf reproduces run.c's tokens and the
    llama2.c file's logits, q256-F32 is at least as close to the float64 truth as llama.cpp
    itself, and the quantized q256 files load. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "gguf_writer.h"

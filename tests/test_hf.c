@@ -5,7 +5,6 @@
    refused, and how; hostile safetensors files; llm_hf_load_dir; and stories260K.bin
    converted to an HF directory giving run.c's 257 token ids. */
 #define _POSIX_C_SOURCE 200809L /* mkdir, getpid: the directories llm_hf_load_dir reads */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "st_writer.h"
