@@ -24,7 +24,8 @@ LDLIBS = -lm
 B = build
 
 UNAME_M := $(shell uname -m)
-TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+# test_mmap runs in the LLM_MMAP build only (TEST_MMAP below)
+TESTS    := $(filter-out test_mmap,$(patsubst tests/%.c,%,$(wildcard tests/test_*.c)))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
@@ -50,6 +51,10 @@ FLAGS_avx512f = -mavx512f -mfma
 # Every test in every build: with the implementation compiled once per build (below), a
 # build costs its llm_impl.o, the tests that bring their own implementation, and links.
 TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
+# LLM_MMAP (POSIX): the tests that load files, with the files mapped instead of read, and
+# test_mmap, which checks the mapping itself
+MMAP_TESTS := $(filter test_files test_gguf test_hf test_hostile,$(TESTS)) test_mmap
+TEST_MMAP = $(addprefix $(B)/test/mmap/,$(MMAP_TESTS))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
             $(B)/test/link/readme_check $(B)/test/link/cli_check
 
@@ -141,6 +146,7 @@ $(1)/%.o: tests/%.c $(DEPS)
 endef
 $(eval $(call TEST_OBJS,$(B)/test/obj,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS)))
 $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_SET,$(B)/test/$(v),$(CC) $(CSTD) $(WARN) $(OPT) $(FLAGS_$(v)) $(THREADS),$(B)/test/obj,$(TESTS))))
+$(eval $(call TEST_SET,$(B)/test/mmap,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) -DLLM_MMAP $(THREADS),$(B)/test/obj,$(MMAP_TESTS)))
 
 # A misspelled LLM_IMPLEMENTATION compiles and links to nothing: link a user file
 # against an implementation file. LLM_STATIC: two private copies in one program.
@@ -168,8 +174,8 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run 
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
-test: $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
-	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
+test: $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
+	@sh tests/run.sh $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
 
 # ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
 mutants:
