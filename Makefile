@@ -3,9 +3,10 @@
 #   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in every build whose
 #                  code paths differ: native SIMD, scalar (-DLLM_NO_SIMD) and, on x86-64,
 #                  AVX2+FMA with F16C (what AVX2 CPUs run), AVX2+FMA without it, AVX512F
-#                  alone (when this CPU runs it); the NEON build under qemu-aarch64 (SKIP
-#                  when qemu-user or gcc-aarch64-linux-gnu is missing); the header compiled
-#                  as C++11, and the link checks; ends with "N passed, N failed, N skipped"
+#                  alone (when this CPU runs it); the file tests with -DLLM_MMAP; the NEON
+#                  build under qemu-aarch64 (SKIP when qemu-user or gcc-aarch64-linux-gnu
+#                  is missing); the header compiled as C++11, and the link checks; ends with
+#                  "N passed, N failed, N skipped"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make mutants   plant each bug of tests/mutants.txt in a copy of llm.h, run its tests with
