@@ -49,9 +49,12 @@ FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
-# Every test in every build: with the implementation compiled once per build (below), a
-# build costs its llm_impl.o, the tests that bring their own implementation, and links.
-TEST_BINS = $(foreach v,$(TEST_VARIANTS),$(addprefix $(B)/test/$(v)/,$(TESTS)))
+# Every test in native and scalar. The ISA builds run every test that links llm_impl.o
+# (below: a link each) and the ones with their own implementation (a whole compile each)
+# whose code differs by ISA: not test_tokenizer and test_hostile (text and hostile input).
+ISA_SKIP := test_tokenizer test_hostile
+TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
+            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS))))
 # LLM_MMAP (POSIX): the tests that load files, with the files mapped instead of read, and
 # test_mmap, which checks the mapping itself
 MMAP_TESTS := $(filter test_files test_gguf test_hf test_hostile,$(TESTS)) test_mmap
