@@ -3,9 +3,10 @@
 #   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in every build whose
 #                  code paths differ: native SIMD, scalar (-DLLM_NO_SIMD) and, on x86-64,
 #                  AVX2+FMA with F16C (what AVX2 CPUs run), AVX2+FMA without it, AVX512F
-#                  alone (when this CPU runs it); the NEON build under qemu-aarch64 (SKIP
-#                  when qemu-user or gcc-aarch64-linux-gnu is missing); the header compiled
-#                  as C++11, and the link checks; ends with "N passed, N failed, N skipped"
+#                  alone (when this CPU runs it); the file tests with -DLLM_MMAP; the NEON
+#                  build under qemu-aarch64 (SKIP when qemu-user or gcc-aarch64-linux-gnu
+#                  is missing); the header compiled as C++11, and the link checks; ends with
+#                  "N passed, N failed, N skipped"
 #   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make mutants   plant each bug of tests/mutants.txt in a copy of llm.h, run its tests with
@@ -24,7 +25,8 @@ LDLIBS = -lm
 B = build
 
 UNAME_M := $(shell uname -m)
-TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+# test_mmap runs in the LLM_MMAP build only (TEST_MMAP below)
+TESTS    := $(filter-out test_mmap,$(patsubst tests/%.c,%,$(wildcard tests/test_*.c)))
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
@@ -47,20 +49,23 @@ FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
-# Every test in the native and scalar builds; the ISA variants only rebuild the tests
-# whose code paths differ by ISA (kernels, row ops, attention, the forward pass and what
-# runs it), which keeps make test's compile time in bounds (each build of a test compiles
-# the whole header: ~6 s).
-SIMD_TESTS := test_attention test_kernels test_quant test_rowops test_model test_rope test_files test_ggml_quants test_train
+# Every test in native and scalar. The ISA builds run every test that links llm_impl.o
+# (below: a link each) and the ones with their own implementation (a whole compile each)
+# whose code differs by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
+ISA_SKIP := test_tokenizer test_hostile test_vocab test_unicode test_chat
 TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
-            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter $(SIMD_TESTS),$(TESTS))))
+            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS))))
+# LLM_MMAP (POSIX): the tests that load files, with the files mapped instead of read, and
+# test_mmap, which checks the mapping itself
+MMAP_TESTS := $(filter test_files test_gguf test_hf test_hostile,$(TESTS)) test_mmap
+TEST_MMAP = $(addprefix $(B)/test/mmap/,$(MMAP_TESTS))
 LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
             $(B)/test/link/readme_check $(B)/test/link/cli_check
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
-NEON_TESTS := $(filter tests/test_rowops.c tests/test_quant.c tests/test_kernels.c tests/test_attention.c tests/test_model.c tests/test_ggml_quants.c,$(wildcard tests/test_*.c))
-NEON_BINS = $(patsubst tests/%.c,$(B)/neon/%,$(NEON_TESTS)) $(B)/neon/dotprod_test_quant $(B)/neon/dotprod_test_ggml_quants
+NEON_TESTS := $(filter test_rowops test_quant test_kernels test_attention test_model test_ggml_quants,$(TESTS))
+NEON_BINS = $(addprefix $(B)/neon/,$(NEON_TESTS)) $(B)/neon/dotprod/test_quant $(B)/neon/dotprod/test_ggml_quants
 ifeq ($(UNAME_M),x86_64)
 ifeq ($(shell command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo yes),yes)
 TEST_NEON = $(NEON_BINS)
@@ -119,11 +124,33 @@ demo-run: $(B)/llm-run $(B)/examples/08_generate
 .PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------
-define TEST_RULE
-$(B)/test/$(1)/%: tests/%.c $(DEPS) | $(B)/test/$(1)
-	$$(CC) $$(CSTD) $$(WARN) $$(OPT) $$(FLAGS_$(1)) $$(THREADS) -I. $$< -o $$@ $$(LDLIBS)
+# The header's implementation is compiled once per build (tests/impl.c -> <dir>/llm_impl.o),
+# not once per test. A test that #defines LLM_IMPLEMENTATION itself (its own LLM_MALLOC, or
+# the static llm__ internals) compiles alone in each build; every other test is compiled
+# once per compiler into <objects>/<test>.o (it calls the public API only, so the builds'
+# ISA flags do not change it) and linked with each build's llm_impl.o. Which is which is
+# read from the test files.
+SELF_IMPL := $(patsubst tests/%.c,%,$(shell grep -l '^[[:space:]]*\#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' tests/test_*.c))
+# $(call TEST_SET,dir,compile command,objects dir,tests[,suffix]): the rules for <dir>/<test><suffix>
+define TEST_SET
+$(1)/llm_impl.o: tests/impl.c llm.h
+	@mkdir -p $$(@D)
+	$(2) -I. -c $$< -o $$@
+$(addsuffix $(5),$(addprefix $(1)/,$(filter $(SELF_IMPL),$(4)))): $(1)/%$(5): tests/%.c $(DEPS)
+	@mkdir -p $$(@D)
+	$(2) -I. $$< -o $$@ $$(LDLIBS)
+$(addsuffix $(5),$(addprefix $(1)/,$(filter-out $(SELF_IMPL),$(4)))): $(1)/%$(5): $(3)/%.o $(1)/llm_impl.o
+	$(2) $$^ -o $$@ $$(LDLIBS)
 endef
-$(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_RULE,$(v))))
+# $(call TEST_OBJS,objects dir,compile command)
+define TEST_OBJS
+$(1)/%.o: tests/%.c $(DEPS)
+	@mkdir -p $$(@D)
+	$(2) -I. -c $$< -o $$@
+endef
+$(eval $(call TEST_OBJS,$(B)/test/obj,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) $(THREADS)))
+$(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_SET,$(B)/test/$(v),$(CC) $(CSTD) $(WARN) $(OPT) $(FLAGS_$(v)) $(THREADS),$(B)/test/obj,$(TESTS))))
+$(eval $(call TEST_SET,$(B)/test/mmap,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) -DLLM_MMAP $(THREADS),$(B)/test/obj,$(MMAP_TESTS)))
 
 # A misspelled LLM_IMPLEMENTATION compiles and links to nothing: link a user file
 # against an implementation file. LLM_STATIC: two private copies in one program.
@@ -151,8 +178,8 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run 
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
-test: $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
-	@sh tests/run.sh $(TEST_BINS) $(LINK_BINS) $(TEST_NEON)
+test: $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
+	@sh tests/run.sh $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
 
 # ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
 mutants:
@@ -163,17 +190,15 @@ mutants:
 
 # ---- sanitizers ---------------------------------------------------------------------
 SAN = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-$(B)/san/%: tests/%.c $(DEPS) | $(B)/san
-	$(CC) $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
-$(B)/san-scalar/%: tests/%.c $(DEPS) | $(B)/san-scalar
-	$(CC) $(CSTD) $(WARN) $(SAN) -DLLM_NO_SIMD $(THREADS) -I. $< -o $@ $(LDLIBS)
+$(eval $(call TEST_OBJS,$(B)/san/obj,$(CC) $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS)))
+$(eval $(call TEST_SET,$(B)/san,$(CC) $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS),$(B)/san/obj,$(TESTS)))
+$(eval $(call TEST_SET,$(B)/san-scalar,$(CC) $(CSTD) $(WARN) $(SAN) -DLLM_NO_SIMD $(THREADS),$(B)/san/obj,$(TESTS)))
 # clang too when its sanitizer runtime links (issue 6); SAN_CLANG= to skip it.
 SAN_CLANG ?= $(shell echo 'int main(void){return 0;}' | clang -x c -fsanitize=address,undefined - -o /dev/null 2>/dev/null && echo clang)
 SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)) \
            $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
-$(B)/san-clang/%: tests/%.c $(DEPS)
-	@mkdir -p $(@D)
-	clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
+$(eval $(call TEST_OBJS,$(B)/san-clang/obj,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS)))
+$(eval $(call TEST_SET,$(B)/san-clang,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS),$(B)/san-clang/obj,$(TESTS)))
 sanitize: $(SAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  sh tests/run.sh $(SAN_BINS)
@@ -214,11 +239,11 @@ analyze:
 	@sh tests/analyze.sh
 
 VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
-$(B)/vg/%: tests/%.c $(DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) -O1 -g -DLLM_NO_SIMD $(THREADS) -I. $< -o $@ $(LDLIBS)
-	@printf '#!/bin/sh\nexec $(VALGRIND) %s "$$@"\n' $@ > $@.sh && chmod +x $@.sh
-valgrind: $(addprefix $(B)/vg/,$(TESTS))
+$(eval $(call TEST_OBJS,$(B)/vg/obj,$(CC) $(CSTD) $(WARN) -O1 -g $(THREADS)))
+$(eval $(call TEST_SET,$(B)/vg,$(CC) $(CSTD) $(WARN) -O1 -g -DLLM_NO_SIMD $(THREADS),$(B)/vg/obj,$(TESTS)))
+$(B)/vg/%.sh: $(B)/vg/%
+	@printf '#!/bin/sh\nexec $(VALGRIND) %s "$$@"\n' $< > $@ && chmod +x $@
+valgrind: $(addsuffix .sh,$(addprefix $(B)/vg/,$(TESTS)))
 	@sh tests/run.sh $(addsuffix .sh,$(addprefix $(B)/vg/,$(TESTS)))
 
 FUZZ_SECONDS ?= 60
@@ -245,20 +270,21 @@ fuzz-replay: fuzz-build
 NEON_CC ?= $(shell command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo aarch64-linux-gnu-gcc || \
              echo clang --target=aarch64-linux-gnu -fuse-ld=/usr/bin/aarch64-linux-gnu-ld)
 NEON_RUN ?= qemu-aarch64
-# tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
-$(B)/neon/%: tests/%.c $(DEPS) | $(B)/neon
-	$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS) -I. $< -o $@.elf $(LDLIBS)
-	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+$(eval $(call TEST_OBJS,$(B)/neon/obj,$(NEON_CC) $(CSTD) $(WARN) -O2 $(THREADS)))
+$(eval $(call TEST_SET,$(B)/neon,$(NEON_CC) $(CSTD) $(WARN) -static -O2 $(THREADS),$(B)/neon/obj,$(NEON_TESTS),.elf))
 # test_quant and test_ggml_quants once more with the dot-product extension (sdot), which qemu's -cpu max has
-$(B)/neon/dotprod_%: tests/%.c $(DEPS) | $(B)/neon
-	$(NEON_CC) $(CSTD) $(WARN) -static -O2 -march=armv8.2-a+dotprod $(THREADS) -I. $< -o $@.elf $(LDLIBS)
-	@printf '#!/bin/sh\nexec %s -cpu max %s "$$@"\n' "$(NEON_RUN)" "$@.elf" > $@ && chmod +x $@
+$(eval $(call TEST_SET,$(B)/neon/dotprod,$(NEON_CC) $(CSTD) $(WARN) -static -O2 -march=armv8.2-a+dotprod $(THREADS),$(B)/neon/obj,test_quant test_ggml_quants,.elf))
+# tests/run.sh runs programs, so each binary gets a two-line wrapper that calls qemu
+$(B)/neon/%: $(B)/neon/%.elf
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' "$(NEON_RUN)" "$<" > $@ && chmod +x $@
+$(B)/neon/dotprod/%: $(B)/neon/dotprod/%.elf
+	@printf '#!/bin/sh\nexec %s -cpu max %s "$$@"\n' "$(NEON_RUN)" "$<" > $@ && chmod +x $@
 neon: $(NEON_BINS)
 	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
 
 # ---- directories --------------------------------------------------------------------
-$(B) $(B)/examples $(B)/bench $(B)/neon $(B)/san $(B)/san-scalar $(B)/test/link $(addprefix $(B)/test/,$(TEST_VARIANTS)):
+$(B) $(B)/examples $(B)/bench $(B)/test/link:
 	@mkdir -p $@
 
 clean:

@@ -61,6 +61,9 @@
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
+       LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file read-only
+                           (mmap) instead of reading it into memory; the weights point into the
+                           mapping, which llm_model_free unmaps (implementation file)
        LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
                            tiles on the stack: the calling thread needs ~256 KiB free too)
 
@@ -7018,8 +7021,15 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
     return total;
 }
 
+#if defined(LLM_MMAP) && !defined(LLM_NO_STDIO)
+static void llm__file_unmap(void *owned); /* >>files: a loader's mapping, if it made one */
+#endif
 LLMDEF void llm_model_free(llm_model *m) {
-    if (m) llm__destroy(m, sizeof *m, m->owned);
+    if (!m) return;
+#if defined(LLM_MMAP) && !defined(LLM_NO_STDIO)
+    if (m->owned) llm__file_unmap(m->owned);
+#endif
+    llm__destroy(m, sizeof *m, m->owned);
 }
 
 /* ---- sampling, as llama2.c's run.c ------------------------------------------------- */
@@ -10239,6 +10249,12 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
 }
 
 #ifndef LLM_NO_STDIO
+#ifdef LLM_MMAP
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 /* The size of an open file in 64 bits, leaving it positioned at the start; 0 on success.
    llama2.c's 7B checkpoint is 27 GB, past what a 32-bit long holds. Windows' long is 32
    bits even on x64, so it uses _fseeki64/_ftelli64 (MSVC, MinGW). Elsewhere ftell's long
@@ -10299,11 +10315,24 @@ static llm_status llm__load_head(llm_model *m, const char *path, unsigned char *
     return LLM_OK;
 }
 
-/* The whole file into memory from LLM_MALLOC, `extra` bytes reserved in front (64-byte
-   aligned) for whatever the caller keeps with it. Read in pieces of at most 1 GiB: some C
-   libraries' fread mishandles a single request of several GiB. */
-static llm_status llm__read_file(const char *path, size_t extra, void **mem, unsigned char **data, size_t *len,
-                                 const char **why) {
+/* A loader's block from LLM_MALLOC: under LLM_MMAP a record of the file's mapping first
+   (none when the file was read: llm_model_free unmaps what it names), then `extra` bytes
+   (64-byte aligned, at *base) for whatever the caller keeps with the file, then the file's
+   bytes when they were read. */
+typedef struct llm__filemap {
+    void *addr; /* NULL: read, not mapped */
+    size_t len;
+} llm__filemap;
+#ifdef LLM_MMAP
+#define LLM__FILE_HEAD 64
+#else
+#define LLM__FILE_HEAD 0
+#endif
+
+/* The whole file into memory (the block above, at *mem). Read in pieces of at most 1 GiB:
+   some C libraries' fread mishandles a single request of several GiB. */
+static llm_status llm__read_file(const char *path, size_t extra, void **mem, char **base, unsigned char **data,
+                                 size_t *len, const char **why) {
     FILE *f;
     uint64_t n, done = 0;
     *mem = NULL;
@@ -10312,16 +10341,18 @@ static llm_status llm__read_file(const char *path, size_t extra, void **mem, uns
         fclose(f);
         LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
     }
-    if (extra > SIZE_MAX - 128 || n > (uint64_t)(SIZE_MAX - extra - 128)) {
+    if (extra > SIZE_MAX - 256 || n > (uint64_t)(SIZE_MAX - extra - 256)) {
         fclose(f);
         LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
     }
-    *mem = LLM_MALLOC(extra + (size_t)n + 128);
+    *mem = LLM_MALLOC(LLM__FILE_HEAD + extra + (size_t)n + 128);
     if (!*mem) {
         fclose(f);
         LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
     }
-    *data = (unsigned char *)llm__align64((char *)*mem + LLM__MALIGN(extra));
+    *base = (char *)llm__align64(*mem) + LLM__FILE_HEAD;
+    if (LLM__FILE_HEAD) memset(llm__align64(*mem), 0, sizeof(llm__filemap));
+    *data = (unsigned char *)*base + LLM__MALIGN(extra);
     while (done < n) {
         size_t part = n - done > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)(n - done);
         if (fread(*data + done, 1, part, f) != part) {
@@ -10337,27 +10368,95 @@ static llm_status llm__read_file(const char *path, size_t extra, void **mem, uns
     return LLM_OK;
 }
 
+#ifdef LLM_MMAP
+/* The file mapped read-only (private: the mapping never writes to it) instead of read: only
+   the record and `extra` come from LLM_MALLOC. An empty file is read (mmap refuses a length
+   of 0); the parsers refuse it with their own reason. */
+static llm_status llm__map_file(const char *path, size_t extra, void **mem, char **base, unsigned char **data,
+                                size_t *len, const char **why) {
+    struct stat sb;
+    llm__filemap *fm;
+    void *p;
+    int fd;
+    *mem = NULL;
+    if (!path) LLM__FFAIL(why, "no path", LLM_EINVAL);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) LLM__FFAIL(why, "cannot open the file", LLM_EIO);
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        LLM__FFAIL(why, "cannot map the file: fstat failed", LLM_EIO);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        LLM__FFAIL(why, "cannot map the file: not a regular file (a directory?)", LLM_EIO);
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        return llm__read_file(path, extra, mem, base, data, len, why);
+    }
+    if (sb.st_size < 0 || (uint64_t)sb.st_size > (uint64_t)(SIZE_MAX / 2) || extra > SIZE_MAX / 2) {
+        close(fd);
+        LLM__FFAIL(why, "file too large for this address space", LLM_ENOMEM);
+    }
+    p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd); /* the mapping stays valid without the descriptor */
+    if (p == MAP_FAILED) LLM__FFAIL(why, "cannot map the file: mmap failed", LLM_EIO);
+    *mem = LLM_MALLOC(LLM__FILE_HEAD + extra + 128);
+    if (!*mem) {
+        munmap(p, (size_t)sb.st_size);
+        LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    }
+    fm = (llm__filemap *)llm__align64(*mem);
+    fm->addr = p;
+    fm->len = (size_t)sb.st_size;
+    *base = (char *)fm + LLM__FILE_HEAD;
+    *data = (unsigned char *)p;
+    *len = (size_t)sb.st_size;
+    return LLM_OK;
+}
+
+/* Undoes llm__map_file's mapping (not the block: its owner frees that). */
+static void llm__file_unmap(void *owned) {
+    llm__filemap *fm = (llm__filemap *)llm__align64(owned);
+    if (fm->addr) munmap(fm->addr, fm->len);
+    fm->addr = NULL;
+}
+#define LLM__LOAD_FILE llm__map_file
+#else
+#define LLM__LOAD_FILE llm__read_file
+#endif
+/* A failed load's block: its mapping, if any, then the block. */
+static void llm__file_free(void *mem) {
+    if (!mem) return;
+#ifdef LLM_MMAP
+    llm__file_unmap(mem);
+#endif
+    LLM_FREE(mem);
+}
+
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[256], *data;
     void *mem;
+    char *base;
     size_t len;
     llm_config c;
     int ver, gs;
     uint64_t off, n;
     LLM__MTRY(llm__load_head(m, path, head, sizeof head, &n, why)); /* it says how many layers the table needs */
     LLM__MTRY(llm__llama2c_header(&c, &ver, &gs, &off, head, (size_t)n, why));
-    LLM__MTRY(llm__read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &data, &len, why));
+    LLM__MTRY(llm__read_file(path, (size_t)c.n_layers * sizeof(llm_layer_weights), &mem, &base, &data, &len, why));
     return llm__created(m, 0, &m->owned, mem,
-                        llm__llama2c_load(m, data, len, (llm_layer_weights *)llm__align64(mem), c.n_layers, why, data));
+                        llm__llama2c_load(m, data, len, (llm_layer_weights *)(void *)base, c.n_layers, why, data));
 }
 
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why) {
     void *mem;
+    char *base;
     unsigned char *data;
     size_t len;
     llm_status st;
     LLM__MTRY(llm__reader_begin(t, sizeof *t, "no tokenizer", why));
-    LLM__MTRY(llm__read_file(path, 0, &mem, &data, &len, why));
+    LLM__MTRY(llm__read_file(path, 0, &mem, &base, &data, &len, why));
     st = llm_tokenizer_create(t, data, len, vocab, why);
     LLM_FREE(mem);
     return st;
@@ -10366,6 +10465,7 @@ LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, in
 LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why) {
     unsigned char head[24], *data;
     void *mem;
+    char *base;
     size_t len;
     uint32_t ver;
     uint64_t nkv, nt, n, tables, layers;
@@ -10378,14 +10478,18 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
     layers = (nt < 4096 ? nt : 4096) * sizeof(llm_layer_weights);
     tables = llm__gguf_table_bytes(nkv, nt);
     if (tables + layers > (uint64_t)(SIZE_MAX / 2)) LLM__FFAIL(why, "GGUF tables too large for this address space", LLM_ENOMEM);
-    LLM__MTRY(llm__read_file(path, (size_t)(LLM__MALIGN(layers) + tables), &mem, &data, &len, why));
-    st = llm_gguf_init(&g, (char *)llm__align64(mem) + LLM__MALIGN(layers), (size_t)tables, data, len, why);
+    LLM__MTRY(LLM__LOAD_FILE(path, (size_t)(LLM__MALIGN(layers) + tables), &mem, &base, &data, &len, why));
+    st = llm_gguf_init(&g, base + LLM__MALIGN(layers), (size_t)tables, data, len, why);
     if (st == LLM_OK)
-        st = llm_gguf_load(m, &g, (llm_layer_weights *)llm__align64(mem), (int)(layers / sizeof(llm_layer_weights)), why);
-    /* the reason may be in g.why, which ends with this call: keep it in the model */
-    if (st != LLM_OK && why && *why == g.why) {
-        memcpy(m->why, g.why, sizeof m->why);
-        *why = m->why;
+        st = llm_gguf_load(m, &g, (llm_layer_weights *)(void *)base, (int)(layers / sizeof(llm_layer_weights)), why);
+    if (st != LLM_OK) {
+        /* the reason may be in g.why, which ends with this call: keep it in the model */
+        if (why && *why == g.why) {
+            memcpy(m->why, g.why, sizeof m->why);
+            *why = m->why;
+        }
+        llm__file_free(mem);
+        return st;
     }
     return llm__created(m, 0, &m->owned, mem, st);
 }
@@ -10401,7 +10505,7 @@ static const char *llm__path_join(char *buf, size_t cap, const char *dir, const 
 }
 
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
-    char path[4096], *cfg = NULL;
+    char path[4096], *cfg = NULL, *base, *cbase;
     void *cmem = NULL, *mem = NULL;
     unsigned char *cdata, head[8], *hdr = NULL, *data;
     size_t clen, len, stb, auxn, got;
@@ -10413,7 +10517,7 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
     if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
     /* config.json: small, read first, it sizes everything else */
-    e = llm__read_file(path, 0, &cmem, &cdata, &clen, why);
+    e = llm__read_file(path, 0, &cmem, &cbase, &cdata, &clen, why);
     if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
     e = llm_hf_read_config(&c, (const char *)cdata, clen, why);
     if (e != LLM_OK) goto fail;
@@ -10466,10 +10570,9 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     off_st = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
     off_cfg = off_st + LLM__MALIGN(stb);
     extra = off_cfg + clen + 1;
-    e = llm__read_file(path, (size_t)extra, &mem, &data, &len, why);
+    e = LLM__LOAD_FILE(path, (size_t)extra, &mem, &base, &data, &len, why);
     if (e != LLM_OK) goto fail;
     {
-        char *base = (char *)llm__align64(mem);
         cfg = base + off_cfg;
         memcpy(cfg, cdata, clen);
         cfg[clen] = '\0';
@@ -10488,7 +10591,7 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     return LLM_OK;
 fail:
     if (hdr) LLM_FREE(hdr);
-    if (mem) LLM_FREE(mem);
+    llm__file_free(mem);
     if (cmem) LLM_FREE(cmem);
     return e;
 }
@@ -13283,12 +13386,13 @@ LLMDEF llm_status llm_vocab_create_llama2c(llm_vocab *v, const void *buf, size_t
 LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab, const char **why) {
     void *mem = NULL, *cmem = NULL;
     unsigned char *data, *cdata = NULL;
+    char *base;
     size_t len, clen = 0, k;
     llm_status st;
     if (why) *why = "";
     if (!v || !path) LLM__FFAIL(why, "no vocabulary or path", LLM_EINVAL);
     memset(v, 0, sizeof *v);
-    st = llm__read_file(path, 0, &mem, &data, &len, why);
+    st = llm__read_file(path, 0, &mem, &base, &data, &len, why);
     if (st != LLM_OK) return st;
     for (k = 0; k < len && (data[k] == ' ' || data[k] == '\n' || data[k] == '\r' || data[k] == '\t'); k++) {}
     if (len >= 4 && memcmp(data, "GGUF", 4) == 0) {
@@ -13306,7 +13410,7 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
             const char *ignored;
             memcpy(cpath, path, dl);
             memcpy(cpath + dl, "tokenizer_config.json", sizeof "tokenizer_config.json");
-            if (llm__read_file(cpath, 0, &cmem, &cdata, &clen, &ignored) != LLM_OK) cmem = NULL, cdata = NULL, clen = 0;
+            if (llm__read_file(cpath, 0, &cmem, &base, &cdata, &clen, &ignored) != LLM_OK) cmem = NULL, cdata = NULL, clen = 0;
         }
         st = llm_vocab_create_json(v, (const char *)data, len, (const char *)cdata, clen, why);
     } else {

@@ -17,7 +17,8 @@ mkdir -p "$OUT"
 TIMEOUT=${MATRIX_TIMEOUT:-600}
 JOBS=${MATRIX_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 WARN="-Wall -Wextra -Werror -pedantic"
-TESTS=$(ls tests/test_*.c 2>/dev/null | sed 's@tests/@@; s@\.c$@@')
+# test_mmap checks the LLM_MMAP build of make test only
+TESTS=$(ls tests/test_*.c 2>/dev/null | sed 's@tests/@@; s@\.c$@@' | grep -v -x test_mmap)
 EMU_TESTS=${MATRIX_EMU_TESTS:-$TESTS}
 NATIVE_ARCH=""
 [ "$(uname -m)" = x86_64 ] && NATIVE_ARCH="-march=native"
@@ -66,18 +67,46 @@ probe() { # name "cc flags" "runner" [lang]
     $3 "$d/probe" >>"$d/probe.log" 2>&1
 }
 
+# A test that #defines LLM_IMPLEMENTATION itself (its own LLM_MALLOC, or the llm__
+# internals) compiles alone; the others link one object of tests/impl.c per leg, as in the
+# Makefile. With LLM_STATIC a file's copy is private to it, so there each test compiles
+# its own (-DLLM_IMPLEMENTATION).
+self_impl() { grep -q '^[[:space:]]*#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' "tests/$1.c"; }
+
 # Build every test (or the list in $4) with one compiler command, run them through
 # tests/run.sh (via a wrapper when a runner such as qemu is needed), and record the leg.
 # leg name, "cc and flags" (without -o), runner ("" = native), tests
 leg_tests() {
-    local name=$1 cc=$2 runner=$3 tests=${4:-$TESTS} d="$OUT/$1" t bins="" log="$OUT/$1.log"
+    local name=$1 cc=$2 runner=$3 tests=${4:-$TESTS} d="$OUT/$1" t bins="" log="$OUT/$1.log" static=0
     wanted "$name" || return 0
     rm -rf "$d"
     mkdir -p "$d"
     : >"$log"
-    # compile in parallel (MATRIX_JOBS, default the number of CPUs), one log per test
-    echo "+ $cc -I. tests/<test>.c -o $d/<test> -lm  for: $(echo $tests)" >>"$log"
-    printf '%s\n' $tests | xargs -P "$JOBS" -I{} sh -c "$cc -I. tests/{}.c -o $d/{} -lm >$d/{}.build.log 2>&1"
+    case " $cc " in *" -DLLM_STATIC "*) static=1 ;; esac
+    # compile in parallel (MATRIX_JOBS, default the number of CPUs), one log per test: first
+    # the implementation object and the tests that bring their own, then the tests linked to it
+    echo "+ $cc -I. [-c tests/impl.c | tests/<test>.c [$d/llm_impl.o]] -o ... -lm  for: $(echo $tests)" >>"$log"
+    : >"$d/phase1"
+    : >"$d/phase2"
+    [ $static = 1 ] || echo "$cc -I. -c tests/impl.c -o $d/llm_impl.o >$d/llm_impl.build.log 2>&1" >>"$d/phase1"
+    for t in $tests; do
+        if self_impl "$t"; then
+            echo "$cc -I. tests/$t.c -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase1"
+        elif [ $static = 1 ]; then
+            echo "$cc -DLLM_IMPLEMENTATION -I. tests/$t.c -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase1"
+        else
+            echo "$cc -I. tests/$t.c $d/llm_impl.o -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase2"
+        fi
+    done
+    xargs -d '\n' -P "$JOBS" -I{} sh -c '{}' <"$d/phase1"
+    if [ $static = 0 ]; then
+        cat "$d/llm_impl.build.log" >>"$log"
+        if [ ! -f "$d/llm_impl.o" ]; then
+            record "$name" FAIL "compile error in tests/impl.c (see $log)"
+            return 0
+        fi
+    fi
+    xargs -d '\n' -P "$JOBS" -I{} sh -c '{}' <"$d/phase2"
     for t in $tests; do
         cat "$d/$t.build.log" >>"$log"
         if [ ! -x "$d/$t" ]; then

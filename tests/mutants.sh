@@ -45,6 +45,13 @@ export MUTANT_TIMEOUT ROOT SELF
 # ---- one job: build tests/<t>.c against mutant m's copy in variant v, run it -------------
 # (run by xargs in parallel; results go to $WORK/res/<m>.<v>.<t>: one "setting status" line
 # per setting, status pass, fail, crash, hang or build)
+# once out cmd...: runs cmd unless out exists; parallel jobs that need the same out wait for
+# the one making it (a failed build leaves no out: the next one tries and fails too)
+once() {
+    local out=$1
+    shift
+    ( flock 9 && { [ -f "$out" ] || "$@"; } ) 9>"$out.lock"
+}
 if [ "${1:-}" = --job ]; then
     m=$2 v=$3 t=$4
     id=$m.$v.$t
@@ -64,9 +71,19 @@ if [ "${1:-}" = --job ]; then
         mv "$WORK/res/$id.tmp" "$WORK/res/$id"
         exit 0
     fi
+    # A test that #defines LLM_IMPLEMENTATION compiles alone against the copy; the others
+    # link the copy's implementation, compiled once per mutant and variant (tests/impl.c),
+    # and the test's own object, compiled once (as the Makefile builds them).
     # shellcheck disable=SC2086 # the flags are lists of words
-    if ! $CC $CSTD $WARN $OPT $flags $THREADS -I"$WORK/m/$m" -I. "tests/$t.c" -o "$bin" $LDLIBS \
-        >"$WORK/log/$id.build" 2>&1; then
+    if grep -q '^[[:space:]]*#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' "tests/$t.c"; then
+        $CC $CSTD $WARN $OPT $flags $THREADS -I"$WORK/m/$m" -I. "tests/$t.c" -o "$bin" $LDLIBS >"$WORK/log/$id.build" 2>&1
+    else
+        impl=$WORK/obj/$m.$v.llm_impl.o obj=$WORK/obj/$t.o
+        once "$impl" $CC $CSTD $WARN $OPT $flags $THREADS -I"$WORK/m/$m" -c tests/impl.c -o "$impl" >"$WORK/log/$id.build" 2>&1 &&
+            once "$obj" $CC $CSTD $WARN $OPT $FLAGS_native $THREADS -I. -c "tests/$t.c" -o "$obj" >>"$WORK/log/$id.build" 2>&1 &&
+            $CC $OPT $flags $THREADS "$obj" "$impl" -o "$bin" $LDLIBS >>"$WORK/log/$id.build" 2>&1
+    fi
+    if [ ! -x "$bin" ]; then
         for s in $todo; do echo "$s build"; touch "$WORK/caught/$m.$s"; done >>"$WORK/res/$id.tmp"
         mv "$WORK/res/$id.tmp" "$WORK/res/$id"
         printf 'x' >&2
@@ -101,7 +118,7 @@ if [ "${MUTANTS_KEEP:-0}" = 1 ]; then
 else
     trap 'rm -rf "$WORK"' EXIT
 fi
-mkdir -p "$WORK/m/_baseline" "$WORK/bin" "$WORK/log" "$WORK/res" "$WORK/run" "$WORK/caught"
+mkdir -p "$WORK/m/_baseline" "$WORK/obj" "$WORK/bin" "$WORK/log" "$WORK/res" "$WORK/run" "$WORK/caught"
 cp llm.h "$WORK/m/_baseline/llm.h"
 
 # ---- plant: each mutant's copy in $WORK/m/<name>/llm.h, and a manifest -----------------

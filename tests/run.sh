@@ -3,37 +3,60 @@
 # ends with the total. A program that crashes or exits non-zero without reporting counts
 # as one failure. Every "SKIP n: why" line a program prints is shown under its result, so
 # a skip is never silent. Exit status: 0 only if nothing failed.
-# The programs under an emulator (paths with /neon/) run alongside the others, in a second
-# lane: they are slow under qemu and share no scratch files with the native ones. The
-# results are printed in the order given.
+# Programs run in parallel: RUN_JOBS lanes (default: the CPUs online) take the native ones
+# in the order given, and one more lane the programs under an emulator (paths with /neon/:
+# slow under qemu, so they never hold up a native lane). Two programs of the same name
+# (build/test/native/test_x and build/test/scalar/test_x) never run at once: a test's
+# scratch files under build/ have fixed names. The results are printed in the order given.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-run.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 i=0
 for t in "$@"; do
   i=$((i + 1))
-  printf '%s\n' "$t" > "$tmp/$i.name"
+  eval "name_$i=\$t"
 done
 n=$i
-lane() { # lane 1: native programs, lane 2: emulated ones
-  k=1
-  while [ "$k" -le "$n" ]; do
-    t=$(cat "$tmp/$k.name")
-    case "$t" in */neon/*) mine=2 ;; *) mine=1 ;; esac
-    if [ "$mine" = "$1" ]; then
-      "$t" > "$tmp/$k.out" 2>&1
-      echo $? > "$tmp/$k.rc"
-    fi
-    k=$((k + 1))
+jobs=${RUN_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case "$jobs" in ''|*[!0-9]*|0) jobs=1 ;; esac
+lane() { # $1: native or emu. Takes, in order, each program of its kind that no other lane
+  # has taken and whose name is not running (mkdir is the atomic test-and-set), runs it;
+  # passes over the list until none of its kind is left.
+  while :; do
+    k=1; left=0
+    while [ "$k" -le "$n" ]; do
+      eval "t=\$name_$k"
+      case "$t" in */neon/*) kind=emu ;; *) kind=native ;; esac
+      if [ "$kind" = "$1" ] && [ ! -d "$tmp/$k.claim" ]; then
+        base=$(basename "$t" .sh)
+        if mkdir "$tmp/$base.running" 2>/dev/null; then
+          if mkdir "$tmp/$k.claim" 2>/dev/null; then
+            "$t" > "$tmp/$k.out" 2>&1
+            echo $? > "$tmp/$k.rc"
+          fi
+          rmdir "$tmp/$base.running"
+        else
+          left=1
+        fi
+      fi
+      k=$((k + 1))
+    done
+    [ "$left" = 1 ] || break
+    sleep 1
   done
 }
-lane 2 &
-lane 1
+lane emu &
+j=1
+while [ "$j" -lt "$jobs" ]; do
+  lane native &
+  j=$((j + 1))
+done
+lane native
 wait
 
 passed=0; failed=0; skipped=0
 k=1
 while [ "$k" -le "$n" ]; do
-  t=$(cat "$tmp/$k.name"); out=$(cat "$tmp/$k.out"); rc=$(cat "$tmp/$k.rc")
+  eval "t=\$name_$k"; out=$(cat "$tmp/$k.out"); rc=$(cat "$tmp/$k.rc")
   k=$((k + 1))
   line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
   if [ -n "$line" ]; then

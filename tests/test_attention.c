@@ -4,7 +4,7 @@
    max grows across the tiles (the online softmax's rescaling, in every kernel and cache
    dtype), and the KV cache (sizes, stored bits against the fp16 / int8 rules, f16 / int8
    error, EFULL / ERANGE leave it untouched, truncate, reset). */
-#define LLM_IMPLEMENTATION
+#define LLM_IMPLEMENTATION /* its own copy: it calls llm__f32_to_f16_row and llm__f16_to_f32_row */
 #include "llm.h"
 #include "test.h"
 

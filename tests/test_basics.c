@@ -1,5 +1,4 @@
 /* >>basics: status names, dtype sizes, fp16/bf16 conversion, the thread pool. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

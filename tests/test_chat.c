@@ -14,7 +14,6 @@
    The end-of-generation set: ids read from the real llama3 / Qwen vocabularies (the
    expected ids were read from the files with a separate Python GGUF reader) and from
    GGUF files written here. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "gguf_writer.h"

@@ -1,6 +1,5 @@
 /* >>config: the preset table, validation, and exact parameter counts against the
    published figures (issue 2). */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

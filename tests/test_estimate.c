@@ -1,7 +1,6 @@
 /* >>estimate: every worked figure of issue 2, reproduced by the estimators, plus the
    planner's lines, verdicts and advice, and 64-bit safety on the largest presets.
    Units: GB = 1e9 B, GiB = 2^30 B. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "examples/llm-plan-args.h" /* build/llm-plan's parser */

@@ -2,7 +2,6 @@
    and MHA; shared and separate classifier) load and give the logits of a double-precision
    forward pass written here (version 2: of the exact quantized model); every truncated
    or nonsensical variant is rejected with LLM_EFORMAT, never a crash. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

@@ -10,7 +10,6 @@
    to float (inf * 0 = NaN, inf - inf = NaN, inf * nonzero = +-inf).
    Then llama.cpp's own quantized files (../shared/models/quant): every tensor equals the
    reference, and the model, dequantized to fp32, gives the float64 truth's logits. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

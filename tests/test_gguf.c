@@ -9,7 +9,6 @@
    itself, and the quantized q256 files load. qwen2, qwen3, gemma, gemma2 and phi3 files
    (their names, keys, biases, norms, fused tensors) give the double reference's logits
    (tests/ref_model.h), and each is refused, naming what, when a tensor or key is wrong. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "gguf_writer.h"

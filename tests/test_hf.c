@@ -8,7 +8,6 @@
    directories give the double reference's logits (tests/ref_model.h) and are refused by
    name when a tensor, an activation or a RoPE scaling is not what llm.h runs. */
 #define _POSIX_C_SOURCE 200809L /* mkdir, getpid: the directories llm_hf_load_dir reads */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include "st_writer.h"

@@ -30,7 +30,7 @@ static void test_free(void *p) {
 }
 #define LLM_MALLOC(n) test_failing_malloc(n)
 #define LLM_FREE(p) test_free(p)
-#define LLM_IMPLEMENTATION
+#define LLM_IMPLEMENTATION /* its own copy, built with the failing LLM_MALLOC above */
 #include "llm.h"
 #include "test.h"
 #include <limits.h>

@@ -2,7 +2,6 @@
    JSONTestSuite's n_* spirit refused with LLM_EFORMAT and a reason, the token structure
    (type, start/len, n, next), counting mode, the getters, llm_json_num against strtod,
    and Hugging Face's real tokenizer.json files from ../shared/vocab. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 #include <float.h>

@@ -6,7 +6,7 @@
    avx2f16c and avx512f builds); dropping or doubling one term is ~1/K of that sum
    (K <= 3000 here), far above it. Threaded results must equal unthreaded ones bit for
    bit. */
-#define LLM_IMPLEMENTATION
+#include <limits.h>
 #include "llm.h"
 #include "test.h"
 

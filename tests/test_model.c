@@ -11,7 +11,7 @@ static void *counting_malloc(size_t n) {
 }
 #define LLM_MALLOC(n) counting_malloc(n)
 #define LLM_FREE(p) free(p)
-#define LLM_IMPLEMENTATION
+#define LLM_IMPLEMENTATION /* its own copy, built with the counting LLM_MALLOC above */
 #include "llm.h"
 #include "test.h"
 #include "ref_model.h"

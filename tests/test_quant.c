@@ -13,7 +13,6 @@
                  vs the double dot of dequantized W with the fp32 x: within the bound the
                  activation quantization allows, sum_g |w_g| s_x[g] / 2 (plus the above)
    Threaded results must be bit-identical to unthreaded ones. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

@@ -1,7 +1,6 @@
 /* >>rope: scores depend only on m - n, the tables against double-precision formulas in
    both layouts and both bases, accuracy at position 100,000, partial rotary dimension,
    Llama 3.1 frequency scaling, out-of-range positions and bad arguments. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

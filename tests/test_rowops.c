@@ -9,7 +9,7 @@
      layernorm (mean ~1000):  |err| <= 2e-6 |ref| + 7e-5    (2 ulp of the mean / std)
      softmax:                 |err| <= 1e-5 |ref| + 1e-9, and sum within 1e-5 of 1
                               (a float sum of 11008 terms: ~sqrt(n) eps relative) */
-#define LLM_IMPLEMENTATION
+#define LLM_IMPLEMENTATION /* its own copy: it calls the SIMD layer (llm__rv_exp, llm__rv_load) */
 #include "llm.h"
 #include "test.h"
 

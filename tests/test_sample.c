@@ -10,7 +10,6 @@
      double-precision reference chain written here (full sort, no heaps) on random logits.
    - Seeded draws repeat, and follow the distribution.
    - Bad parameters are LLM_EINVAL; all tokens banned is -1 / LLM_ERANGE. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
 

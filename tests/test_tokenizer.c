@@ -2,7 +2,7 @@
    byte fallback, best-score merges), decoding (space after BOS, raw bytes), round trips
    on ASCII and UTF-8, and hostile tokenizer files. The O(n log n) encoder against run.c's
    O(n^2) one (tests/tok_reference.h) on random, UTF-8 and tie-heavy texts, and a 1 MB text. */
-#define LLM_IMPLEMENTATION
+#define LLM_IMPLEMENTATION /* its own copy: it calls llm__piece */
 #include "llm.h"
 #include "test.h"
 #include "tok_reference.h"
