@@ -72,26 +72,57 @@ TEST_UNUSED static int fc_load_is(llm_status st, const char *why, llm_status wan
     return fc_host_le() ? st == want : fc_be_refused(st, why);
 }
 
-/* The whole file in a malloc'd buffer of its size (malloc's alignment), *n its bytes;
-   NULL if it cannot be read. */
-TEST_UNUSED static unsigned char *fc_read_all(const char *path, size_t *n) {
+/* The whole file in a 64-byte-aligned heap buffer, a NUL after its *n bytes (a text file
+   reads as a string); *mem is what to free. NULL (and *mem NULL) if it cannot be read. */
+TEST_UNUSED static unsigned char *fc_read_all(const char *path, size_t *n, void **mem) {
     FILE *f = fopen(path, "rb");
     long sz;
     unsigned char *p;
+    *mem = NULL;
     if (!f) return NULL;
     if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
         return NULL;
     }
-    p = (unsigned char *)malloc(sz > 0 ? (size_t)sz : 1);
-    if (!p) abort();
+    *mem = malloc((size_t)sz + 65);
+    if (!*mem) abort();
+    p = (unsigned char *)*mem + (64 - (uintptr_t)*mem % 64) % 64;
     if (fread(p, 1, (size_t)sz, f) != (size_t)sz) {
         fclose(f);
-        free(p);
+        free(*mem);
+        *mem = NULL;
         return NULL;
     }
     fclose(f);
+    p[sz] = 0;
     *n = (size_t)sz;
     return p;
+}
+
+/* The first index where ids[0 .. n_ids) and want[0 .. n_want) differ (one list ending
+   early counts), -1 where they are equal. */
+TEST_UNUSED static int fc_first_mismatch(const int *ids, int n_ids, const int *want, int n_want) {
+    int i;
+    for (i = 0; i < n_ids || i < n_want; i++)
+        if (i >= n_ids || i >= n_want || ids[i] != want[i]) return i;
+    return -1;
+}
+
+/* A parser run on an exact-size copy of p[0 .. n): its status, *why its reason (a copy
+   that outlives the parse). */
+typedef llm_status (*fc_parse_fn)(const unsigned char *p, size_t n, const char **why);
+/* Every proper prefix of the file p[0 .. n) is refused with want and a reason: one check,
+   naming the first prefix that was not. */
+TEST_UNUSED static void fc_check_prefixes(const unsigned char *p, size_t n, fc_parse_fn parse, llm_status want,
+                                          const char *what) {
+    size_t cut, bad = 0, first = 0;
+    llm_status first_st = LLM_OK;
+    for (cut = 0; cut < n; cut++) {
+        const char *why = NULL;
+        llm_status st = parse(p, cut, &why);
+        if (!(st == want && why && *why) && !bad++) first = cut, first_st = st;
+    }
+    CHECK_MSG(bad == 0, "%s: %lu of %lu prefixes not refused with %s and a reason, first at %lu bytes: %s", what,
+              (unsigned long)bad, (unsigned long)n, llm_status_str(want), (unsigned long)first, llm_status_str(first_st));
 }
 #endif

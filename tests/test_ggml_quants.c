@@ -450,31 +450,6 @@ static void test_errors(void) {
 #define E2E_CHECKS 11
 static const char *const E2E_FILES[6] = {"F32", "Q8_0", "Q4_0", "Q5_0", "Q6_K", "Q4_K_M"};
 
-/* The whole file in a 64-byte-aligned heap buffer (*mem to free); NULL if absent. */
-static unsigned char *read_all(const char *path, size_t *len, void **mem) {
-    FILE *f = fopen(path, "rb");
-    long n;
-    unsigned char *p;
-    *mem = NULL;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    *mem = malloc((size_t)n + 64);
-    if (!*mem) abort();
-    p = (unsigned char *)*mem + (64 - (uintptr_t)*mem % 64) % 64;
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(*mem);
-        *mem = NULL;
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static const qtype *qtype_of(uint32_t id) {
     int k;
     for (k = 0; k < 10; k++)
@@ -512,11 +487,11 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
     float *logits = NULL;
 
     sprintf(path, "%s/quant/q256-%s.gguf", dir, x);
-    buf = read_all(path, &len, &mem);
+    buf = fc_read_all(path, &len, &mem);
     sprintf(path, "%s/quant/q256-%s.exact.f32", dir, x);
-    truth = read_all(path, &tlen, &tmem);
+    truth = fc_read_all(path, &tlen, &tmem);
     sprintf(path, "%s/quant/q256-%s.llamacpp.f32", dir, x);
-    llama = read_all(path, &llen, &lmem);
+    llama = fc_read_all(path, &llen, &lmem);
     if (!buf || !truth || !llama) {
         TEST_SKIP_SHARED(E2E_CHECKS, "q256-%s: %s/quant/q256-%s.{gguf,exact.f32,llamacpp.f32} absent", x, dir, x);
         free(mem), free(tmem), free(lmem);

@@ -384,20 +384,17 @@ static void write_base(gw *w) {
     w->no_end_pad = 1;
 }
 
-/* Every prefix of a file must be refused (LLM_EFORMAT, with a reason). */
-static void check_prefixes(const gw *w, const char *what) {
-    size_t cut, bad = 0, first = 0;
-    llm_status st = LLM_OK;
-    for (cut = 0; cut < w->n; cut++) {
-        opened o;
-        open_bytes(&o, w->p, cut);
-        if (!(o.st == LLM_EFORMAT && o.why && *o.why)) {
-            if (!bad++) first = cut, st = o.st;
-        }
-        close_opened(&o);
-    }
-    CHECK_MSG(bad == 0, "%s: %lu of %lu prefixes not refused with a reason, first at %lu bytes: %s", what,
-              (unsigned long)bad, (unsigned long)w->n, (unsigned long)first, llm_status_str(st));
+/* open_bytes as an fc_parse_fn: the status, and the reason copied out before the close */
+static llm_status parse_gguf(const unsigned char *p, size_t n, const char **why) {
+    static char reason[200];
+    opened o;
+    llm_status st;
+    open_bytes(&o, p, n);
+    st = o.st;
+    snprintf(reason, sizeof reason, "%s", o.why ? o.why : "");
+    *why = o.why ? reason : NULL;
+    close_opened(&o);
+    return st;
 }
 
 static void test_hostile(void) {
@@ -412,12 +409,12 @@ static void test_hostile(void) {
     open_gw(&o, &w);
     CHECK_MSG(o.st == LLM_OK, "base: %s", o.why ? o.why : "");
     close_opened(&o);
-    check_prefixes(&w, "base file");
+    fc_check_prefixes(w.p, w.n, parse_gguf, LLM_EFORMAT, "base file");
     gw_free(&w);
     write_all_types(&w, 3);
     w.no_end_pad = 1; /* the file ends with the F16 tensor's last byte */
     gw_finish(&w);
-    check_prefixes(&w, "every-type file");
+    fc_check_prefixes(w.p, w.n, parse_gguf, LLM_EFORMAT, "every-type file");
     gw_free(&w);
 
     /* magic, version, byte order */
@@ -453,18 +450,15 @@ static void test_hostile(void) {
     /* counts: huge, and one more than there is */
     {
         static const uint64_t huge[] = {0x8000000000000000ull, 0xffffffffffffffffull, 0x100000000ull, 1ull << 40};
-        for (k = 0; k < 4; k++) {
-            write_base(&w), w.n_kv_lie = 1, w.n_kv_value = huge[k];
+        for (k = 0; k < 8; k++) { /* n_kv, then n_tensors, of each */
+            const char *count = k & 1 ? "n_tensors" : "n_kv";
+            write_base(&w);
+            if (k & 1) w.n_tensors_lie = 1, w.n_tensors_value = huge[k / 2];
+            else w.n_kv_lie = 1, w.n_kv_value = huge[k / 2];
             gw_finish(&w);
-            CHECK_MSG(llm_gguf_bytes(w.p, w.n) == 0, "n_kv %llu: llm_gguf_bytes %lu", (unsigned long long)huge[k],
+            CHECK_MSG(llm_gguf_bytes(w.p, w.n) == 0, "%s %llu: llm_gguf_bytes %lu", count, (unsigned long long)huge[k / 2],
                       (unsigned long)llm_gguf_bytes(w.p, w.n));
-            sprintf(what, "n_kv = %llu", (unsigned long long)huge[k]);
-            expect_refused_gw(&w, LLM_EFORMAT, what);
-            write_base(&w), w.n_tensors_lie = 1, w.n_tensors_value = huge[k];
-            gw_finish(&w);
-            CHECK_MSG(llm_gguf_bytes(w.p, w.n) == 0, "n_tensors %llu: llm_gguf_bytes %lu", (unsigned long long)huge[k],
-                      (unsigned long)llm_gguf_bytes(w.p, w.n));
-            sprintf(what, "n_tensors = %llu", (unsigned long long)huge[k]);
+            sprintf(what, "%s = %llu", count, (unsigned long long)huge[k / 2]);
             expect_refused_gw(&w, LLM_EFORMAT, what);
         }
         write_base(&w), w.n_kv_lie = 1, w.n_kv_value = 4;
@@ -784,6 +778,29 @@ static llm_status load_gw(gw *w, llm_model *m, llm_layer_weights *layers, int ca
    comes from the metadata alone; else it needs the tensors, which a big-endian host never
    reaches (it refuses first, saying so). */
 typedef void (*edit_fn)(gw *w, void *ctx);
+/* The model of desc written, edit(w, ctx) applied (if given), and loaded by load_gw;
+   ref_unload frees what it made. */
+typedef struct ref_loaded {
+    gw w;
+    gw_names names;
+    llm_layer_weights layers[L + 2];
+    llm_model m;
+    llm_gguf g;
+    unsigned char *buf;
+    const char *why;
+    llm_status st;
+} ref_loaded;
+static void ref_load(ref_loaded *o, const gw_llama *desc, edit_fn edit, void *ctx) {
+    gw_init(&o->w);
+    gw_llama_model(&o->w, desc, &o->names);
+    if (edit) edit(&o->w, ctx);
+    o->st = load_gw(&o->w, &o->m, o->layers, L + 2, &o->buf, &o->g, &o->why);
+}
+static void ref_unload(ref_loaded *o) {
+    llm_gguf_free(&o->g);
+    free(o->buf);
+    gw_free(&o->w);
+}
 /* one more metadata entry, of any scalar type */
 typedef struct kv_edit {
     const char *key;
@@ -805,30 +822,20 @@ static void edit_kv(gw *w, void *ctx) {
 }
 static void expect_load(const ref *r, int tied, edit_fn edit, void *ctx, int at_config, llm_status want,
                         const char *name, const char *what) {
-    gw w;
-    gw_names names;
     gw_llama desc = ref_desc(r, GW_F32, tied);
-    llm_layer_weights layers[L + 2];
-    llm_model m;
-    llm_gguf g;
-    unsigned char *buf;
+    ref_loaded o;
     const char *why;
-    llm_status st;
     if (edit == edit_kv) desc.eps = 0, desc.theta = 0, desc.rope_dim = 0; /* the edit writes its own */
-    gw_init(&w);
-    gw_llama_model(&w, &desc, &names);
-    if (edit) edit(&w, ctx);
-    st = load_gw(&w, &m, layers, L + 2, &buf, &g, &why);
+    ref_load(&o, &desc, edit, ctx);
+    why = o.why;
     if (!at_config && !fc_host_le())
-        CHECK_MSG(fc_be_refused(st, why), "%s: %s (want the big-endian host refused), why \"%s\"", what, llm_status_str(st),
-                  why ? why : "(null)");
+        CHECK_MSG(fc_be_refused(o.st, why), "%s: %s (want the big-endian host refused), why \"%s\"", what,
+                  llm_status_str(o.st), why ? why : "(null)");
     else
-        CHECK_MSG(st == want && why && (*why || want == LLM_OK) && (!name || fc_mentions(why, name)),
-                  "%s: %s (want %s naming %s), why \"%s\"", what, llm_status_str(st), llm_status_str(want), name ? name : "-",
-                  why ? why : "(null)");
-    llm_gguf_free(&g);
-    free(buf);
-    gw_free(&w);
+        CHECK_MSG(o.st == want && why && (*why || want == LLM_OK) && (!name || fc_mentions(why, name)),
+                  "%s: %s (want %s naming %s), why \"%s\"", what, llm_status_str(o.st), llm_status_str(want),
+                  name ? name : "-", why ? why : "(null)");
+    ref_unload(&o);
 }
 
 static void test_model(uint32_t type, int tied) {
@@ -967,29 +974,15 @@ static void test_refusals(void) {
     {   /* other architectures: refused by name */
         static const char *const archs[] = {"qwen2", "gpt2", "gemma2", "falcon"};
         for (i = 0; i < 4; i++) {
-            gw w;
-            gw_names names;
-            llm_layer_weights layers[L];
-            llm_model m;
-            llm_gguf g;
-            unsigned char *buf;
-            const char *why;
-            llm_status st;
+            ref_loaded o;
+            llm_config c;
             desc = ref_desc(&r, GW_F32, 0);
             desc.arch = archs[i];
-            gw_init(&w);
-            gw_llama_model(&w, &desc, &names);
-            st = load_gw(&w, &m, layers, L, &buf, &g, &why);
-            CHECK_MSG(st == LLM_EUNSUPPORTED && fc_mentions(why, archs[i]), "architecture %s: %s, why \"%s\"", archs[i],
-                      llm_status_str(st), why ? why : "(null)");
-            llm_gguf_free(&g);
-            if (llm_gguf_create(&g, buf, w.n, NULL) == LLM_OK) {
-                llm_config c;
-                CHECK(llm_gguf_read_config(&c, &g, &why) == LLM_EUNSUPPORTED);
-                llm_gguf_free(&g);
-            }
-            free(buf);
-            gw_free(&w);
+            ref_load(&o, &desc, NULL, NULL);
+            CHECK_MSG(o.st == LLM_EUNSUPPORTED && fc_mentions(o.why, archs[i]), "architecture %s: %s, why \"%s\"", archs[i],
+                      llm_status_str(o.st), o.why ? o.why : "(null)");
+            CHECK(o.g.kv && llm_gguf_read_config(&c, &o.g, &o.why) == LLM_EUNSUPPORTED);
+            ref_unload(&o);
         }
     }
     {   /* tensor types the forward pass does not have: refused by name */
@@ -1008,29 +1001,18 @@ static void test_refusals(void) {
                                        LLM_Q2_K, LLM_Q3_K, LLM_Q4_K, LLM_Q5_K, LLM_Q6_K};
         int bad = 0;
         for (i = 0; i < 10; i++) {
-            gw w;
-            gw_names names;
-            llm_layer_weights layers[L];
-            llm_model m;
-            llm_gguf g;
-            unsigned char *buf;
-            const char *why;
-            llm_status st;
+            ref_loaded o;
             desc = ref_desc(&r, GW_F32, 0);
-            gw_init(&w);
-            gw_llama_model(&w, &desc, &names);
-            edit_type(&w, (void *)&types[i]);
-            st = load_gw(&w, &m, layers, L, &buf, &g, &why);
-            if (!fc_host_le() ? !fc_be_refused(st, why)
-                              : st != LLM_OK || layers[1].w2.type != dt[i] ||
-                                    layers[1].w2.data != llm_gguf_find_tensor(&g, "blk.1.ffn_down.weight")->data ||
-                                    layers[0].w2.type != LLM_F32) {
+            ref_load(&o, &desc, edit_type, (void *)&types[i]);
+            if (!fc_host_le() ? !fc_be_refused(o.st, o.why)
+                              : o.st != LLM_OK || o.layers[1].w2.type != dt[i] ||
+                                    o.layers[1].w2.data != llm_gguf_find_tensor(&o.g, "blk.1.ffn_down.weight")->data ||
+                                    o.layers[0].w2.type != LLM_F32) {
                 bad++;
-                fprintf(stderr, "    a %s ffn_down: %s: %s\n", llm_gguf_type_name(types[i]), llm_status_str(st), why ? why : "");
+                fprintf(stderr, "    a %s ffn_down: %s: %s\n", llm_gguf_type_name(types[i]), llm_status_str(o.st),
+                        o.why ? o.why : "");
             }
-            llm_gguf_free(&g);
-            free(buf);
-            gw_free(&w);
+            ref_unload(&o);
         }
         CHECK_MSG(bad == 0, "%d of 10 block formats not loaded as their llm_dtype%s", bad,
                   fc_host_le() ? "" : " (big-endian host: refused, saying so)");
@@ -1124,6 +1106,7 @@ static void test_stories(void) {
     const char *why = NULL;
     int want[300], n_want = 0, ids[300], n_ids, n_prompt = 0, pos, token, i, mismatch = -1, differ = -1;
     unsigned char *buf;
+    void *mem;
     size_t n = 0;
     float *lg[3];
     FILE *f;
@@ -1132,10 +1115,10 @@ static void test_stories(void) {
     sprintf(tpath, "%s/synth512.bin", test_models_dir());
     sprintf(ipath, "%s/stories260K.prompt.ids", test_models_dir());
     memset(&mf, 0, sizeof mf), memset(&mb, 0, sizeof mb), memset(&m2, 0, sizeof m2), memset(&g, 0, sizeof g);
-    buf = fc_read_all(path, &n);
+    buf = fc_read_all(path, &n, &mem);
     if (!buf || !exists(bpath) || !exists(tpath) || !(f = fopen(ipath, "r"))) {
         TEST_SKIP_SHARED(STORIES_CHECKS, "stories260K.gguf: %s, stories260K.bin, synth512.bin or the prompt ids absent", path);
-        free(buf);
+        free(mem);
         return;
     }
     while (n_want < 300 && fscanf(f, "%d", &want[n_want]) == 1) n_want++;
@@ -1175,7 +1158,7 @@ static void test_stories(void) {
     if (!fc_host_le()) { /* no weights loaded to run */
         llm_model_free(&mb);
         llm_gguf_free(&g);
-        free(buf);
+        free(mem);
         return;
     }
     /* 3: run.c's greedy tokens, every one, and the llama2.c file's logits, bit for bit */
@@ -1205,11 +1188,7 @@ static void test_stories(void) {
         ids[n_ids++] = next;
         token = next;
     }
-    for (i = 0; i < n_want; i++)
-        if (i >= n_ids || ids[i] != want[i]) {
-            mismatch = i;
-            break;
-        }
+    mismatch = fc_first_mismatch(ids, n_ids, want, n_want);
     CHECK(n_prompt == 12 && n_want == 257);
     CHECK_MSG(n_ids == n_want && mismatch < 0, "stories260K.gguf: %d ids, first mismatch at %d", n_ids, mismatch);
     CHECK_MSG(differ < 0, "stories260K.gguf: logits differ from stories260K.bin's from position %d", differ);
@@ -1222,7 +1201,7 @@ static void test_stories(void) {
     llm_model_free(&mf);
     llm_model_free(&mb);
     llm_gguf_free(&g);
-    free(buf);
+    free(mem);
 }
 
 /* relative RMS error: sqrt(mean((a - t)^2)) / sqrt(mean(t^2)) */
@@ -1266,7 +1245,8 @@ static void test_q256(void) {
     static const llm_dtype wq_want[Q256_FILES] = {LLM_F32, LLM_Q8_0, LLM_Q4_0, LLM_Q5_0, LLM_Q6_K, LLM_Q4_K};
     char path[512];
     int ids[64], n_ids = 0, i, have_ids, files_ok = 1;
-    float *got, *exact = NULL, *cpp = NULL;
+    float *got, *exact, *cpp;
+    void *mem_exact, *mem_cpp;
     size_t nn = (size_t)24 * 512, ne = 0, nl = 0;
     FILE *f;
     sprintf(path, "%s/quant/ids24.txt", test_models_dir());
@@ -1279,12 +1259,12 @@ static void test_q256(void) {
         files_ok &= exists(path);
     }
     sprintf(path, "%s/quant/q256-F32.exact.f32", test_models_dir());
-    exact = (float *)fc_read_all(path, &ne);
+    exact = (float *)fc_read_all(path, &ne, &mem_exact);
     sprintf(path, "%s/quant/q256-F32.llamacpp.f32", test_models_dir());
-    cpp = (float *)fc_read_all(path, &nl);
+    cpp = (float *)fc_read_all(path, &nl, &mem_cpp);
     if (!have_ids || !files_ok || !exact || !cpp) {
         TEST_SKIP_SHARED(Q256_CHECKS, "the q256 models: %s/quant, q256-F32's truth files or ids24.txt absent", test_models_dir());
-        free(exact), free(cpp);
+        free(mem_exact), free(mem_cpp);
         return;
     }
     CHECK(n_ids == 24 && ne == nn * 4 && nl == nn * 4);
@@ -1310,7 +1290,7 @@ static void test_q256(void) {
             CHECK(fabs(e_cpp - 5.6e-4) < 0.05e-4); /* the README's figure: the truth files are what they say */
         }
     }
-    free(got), free(exact), free(cpp);
+    free(got), free(mem_exact), free(mem_cpp);
 }
 
 /* NULLs and nonsense arguments: a status, never a crash. */

@@ -533,9 +533,8 @@ static void test_hostile(void) {
     static const float v[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     stw_tensor t[3];
     unsigned char file[1024], bad[1024];
-    size_t n, k;
+    size_t n;
     const char *why;
-    int all_refused = 1;
     llm_safetensors st;
     memset(t, 0, sizeof t);
     t[0].name = "a", t[0].dtype = "F32", t[0].n_dims = 2, t[0].shape[0] = 2, t[0].shape[1] = 3, t[0].data = v;
@@ -560,14 +559,7 @@ static void test_hostile(void) {
     llm_safetensors_free(&st);
     CHECK(st.tensors == NULL);
     /* every truncation: refused, never read past the end */
-    for (k = 0; k < n; k++) {
-        llm_status e = st_try(file, k, &why);
-        if (e == LLM_OK || !*why) {
-            all_refused = 0;
-            CHECK_MSG(0, "truncated to %d of %d bytes: %s", (int)k, (int)n, llm_status_str(e));
-        }
-    }
-    CHECK(all_refused);
+    fc_check_prefixes(file, n, st_try, LLM_EFORMAT, "a safetensors file");
     /* the header length: past the end, huge, too small */
     {
         static const uint64_t lens[] = {0, 1, 2, 5, 0, 0, (uint64_t)1 << 32, (uint64_t)1 << 63, ~(uint64_t)0, ~(uint64_t)0 - 7};
@@ -585,44 +577,77 @@ static void test_hostile(void) {
         CHECK(st_try(bad, n, &why) == LLM_EFORMAT);
         CHECK(llm_safetensors_bytes(bad, 4) == 0 && llm_safetensors_bytes(NULL, 100) == 0);
     }
-    hostile("header not JSON", "{abc}", 0, LLM_EFORMAT, NULL);
-    hostile("header an array", "[]      ", 0, LLM_EFORMAT, NULL);
-    hostile("header a string", "\"a\"     ", 0, LLM_EFORMAT, NULL);
+    {   /* the header alone (data of data_len zeros): the status, and a word the reason has */
+        static const struct {
+            const char *what, *header;
+            size_t data_len;
+            llm_status want;
+            const char *why_has;
+        } cases[] = {
+            {"header not JSON", "{abc}", 0, LLM_EFORMAT, NULL},
+            {"header an array", "[]      ", 0, LLM_EFORMAT, NULL},
+            {"header a string", "\"a\"     ", 0, LLM_EFORMAT, NULL},
+            {"trailing comma", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},}", 4, LLM_EFORMAT, NULL},
+            {"entry not an object", "{\"a\": 1}", 0, LLM_EFORMAT, "a"},
+            {"entry an array", "{\"a\": [0, 4]}", 4, LLM_EFORMAT, "a"},
+            {"offsets reversed", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}", 8, LLM_EFORMAT, "a"},
+            {"offsets past the end", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 4, LLM_EFORMAT, "a"},
+            {"offsets past the end 2", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 7, LLM_EFORMAT, "a"},
+            {"offsets huge", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[18446744073709551612,18446744073709551616]}}",
+             4, LLM_EFORMAT, "a"},
+            {"offsets near INT64_MAX", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[9223372036854775800,9223372036854775804]}}",
+             4, LLM_EFORMAT, "a"},
+            {"offsets not shape x dtype", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+             8, LLM_EFORMAT, "a"},
+            {"offsets not shape x dtype 2", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+             8, LLM_EFORMAT, "a"},
+            {"offsets negative", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[-4,0]}}", 8, LLM_EFORMAT, "a"},
+            {"offsets fractional", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0.5,4.5]}}", 8, LLM_EFORMAT, "a"},
+            {"offsets one", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4]}}", 8, LLM_EFORMAT, "a"},
+            {"offsets three", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", 8, LLM_EFORMAT, "a"},
+            {"offsets strings", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[\"0\",\"4\"]}}", 8, LLM_EFORMAT, "a"},
+            {"no offsets", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 8, LLM_EFORMAT, "a"},
+            {"shape negative", "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1,-4],\"data_offsets\":[0,16]}}", 16, LLM_EFORMAT, "a"},
+            {"shape fractional", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2.5],\"data_offsets\":[0,10]}}", 16, LLM_EFORMAT, "a"},
+            {"shape a string", "{\"a\":{\"dtype\":\"F32\",\"shape\":\"[1]\",\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a"},
+            {"shape of strings", "{\"a\":{\"dtype\":\"F32\",\"shape\":[\"1\"],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a"},
+            {"shape nested", "{\"a\":{\"dtype\":\"F32\",\"shape\":[[1]],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a"},
+            {"no shape", "{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a"},
+            {"shape overflow", "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,0]}}",
+             4, LLM_EFORMAT, "a"},
+            {"shape overflow 3", "{\"a\":{\"dtype\":\"F32\",\"shape\":[65536,65536,65536,65536],\"data_offsets\":[0,0]}}",
+             4, LLM_EFORMAT, "a"},
+            {"shape x bytes overflow", "{\"a\":{\"dtype\":\"F64\",\"shape\":[2305843009213693952],\"data_offsets\":[0,0]}}",
+             4, LLM_EFORMAT, "a"},
+            {"duplicate names", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+             8, LLM_EFORMAT, "twice"},
+            {"unknown dtype", "{\"a\":{\"dtype\":\"F99\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype"},
+            {"dtype lower case", "{\"a\":{\"dtype\":\"f32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype"},
+            {"dtype a number", "{\"a\":{\"dtype\":4,\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype"},
+            {"no dtype", "{\"a\":{\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype"},
+            {"escaped name", "{\"a\\u0062\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, NULL},
+            /* valid corners: no tensors; a scalar (shape []); a zero-size tensor; metadata
+               anywhere; padding spaces; known dtypes llm.h does not run (listed, refused
+               later by the loader) */
+            {"empty header", "{}      ", 0, LLM_OK, NULL},
+            {"only metadata", "{\"__metadata__\":{\"format\":\"pt\"}}", 0, LLM_OK, NULL},
+            {"a scalar", "{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}}", 4, LLM_OK, NULL},
+            {"zero elements", "{\"a\":{\"dtype\":\"F32\",\"shape\":[0,7],\"data_offsets\":[0,0]}}", 0, LLM_OK, NULL},
+            {"metadata last", "{\"a\":{\"dtype\":\"I8\",\"shape\":[3],\"data_offsets\":[0,3]},\"__metadata__\":{}}   ",
+             3, LLM_OK, NULL},
+            {"F8_E4M3, U64", "{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[3],\"data_offsets\":[0,3]},\"b\":{\"dtype\":\"U64\",\"shape\":[1],\"data_offsets\":[3,11]}}",
+             11, LLM_OK, NULL},
+        };
+        size_t i;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            hostile(cases[i].what, cases[i].header, cases[i].data_len, cases[i].want, cases[i].why_has);
+    }
     {   /* the header padded with a NUL instead of spaces: text after the JSON value */
         const char *h = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
         unsigned char buf[256];
         size_t m = stw_raw(buf, sizeof buf, strlen(h) + 1, h, "\0\0\0\0\0", 5);
         CHECK(st_try(buf, m, &why) == LLM_EFORMAT && *why);
     }
-    hostile("trailing comma", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},}", 4, LLM_EFORMAT, NULL);
-    hostile("entry not an object", "{\"a\": 1}", 0, LLM_EFORMAT, "a");
-    hostile("entry an array", "{\"a\": [0, 4]}", 4, LLM_EFORMAT, "a");
-    hostile("offsets reversed", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets past the end", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 4, LLM_EFORMAT, "a");
-    hostile("offsets past the end 2", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 7, LLM_EFORMAT, "a");
-    hostile("offsets huge", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[18446744073709551612,18446744073709551616]}}", 4,
-            LLM_EFORMAT, "a");
-    hostile("offsets near INT64_MAX", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[9223372036854775800,9223372036854775804]}}",
-            4, LLM_EFORMAT, "a");
-    hostile("offsets not shape x dtype", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets not shape x dtype 2", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets negative", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[-4,0]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets fractional", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0.5,4.5]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets one", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets three", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", 8, LLM_EFORMAT, "a");
-    hostile("offsets strings", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[\"0\",\"4\"]}}", 8, LLM_EFORMAT, "a");
-    hostile("no offsets", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 8, LLM_EFORMAT, "a");
-    hostile("shape negative", "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1,-4],\"data_offsets\":[0,16]}}", 16, LLM_EFORMAT, "a");
-    hostile("shape fractional", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2.5],\"data_offsets\":[0,10]}}", 16, LLM_EFORMAT, "a");
-    hostile("shape a string", "{\"a\":{\"dtype\":\"F32\",\"shape\":\"[1]\",\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a");
-    hostile("shape of strings", "{\"a\":{\"dtype\":\"F32\",\"shape\":[\"1\"],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a");
-    hostile("shape nested", "{\"a\":{\"dtype\":\"F32\",\"shape\":[[1]],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a");
-    hostile("no shape", "{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "a");
-    hostile("shape overflow", "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,0]}}", 4, LLM_EFORMAT, "a");
-    hostile("shape overflow 3", "{\"a\":{\"dtype\":\"F32\",\"shape\":[65536,65536,65536,65536],\"data_offsets\":[0,0]}}", 4, LLM_EFORMAT,
-            "a");
-    hostile("shape x bytes overflow", "{\"a\":{\"dtype\":\"F64\",\"shape\":[2305843009213693952],\"data_offsets\":[0,0]}}", 4, LLM_EFORMAT,
-            "a");
     {
         const char *h5 = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1],\"data_offsets\":[0,4]}}";
         unsigned char buf[256];
@@ -630,22 +655,6 @@ static void test_hostile(void) {
         llm_status e = st_try(buf, m, &why);
         CHECK_MSG((e == LLM_EFORMAT || e == LLM_EUNSUPPORTED) && strstr(why, "a"), "5 dims: %s: %s", llm_status_str(e), why);
     }
-    hostile("duplicate names", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
-            8, LLM_EFORMAT, "twice");
-    hostile("unknown dtype", "{\"a\":{\"dtype\":\"F99\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype");
-    hostile("dtype lower case", "{\"a\":{\"dtype\":\"f32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype");
-    hostile("dtype a number", "{\"a\":{\"dtype\":4,\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype");
-    hostile("no dtype", "{\"a\":{\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, "dtype");
-    hostile("escaped name", "{\"a\\u0062\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, LLM_EFORMAT, NULL);
-    /* valid corners: no tensors; a scalar (shape []); a zero-size tensor; metadata anywhere;
-       padding spaces; known dtypes llm.h does not run (listed, refused later by the loader) */
-    hostile("empty header", "{}      ", 0, LLM_OK, NULL);
-    hostile("only metadata", "{\"__metadata__\":{\"format\":\"pt\"}}", 0, LLM_OK, NULL);
-    hostile("a scalar", "{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}}", 4, LLM_OK, NULL);
-    hostile("zero elements", "{\"a\":{\"dtype\":\"F32\",\"shape\":[0,7],\"data_offsets\":[0,0]}}", 0, LLM_OK, NULL);
-    hostile("metadata last", "{\"a\":{\"dtype\":\"I8\",\"shape\":[3],\"data_offsets\":[0,3]},\"__metadata__\":{}}   ", 3, LLM_OK, NULL);
-    hostile("F8_E4M3, U64", "{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[3],\"data_offsets\":[0,3]},\"b\":{\"dtype\":\"U64\",\"shape\":[1],\"data_offsets\":[3,11]}}",
-            11, LLM_OK, NULL);
     {   /* arguments: memory missing, misaligned, too small */
         size_t need = llm_safetensors_bytes(file, n);
         void *mem = malloc(need + 16);
@@ -866,11 +875,7 @@ static void test_stories(void) {
         ids[n_ids++] = next;
         token = next;
     }
-    for (l = 0; l < n_want; l++)
-        if (l >= n_ids || ids[l] != want[l]) {
-            mismatch = l;
-            break;
-        }
+    mismatch = fc_first_mismatch(ids, n_ids, want, n_want);
     CHECK_MSG(n_want == 257 && n_ids == n_want && mismatch < 0, "stories260K from an HF directory: %d ids of %d, first mismatch at %d",
               n_ids, n_want, mismatch);
     llm_state_free(&s);
