@@ -67,9 +67,10 @@ TEST_UNUSED static int fc_be_refused(llm_status st, const char *why) {
     return st == LLM_EUNSUPPORTED && fc_mentions(why, "big-endian");
 }
 /* A load whose verdict needs the weights: on a little-endian host `want`, on a big-endian
-   one the refusal. */
-TEST_UNUSED static int fc_load_is(llm_status st, const char *why, llm_status want) {
-    return fc_host_le() ? st == want : fc_be_refused(st, why);
+   one the refusal. *why is read here, after the load (fc_load_is(load(.., &why), &why, ..)
+   is safe in any order of evaluation). */
+TEST_UNUSED static int fc_load_is(llm_status st, const char *const *why, llm_status want) {
+    return fc_host_le() ? st == want : fc_be_refused(st, *why);
 }
 
 /* The whole file in a 64-byte-aligned heap buffer, a NUL after its *n bytes (a text file

@@ -859,7 +859,7 @@ static void test_model(uint32_t type, int tied) {
     gw_init(&w);
     gw_llama_model(&w, &desc, &names);
     st = load_gw(&w, &m, layers, L, &buf, &g, &why);
-    CHECK_MSG(fc_load_is(st, why, LLM_OK), "%s %s: %s: %s", tn, tied ? "tied" : "untied", llm_status_str(st), why ? why : "");
+    CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s %s: %s: %s", tn, tied ? "tied" : "untied", llm_status_str(st), why ? why : "");
     if (st == LLM_OK) {
         const llm_config *k = &m.config;
         CHECK(k->d_model == D && k->d_ff == FF && k->n_layers == L && k->n_heads == NH && k->n_kv_heads == NKV);
@@ -912,7 +912,7 @@ static void test_model(uint32_t type, int tied) {
         int ok = f && fwrite(w.p, 1, w.n, f) == w.n;
         if (f) ok &= fclose(f) == 0;
         st = ok ? llm_gguf_load_file(&m, "build/test_gguf_model.gguf", &why) : LLM_EIO;
-        CHECK_MSG(fc_load_is(st, why, LLM_OK), "%s: llm_gguf_load_file: %s: %s", tn, llm_status_str(st), why ? why : "");
+        CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s: llm_gguf_load_file: %s: %s", tn, llm_status_str(st), why ? why : "");
         if (st == LLM_OK) {
             ok = llm_state_create(&s, &m.config, CTX, NTOK, LLM_F32) == LLM_OK;
             ok = ok && llm_forward(&s, &m.weights, toks, NTOK, 0, got, 1, NULL) == LLM_OK;
@@ -1127,10 +1127,10 @@ static void test_stories(void) {
        host parses it, and refuses to load its weights) */
     {
         llm_status st = llm_gguf_load_file(&mf, path, &why);
-        CHECK_MSG(fc_load_is(st, why, LLM_OK), "stories260K.gguf: llm_gguf_load_file: %s: %s", llm_status_str(st), why);
+        CHECK_MSG(fc_load_is(st, &why, LLM_OK), "stories260K.gguf: llm_gguf_load_file: %s: %s", llm_status_str(st), why);
         CHECK_OK(llm_gguf_create(&g, buf, n, &why));
         st = llm_gguf_load(&m2, &g, layers, 8, &why);
-        CHECK_MSG(fc_load_is(st, why, LLM_OK), "stories260K.gguf: llm_gguf_load: %s: %s", llm_status_str(st), why);
+        CHECK_MSG(fc_load_is(st, &why, LLM_OK), "stories260K.gguf: llm_gguf_load: %s: %s", llm_status_str(st), why);
     }
     CHECK_OK(llm_llama2c_load_file(&mb, bpath, &why));
     CHECK(llm_gguf_read_config(&c, &g, &why) == LLM_OK && c.d_model == 64 && c.n_layers == 5 && c.n_heads == 8 &&

@@ -228,7 +228,7 @@ static void check_case(const char *what, const llm_config *c, const char *model_
         llm_status e = hf_load(&h, cfg, file, len, &why);
         llm_config rc;
         double rel;
-        CHECK_MSG(fc_load_is(e, why, LLM_OK), "%s %s/%s: llm_hf_load: %s: %s", what, dt, vdt, llm_status_str(e), why);
+        CHECK_MSG(fc_load_is(e, &why, LLM_OK), "%s %s/%s: llm_hf_load: %s: %s", what, dt, vdt, llm_status_str(e), why);
         /* the config as read (by llm_hf_read_config alone where a big-endian host refused the weights) */
         if (e == LLM_OK) rc = h.m.config;
         else if (llm_hf_read_config(&rc, cfg, strlen(cfg), &why) != LLM_OK) memset(&rc, 0, sizeof rc);
@@ -450,9 +450,9 @@ static void test_refusals(void) {
         CHECK_OK(llm_hf_read_config(&cc, cfg, strlen(cfg), &why));
         auxn = llm_hf_aux_floats(&cc);
         CHECK(auxn == (2 * 2 + 1) * 32); /* two norms per layer and the final one, F16 to fp32 */
-        CHECK(fc_load_is(hf_load(&h, cfg, file, len, &why), why, LLM_OK));
-        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, h.aux, auxn - 1, &why), why, LLM_EINVAL));
-        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, NULL, 0, &why), why, LLM_EINVAL));
+        CHECK(fc_load_is(hf_load(&h, cfg, file, len, &why), &why, LLM_OK));
+        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, h.aux, auxn - 1, &why), &why, LLM_EINVAL));
+        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, NULL, 0, &why), &why, LLM_EINVAL));
         CHECK(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, 1, h.aux, auxn, &why) == LLM_EINVAL);
         CHECK(llm_hf_load(NULL, cfg, strlen(cfg), &h.st, h.layers, MAXL, h.aux, auxn, &why) == LLM_EINVAL);
         CHECK(llm_hf_load(&h.m, cfg, strlen(cfg), NULL, h.layers, MAXL, h.aux, auxn, &why) == LLM_EINVAL);
@@ -462,7 +462,7 @@ static void test_refusals(void) {
         /* F32 vectors are used in place: no aux needed */
         f2 = write_file(&m, "BF16", "F32", NULL, NULL, &l2);
         CHECK_OK(llm_safetensors_create(&h.st, f2, l2, &why));
-        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, NULL, 0, &why), why, LLM_OK));
+        CHECK(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, NULL, 0, &why), &why, LLM_OK));
         CHECK(!fc_host_le() || h.m.weights.out_norm == (const float *)llm_safetensors_find(&h.st, "model.norm.weight")->data);
         llm_safetensors_free(&h.st);
         free(f2);
@@ -477,9 +477,9 @@ static void test_refusals(void) {
         stw_config_json(cq, sizeof cq, &q, "qwen2", NULL);
         fq = write_file(&mq, "F32", "F32", NULL, NULL, &lq);
         expect_w("qwen2's file as llama (fresh)", LLM_EUNSUPPORTED, "bias", cfg, fq, lq);
-        CHECK(fc_load_is(hf_load(&h, cq, fq, lq, &why), why, LLM_OK));
+        CHECK(fc_load_is(hf_load(&h, cq, fq, lq, &why), &why, LLM_OK));
         auxn = llm_hf_aux_floats(&q);
-        CHECK_MSG(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, h.aux, auxn, &why), why, LLM_EUNSUPPORTED),
+        CHECK_MSG(fc_load_is(llm_hf_load(&h.m, cfg, strlen(cfg), &h.st, h.layers, MAXL, h.aux, auxn, &why), &why, LLM_EUNSUPPORTED),
                   "llm_hf_load keeps st->tensors[].used from an earlier call: qwen2's biases silently ignored by a llama load");
         hf_free(&h);
         free(fq);
@@ -734,8 +734,8 @@ static void test_dir(void) {
     CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "data truncated: %s", why);
     CHECK(put_file(dir, "model.safetensors", file, len) == 0);
     e = llm_hf_load_dir(&dm, dir, &why);
-    CHECK_MSG(fc_load_is(e, why, LLM_OK), "llm_hf_load_dir: %s: %s", llm_status_str(e), why);
-    CHECK(fc_load_is(hf_load(&h, cfg, file, len, &why), why, LLM_OK));
+    CHECK_MSG(fc_load_is(e, &why, LLM_OK), "llm_hf_load_dir: %s: %s", llm_status_str(e), why);
+    CHECK(fc_load_is(hf_load(&h, cfg, file, len, &why), &why, LLM_OK));
     if (fc_host_le()) {
         n = 2 * T_TOK * (size_t)c.vocab;
         a = (float *)malloc(n * sizeof(float)), b = (float *)malloc(n * sizeof(float));
@@ -851,7 +851,7 @@ static void test_stories(void) {
     CHECK(mkdir(dir, 0777) == 0 && put_file(dir, "config.json", cfg, strlen(cfg)) == 0 && put_file(dir, "model.safetensors", file, len) == 0);
     {
         llm_status e = llm_hf_load_dir(&hm, dir, &why);
-        CHECK_MSG(fc_load_is(e, why, LLM_OK), "stories260K as an HF directory: %s: %s", llm_status_str(e), why);
+        CHECK_MSG(fc_load_is(e, &why, LLM_OK), "stories260K as an HF directory: %s: %s", llm_status_str(e), why);
     }
     rm_file(dir, "config.json"), rm_file(dir, "model.safetensors"), rmdir(dir);
     if (!fc_host_le()) { /* no weights loaded to run */
