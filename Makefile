@@ -30,7 +30,7 @@ TESTS    := $(filter-out test_mmap,$(patsubst tests/%.c,%,$(wildcard tests/test_
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
+DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/filecheck.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)

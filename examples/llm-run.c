@@ -38,6 +38,11 @@ static const char *usage =
     "                 greedy next id of each step, one per line\n"
     "  --logits-out FILE  with --ids-in: the logits of every step, float32 [n][vocab],\n"
     "                 little-endian\n"
+    "  --ppl FILE     the perplexity of the text in FILE under the model (its tokenizer, -z;\n"
+    "                 BOS first), in windows of -n positions (default, and at most, the\n"
+    "                 model's context): the mean negative log-likelihood of each token after\n"
+    "                 BOS in nats, exp of it, the token count and tokens/s\n"
+    "  --json         with --ppl: the same figures as JSON\n"
     "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
     "Sampling beyond run.c's (any of these switches to llm.h's sampler chain; with -t -p -s\n"
     "alone it draws run.c's tokens):\n"
@@ -543,13 +548,100 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
     return 0;
 }
 
+/* --ppl: the text's ids (BOS, then the text) cut into windows of C positions (the model's
+   context, or -n) that overlap by one id; each window runs from position 0 with an empty
+   cache, and each of its ids after the first is predicted from those before it. So every
+   id after BOS is scored exactly once, from at most C - 1 ids of context. NLL = mean of
+   -log softmax(logits)[id] in nats (summed in double); perplexity = exp(NLL). */
+enum { PPL_CHUNK = 64 }; /* positions per forward call: logits of [64][vocab] at a time */
+static int run_ppl(llm_model *m, run_tok *tok, const char *path, int C, int json, int n_threads) {
+    char what[600];
+    int V = m->config.vocab, n = 0, *ids, n_win = 0, n_pred = 0, start, i;
+    long sz;
+    char *text;
+    FILE *f;
+    llm_state s;
+    llm_threads *th = NULL;
+    llm_status st;
+    float *logits;
+    double nll = 0, t0, secs, ppl;
+    llm_file_probe probe = llm_args_probe_file(path);
+    snprintf(what, sizeof what, "--ppl '%.500s'", path);
+    if (probe.kind == LLM_FILE_UNREADABLE || probe.kind == LLM_FILE_DIRECTORY) return fail(what, LLM_EIO, probe.what);
+    if (probe.kind == LLM_FILE_EMPTY) return fail(what, LLM_EINVAL, "an empty file (0 bytes): no text to score");
+    if (!(f = fopen(path, "rb"))) return fail(what, LLM_EIO, "cannot open it");
+    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return fail(what, LLM_EIO, "cannot seek in it");
+    }
+    if (sz > (1L << 30)) {
+        fclose(f);
+        return fail(what, LLM_ERANGE, "more than 1 GiB of text");
+    }
+    text = (char *)malloc((size_t)sz + 1);
+    if (!text) return fail(what, LLM_ENOMEM, NULL);
+    if (fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+        fclose(f);
+        return fail(what, LLM_EIO, "cannot read it");
+    }
+    fclose(f);
+    text[sz] = '\0';
+    if (memchr(text, 0, (size_t)sz)) return fail(what, LLM_EFORMAT, "a NUL byte in it: not a text file");
+    ids = (int *)malloc(((size_t)sz + 3) * sizeof *ids);
+    logits = (float *)malloc((size_t)PPL_CHUNK * (size_t)V * sizeof *logits);
+    if (!ids || !logits) return fail(what, LLM_ENOMEM, NULL);
+    if ((st = tok_prompt(tok, text, ids, (int)sz + 3, &n)) != LLM_OK) return fail(what, st, NULL);
+    free(text);
+    if (n < 2) return fail(what, LLM_EINVAL, "no tokens after BOS: no text to score");
+    if ((st = llm_state_create(&s, &m->config, C, PPL_CHUNK, LLM_F32)) != LLM_OK) return fail("state", st, NULL);
+    if (n_threads > 1 && (st = llm_threads_create(&th, n_threads)) != LLM_OK) return fail("--threads", st, NULL);
+    t0 = now_s();
+    for (start = 0; start < n - 1; start += C - 1, n_win++) {
+        int len = n - start < C ? n - start : C, p, k;
+        for (p = 0; p < len - 1; p += PPL_CHUNK) { /* positions p.. of the window; the last one predicts nothing */
+            int nt = len - 1 - p < PPL_CHUNK ? len - 1 - p : PPL_CHUNK;
+            if ((st = llm_forward(&s, &m->weights, ids + start + p, nt, p, logits, 1, th)) != LLM_OK)
+                return fail("forward", st, NULL);
+            for (k = 0; k < nt; k++) {
+                const float *l = logits + (size_t)k * V;
+                float mx = l[0];
+                double sum = 0;
+                for (i = 1; i < V; i++) mx = l[i] > mx ? l[i] : mx;
+                for (i = 0; i < V; i++) sum += exp((double)l[i] - mx);
+                nll += log(sum) + mx - l[ids[start + p + k + 1]];
+            }
+            n_pred += nt;
+        }
+    }
+    secs = now_s() - t0;
+    nll /= n_pred;
+    ppl = exp(nll);
+    if (json)
+        printf("{\"tokens\": %d, \"predicted\": %d, \"windows\": %d, \"context\": %d, \"nll_nats\": %.9g, "
+               "\"perplexity\": %.9g, \"seconds\": %.6g, \"tokens_per_second\": %.6g}\n",
+               n, n_pred, n_win, C, nll, ppl, secs, secs > 0 ? n_pred / secs : 0.0);
+    else
+        printf("perplexity of %s under the model\n"
+               "  tokens       %d (BOS + the text), %d predicted, in %d window%s of up to %d\n"
+               "  NLL          %.9g nats per predicted token\n"
+               "  perplexity   %.9g\n"
+               "  speed        %.6g tokens/s (%.6g s, %d thread%s)\n",
+               what + 6, n, n_pred, n_win, n_win > 1 ? "s" : "", C, nll, ppl, secs > 0 ? n_pred / secs : 0.0, secs,
+               n_threads, n_threads > 1 ? "s" : "");
+    llm_state_free(&s);
+    llm_threads_free(th);
+    free(ids), free(logits);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *tok_path = "tokenizer.bin", *prompt = "", *mode = "generate", *system = NULL;
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
-    int steps = 256, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
+    int steps = 256, steps_given = 0, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
     int tok_given = 0, chain = 0;
-    const char *ids_in = NULL, *logits_out = NULL;
+    const char *ids_in = NULL, *logits_out = NULL, *ppl_path = NULL;
+    int json = 0;
     chat_opts co;
     llm_model model;
     run_tok tok;
@@ -589,6 +681,11 @@ int main(int argc, char **argv) {
             ok = (ids_in = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "--logits-out")) {
             ok = (logits_out = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--ppl")) {
+            ok = (ppl_path = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--json")) {
+            ok = llm_args_switch(&a);
+            json = 1;
         } else if (llm_args_is(&a, "--threads")) {
             if ((ok = llm_args_int(&a, 1, 1024, &v))) n_threads = (int)v;
         } else if (llm_args_is(&a, "-t")) {
@@ -599,7 +696,7 @@ int main(int argc, char **argv) {
         } else if (llm_args_is(&a, "-s")) {
             if ((ok = llm_args_int(&a, 0, 9223372036854775807LL, &v))) seed = (unsigned long long)v;
         } else if (llm_args_is(&a, "-n")) {
-            if ((ok = llm_args_int(&a, 0, 2147483647LL, &v))) steps = (int)v;
+            if ((ok = llm_args_int(&a, 0, 2147483647LL, &v))) steps = (int)v, steps_given = 1;
         } else if (llm_args_is(&a, "-i")) {
             ok = (prompt = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "-z")) {
@@ -682,9 +779,30 @@ int main(int argc, char **argv) {
         fprintf(stderr, "llm-run: --logits-out: needs --ids-in (the ids whose logits to write)\n");
         return 1;
     }
+    if (json && !ppl_path) {
+        fprintf(stderr, "llm-run: --json: needs --ppl (the figures it prints)\n");
+        return 1;
+    }
+    if (ppl_path && ids_in) {
+        fprintf(stderr, "llm-run: --ppl: not with --ids-in (one run scores a text, the other feeds ids)\n");
+        return 1;
+    }
     /* the model (weights point into the file's bytes), its tokenizer, threads */
     if (load_model(&model, ckpt)) return 1;
     if (ids_in) return run_ids(&model, ids_in, logits_out, n_threads);
+    if (ppl_path) { /* windows of -n positions, 2 .. the context (0: the context) */
+        int rc, win = steps_given && steps ? steps : model.config.max_seq_len;
+        if (win < 2 || win > model.config.max_seq_len) {
+            fprintf(stderr, "llm-run: -n %d: --ppl's windows need 2 .. %d positions (the model's context)\n", win,
+                    model.config.max_seq_len);
+            return 1;
+        }
+        if (load_tokenizer(&tok, tok_path, ckpt, model.config.vocab, !tok_given)) return 1;
+        rc = run_ppl(&model, &tok, ppl_path, win, json, n_threads);
+        tok_free(&tok);
+        llm_model_free(&model);
+        return rc;
+    }
     if (steps > model.config.max_seq_len)
         fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", steps,
                 model.config.max_seq_len, model.config.max_seq_len);

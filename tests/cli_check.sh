@@ -3,7 +3,9 @@
 #  - bad invocations of llm-run and llm-plan: each must exit non-zero, print nothing on
 #    stdout, and say on stderr both what it is about (the flag or the file) and why;
 #  - good llm-plan invocations: the table and --json must carry the same figures (both
-#    parsed, compared to the table's printed precision); --help / -h: usage on stdout, rc 0.
+#    parsed, compared to the table's printed precision); --help / -h: usage on stdout, rc 0;
+#  - llm-run --ppl against a perplexity computed here from --logits-out of the same ids,
+#    its table and --json the same figures.
 # usage: cli_check.sh BUILD_DIR   (needs BUILD/llm-run, BUILD/llm-plan, BUILD/examples/08_generate)
 B=${1:-build}
 RUN=$B/llm-run PLAN=$B/llm-plan TOK=$B/llm-tokenize
@@ -110,6 +112,17 @@ tok|$Z -f|-f|needs a value
 tok|$Z -f $T/missing.txt|-f '$T/missing.txt'|cannot open
 tok|$Z --decode -f $T/text.txt|--decode|is not an id
 tok|$Z --decode -f $T/bigid.txt|--decode|is not an id in 0..
+run|$M -z $Z --ppl $T/missing.bin|--ppl '$T/missing.bin'|cannot open
+run|$M -z $Z --ppl $T/empty.bin|--ppl '$T/empty.bin'|an empty file
+run|$M -z $Z --ppl $T/dir|--ppl '$T/dir'|a directory
+run|$M -z $Z --ppl $M|--ppl '$M'|not a text file
+run|$M -z $Z --ppl|--ppl|needs a value
+run|$M -z $Z --ppl $T/text.txt -n 1|-n 1|2 ..
+run|$M -z $Z --ppl $T/text.txt -n 99999|-n 99999|the model's context
+run|$M -z $Z --ppl $T/text.txt --ids-in $T/text.txt|--ppl|not with --ids-in
+run|$M -z $T/text.txt --ppl $T/text.txt|-z '$T/text.txt'|a text file
+run|$M -z $Z --ppl $T/text.txt --json=1|--json|takes no value
+run|$M -z $Z --json|--json|needs --ppl
 plan|--model llama-2-7b --gpus abc|--gpus|not a whole number
 plan|--model llama-2-7b --gpus -1|--gpus|not a whole number
 plan|--model llama-2-7b --gpus 0|--gpus|not a whole number
@@ -310,6 +323,59 @@ if [ -f "$G" ]; then
   else bad "llm-run -m chat --stop '$stop': rc $rc, got '$(head -c 80 "$T/c3")', want '$want'"; fi
 else
   if [ "${LLM_REQUIRE_SHARED:-0}" != 0 ]; then bad "$G absent (LLM_REQUIRE_SHARED)"; else skip=$((skip + 4)); echo "SKIP 4: llm-run -m chat: $G absent"; fi
+fi
+
+# ---- --ppl against a perplexity computed here: the text's ids as -i tokenizes them (BOS
+# first; -n = their count - 1 prints the prompt and no more), cut into the same windows of
+# -n 16 positions overlapping by one id, each fed from position 0 by --ids-in; from its
+# --logits-out, awk sums log-sum-exp(logits) - logits[next id] in double. Table and --json
+# carry the same figures.
+P=$T/ppl W=16
+mkdir -p "$P"
+printf 'Once upon a time a cat sat by the river. The cat saw a fish, and the fish saw the cat.' > "$P/text.txt"  # under 128 ids: 08_generate's context
+if $RUN "$M" -z "$Z" --ppl "$P/text.txt" -n $W --json > "$P/json" 2> "$P/err" &&
+   $RUN "$M" -z "$Z" --ppl "$P/text.txt" -n $W > "$P/table" 2>> "$P/err"; then
+  jn() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p" "$P/json"; }
+  n=$(jn tokens)
+  $RUN "$M" -z "$Z" -t 0 -n $((n - 1)) -i "$(cat "$P/text.txt")" --ids > "$P/ids" 2>> "$P/err"
+  awk -v W=$W -v d="$P" '{ id[NR - 1] = $1 } END {
+      for (s = 0; s < NR - 1; s += W - 1) { k++; for (j = s; j < s + W && j < NR; j++) print id[j] > (d "/w" k) }
+      print k }' "$P/ids" > "$P/n_win"
+  k=1 sum=0 ok_run=1
+  while [ $k -le "$(cat "$P/n_win")" ]; do
+    $RUN "$M" --ids-in "$P/w$k" --logits-out "$P/w$k.f32" > /dev/null 2>> "$P/err" || ok_run=0
+    # this window's sum of -log p(next id): the logits as text, one row per position
+    part=$(od -An -v -f "$P/w$k.f32" | tr -s ' ' '\n' | grep -v '^$' |
+           awk -v ids="$P/w$k" 'BEGIN { while ((getline x < ids) > 0) id[m++] = x }
+             { v[NR - 1] = $1 } END { V = NR / m; s = 0
+               for (j = 0; j < m - 1; j++) { mx = v[j * V]; for (i = 1; i < V; i++) if (v[j * V + i] > mx) mx = v[j * V + i]
+                 e = 0; for (i = 0; i < V; i++) e += exp(v[j * V + i] - mx); s += log(e) + mx - v[j * V + id[j + 1]] }
+               printf "%.17g\n", s }')
+    sum=$(awk -v a="$sum" -v b="$part" 'BEGIN { printf "%.17g", a + b }')
+    k=$((k + 1))
+  done
+  # measured 3.8e-8 relative on stories260K, 2e-9 on 08_generate's model (a prefill's logits
+  # against one step's, od's 9 digits): tolerance 1e-6 (issue 12 asks for 1e-4 at most)
+  why=$(awk -v s="$sum" -v n="$n" -v nll="$(jn nll_nats)" -v ppl="$(jn perplexity)" -v w="$(jn windows)" \
+            -v pr="$(jn predicted)" -v nw="$(cat "$P/n_win")" -v ni="$(wc -l < "$P/ids")" 'BEGIN {
+      ours = s / (n - 1)
+      if (ni != n) print "-i gave " ni " ids, --ppl counts " n
+      if (w != nw || pr != n - 1) print "windows " w " (want " nw "), predicted " pr " (want " n - 1 ")"
+      if (nw < 3) print "only " nw " windows: the text does not cross them"
+      if (!(ours > 0) || (ours - nll) ^ 2 > (1e-6 * nll) ^ 2) print "NLL " nll ", from --logits-out " ours
+      if ((exp(ours) - ppl) ^ 2 > (1e-6 * ppl) ^ 2) print "perplexity " ppl ", from --logits-out " exp(ours) }')
+  [ "$ok_run" = 1 ] || why="$why --ids-in failed: $(head -c 200 "$P/err")"
+  if [ -z "$why" ]; then ok; else bad "llm-run --ppl: $why"; fi
+  # the table: the JSON's figures, as printed
+  t_tok=$(sed -n 's/^  tokens  *\([0-9]*\) (BOS + the text), \([0-9]*\) predicted, in \([0-9]*\) windows* of up to \([0-9]*\)$/\1 \2 \3 \4/p' "$P/table")
+  t_nll=$(sed -n 's/^  NLL  *\([^ ]*\) nats per predicted token$/\1/p' "$P/table")
+  t_ppl=$(sed -n 's/^  perplexity  *\([^ ]*\)$/\1/p' "$P/table")
+  t_tps=$(sed -n 's/^  speed  *\([^ ]*\) tokens\/s .*/\1/p' "$P/table")
+  if [ "$t_tok" = "$n $(jn predicted) $(jn windows) $(jn context)" ] && [ "$t_nll" = "$(jn nll_nats)" ] &&
+     [ "$t_ppl" = "$(jn perplexity)" ] && awk -v a="$t_tps" -v b="$(jn tokens_per_second)" 'BEGIN { exit !(a > 0 && b > 0) }'; then ok
+  else bad "llm-run --ppl: table ($t_tok / $t_nll / $t_ppl / $t_tps) and --json ($(cat "$P/json")) differ"; fi
+else
+  bad "llm-run --ppl $P/text.txt: $(head -c 300 "$P/err")"
 fi
 
 [ "$n_bad" -ge 40 ] || bad "only $n_bad bad invocations in the table"

@@ -81,7 +81,8 @@ typedef struct gw_tensor {
     uint32_t n_dims;      /* written as is; ne[0 .. min(n_dims, 8)) follow */
     uint64_t ne[8];       /* innermost first: a [out][in] matrix is {in, out} */
     uint32_t type;
-    const void *data;     /* data_n bytes copied first, zeros after (NULL: all zeros) */
+    const void *data;     /* data_n bytes copied first, zeros after (NULL: all zeros): the file's
+                             bytes as they are, so floats go through gw_tensor_floats */
     size_t data_n;
     uint64_t offset;      /* where gw_finish put the data, from the data section's start */
     uint64_t bytes;       /* how much it wrote: gw_tensor_size unless bytes_lie */

@@ -10,29 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ckpt_writer.h" /* its byte sink, ckw_buf: a first pass with cap 0 sizes the output */
 #if defined(__GNUC__) || defined(__clang__)
 #define STW_FN static __attribute__((unused))
 #else
 #define STW_FN static
 #endif
 
-typedef struct stw_buf {
-    unsigned char *p;
-    size_t len, cap; /* len keeps counting past cap, so a first pass with cap 0 sizes it */
-} stw_buf;
-
-STW_FN void stw_byte(stw_buf *b, unsigned v) {
-    if (b->len < b->cap) b->p[b->len] = (unsigned char)v;
-    b->len++;
-}
-STW_FN void stw_bytes(stw_buf *b, const void *s, size_t n) {
+STW_FN void stw_bytes(ckw_buf *b, const void *s, size_t n) {
     size_t i;
-    for (i = 0; i < n; i++) stw_byte(b, ((const unsigned char *)s)[i]);
+    for (i = 0; i < n; i++) ckw_byte(b, ((const unsigned char *)s)[i]);
 }
-STW_FN void stw_str(stw_buf *b, const char *s) { stw_bytes(b, s, strlen(s)); }
-STW_FN void stw_u64(stw_buf *b, uint64_t v) {
-    int i;
-    for (i = 0; i < 8; i++) stw_byte(b, (unsigned)(v >> (8 * i)) & 0xff);
+STW_FN void stw_str(ckw_buf *b, const char *s) { stw_bytes(b, s, strlen(s)); }
+STW_FN void stw_u64(ckw_buf *b, uint64_t v) {
+    ckw_u32(b, (uint32_t)v);
+    ckw_u32(b, (uint32_t)(v >> 32));
 }
 
 /* bytes per element of a dtype this writer can fill; 0 for others */
@@ -43,18 +35,18 @@ STW_FN int stw_elem_bytes(const char *dtype) {
     return 0;
 }
 /* one value as dtype, little-endian (I8: rounded and clamped) */
-STW_FN void stw_value(stw_buf *b, const char *dtype, float x) {
+STW_FN void stw_value(ckw_buf *b, const char *dtype, float x) {
     uint32_t u;
     uint16_t h;
     if (!strcmp(dtype, "F32")) {
         memcpy(&u, &x, 4);
-        stw_byte(b, u & 0xff), stw_byte(b, (u >> 8) & 0xff), stw_byte(b, (u >> 16) & 0xff), stw_byte(b, u >> 24);
+        ckw_u32(b, u);
     } else if (!strcmp(dtype, "F16") || !strcmp(dtype, "BF16")) {
         h = dtype[0] == 'F' ? llm_f32_to_f16(x) : llm_f32_to_bf16(x);
-        stw_byte(b, h & 0xff), stw_byte(b, h >> 8);
+        ckw_byte(b, h & 0xff), ckw_byte(b, h >> 8);
     } else {
         int v = x > 127.0f ? 127 : x < -128.0f ? -128 : (int)(x < 0 ? x - 0.5f : x + 0.5f);
-        stw_byte(b, (unsigned)v & 0xff);
+        ckw_byte(b, (unsigned)v & 0xff);
     }
 }
 
@@ -74,7 +66,7 @@ STW_FN uint64_t stw_count(const stw_tensor *t) {
 
 /* The header's JSON: metadata (a JSON object's text, or NULL) first, as the Python
    writer puts it, then each tensor with its offsets. */
-STW_FN void stw_header_json(stw_buf *b, const stw_tensor *t, int n, const char *metadata) {
+STW_FN void stw_header_json(ckw_buf *b, const stw_tensor *t, int n, const char *metadata) {
     char num[64];
     uint64_t off = 0;
     int i, k;
@@ -101,7 +93,7 @@ STW_FN void stw_header_json(stw_buf *b, const stw_tensor *t, int n, const char *
    format allows). Keep each tensor's byte offset a multiple of its element size (even
    counts of 2-byte tensors before F32 ones): the reader wants aligned data. */
 STW_FN size_t stw_safetensors(unsigned char *p, size_t cap, const stw_tensor *t, int n, const char *metadata, size_t pad) {
-    stw_buf b, h;
+    ckw_buf b, h;
     size_t hn;
     uint64_t i;
     int k;
@@ -112,7 +104,7 @@ STW_FN size_t stw_safetensors(unsigned char *p, size_t cap, const stw_tensor *t,
     b.p = p, b.len = 0, b.cap = p ? cap : 0;
     stw_u64(&b, hn);
     stw_header_json(&b, t, n, metadata);
-    while (b.len < 8 + hn) stw_byte(&b, ' ');
+    while (b.len < 8 + hn) ckw_byte(&b, ' ');
     for (k = 0; k < n; k++) {
         uint64_t c = stw_count(&t[k]);
         if (!stw_elem_bytes(t[k].dtype)) continue;
@@ -125,13 +117,13 @@ STW_FN size_t stw_safetensors(unsigned char *p, size_t cap, const stw_tensor *t,
    which may lie), the header's bytes, then data_len bytes of data. */
 STW_FN size_t stw_raw(unsigned char *p, size_t cap, uint64_t header_len, const char *header, const void *data,
                       size_t data_len) {
-    stw_buf b;
+    ckw_buf b;
     b.p = p, b.len = 0, b.cap = p ? cap : 0;
     stw_u64(&b, header_len);
     stw_str(&b, header);
     if (data) stw_bytes(&b, data, data_len);
     else
-        while (data_len--) stw_byte(&b, 0);
+        while (data_len--) ckw_byte(&b, 0);
     return b.len;
 }
 

@@ -12,6 +12,7 @@
    reference, and the model, dequantized to fp32, gives the float64 truth's logits. */
 #include "llm.h"
 #include "test.h"
+#include "filecheck.h"
 
 /* ---- the reference ------------------------------------------------------------------ */
 
@@ -448,36 +449,6 @@ static void test_errors(void) {
 #define E2E_CHECKS 11
 static const char *const E2E_FILES[6] = {"F32", "Q8_0", "Q4_0", "Q5_0", "Q6_K", "Q4_K_M"};
 
-static int little_endian(void) {
-    unsigned u = 1;
-    return *(unsigned char *)&u == 1;
-}
-
-/* The whole file in a 64-byte-aligned heap buffer (*mem to free); NULL if absent. */
-static unsigned char *read_all(const char *path, size_t *len, void **mem) {
-    FILE *f = fopen(path, "rb");
-    long n;
-    unsigned char *p;
-    *mem = NULL;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    *mem = malloc((size_t)n + 64);
-    if (!*mem) abort();
-    p = (unsigned char *)*mem + (64 - (uintptr_t)*mem % 64) % 64;
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(*mem);
-        *mem = NULL;
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static const qtype *qtype_of(uint32_t id) {
     int k;
     for (k = 0; k < 10; k++)
@@ -490,10 +461,7 @@ static double rel_rms(const float *got, const unsigned char *truth, size_t n) {
     double e = 0, t = 0;
     size_t i;
     for (i = 0; i < n; i++) {
-        const unsigned char *p = truth + 4 * i;
-        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        float v;
-        memcpy(&v, &u, 4);
+        float v = fc_le_f32(truth + 4 * i);
         e += ((double)got[i] - v) * ((double)got[i] - v);
         t += (double)v * v;
     }
@@ -518,11 +486,11 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
     float *logits = NULL;
 
     sprintf(path, "%s/quant/q256-%s.gguf", dir, x);
-    buf = read_all(path, &len, &mem);
+    buf = fc_read_all(path, &len, &mem);
     sprintf(path, "%s/quant/q256-%s.exact.f32", dir, x);
-    truth = read_all(path, &tlen, &tmem);
+    truth = fc_read_all(path, &tlen, &tmem);
     sprintf(path, "%s/quant/q256-%s.llamacpp.f32", dir, x);
-    llama = read_all(path, &llen, &lmem);
+    llama = fc_read_all(path, &llen, &lmem);
     if (!buf || !truth || !llama) {
         TEST_SKIP_SHARED(E2E_CHECKS, "q256-%s: %s/quant/q256-%s.{gguf,exact.f32,llamacpp.f32} absent", x, dir, x);
         free(mem), free(tmem), free(lmem);
@@ -569,7 +537,7 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
             }
             values_checked += n;
         } else if (t->type == 0) {
-            bad_ref += memcmp(copies[i], t->data, (size_t)n * 4) != 0; /* F32: a copy */
+            bad_ref += !fc_le_floats_are(t->data, copies[i], (size_t)n); /* F32: a copy */
         }
         tens[i] = *t;
         tens[i].type = 0;
@@ -580,8 +548,15 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
     CHECK_MSG(bad_ref == 0, "q256-%s: %ld values differ from the reference", x, (long)bad_ref);
     CHECK_MSG(strcmp(x, "F32") == 0 ? n_quant == 0 : n_quant > 0, "q256-%s: %ld quantized tensors", x, (long)n_quant);
 
-    if (!little_endian()) {
-        TEST_SKIP(E2E_CHECKS - 4, "q256-%s: big-endian host, which llm_gguf_load refuses (the weights are little-endian)", x);
+    if (!fc_host_le()) {
+        /* the file as it is and its dequantized (host float) copy alike */
+        llm_layer_weights layers[8];
+        st = llm_gguf_load(&m, &g, layers, 8, &why);
+        CHECK_MSG(fc_be_refused(st, why), "q256-%s on a big-endian host: %s: %s", x, llm_status_str(st), why);
+        g2 = g;
+        g2.tensors = tens;
+        st = llm_gguf_load(&m, &g2, layers, 8, &why);
+        CHECK_MSG(fc_be_refused(st, why), "q256-%s dequantized, on a big-endian host: %s: %s", x, llm_status_str(st), why);
     } else {
         /* the file as it is: the quantized matrices are used in place (llm_linear_w's
            8-bit activation blocks); its logits must be as close to the truth as
@@ -592,17 +567,12 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
         if (st == LLM_OK && m.config.vocab == 512 && tlen == (size_t)n_ids * 512 * 4 && llen == tlen) {
             float *lq = (float *)malloc(tlen), *ll = (float *)malloc(tlen);
             double ours_q, theirs_q;
-            size_t j;
             llm_state sq;
             if (!lq || !ll) abort();
             CHECK_OK(llm_state_create(&sq, &m.config, n_ids, 1, LLM_F32));
             for (step = 0; step < n_ids; step++) llm_forward(&sq, &m.weights, &ids[step], 1, step, lq + (size_t)step * 512, 0, NULL);
             llm_state_free(&sq);
-            for (j = 0; j < tlen / 4; j++) {
-                const unsigned char *q = llama + 4 * j;
-                uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-                memcpy(&ll[j], &u, 4);
-            }
+            fc_le_floats(ll, llama, tlen / 4);
             ours_q = rel_rms(lq, truth, tlen / 4), theirs_q = rel_rms(ll, truth, tlen / 4);
             printf("q256-%-6s as stored: relative RMS error vs the float64 truth: llm.h %.3e, llama.cpp %.3e\n", x, ours_q, theirs_q);
             /* measured (AVX-512 native and scalar alike): F32 2.0e-7 (llama.cpp 5.6e-4), Q8_0
@@ -642,13 +612,8 @@ static void test_file(const char *dir, const char *x, const int *ids, int n_ids)
                     double ours = rel_rms(logits, truth, (size_t)n_ids * V);
                     float *ll = (float *)malloc(tlen);
                     double theirs;
-                    size_t j;
                     if (!ll) abort();
-                    for (j = 0; j < tlen / 4; j++) { /* llama.cpp's logits, little-endian bytes */
-                        const unsigned char *q = llama + 4 * j;
-                        uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-                        memcpy(&ll[j], &u, 4);
-                    }
+                    fc_le_floats(ll, llama, tlen / 4); /* llama.cpp's logits, little-endian bytes */
                     theirs = rel_rms(ll, truth, (size_t)n_ids * V);
                     free(ll);
                     printf("q256-%-6s (%s): relative RMS error of the logits vs the float64 truth: llm.h %.2e, llama.cpp %.2e\n",

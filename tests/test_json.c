@@ -4,6 +4,7 @@
    and Hugging Face's real tokenizer.json files from ../shared/vocab. */
 #include "llm.h"
 #include "test.h"
+#include "filecheck.h"
 #include <float.h>
 #include <stdint.h>
 
@@ -479,33 +480,19 @@ static void test_num(void) {
 
 /* ---- the real files: Hugging Face tokenizer.json ----------------------------------------- */
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) free(p), p = NULL;
-    fclose(f);
-    if (p) p[n] = 0, *len = (size_t)n;
-    return p;
-}
-
 static void test_tokenizer_json(const char *dir, uint32_t n_vocab, uint32_t n_merges, uint32_t n_added, int64_t hello,
                                 const char *last_piece) {
     char path[512], buf[64];
     size_t len, n = 0, n2 = 0, i, m;
     char *text;
+    void *mem;
     llm_json_tok *t;
     const char *why;
     int64_t model, vocab, merges, added, k;
     int64_t v;
     int walk_ok = 1;
     snprintf(path, sizeof path, "../shared/vocab/%s/tokenizer.json", dir);
-    text = read_all(path, &len);
+    text = (char *)fc_read_all(path, &len, &mem);
     if (!text) {
         TEST_SKIP_SHARED(14, "%s absent (vocab %u members, %u merges)", path, n_vocab, n_merges);
         return;
@@ -560,18 +547,19 @@ static void test_tokenizer_json(const char *dir, uint32_t n_vocab, uint32_t n_me
     CHECK(k > 0 && (llm_json_eq(text, &t[k], "<|begin_of_text|>") || llm_json_eq(text, &t[k], "<|endoftext|>")));
 done:
     free(t);
-    free(text);
+    free(mem);
 }
 
 /* tokenizer_config.json: the chat template, a long string of escapes, decodes to the
    length Python's json module gives (348 / 4116 bytes) */
 static void test_tokenizer_config(const char *dir, size_t template_bytes, uint32_t n_added, const char *marker) {
     char path[512], *text, *tmpl;
+    void *mem;
     size_t len, n = 0, tl = 0;
     llm_json_tok *t;
     int64_t k;
     snprintf(path, sizeof path, "../shared/vocab/%s/tokenizer_config.json", dir);
-    text = read_all(path, &len);
+    text = (char *)fc_read_all(path, &len, &mem);
     if (!text) {
         TEST_SKIP_SHARED(4, "%s absent (chat_template %u bytes)", path, (unsigned)template_bytes);
         return;
@@ -585,7 +573,7 @@ static void test_tokenizer_config(const char *dir, size_t template_bytes, uint32
     CHECK(k > 0 && llm_json_str(text, &t[k], NULL, 0, &tl) == LLM_ERANGE && tl == template_bytes);
     tmpl = (char *)malloc(tl + 1);
     CHECK(k > 0 && llm_json_str(text, &t[k], tmpl, tl + 1, &tl) == LLM_OK && strstr(tmpl, marker));
-    free(tmpl), free(t), free(text);
+    free(tmpl), free(t), free(mem);
 }
 
 int main(void) {

@@ -13,21 +13,19 @@
 
 #define MAX_LAYERS 16
 
-static const unsigned char *fz_lo, *fz_hi;
+/* inside the buffer, or NULL and empty (a zero-length string or tensor) */
 static void in_buf(const void *p, uint64_t bytes) {
-    const unsigned char *q = (const unsigned char *)p;
-    if (!p && bytes) abort();
-    if (p && (q < fz_lo || q > fz_hi || bytes > (uint64_t)(fz_hi - q))) abort();
+    if (p || bytes) fz_in_buf(p, bytes);
 }
 static void str_in_buf(llm_gguf_str s) { in_buf(s.s, s.n); }
 static void weight_in_buf(const llm_weight *w, uint64_t n) {
     double bits = llm_dtype_bits(w->type);
-    if (!w->data) abort(); /* a loaded model has every tensor */
     /* F32, F16, BF16 or one of ggml's block formats, whose bits per value include the
        scales exactly (Q8_0: 34 bytes per 32); never llama2.c's INT8 groups from a GGUF */
     if (w->type == LLM_INT8 || w->type == LLM_INT4 || bits <= 0) abort();
-    in_buf(w->data, (uint64_t)((double)n * bits / 8.0));
+    fz_in_buf(w->data, (uint64_t)((double)n * bits / 8.0));
 }
+static void vec_in_buf(const float *v, uint64_t n) { fz_in_buf(v, n * 4); }
 
 /* Every getter on every key, every array element (the first 300, and one past the end). */
 static void walk(const llm_gguf *g) {
@@ -87,44 +85,8 @@ static void walk(const llm_gguf *g) {
     }
 }
 
-static void check_model(const llm_model *m) {
-    const llm_config *k = &m->config;
-    uint64_t d = (uint64_t)k->d_model, hd = (uint64_t)llm_config_head_dim(k), ff = (uint64_t)k->d_ff;
-    uint64_t V = (uint64_t)k->vocab, qd = (uint64_t)k->n_heads * hd, kvd = (uint64_t)k->n_kv_heads * hd;
-    int l;
-    if (llm_config_check(k, NULL) != LLM_OK || k->n_layers > MAX_LAYERS) abort();
-    weight_in_buf(&m->weights.tok_embed, V * d);
-    weight_in_buf(&m->weights.lm_head, V * d);
-    in_buf(m->weights.out_norm, d * 4);
-    for (l = 0; l < k->n_layers; l++) {
-        const llm_layer_weights *y = &m->weights.layers[l];
-        in_buf(y->attn_norm, d * 4);
-        in_buf(y->ffn_norm, d * 4);
-        weight_in_buf(&y->wq, qd * d);
-        weight_in_buf(&y->wk, kvd * d);
-        weight_in_buf(&y->wv, kvd * d);
-        weight_in_buf(&y->wo, d * qd);
-        weight_in_buf(&y->w1, ff * d);
-        weight_in_buf(&y->w2, d * ff);
-        weight_in_buf(&y->w3, ff * d);
-    }
-    /* small models: two tokens through the whole forward pass */
-    if (d * (d + ff) * (uint64_t)k->n_layers + V * d < (1u << 20)) {
-        llm_state st;
-        float *logits = (float *)malloc((size_t)V * sizeof(float));
-        int toks[2];
-        toks[0] = 1 % k->vocab;
-        toks[1] = k->vocab - 1;
-        if (logits && llm_state_create(&st, k, 4, 2, LLM_F32) == LLM_OK) {
-            if (llm_forward(&st, &m->weights, toks, 2, 0, logits, 0, NULL) != LLM_OK) abort();
-            llm_state_free(&st);
-        }
-        free(logits);
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    void *buf = malloc(size ? size : 1), *mem;
+    void *buf = fz_copy(data, size), *mem;
     llm_gguf g, g2;
     llm_layer_weights layers[MAX_LAYERS];
     llm_model m;
@@ -133,9 +95,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t nb;
     llm_status s, s2;
     if (!buf) return 0;
-    memcpy(buf, data, size);
-    fz_lo = (const unsigned char *)buf;
-    fz_hi = fz_lo + size;
 
     nb = llm_gguf_bytes(buf, size);
     if (nb > ((size_t)1 << 28)) abort(); /* a bound from the header must not exceed what the file can hold */
@@ -162,7 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!why) abort();
         if (s == LLM_OK) {
             if (m.weights.layers != layers) abort();
-            check_model(&m);
+            fz_check_model(&m, MAX_LAYERS, weight_in_buf, vec_in_buf);
+            fz_run_small(&m);
             llm_model_free(&m); /* owns nothing here; must be harmless */
         }
         llm_gguf_free(&g);

@@ -14,22 +14,18 @@
 #define MAX_LAYERS 16
 #define MAX_AUX (1u << 20)
 
-static const unsigned char *lo, *hi;
 static const float *aux_lo, *aux_hi;
-static void in_file(const void *p, uint64_t bytes) {
-    const unsigned char *q = (const unsigned char *)p;
-    if (!p || q < lo || q > hi || bytes > (uint64_t)(hi - q)) abort();
-}
+/* a vector inside aux (converted to fp32 there) or in place in the file */
 static void vec_ok(const float *v, uint64_t n) {
     if (v && v >= aux_lo && v <= aux_hi) {
         if (n > (uint64_t)(aux_hi - v)) abort();
     } else {
-        in_file(v, n * 4);
+        fz_in_buf(v, n * 4);
     }
 }
 static void mat_ok(const llm_weight *w, uint64_t n) {
     if (w->type != LLM_F32 && w->type != LLM_F16 && w->type != LLM_BF16) abort();
-    in_file(w->data, n * (w->type == LLM_F32 ? 4 : 2));
+    fz_in_buf(w->data, n * (w->type == LLM_F32 ? 4 : 2));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -50,11 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (cl > size - 2) cl = size - 2;
     len = size - 2 - cl;
     cfg = (char *)malloc(cl ? cl : 1);
-    buf = (unsigned char *)malloc(len ? len : 1); /* aligned, as the loader wants */
+    buf = fz_copy(data + 2 + cl, len);
     if (!cfg || !buf) goto out_early;
     memcpy(cfg, data + 2, cl);
-    memcpy(buf, data + 2 + cl, len);
-    lo = buf, hi = buf + len;
 
     s = llm_hf_read_config(&c, cfg, cl, &why);
     if (!why) abort();
@@ -80,8 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (k = 0; k < t->n_dims; k++) elems *= (uint64_t)t->shape[k];
             if (elems * (uint64_t)t->elem_bytes != t->bytes) abort();
             if ((const unsigned char *)t->data < buf + st.data_offset) abort();
-            in_file(t->data, t->bytes);
-            in_file(t->name.s, t->name.n);
+            fz_in_buf(t->data, t->bytes);
+            fz_in_buf(t->name.s, t->name.n);
             if (t->name.n < sizeof name && !memchr(t->name.s, 0, t->name.n)) {
                 memcpy(name, t->name.s, t->name.n);
                 name[t->name.n] = 0;
@@ -98,44 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         s = aux ? llm_hf_load(&m, cfg, cl, &st, layers, MAX_LAYERS, aux, auxn, &why) : LLM_ENOMEM;
         if (aux && (!why || (s != LLM_OK && !*why))) abort();
         if (s == LLM_OK) {
-            const llm_config *k = &m.config;
-            uint64_t d = (uint64_t)k->d_model, hd = (uint64_t)llm_config_head_dim(k), ff = (uint64_t)k->d_ff;
-            uint64_t V = (uint64_t)k->vocab, qd = (uint64_t)k->n_heads * hd, kvd = (uint64_t)k->n_kv_heads * hd;
-            int l;
-            if (llm_config_check(k, NULL) != LLM_OK || k->n_layers > MAX_LAYERS) abort();
-            mat_ok(&m.weights.tok_embed, V * d);
-            mat_ok(&m.weights.lm_head, V * d);
-            vec_ok(m.weights.out_norm, d);
-            for (l = 0; l < k->n_layers; l++) {
-                const llm_layer_weights *y = &m.weights.layers[l];
-                vec_ok(y->attn_norm, d);
-                vec_ok(y->ffn_norm, d);
-                mat_ok(&y->wq, qd * d);
-                mat_ok(&y->wk, kvd * d);
-                mat_ok(&y->wv, kvd * d);
-                mat_ok(&y->wo, d * qd);
-                mat_ok(&y->w1, ff * d);
-                mat_ok(&y->w2, d * ff);
-                mat_ok(&y->w3, ff * d);
-                if (k->bias == LLM_BIAS_QKV) vec_ok(y->bq, qd), vec_ok(y->bk, kvd), vec_ok(y->bv, kvd);
-                else if (y->bq || y->bk || y->bv) abort();
-            }
+            fz_check_model(&m, MAX_LAYERS, mat_ok, vec_ok);
             /* every tensor of the file was read: none left over */
             for (i = 0; i < st.n_tensors; i++)
                 if (!st.tensors[i].used) abort();
-            if (d * (qd + ff) * (uint64_t)k->n_layers + V * d < (1u << 20) && k->max_seq_len >= 2) {
-                llm_state ls;
-                float *logits = (float *)malloc((size_t)V * sizeof(float));
-                int toks[2];
-                toks[0] = 1 % k->vocab;
-                toks[1] = k->vocab - 1;
-                if (logits && llm_state_create(&ls, k, 4, 2, LLM_F32) == LLM_OK) {
-                    if (llm_forward(&ls, &m.weights, toks, 2, 0, logits, 0, NULL) != LLM_OK) abort();
-                    if (llm_forward(&ls, &m.weights, toks, 1, 2, logits, 0, NULL) != LLM_OK) abort();
-                    llm_state_free(&ls);
-                }
-                free(logits);
-            }
+            fz_run_small(&m);
         }
         free(aux);
     }
