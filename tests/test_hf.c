@@ -319,7 +319,10 @@ static void expect(const char *what, llm_status want, const char *name_in_why, c
     hf_loaded h;
     const char *why = NULL;
     llm_status e = hf_load(&h, cfg, file, len, &why);
-    CHECK_MSG(e == want && why && (want == LLM_OK || *why) && (!name_in_why || strstr(why, name_in_why)), "%s: %s (want %s): %s", what,
+    /* (a big-endian host refuses any weights first, saying so) */
+    CHECK_MSG((e == want && why && (want == LLM_OK || *why) && (!name_in_why || strstr(why, name_in_why))) ||
+                  (!fc_host_le() && why && fc_be_refused(e, why)),
+              "%s: %s (want %s): %s", what,
               llm_status_str(e), llm_status_str(want), why ? why : "(null)");
     hf_free(&h);
 }
@@ -1058,7 +1061,7 @@ static void test_hf_arch(const char *mt, double tol) {
     stw_config_json(cfg, sizeof cfg, &c, mt, hf_arch_extra(mt));
     file = hf_arch_file(mt, &m, &f, NULL, &len);
     st = hf_load(&h, cfg, file, len, &why);
-    CHECK_MSG(st == LLM_OK, "%s: llm_hf_load: %s: %s", mt, llm_status_str(st), why);
+    CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s: llm_hf_load: %s: %s", mt, llm_status_str(st), why);
     if (st == LLM_OK) {
         const llm_config *k = &h.m.config;
         CHECK_MSG(k->d_model == c.d_model && k->n_layers == c.n_layers && k->n_heads == c.n_heads && k->n_kv_heads == c.n_kv_heads &&
