@@ -303,7 +303,7 @@ cross_leg aarch64-neon aarch64-linux-gnu qemu-aarch64 \
 # test_train is left out: in its clang -O2 s390x build RMSNorm's backward gets a wrong
 # sum (its -O0 build, a standalone -O2 build of the same function, and every x86 and
 # sanitizer build are right); unexplained yet, so not papered over: see the 2026-12-01 note
-BE_TESTS=$(echo " $EMU_TESTS " | sed 's/ test_train / /')
+BE_TESTS=$(printf '%s\n' $EMU_TESTS | grep -v -x test_train)
 cross_leg s390x-bigendian s390x-linux-gnu qemu-s390x \
     "libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu" "" ", big-endian" "$BE_TESTS"
 
