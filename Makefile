@@ -207,7 +207,9 @@ sanitize: $(SAN_BINS)
 BENCH_OPT = -O3
 # bench_kernels compares with OpenBLAS when its header is installed; only that benchmark
 # links it (llm.h never depends on it). BENCH_LIBS_<name> are per-benchmark extras.
-CBLAS_H := $(firstword $(wildcard /usr/include/cblas.h /usr/include/*/cblas.h /usr/local/include/cblas.h))
+# (OpenBLAS's own cblas.h: netlib's reference BLAS installs a cblas.h without openblas_*)
+CBLAS_H := $(firstword $(shell grep -l openblas_set_num_threads $(wildcard /usr/include/cblas.h /usr/include/*/cblas.h \
+             /usr/include/*/openblas*/cblas.h /usr/local/include/cblas.h) 2>/dev/null))
 ifneq ($(CBLAS_H),)
 BENCH_LIBS_bench_kernels = -DBENCH_OPENBLAS -lopenblas
 endif
