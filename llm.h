@@ -67,7 +67,8 @@
        LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
                            tiles on the stack: the calling thread needs ~256 KiB free too)
 
-   llm.h does NOT: run on a GPU, train (yet), download anything, use global state.
+   llm.h does NOT: run on a GPU, download anything, use global state. It trains (>>train) on
+   the CPU only, fp32 and LoRA over any base format.
 
    HOW TO EXTEND llm.h
    -------------------
