@@ -1343,8 +1343,9 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
 /* A Hugging Face directory: dir/config.json and dir/model.safetensors (one file; sharded
    checkpoints are LLM_EUNSUPPORTED for now). */
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why);
-/* llm_gguf_shapes of a file: reads 64 KiB, then as much more as the table needs (each
-   read at least doubling), never the tensor data. llm_hf_shapes_dir: config.json and the
+/* llm_gguf_shapes of a file: reads 4 KiB, then as much as the tables need, each read at
+   least doubling: at most max(4 KiB, 2 x the header) bytes (read_bytes), of which any
+   past the header are never looked at. llm_hf_shapes_dir: config.json and the
    8 + N header bytes of model.safetensors, or of every shard that
    model.safetensors.index.json's weight_map names. */
 LLMDEF llm_status llm_gguf_shapes_file(llm_model_shapes *s, const char *path, const char **why);
@@ -10866,7 +10867,7 @@ static llm_status llm__shapes_file(llm_model_shapes *s, const char *path, int hf
         fclose(f);
         LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
     }
-    want = hf ? 8 : 65536;
+    want = hf ? 8 : 4096;
     for (;;) {
         if (want > size) want = size;
         st = llm__read_more(f, &buf, &have, want, why);
