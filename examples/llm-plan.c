@@ -348,7 +348,7 @@ int main(int argc, char **argv) {
         printf("%s on %d x %s (%s: %.0f GB marketed, %.1f GiB as the driver reports)\n", a.config.name, a.plan.n_gpus,
                a.plan.gpu->name, a.plan.gpu->full_name, a.plan.gpu->mem_marketed_gb, a.plan.gpu->mem_bytes / GIB);
     if (!a.plan.train)
-        printf("inference: batch %lld x %lld tokens, %s weights, %s KV cache%s\n", (long long)a.plan.batch,
+        printf("inference: batch %lld x %lld tokens, weights %s, %s KV cache%s\n", (long long)a.plan.batch,
                (long long)r.seq_len, a.file ? "as stored" : llm_dtype_name(a.plan.weights), llm_dtype_name(a.plan.kv),
                a.plan.n_gpus > 1 ? ", tensor parallel" : "");
     else
