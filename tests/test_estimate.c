@@ -5,6 +5,7 @@
 #include "test.h"
 #include "examples/llm-plan-args.h" /* build/llm-plan's parser */
 #include "gguf_writer.h"
+#include "st_writer.h"
 
 #define GB 1e9
 #define GIB 1073741824.0
@@ -140,6 +141,72 @@ static void test_file_shapes(void) {
             free(buf);
         }
     }
+}
+
+/* config.json + safetensors headers (tests/st_writer.h), in two shards read from their
+   first 8 bytes on, as llm_hf_shapes_dir does; the bytes counted here from the shapes */
+static void test_hf_shapes(void) {
+    llm_config c = llm_config_default();
+    stw_model m;
+    stw_tensor t[STW_MAX_TENSORS];
+    llm_model_shapes s;
+    const char *why;
+    char cfg[2048];
+    uint64_t want_bytes = 0, want_elems = 0;
+    int n, i, k, variant;
+    c.d_model = 64, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 128, c.vocab = 96, c.max_seq_len = 256;
+    c.rope_layout = LLM_ROPE_HALVES;
+    CHECK(stw_model_random(&m, &c, 5u) == 0);
+    n = stw_model_tensors(&m, "BF16", "F32", t);
+    for (i = 0; i < n; i++) {
+        uint64_t e = (uint64_t)m.shape[i][0] * (uint64_t)(m.n_dims[i] == 1 ? 1 : m.shape[i][1]);
+        want_elems += e;
+        want_bytes += e * (m.n_dims[i] == 1 ? 4 : 2);
+    }
+    for (variant = 0; variant < 4; variant++) {
+        /* 0: llama; 1: a model_type llm.h does not run; 2: MLP biases; 3: an I8 tensor */
+        stw_config_json(cfg, sizeof cfg, &c, variant == 1 ? "mystery" : "llama", variant == 2 ? "\"mlp_bias\": true" : NULL);
+        CHECK_OK(llm_hf_shapes(&s, cfg, strlen(cfg), &why));
+        if (variant == 3) t[n - 1].dtype = "I8";
+        for (k = 0; k < 2; k++) {
+            int lo = k ? n / 2 : 0, hi = k ? n : n / 2;
+            size_t len = stw_safetensors(NULL, 0, t + lo, hi - lo, NULL, 8), have = 8;
+            unsigned char *p = (unsigned char *)malloc(len);
+            uint64_t need = 0;
+            llm_status st;
+            stw_safetensors(p, len, t + lo, hi - lo, NULL, 8);
+            while ((st = llm_hf_shapes_add(&s, p, have, len, &need, &why)) == LLM_ERANGE && need > have && need <= len) have = (size_t)need;
+            CHECK_OK(st);
+            CHECK_MSG(have < len - 100, "read %zu of %zu bytes", have, len); /* the header only */
+            free(p);
+        }
+        if (variant == 3) t[n - 1].dtype = "F32";
+        CHECK_EQ_U64(s.n_tensors, n);
+        CHECK(s.n_files == 2 && s.config.n_layers == 2 && s.config.n_kv_heads == 2);
+        if (variant == 3) {
+            /* the last tensor in 1 B per element instead of 2 (a matrix) or 4 (a vector) */
+            uint64_t e = (uint64_t)m.shape[n - 1][0] * (uint64_t)(m.n_dims[n - 1] == 1 ? 1 : m.shape[n - 1][1]);
+            CHECK_EQ_U64(s.tensor_bytes, want_bytes - e * (m.n_dims[n - 1] == 1 ? 3 : 1));
+            CHECK_MSG(strstr(s.not_run, "a dtype other than F32, F16 and BF16") != NULL, "%s", s.not_run);
+            continue;
+        }
+        CHECK_EQ_U64(s.tensor_bytes, want_bytes);
+        CHECK_EQ_U64(s.n_elements, want_elems);
+        if (variant == 0) {
+            CHECK_MSG(s.not_run[0] == 0 && strcmp(s.arch, "llama") == 0, "'%s' %s", s.not_run, s.arch);
+            CHECK_EQ_U64(llm_count_params(&s.config).total, want_elems);
+        }
+        if (variant == 1) CHECK_MSG(strstr(s.not_run, "model_type is not run") && strcmp(s.arch, "mystery") == 0, "%s", s.not_run);
+        if (variant == 2) CHECK_MSG(strstr(s.not_run, "mlp_bias") != NULL, "%s", s.not_run);
+    }
+    /* a header length past the file is the reader's error, not a request for more */
+    {
+        unsigned char h[16] = {200, 0, 0, 0, 0, 0, 0, 0, '{'};
+        uint64_t need = 1;
+        CHECK(llm_hf_shapes_add(&s, h, sizeof h, sizeof h, &need, &why) == LLM_EFORMAT && need == 0);
+        CHECK(llm_hf_shapes_add(&s, h, sizeof h, 1000, &need, &why) == LLM_ERANGE && need == 208);
+    }
+    stw_model_free(&m);
 }
 
 static llm_plan plan13b(int64_t batch) {
@@ -562,5 +629,6 @@ int main(void) {
         }
     }
     test_file_shapes();
+    test_hf_shapes();
     return test_done();
 }
