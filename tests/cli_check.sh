@@ -324,6 +324,21 @@ done < "$T/good.txt"
 $PLAN --hf "$T/hf" --json > "$T/json" 2> "$T/err"
 if grep -q "\"tensor_bytes\": 13056, \"file_bytes\": $((8 + ${#h} + 13056)), \"read_bytes\": $((8 + ${#h})), \"runnable\": true" "$T/json" &&
    grep -q '"lines": \[{"name": "weights", "bytes": 13056}' "$T/json"; then ok; else bad "llm-plan --hf --json: $(head -c 300 "$T/json")"; fi
+# sharded: model.safetensors.index.json's weight_map names two files (one twice); the
+# bytes are both headers' tensors
+mkdir -p "$T/hf_sharded"
+cp "$T/hf/config.json" "$T/hf_sharded/"
+h1='{"model.embed_tokens.weight":{"dtype":"BF16","shape":[100,64],"data_offsets":[0,12800]}}'
+h2='{"model.norm.weight":{"dtype":"F32","shape":[64],"data_offsets":[0,256]}}'
+{ printf "\\$(printf %o ${#h1})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h1"; head -c 12800 /dev/zero; } > "$T/hf_sharded/a.safetensors"
+{ printf "\\$(printf %o ${#h2})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h2"; head -c 256 /dev/zero; } > "$T/hf_sharded/b.safetensors"
+printf '{"metadata": {}, "weight_map": {"model.embed_tokens.weight": "a.safetensors", "lm_head.weight": "a.safetensors", "model.norm.weight": "b.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
+$PLAN --hf "$T/hf_sharded" --json > "$T/json" 2> "$T/err"
+if grep -q "\"tensors\": 2, \"elements\": 6464, \"tensor_bytes\": 13056, \"file_bytes\": $((16 + ${#h1} + ${#h2} + 13056)), \"read_bytes\": $((16 + ${#h1} + ${#h2}))," "$T/json"; then ok
+else bad "llm-plan --hf (sharded): $(head -c 300 "$T/json") $(head -c 200 "$T/err")"; fi
+printf '{"weight_map": {"x": "../a.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
+$PLAN --hf "$T/hf_sharded" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -ne 0 ] && grep -q "not a file name in the directory" "$T/err"; then ok; else bad "llm-plan --hf, a shard outside the directory: rc $rc $(head -c 200 "$T/err")"; fi
 # an architecture llm-run does not run still plans from its shapes, and says so
 sed 's/"llama"/"mystery"/' "$T/hf/config.json" > "$T/hf_bad/config.json"
 cp "$T/hf/model.safetensors" "$T/hf_bad/"
