@@ -1317,8 +1317,9 @@ typedef struct llm_model_shapes {
     uint64_t n_tensors;
     uint64_t n_elements;   /* the parameters as stored: every tensor's elements */
     uint64_t tensor_bytes; /* every tensor's data, from its stored type */
+    uint64_t header_bytes; /* the header and tensor table (GGUF: up to the data section) */
     uint64_t file_bytes;   /* the file's size (HF: the safetensors files', added) */
-    uint64_t read_bytes;   /* how much of them was read: headers and tensor tables */
+    uint64_t read_bytes;   /* how much was read to find the header's end (>= header_bytes) */
     int n_files;           /* HF: safetensors files added */
     int arch_row;          /* internal: the architecture's table row, -1 if unknown */
     char why[160];         /* a reason that names a tensor or key (*why may point here) */
@@ -10413,6 +10414,7 @@ LLMDEF llm_status llm_gguf_shapes(llm_model_shapes *s, const void *head, size_t 
             llm__shapes_tensor(s, 0, t->name, type_ok, ": its type has no kernel here (IQ*, TQ*, MXFP4...)");
         }
         s->n_tensors = (uint64_t)g.n_tensors;
+        s->header_bytes = g.data_offset;
         s->file_bytes = file_size;
         s->read_bytes = len;
         llm__shapes_runnable(s);
@@ -10483,6 +10485,7 @@ LLMDEF llm_status llm_hf_shapes_add(llm_model_shapes *s, const void *head, size_
         s->n_tensors += (uint64_t)st.n_tensors;
         s->file_bytes = llm__sat_add(s->file_bytes, file_size);
         s->read_bytes = llm__sat_add(s->read_bytes, 8 + n);
+        s->header_bytes = llm__sat_add(s->header_bytes, 8 + n);
         s->n_files++;
     } else if (why && *why == st.why) {
         memcpy(s->why, st.why, sizeof s->why);

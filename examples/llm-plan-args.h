@@ -242,7 +242,7 @@ static int llm_plan__file(llm_plan_args *a, llm_args *p) {
 static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *err, size_t es) {
     const char *model = NULL, *config = NULL, *gpu = "a100-80gb";
     const char *train_only = NULL, *infer_only = NULL; /* the first such flag given */
-    const char *gpu_flag = NULL;
+    const char *gpu_flag = NULL, *seq_flag = "--seq";
     int seq_given = 0, no_context = 0, set[LLM_PLAN_N_KEYS], i, overhead_given = 0, weights_given = 0;
     double ram = 0;
     llm_args p;
@@ -274,6 +274,7 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
         } else if (llm_args_is(&p, "--ctx")) {
             if ((ok = llm_args_int(&p, 1, 2147483647LL, &v))) a->plan.seq_len = v;
             seq_given = 1;
+            seq_flag = "--ctx";
         } else if (llm_args_is(&p, "--gpus")) {
             if ((ok = llm_args_int(&p, 1, 2147483647LL, &v))) a->plan.n_gpus = (int)v;
         } else if (llm_args_is(&p, "--batch")) {
@@ -436,10 +437,11 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
         llm_args_commas((unsigned long long)a->plan.seq_len, b1);
         llm_args_commas((unsigned long long)a->config.max_seq_len, b2);
         if (a->config.pos == LLM_POS_LEARNED)
-            return llm_args_fail(&p, "--seq %s: %s has learned positions for %s tokens; no position embedding "
-                                     "exists past them", b1, a->config.name, b2);
-        llm_plan__warn(a, "--seq %s is past %s's context of %s tokens: the memory is counted, but the model was "
-                          "not trained that long (it needs RoPE scaling or a long-context version)", b1, a->config.name, b2);
+            return llm_args_fail(&p, "%s %s: %s has learned positions for %s tokens; no position embedding "
+                                     "exists past them", seq_flag, b1, a->config.name, b2);
+        llm_plan__warn(a, "%s %s is past %s's context of %s tokens: the memory is counted, but the model was "
+                          "not trained that long (it needs RoPE scaling or a long-context version)", seq_flag, b1,
+                       a->config.name, b2);
     }
 
     /* tensor parallelism splits the heads evenly: the GPU count must divide them */

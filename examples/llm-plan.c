@@ -223,10 +223,10 @@ static void print_json(const llm_plan_args *a, const llm_plan_result *r, const f
         json_str(a->file);
         printf(", \"arch\": ");
         json_str(s->arch);
-        printf(", \"tensors\": %llu, \"elements\": %llu, \"tensor_bytes\": %llu, \"file_bytes\": %llu, \"read_bytes\": %llu, "
-               "\"runnable\": %s, \"not_run\": ",
+        printf(", \"tensors\": %llu, \"elements\": %llu, \"tensor_bytes\": %llu, \"header_bytes\": %llu, \"file_bytes\": %llu, "
+               "\"read_bytes\": %llu, \"runnable\": %s, \"not_run\": ",
                (unsigned long long)s->n_tensors, (unsigned long long)s->n_elements, (unsigned long long)s->tensor_bytes,
-               (unsigned long long)s->file_bytes, (unsigned long long)s->read_bytes, s->not_run[0] ? "false" : "true");
+               (unsigned long long)s->header_bytes, (unsigned long long)s->file_bytes, (unsigned long long)s->read_bytes, s->not_run[0] ? "false" : "true");
         json_str(s->not_run);
         printf("}");
     }
@@ -363,8 +363,9 @@ int main(int argc, char **argv) {
         printf(" %s elements,", llm_args_commas(s->n_elements, b));
         printf(" %s tensor bytes as stored (%.2f bits per element)\n", llm_args_commas(s->tensor_bytes, b),
                s->n_elements ? 8.0 * (double)s->tensor_bytes / (double)s->n_elements : 0.0);
-        printf("      read %s", llm_args_commas(s->read_bytes, b));
-        printf(" of its %s bytes (header and tensor table only, no weight)\n", llm_args_commas(s->file_bytes, b));
+        printf("      header and tensor table %s bytes", llm_args_commas(s->header_bytes, b));
+        printf(" (read %s", llm_args_commas(s->read_bytes, b));
+        printf(" of the file's %s to find their end; no weight is used)\n", llm_args_commas(s->file_bytes, b));
         printf("llm-run: %s%s", s->not_run[0] ? "cannot run it: " : "runs it", s->not_run);
         if (s->n_elements != r.params.total) printf(" (the config's own count differs from the file's elements)");
     }

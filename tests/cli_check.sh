@@ -322,7 +322,7 @@ done < "$T/good.txt"
 # the JSON carries the file's tensor bytes to the byte (12,800 + 256 above; the GGUF's are
 # checked against its own tensor table in test_estimate), the read bytes the header's only
 $PLAN --hf "$T/hf" --json > "$T/json" 2> "$T/err"
-if grep -q "\"tensor_bytes\": 13056, \"file_bytes\": $((8 + ${#h} + 13056)), \"read_bytes\": $((8 + ${#h})), \"runnable\": true" "$T/json" &&
+if grep -q "\"tensor_bytes\": 13056, \"header_bytes\": $((8 + ${#h})), \"file_bytes\": $((8 + ${#h} + 13056)), \"read_bytes\": $((8 + ${#h})), \"runnable\": true" "$T/json" &&
    grep -q '"lines": \[{"name": "weights", "bytes": 13056}' "$T/json"; then ok; else bad "llm-plan --hf --json: $(head -c 300 "$T/json")"; fi
 # sharded: model.safetensors.index.json's weight_map names two files (one twice); the
 # bytes are both headers' tensors
@@ -334,7 +334,7 @@ h2='{"model.norm.weight":{"dtype":"F32","shape":[64],"data_offsets":[0,256]}}'
 { printf "\\$(printf %o ${#h2})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h2"; head -c 256 /dev/zero; } > "$T/hf_sharded/b.safetensors"
 printf '{"metadata": {}, "weight_map": {"model.embed_tokens.weight": "a.safetensors", "lm_head.weight": "a.safetensors", "model.norm.weight": "b.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
 $PLAN --hf "$T/hf_sharded" --json > "$T/json" 2> "$T/err"
-if grep -q "\"tensors\": 2, \"elements\": 6464, \"tensor_bytes\": 13056, \"file_bytes\": $((16 + ${#h1} + ${#h2} + 13056)), \"read_bytes\": $((16 + ${#h1} + ${#h2}))," "$T/json"; then ok
+if grep -q "\"tensors\": 2, \"elements\": 6464, \"tensor_bytes\": 13056, \"header_bytes\": $((16 + ${#h1} + ${#h2})), \"file_bytes\": $((16 + ${#h1} + ${#h2} + 13056)), \"read_bytes\": $((16 + ${#h1} + ${#h2}))," "$T/json"; then ok
 else bad "llm-plan --hf (sharded): $(head -c 300 "$T/json") $(head -c 200 "$T/err")"; fi
 printf '{"weight_map": {"x": "../a.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
 $PLAN --hf "$T/hf_sharded" > "$T/out" 2> "$T/err"; rc=$?

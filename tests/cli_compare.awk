@@ -85,8 +85,9 @@ END {
     l = line_of("^file: ")
     if (!index(l, "(" jstr("arch") "): " commas(jval("tensors")) " tensors, " commas(jval("elements")) " elements, " \
         commas(jval("tensor_bytes")) " tensor bytes")) differ("file line: " l)
-    l = line_of("^      read ")
-    if (!index(l, "read " commas(jval("read_bytes")) " of its " commas(jval("file_bytes")) " bytes")) differ("read line: " l)
+    l = line_of("^      header and tensor table ")
+    if (!index(l, "table " commas(jval("header_bytes")) " bytes (read " commas(jval("read_bytes")) " of the file's " \
+        commas(jval("file_bytes")) " ")) differ("read line: " l)
     l = line_of("^llm-run: ")
     if (index(J, "\"runnable\": true") ? index(l, "llm-run: runs it") != 1 : index(l, "llm-run: cannot run it: " jstr("not_run")) != 1)
       differ("llm-run line: " l)

@@ -133,6 +133,7 @@ static void test_file_shapes(void) {
             CHECK_EQ_U64(s.tensor_bytes, sum);
             CHECK_EQ_U64(s.n_elements, elems);
             CHECK_EQ_U64(s.file_bytes, (uint64_t)n);
+            CHECK_EQ_U64(s.header_bytes, g.data_offset);
             /* 4 KiB first, then at least doubling: never past twice the header */
             CHECK_MSG(s.read_bytes <= 4096 || s.read_bytes <= 2 * g.data_offset, "%s: read %llu bytes, the weights start at %llu", path,
                       (unsigned long long)s.read_bytes, (unsigned long long)g.data_offset);
