@@ -414,7 +414,9 @@ LLMDEF double llm_activation_bytes(const llm_config *c, int64_t seq_len, int64_t
 /* ---- GPUs --------------------------------------------------------------------------- */
 
 /* Dense (no sparsity) peak and memory of a GPU. Marketing "80 GB" is really 80 GiB on
-   NVIDIA datacentre cards; mem_bytes is the total the driver reports (nvidia-smi). */
+   NVIDIA datacentre cards; mem_bytes is the total the driver reports (nvidia-smi). For a
+   plan, bf16_tflops and bandwidth_gbs may be 0 (unknown, e.g. a CPU's RAM): the times are
+   then 0, not estimated. */
 typedef struct llm_gpu {
     const char *name;       /* "a100-80gb" */
     const char *full_name;  /* "NVIDIA A100-SXM4-80GB" */
@@ -448,6 +450,9 @@ typedef struct llm_plan {
     int flash;           /* training: flash attention (no T x T activations) */
     double overhead_bytes; /* CUDA context, workspace, allocator slack; default 2e9 */
     double tight;        /* "tight" above this fraction of memory; 0 = 0.9 */
+    double weight_bytes; /* inference: the weights' exact bytes when known (a file's tensors,
+                            llm_model_shapes.tensor_bytes), in place of the model's parameters
+                            in `weights`; 0 = count them */
 } llm_plan;
 
 /* fits: total <= tight x capacity; tight: up to the capacity (no room for fragmentation,
@@ -1296,6 +1301,41 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
                               llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
                               const char **why);
 
+/* ---- sizing a model without reading its weights (llm-plan --gguf / --hf) --------------
+   A GGUF's or a Hugging Face model's config, read by the loaders' own code (one source of
+   truth), and the exact bytes of every tensor as stored (block scales included), from the
+   header and tensor table alone: no weight is read. A model the forward pass does not run
+   (another architecture, a RoPE scaling, a tensor type with no kernel here, MoE) still
+   gives its shapes when it writes the usual keys, and not_run says what llm_gguf_load /
+   llm_hf_load would refuse ("" when names, types and features pass: shapes are checked
+   by the load only). An unknown architecture is read with Llama's FFN and norms, so its
+   config's own parameter count is a guess where n_elements is exact. Do not copy an
+   llm_model_shapes: config.name points at its arch. */
+typedef struct llm_model_shapes {
+    llm_config config;
+    char arch[64];         /* general.architecture, or config.json's model_type */
+    char not_run[160];     /* "", or why llm_gguf_load / llm_hf_load would refuse it */
+    uint64_t n_tensors;
+    uint64_t n_elements;   /* the parameters as stored: every tensor's elements */
+    uint64_t tensor_bytes; /* every tensor's data, from its stored type */
+    uint64_t header_bytes; /* the header and tensor table (GGUF: up to the data section) */
+    uint64_t file_bytes;   /* the file's size (HF: the safetensors files', added) */
+    uint64_t read_bytes;   /* how much was read to find the header's end (>= header_bytes) */
+    int n_files;           /* HF: safetensors files added */
+    int arch_row;          /* internal: the architecture's table row, -1 if unknown */
+    char why[160];         /* a reason that names a tensor or key (*why may point here) */
+} llm_model_shapes;
+/* From a GGUF file's first len bytes (of file_size): LLM_ERANGE with *need (> len) when
+   the tensor table runs past them: read that many and call again. Allocates its tables
+   (LLM_MALLOC) and frees them before it returns. */
+LLMDEF llm_status llm_gguf_shapes(llm_model_shapes *s, const void *head, size_t len, uint64_t file_size, uint64_t *need,
+                                  const char **why);
+/* A config.json, then each safetensors file's first len bytes (8-byte length + the JSON
+   header; LLM_ERANGE with *need when that is longer than len), its tensors added. */
+LLMDEF llm_status llm_hf_shapes(llm_model_shapes *s, const char *config_json, size_t config_len, const char **why);
+LLMDEF llm_status llm_hf_shapes_add(llm_model_shapes *s, const void *head, size_t len, uint64_t file_size, uint64_t *need,
+                                    const char **why);
+
 #ifndef LLM_NO_STDIO
 /* The same from files; they allocate (the model: the file's bytes and the layer table;
    a GGUF model also its tables), freed by llm_model_free / llm_tokenizer_free. */
@@ -1305,6 +1345,13 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
 /* A Hugging Face directory: dir/config.json and dir/model.safetensors (one file; sharded
    checkpoints are LLM_EUNSUPPORTED for now). */
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why);
+/* llm_gguf_shapes of a file: reads 4 KiB, then as much as the tables need, each read at
+   least doubling: at most max(4 KiB, 2 x the header) bytes (read_bytes), of which any
+   past the header are never looked at. llm_hf_shapes_dir: config.json and the
+   8 + N header bytes of model.safetensors, or of every shard that
+   model.safetensors.index.json's weight_map names. */
+LLMDEF llm_status llm_gguf_shapes_file(llm_model_shapes *s, const char *path, const char **why);
+LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const char **why);
 #endif
 
 /* ======================================================================================
@@ -2777,8 +2824,9 @@ static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, cons
     llm__plan_resolve(&resolved);
     if (llm_config_check(p->model, reason) != LLM_OK) return LLM_EINVAL;
     if (!p->gpu) LLM__REJECT("no GPU");
-    if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops > 0) || !(p->gpu->bandwidth_gbs > 0))
-        LLM__REJECT("GPU memory, TFLOPS and bandwidth must be positive");
+    if (!(p->gpu->mem_bytes > 0) || !(p->gpu->bf16_tflops >= 0) || !(p->gpu->bandwidth_gbs >= 0))
+        LLM__REJECT("GPU memory must be positive, TFLOPS and bandwidth positive or 0 (unknown)");
+    if (!(p->weight_bytes >= 0) || p->weight_bytes > 1e18) LLM__REJECT("weight_bytes must be in 0..1e18");
     if (p->n_gpus < 1) LLM__REJECT("n_gpus must be at least 1");
     if (p->batch < 1 || p->batch > LLM__PLAN_MAX) LLM__REJECT("batch must be in 1..2^31-1");
     if (p->seq_len < 1 || p->seq_len > LLM__PLAN_MAX) LLM__REJECT("seq_len must be in 1..2^31-1");
@@ -2800,7 +2848,7 @@ static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, cons
         /* Inference. Tensor parallelism splits every matrix and the KV heads over the
            GPUs, so weights and KV divide by n_gpus (the replicated norms are noise).
            KV: 2 (K and V) L n_kv_heads head_dim seq batch bytes (llm_kv_cache_bytes). */
-        double w = llm_weight_bytes(c, p->weights) / n_gpus;
+        double w = (p->weight_bytes > 0 ? p->weight_bytes : llm_weight_bytes(c, p->weights)) / n_gpus;
         /* with more GPUs than KV heads, each KV head is replicated (as vLLM does) */
         double kv = llm__kv_bytes(c, seq, p->batch, p->kv) / (n_gpus < c->n_kv_heads ? n_gpus : c->n_kv_heads);
         double active = r->params.total ? (double)r->params.active / (double)r->params.total : 1.0;
@@ -2815,10 +2863,10 @@ static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, cons
         /* A decode step reads every weight it uses and every sequence's KV cache once:
            at best memory-bandwidth bound. With MoE only the active experts are read (at
            batch 1; larger batches touch more). */
-        r->decode_seconds = (w * active + kv) / (p->gpu->bandwidth_gbs * 1e9);
+        r->decode_seconds = p->gpu->bandwidth_gbs > 0 ? (w * active + kv) / (p->gpu->bandwidth_gbs * 1e9) : 0.0;
         /* The prompt: batch x seq tokens, causal attention, at best at peak FLOP/s. */
         r->prefill_flops = f.forward * (double)seq * (double)p->batch;
-        r->prefill_seconds = r->prefill_flops / (n_gpus * p->gpu->bf16_tflops * 1e12);
+        r->prefill_seconds = p->gpu->bf16_tflops > 0 ? r->prefill_flops / (n_gpus * p->gpu->bf16_tflops * 1e12) : 0.0;
     } else {
         /* Training: mixed-precision Adam state sharded by ZeRO over n_gpus data-parallel
            GPUs, plus the activations of one micro-batch of `batch` sequences. */
@@ -2839,7 +2887,7 @@ static llm_status llm__plan_lines(const llm_plan *plan, llm_plan_result *r, cons
         /* one optimizer step of one GPU's micro-batch; recomputation repeats the forward */
         r->step_flops = (f.train + (p->recompute ? f.forward : 0.0)) * (double)seq * (double)p->batch;
         r->prefill_flops = f.forward * (double)seq * (double)p->batch;
-        r->prefill_seconds = r->prefill_flops / (p->gpu->bf16_tflops * 1e12);
+        r->prefill_seconds = p->gpu->bf16_tflops > 0 ? r->prefill_flops / (p->gpu->bf16_tflops * 1e12) : 0.0;
         r->decode_seconds = 0.0;
     }
     {
@@ -2896,12 +2944,16 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
 
     /* It is tight or does not fit: try each concrete change on its own. */
     if (!p->train) {
+        /* bits per parameter as stored (a file's exact bytes, else the dtype's) */
+        double bits = p->weight_bytes > 0 && r->params.total ? 8.0 * p->weight_bytes / (double)r->params.total
+                                                              : llm_dtype_bits(p->weights);
         q = *p;
-        if (llm_dtype_bits(p->weights) > 8.5) {
+        q.weight_bytes = 0; /* the advice re-counts the parameters in the new dtype */
+        if (bits > 8.5) {
             q.weights = LLM_Q8_32; /* 8-bit blocks with their scales, 8.5 bits */
             llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q8_32);
         }
-        if (llm_dtype_bits(p->weights) > 4.5) {
+        if (bits > 4.5) {
             q.weights = LLM_Q4_32;
             llm__advise(r, &q, LLM_ADVICE_WEIGHTS_DTYPE, LLM_Q4_32);
         }
@@ -8655,9 +8707,15 @@ typedef struct llm__gr {
     const unsigned char *p;
     uint64_t off, len;
     int bad;
+    uint64_t need; /* once bad: the bytes the read needed (saturating), so a caller holding
+                      only a file's first bytes knows how many to read (llm_gguf_shapes) */
 } llm__gr;
+static void llm__gr_short(llm__gr *r, uint64_t n, uint64_t size) { /* off + n * size bytes needed */
+    if (!r->bad) r->need = n > (UINT64_MAX - r->off) / size ? UINT64_MAX : r->off + n * size;
+    r->bad = 1;
+}
 static int llm__gr_has(llm__gr *r, uint64_t n) {
-    if (r->bad || n > r->len - r->off) r->bad = 1;
+    if (r->bad || n > r->len - r->off) llm__gr_short(r, n, 1);
     return !r->bad;
 }
 static uint32_t llm__gr_u32(llm__gr *r) {
@@ -8698,12 +8756,12 @@ static int llm__gr_skip(llm__gr *r, uint32_t t, int depth) {
     if (t >= (uint32_t)LLM_GGUF_TYPE_COUNT) return -1;
     size = llm__gguf_vtypes[t].size;
     if (size) {
-        if (n > (r->len - r->off) / size) r->bad = 1; /* n * size would pass the end (or wrap) */
+        if (n > (r->len - r->off) / size) llm__gr_short(r, n, size); /* n * size would pass the end (or wrap) */
         if (!r->bad) r->off += n * size;
         return 0;
     }
     /* strings take at least 8 bytes and arrays 12 each: a count beyond that is past the end */
-    if (n > (r->len - r->off) / 8) r->bad = 1;
+    if (n > (r->len - r->off) / 8) llm__gr_short(r, n, 8);
     for (i = 0; i < n && !r->bad; i++) {
         int e = llm__gr_skip(r, t, depth + 1);
         if (e) return e;
@@ -8771,7 +8829,7 @@ static llm_status llm__names_unique(int64_t *idx, int64_t n, const void *first_n
 /* The header's counts, checked against the smallest size each entry can have (a key-value
    13 bytes, a tensor info 32), so the tables are never sized by a lie. */
 #define LLM__GGUF_MAGIC 0x46554747u /* "GGUF" */
-static llm_status llm__gguf_header(const unsigned char *p, size_t len, uint32_t *version, uint64_t *n_kv,
+static llm_status llm__gguf_header(const unsigned char *p, uint64_t len, uint32_t *version, uint64_t *n_kv,
                                    uint64_t *n_t, const char **why) {
     uint32_t v;
     if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
@@ -8802,15 +8860,19 @@ LLMDEF size_t llm_gguf_bytes(const void *buf, size_t len) {
     return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
 }
 
+/* buf holds the first len bytes of a file of file_len bytes (llm_gguf_init: all of it):
+   the tables must lie in buf, the tensors' data only in the file (data is NULL for a
+   tensor past buf). rd is the cursor, left where a read ran short. */
 static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                  const char **why) {
+                                  uint64_t file_len, llm__gr *rd, const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     uint64_t nkv, nt, i, k;
     uint32_t ver;
-    llm__gr r;
     char *m;
+    rd->bad = 0, rd->need = 0;
     LLM__MTRY(llm__reader_begin(g, sizeof *g, "no llm_gguf", why));
-    LLM__MTRY(llm__gguf_header(p, len, &ver, &nkv, &nt, why));
+    if (len < 24 && file_len >= 24) llm__gr_short(rd, 24, 1);
+    LLM__MTRY(llm__gguf_header(p, len < 24 ? len : file_len, &ver, &nkv, &nt, why));
     if (!mem || ((uintptr_t)mem & 7u) || mem_bytes < llm__gguf_table_bytes(nkv, nt))
         LLM__FFAIL(why, "table memory missing, misaligned or smaller than llm_gguf_bytes", LLM_EINVAL);
     m = (char *)mem;
@@ -8820,29 +8882,29 @@ static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, cons
     g->tensor_order = (int64_t *)(void *)m;
     g->version = ver, g->n_kv = (int64_t)nkv, g->n_tensors = (int64_t)nt, g->buf = p, g->len = len;
     g->alignment = 32;
-    r.p = p, r.off = 24, r.len = len, r.bad = 0;
+    rd->p = p, rd->off = 24, rd->len = len;
     /* the metadata: key, type, value */
     for (i = 0; i < nkv; i++) {
         llm_gguf_kv *kv = &g->kv[i];
         int e;
-        kv->key = llm__gr_str(&r);
-        kv->type = (llm_gguf_type)llm__gr_u32(&r);
-        if (r.bad) LLM__FFAIL(why, "file ends inside a metadata key or its type", LLM_EFORMAT);
+        kv->key = llm__gr_str(rd);
+        kv->type = (llm_gguf_type)llm__gr_u32(rd);
+        if (rd->bad) LLM__FFAIL(why, "file ends inside a metadata key or its type", LLM_EFORMAT);
         if ((unsigned)kv->type >= (unsigned)LLM_GGUF_TYPE_COUNT)
             LLM__GFAIL_NAME(g, "metadata ", kv->key, ": unknown value type", LLM_EFORMAT);
         if (kv->type == LLM_GGUF_ARRAY) {
-            llm__gr q = r;
+            llm__gr q = *rd;
             kv->arr_type = (llm_gguf_type)llm__gr_u32(&q);
             kv->arr_n = llm__gr_u64(&q);
             kv->value = p + q.off;
         } else {
-            kv->value = p + r.off;
+            kv->value = p + rd->off;
         }
-        e = llm__gr_skip(&r, (uint32_t)kv->type, 0);
-        kv->bytes = (uint64_t)(p + r.off - kv->value);
+        e = llm__gr_skip(rd, (uint32_t)kv->type, 0);
+        kv->bytes = (uint64_t)(p + rd->off - kv->value);
         if (e == -1) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": array of an unknown value type", LLM_EFORMAT);
         if (e == -2) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": arrays nested more than 3 deep", LLM_EFORMAT);
-        if (r.bad) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": value runs past the end of the file", LLM_EFORMAT);
+        if (rd->bad) LLM__GFAIL_NAME(g, "metadata ", kv->key, ": value runs past the end of the file", LLM_EFORMAT);
         if (kv->type == LLM_GGUF_BOOL && *kv->value > 1)
             LLM__GFAIL_NAME(g, "metadata ", kv->key, ": bool is not 0 or 1", LLM_EFORMAT);
     }
@@ -8863,23 +8925,23 @@ static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, cons
         const llm__ggml_type *ty;
         uint32_t nd;
         uint64_t elems = 1;
-        t->name = llm__gr_str(&r);
-        nd = llm__gr_u32(&r);
-        if (r.bad) LLM__FFAIL(why, "file ends inside a tensor's name or dimension count", LLM_EFORMAT);
+        t->name = llm__gr_str(rd);
+        nd = llm__gr_u32(rd);
+        if (rd->bad) LLM__FFAIL(why, "file ends inside a tensor's name or dimension count", LLM_EFORMAT);
         if (nd < 1 || nd > 4) LLM__GFAIL_NAME(g, "tensor ", t->name, ": n_dims not in 1..4", LLM_EFORMAT);
         t->n_dims = (int)nd;
         for (k = 0; k < 4; k++) t->ne[k] = 1;
         for (k = 0; k < nd; k++) {
-            uint64_t ne = llm__gr_u64(&r);
-            if (r.bad) break;
+            uint64_t ne = llm__gr_u64(rd);
+            if (rd->bad) break;
             if (ne == 0 || ne > (uint64_t)INT64_MAX) LLM__GFAIL_NAME(g, "tensor ", t->name, ": a dimension is 0 or above 2^63", LLM_EFORMAT);
             if (elems > (uint64_t)INT64_MAX / ne) LLM__GFAIL_NAME(g, "tensor ", t->name, ": its dimensions' product overflows", LLM_EFORMAT);
             elems *= ne;
             t->ne[k] = (int64_t)ne;
         }
-        t->type = llm__gr_u32(&r);
-        t->offset = llm__gr_u64(&r);
-        if (r.bad) LLM__GFAIL_NAME(g, "tensor ", t->name, ": file ends inside its info", LLM_EFORMAT);
+        t->type = llm__gr_u32(rd);
+        t->offset = llm__gr_u64(rd);
+        if (rd->bad) LLM__GFAIL_NAME(g, "tensor ", t->name, ": file ends inside its info", LLM_EFORMAT);
         ty = t->type < 40 ? &llm__ggml_types[t->type] : NULL;
         if (!ty || !ty->name) LLM__GFAIL_NAME(g, "tensor ", t->name, ": unknown ggml type", LLM_EFORMAT);
         if ((uint64_t)t->ne[0] % ty->block)
@@ -8889,14 +8951,14 @@ static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, cons
         if (t->offset % g->alignment) LLM__GFAIL_NAME(g, "tensor ", t->name, ": offset not a multiple of the alignment", LLM_EFORMAT);
     }
     /* the data section starts at the next multiple of the alignment */
-    g->data_offset = r.off + (g->alignment - r.off % g->alignment) % g->alignment;
-    if (nt > 0 && g->data_offset > len) LLM__FFAIL(why, "file ends before its data section", LLM_EFORMAT);
+    g->data_offset = rd->off + (g->alignment - rd->off % g->alignment) % g->alignment;
+    if (nt > 0 && g->data_offset > file_len) LLM__FFAIL(why, "file ends before its data section", LLM_EFORMAT);
     for (i = 0; i < nt; i++) {
         llm_gguf_tensor *t = &g->tensors[i];
-        uint64_t room = len - g->data_offset;
+        uint64_t room = file_len - g->data_offset;
         if (t->offset > room || t->bytes > room - t->offset)
             LLM__GFAIL_NAME(g, "tensor ", t->name, ": data runs past the end of the file", LLM_EFORMAT);
-        t->data = p + g->data_offset + t->offset;
+        t->data = g->data_offset + t->offset + t->bytes <= len ? p + g->data_offset + t->offset : NULL;
     }
     return llm__names_unique(g->tensor_order, g->n_tensors, &g->tensors[0].name, sizeof *g->tensors, "tensor name ", g->why,
                              sizeof g->why, why);
@@ -8906,7 +8968,8 @@ static llm_status llm__gguf_parse(llm_gguf *g, void *mem, size_t mem_bytes, cons
    *why may point into g->why. */
 LLMDEF llm_status llm_gguf_init(llm_gguf *g, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                 const char **why) {
-    llm_status st = llm__gguf_parse(g, mem, mem_bytes, buf, len, why);
+    llm__gr r;
+    llm_status st = llm__gguf_parse(g, mem, mem_bytes, buf, len, len, &r, why);
     if (st != LLM_OK && g) g->kv = NULL, g->tensors = NULL, g->kv_order = g->tensor_order = NULL, g->n_kv = g->n_tensors = 0;
     return st;
 }
@@ -9383,7 +9446,25 @@ static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch
     return LLM_OK;
 }
 
-LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
+/* What the forward pass does not run: refused (not_run NULL: the loaders), or, for a plan
+   that needs only the shapes, the first such reason copied into not_run (160 bytes) and
+   the reading goes on. */
+static void llm__note(char *dst, const char *src) { /* the first note of 160 bytes sticks */
+    size_t k;
+    if (dst[0]) return;
+    for (k = 0; src[k] && k + 1 < 160; k++) dst[k] = src[k];
+    dst[k] = '\0';
+}
+#define LLM__NOT_RUN(text)                                                                             \
+    do {                                                                                             \
+        const char *llm__t = (text);                                                                 \
+        if (!not_run) LLM__FFAIL(why, llm__t, LLM_EUNSUPPORTED);                                     \
+        llm__note(not_run, llm__t);                                                                  \
+    } while (0)
+
+/* llm_gguf_read_config; an architecture not in llm__archs is read as `gen`, Llama's row
+   under the file's name (every llama.cpp architecture writes the same shape keys). */
+static llm_status llm__gguf_config(llm_config *c, llm_gguf *g, llm__arch *gen, char *not_run, const char **why) {
     static const char *const scaling[] = {"rope.scale_linear", "rope.scaling.factor", "rope.scaling.attn_factor"};
     llm_gguf_str s;
     const llm__arch *a;
@@ -9399,9 +9480,11 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     c->name = "gguf";
     if (llm_gguf_get_str(g, "general.architecture", &s) != LLM_OK)
         LLM__FFAIL(why, "general.architecture is missing or not a string", LLM_EFORMAT);
-    if (!(a = llm__arch_find(s.s, s.n, 0)))
-        LLM__GFAIL_NAME(g, "architecture '", s, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2 and phi3 are)",
-                        LLM_EUNSUPPORTED);
+    if (!(a = llm__arch_find(s.s, s.n, 0))) {
+        llm__why_name(g->why, sizeof g->why, "architecture '", s.s, s.n, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2 and phi3 are)");
+        LLM__NOT_RUN(g->why);
+        a = gen; /* the caller named it after general.architecture */
+    }
     llm__arch_config(c, a);
     for (i = 0; i < (int)(sizeof llm__gguf_keys / sizeof llm__gguf_keys[0]); i++)
         LLM__MTRY(llm__gguf_read_key(c, g, a, &llm__gguf_keys[i], why));
@@ -9409,7 +9492,7 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     /* values of another width than keys' (value_length) would need their own head size */
     st = llm_gguf_get_int(g, llm__gguf_key(name, a, "attention.value_length"), &v);
     if (st != LLM_ENOTFOUND && (st != LLM_OK || v != llm_config_head_dim(c)))
-        LLM__FFAIL(why, llm__gguf_why(g, name, " differs from the key length: not run", ""), LLM_EUNSUPPORTED);
+        LLM__NOT_RUN(llm__gguf_why(g, name, " differs from the key length: not run", ""));
     st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_count"), &v);
     if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 0 || v > (1 << 16)))
         LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 0..65536", ""), LLM_EFORMAT);
@@ -9427,13 +9510,13 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     if (st == LLM_OK) vocab_key = v;
     /* RoPE scalings (linear, YaRN, LongRoPE's factors) change every angle: refused by name */
     if (llm_gguf_find_tensor(g, "rope_factors_long.weight"))
-        LLM__FFAIL(why, "LongRoPE (rope_factors_long.weight: Phi-3's long-context RoPE) is not run", LLM_EUNSUPPORTED);
+        LLM__NOT_RUN("LongRoPE (rope_factors_long.weight: Phi-3's long-context RoPE) is not run");
     st = llm_gguf_get_str(g, llm__gguf_key(name, a, "rope.scaling.type"), &s);
     if (st != LLM_ENOTFOUND && !(st == LLM_OK && s.n == 4 && memcmp(s.s, "none", 4) == 0))
-        LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+        LLM__NOT_RUN(llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""));
     for (i = 0; i < 3; i++)
         if (llm_gguf_find_key(g, llm__gguf_key(name, a, scaling[i])) >= 0)
-            LLM__FFAIL(why, llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""), LLM_EUNSUPPORTED);
+            LLM__NOT_RUN(llm__gguf_why(g, name, " (RoPE scaling) is not applied yet", ""));
     if (!c->sliding_window) c->window_pattern = 0; /* Gemma 2 without its window */
     c->rope_layout = a->gguf_rope;
     hd = llm_config_head_dim(c);
@@ -9450,6 +9533,9 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
     c->tied_embeddings = llm_gguf_find_tensor(g, "output.weight") == NULL;
     if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
+}
+LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **why) {
+    return llm__gguf_config(c, g, NULL, NULL, why);
 }
 
 /* A GGUF tensor as llm__take sees it: ne = {cols, rows}; the matrix types are F32, F16,
@@ -9901,12 +9987,14 @@ static const struct {
 /* Bytes of n JSON tokens, rounded up to 8 so the tensor table after them is aligned. */
 #define LLM__ST_TOKS(n) (((n) * sizeof(llm_json_tok) + 7u) & ~(size_t)7u)
 
-/* The header: its length and where its JSON is, checked against the buffer. */
-static llm_status llm__st_header(const unsigned char *p, size_t len, uint64_t *n, const char **why) {
+/* The header: its length and where its JSON is, checked against the file (file_len
+   bytes) and the buffer (its first len bytes). */
+static llm_status llm__st_header(const unsigned char *p, size_t len, uint64_t file_len, uint64_t *n, const char **why) {
     if (!p) LLM__FFAIL(why, "no buffer", LLM_EINVAL);
     if (len < 8) LLM__FFAIL(why, "file shorter than the 8-byte safetensors header length", LLM_EFORMAT);
     *n = llm__le64(p);
-    if (*n < 2 || *n > len - 8) LLM__FFAIL(why, "safetensors header length past the end of the file", LLM_EFORMAT);
+    if (*n < 2 || *n > file_len - 8) LLM__FFAIL(why, "safetensors header length past the end of the file", LLM_EFORMAT);
+    if (*n > len - 8) LLM__FFAIL(why, "safetensors header longer than the bytes given", LLM_ERANGE);
     if (p[8] != '{') LLM__FFAIL(why, "safetensors header is not a JSON object", LLM_EFORMAT);
     return LLM_OK;
 }
@@ -9914,22 +10002,24 @@ static llm_status llm__st_header(const unsigned char *p, size_t len, uint64_t *n
 LLMDEF size_t llm_safetensors_bytes(const void *buf, size_t len) {
     uint64_t n;
     size_t nt = 0;
-    if (llm__st_header((const unsigned char *)buf, len, &n, NULL) != LLM_OK) return 0;
+    if (llm__st_header((const unsigned char *)buf, len, len, &n, NULL) != LLM_OK) return 0;
     if (llm_json_parse((const char *)buf + 8, (size_t)n, NULL, 0, &nt, NULL) != LLM_ERANGE && nt == 0) return 0;
     if (nt == 0) return 0;
     /* every tensor is a member of the top object, so tokens bound the tensors */
     return LLM__ST_TOKS(nt) + nt * (sizeof(llm_st_tensor) + sizeof(int64_t));
 }
 
+/* buf: the first len bytes of a file of file_len (llm_safetensors_init: all of it); the
+   tensors' data need only be in the file (data NULL for one past buf). */
 static llm_status llm__st_parse(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
-                                const char **why) {
+                                uint64_t file_len, const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
     const char *text;
     uint64_t n;
     size_t nt = 0, i, m, cap;
     llm_status e;
     LLM__MTRY(llm__reader_begin(st, sizeof *st, "no llm_safetensors", why));
-    LLM__MTRY(llm__st_header(p, len, &n, why));
+    LLM__MTRY(llm__st_header(p, len, file_len, &n, why));
     text = (const char *)p + 8; /* after the check: p may be NULL */
     e = llm_json_parse(text, (size_t)n, NULL, 0, &nt, why);
     if (e != LLM_ERANGE && e != LLM_OK) return e;
@@ -9990,8 +10080,8 @@ static llm_status llm__st_parse(llm_safetensors *st, void *mem, size_t mem_bytes
         }
         t->bytes = elems * (uint64_t)t->elem_bytes;
         if (end - begin != t->bytes) LLM__GFAIL_NAME(st, "tensor ", name, ": data_offsets do not match dtype x shape", LLM_EFORMAT);
-        if (end > len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
-        t->data = p + st->data_offset + begin;
+        if (end > file_len - st->data_offset) LLM__GFAIL_NAME(st, "tensor ", name, ": data runs past the end of the file", LLM_EFORMAT);
+        t->data = st->data_offset + end <= len ? p + st->data_offset + begin : NULL;
     }
     return llm__names_unique(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors, "tensor name ", st->why,
                              sizeof st->why, why);
@@ -10000,7 +10090,7 @@ static llm_status llm__st_parse(llm_safetensors *st, void *mem, size_t mem_bytes
 /* As llm_gguf_init: an error leaves no table behind, and the reason in st->why. */
 LLMDEF llm_status llm_safetensors_init(llm_safetensors *st, void *mem, size_t mem_bytes, const void *buf, size_t len,
                                        const char **why) {
-    llm_status e = llm__st_parse(st, mem, mem_bytes, buf, len, why);
+    llm_status e = llm__st_parse(st, mem, mem_bytes, buf, len, len, why);
     if (e != LLM_OK && st) st->toks = NULL, st->tensors = NULL, st->order = NULL, st->n_tensors = 0, st->n_toks = 0;
     return e;
 }
@@ -10106,19 +10196,24 @@ static llm_status llm__hf_rope_scaling(llm_config *c, const char *j, const llm_j
     LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
 }
 
-/* The architecture row of config.json's model_type. */
-static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_json_tok *t, size_t n, const char **why) {
+/* The architecture row of config.json's model_type (gen, Llama's row, for another one
+   when the shapes are all that is wanted: not_run given). */
+static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_json_tok *t, size_t n, const llm__arch *gen,
+                               char *not_run, const char **why) {
     int64_t mt = llm_json_find(j, t, n, 0, "model_type");
     if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
     *a = llm__arch_find(j + t[mt].start, t[mt].len, 1);
-    if (!*a)
-        LLM__FFAIL(why, "config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2 and phi3 are)",
-                   LLM_EUNSUPPORTED);
+    if (!*a) {
+        LLM__NOT_RUN("config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2 and phi3 are)");
+        *a = gen;
+    }
     return LLM_OK;
 }
 
-/* llm_hf_read_config, also giving the architecture's row */
-static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const char *json, size_t len, const char **why) {
+/* llm_hf_read_config, also giving the architecture's row; gen and not_run as for
+   llm__gguf_config */
+static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const char *json, size_t len, const llm__arch *gen,
+                                 char *not_run, const char **why) {
     llm_json_tok t[LLM__HF_TOKS];
     size_t n;
     int64_t k;
@@ -10135,7 +10230,7 @@ static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const ch
         if (e != LLM_OK) return e;
     }
     if (t[0].type != LLM_JSON_OBJECT) LLM__FFAIL(why, "config.json is not a JSON object", LLM_EFORMAT);
-    LLM__MTRY(llm__hf_arch(&a, json, t, n, why));
+    LLM__MTRY(llm__hf_arch(&a, json, t, n, gen, not_run, why));
     *arch = a;
     llm__arch_config(c, a);
     c->norm_eps = 1e-6f; /* transformers' default for every model_type of the table */
@@ -10155,16 +10250,15 @@ static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const ch
        transformers also runs Gemma's legacy "hidden_act": "gelu" as tanh GELU) */
     k = llm__hf_has(json, t, n, 0, a->act_key);
     if (k >= 0 && !llm_json_eq(json, &t[k], a->act))
-        LLM__FFAIL(why, a->act[0] == 's' ? "config.json: hidden_act is not silu" : "config.json: hidden_activation is not gelu_pytorch_tanh",
-                   LLM_EUNSUPPORTED);
-    if (llm__hf_true(json, t, n, "attention_bias")) LLM__FFAIL(why, "config.json: attention_bias (q/k/v/o biases) is not run yet", LLM_EUNSUPPORTED);
-    if (llm__hf_true(json, t, n, "mlp_bias")) LLM__FFAIL(why, "config.json: mlp_bias is not run yet", LLM_EUNSUPPORTED);
+        LLM__NOT_RUN(a->act[0] == 's' ? "config.json: hidden_act is not silu" : "config.json: hidden_activation is not gelu_pytorch_tanh");
+    if (llm__hf_true(json, t, n, "attention_bias")) LLM__NOT_RUN("config.json: attention_bias (q/k/v/o biases) is not run yet");
+    if (llm__hf_true(json, t, n, "mlp_bias")) LLM__NOT_RUN("config.json: mlp_bias is not run yet");
     if ((k = llm__hf_has(json, t, n, 0, "partial_rotary_factor")) >= 0 && !(llm_json_num(json, &t[k], &f) == LLM_OK && f == 1.0))
-        LLM__FFAIL(why, "config.json: partial_rotary_factor is not run yet", LLM_EUNSUPPORTED);
+        LLM__NOT_RUN("config.json: partial_rotary_factor is not run yet");
     /* Qwen2 / Qwen3 window only with use_sliding_window, and then per layer */
     if (a->hf_use_sliding) {
         if (llm__hf_true(json, t, n, "use_sliding_window"))
-            LLM__FFAIL(why, "config.json: Qwen2's per-layer sliding windows are not run yet", LLM_EUNSUPPORTED);
+            LLM__NOT_RUN("config.json: Qwen2's per-layer sliding windows are not run yet");
     } else if ((k = llm__hf_has(json, t, n, 0, "sliding_window")) >= 0) {
         int64_t v;
         if (llm_json_int(json, &t[k], &v) != LLM_OK || v < 1 || v > INT32_MAX)
@@ -10181,13 +10275,18 @@ static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const ch
     if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
     /* Hugging Face's rotate_half pairs dimension i with i + d/2 */
     c->rope_layout = LLM_ROPE_HALVES;
-    LLM__MTRY(llm__hf_rope_scaling(c, json, t, n, why));
+    {
+        const char *r2 = "";
+        llm_status e = llm__hf_rope_scaling(c, json, t, n, &r2);
+        if (e == LLM_EUNSUPPORTED) LLM__NOT_RUN(r2); /* a plan sizes the model without its scaling */
+        else if (e != LLM_OK) LLM__FFAIL(why, r2, e);
+    }
     if (llm_config_check(c, &reason) != LLM_OK) LLM__FFAIL(why, reason, LLM_EFORMAT);
     return LLM_OK;
 }
 LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why) {
     const llm__arch *a;
-    return llm__hf_config(c, &a, json, len, why);
+    return llm__hf_config(c, &a, json, len, NULL, NULL, why);
 }
 
 /* Every norm gain and bias vector, any of which may need converting to fp32. */
@@ -10232,7 +10331,7 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
     const char *reason;
     if (why) *why = "";
     if (!m || !st || !layers || !st->tensors) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
-    LLM__MTRY(llm__hf_config(&c, &a, config_json, config_len, why));
+    LLM__MTRY(llm__hf_config(&c, &a, config_json, config_len, NULL, NULL, why));
     e = llm_config_runnable(&c, &reason);
     if (e != LLM_OK) LLM__FFAIL(why, reason, e);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
@@ -10247,6 +10346,154 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
             LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, 0);
+}
+
+/* ---- sizing a model without reading its weights ----------------------------------------- */
+
+static uint64_t llm__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* A tensor the loader would refuse by name or type: the first one noted in s->not_run. */
+static void llm__shapes_tensor(llm_model_shapes *s, int hf, llm_gguf_str name, int type_ok, const char *type) {
+    char buf[160];
+    if (s->not_run[0]) return;
+    if (s->arch_row >= 0 && !llm__arch_uses(&llm__archs[s->arch_row], hf, s->config.n_layers, name.s, name.n))
+        llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, " is not used by the forward pass"));
+    else if (!type_ok)
+        llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, type));
+}
+/* What every reader of shapes checks last: the features the forward pass needs. */
+static void llm__shapes_runnable(llm_model_shapes *s) {
+    const char *reason;
+    if (llm_config_runnable(&s->config, &reason) != LLM_OK) llm__note(s->not_run, reason);
+    if (!llm__little_endian()) llm__note(s->not_run, "big-endian host: the weights are little-endian");
+}
+
+LLMDEF llm_status llm_gguf_shapes(llm_model_shapes *s, const void *head, size_t len, uint64_t file_size, uint64_t *need,
+                                  const char **why) {
+    llm_gguf g;
+    llm__gr r;
+    llm__arch gen = llm__archs[0];
+    llm_gguf_str an;
+    uint32_t ver;
+    uint64_t nkv, nt, tb;
+    int64_t i;
+    void *mem;
+    llm_status st;
+    if (need) *need = 0;
+    LLM__MTRY(llm__reader_begin(s, sizeof *s, "no llm_model_shapes", why));
+    if (!head || file_size < len) LLM__FFAIL(why, "no buffer, or more bytes than the file has", LLM_EINVAL);
+    if (len < 24 && file_size >= 24) {
+        if (need) *need = 24;
+        LLM__FFAIL(why, "the 24-byte GGUF header is not all in the bytes given", LLM_ERANGE);
+    }
+    LLM__MTRY(llm__gguf_header((const unsigned char *)head, file_size, &ver, &nkv, &nt, why));
+    tb = llm__gguf_table_bytes(nkv, nt);
+    if (tb > (uint64_t)SIZE_MAX || !(mem = LLM_MALLOC((size_t)tb))) LLM__FFAIL(why, "out of memory for the GGUF tables", LLM_ENOMEM);
+    st = llm__gguf_parse(&g, mem, (size_t)tb, head, len, file_size, &r, why);
+    if (st != LLM_OK && r.bad && len < file_size && r.need <= file_size) {
+        if (need) *need = r.need;
+        st = LLM_ERANGE;
+        if (why) *why = "the GGUF tables continue past the bytes given";
+    }
+    if (st == LLM_OK && llm_gguf_get_str(&g, "general.architecture", &an) == LLM_OK) {
+        const llm__arch *a = llm__arch_find(an.s, an.n, 0);
+        size_t k = an.n < sizeof s->arch ? (size_t)an.n : sizeof s->arch - 1;
+        memcpy(s->arch, an.s, k);
+        s->arch[k] = '\0';
+        s->arch_row = a ? (int)(a - llm__archs) : -1;
+    }
+    gen.gguf = s->arch;
+    if (st == LLM_OK) st = llm__gguf_config(&s->config, &g, &gen, s->not_run, why);
+    if (st == LLM_OK) {
+        s->config.name = s->arch;
+        for (i = 0; i < g.n_tensors; i++) {
+            const llm_gguf_tensor *t = &g.tensors[i];
+            int type_ok = t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16 ||
+                          llm__qdot_of(t->type) != NULL;
+            s->n_elements = llm__sat_add(s->n_elements, (uint64_t)(t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3]));
+            s->tensor_bytes = llm__sat_add(s->tensor_bytes, t->bytes);
+            llm__shapes_tensor(s, 0, t->name, type_ok, ": its type has no kernel here (IQ*, TQ*, MXFP4...)");
+        }
+        s->n_tensors = (uint64_t)g.n_tensors;
+        s->header_bytes = g.data_offset;
+        s->file_bytes = file_size;
+        s->read_bytes = len;
+        llm__shapes_runnable(s);
+    }
+    if (st != LLM_OK && why && *why == g.why) { /* g ends here: keep its reason */
+        memcpy(s->why, g.why, sizeof s->why);
+        *why = s->why;
+    }
+    LLM_FREE(mem);
+    return st;
+}
+
+LLMDEF llm_status llm_hf_shapes(llm_model_shapes *s, const char *config_json, size_t config_len, const char **why) {
+    llm__arch gen = llm__archs[0];
+    const llm__arch *a;
+    llm_json_tok *t;
+    size_t n = 0;
+    int64_t mt;
+    LLM__MTRY(llm__reader_begin(s, sizeof *s, "no llm_model_shapes", why));
+    gen.gguf = NULL, gen.hf = s->arch;
+    LLM__MTRY(llm__hf_config(&s->config, &a, config_json, config_len, &gen, s->not_run, why));
+    /* the model_type's name (llm__hf_config read it: the JSON is valid and small) */
+    if (!(t = (llm_json_tok *)LLM_MALLOC(LLM__HF_TOKS * sizeof *t))) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    if (llm_json_parse(config_json, config_len, t, LLM__HF_TOKS, &n, NULL) == LLM_OK &&
+        (mt = llm_json_find(config_json, t, n, 0, "model_type")) >= 0)
+        llm_json_str(config_json, &t[mt], s->arch, sizeof s->arch, NULL);
+    LLM_FREE(t);
+    s->arch_row = a == &gen ? -1 : (int)(a - llm__archs);
+    s->config.name = s->arch;
+    llm__shapes_runnable(s);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_hf_shapes_add(llm_model_shapes *s, const void *head, size_t len, uint64_t file_size, uint64_t *need,
+                                    const char **why) {
+    const unsigned char *p = (const unsigned char *)head;
+    llm_safetensors st;
+    uint64_t n;
+    size_t stb;
+    int64_t i;
+    void *mem;
+    llm_status e;
+    if (need) *need = 0;
+    if (why) *why = "";
+    if (!s || !p || file_size < len) LLM__FFAIL(why, "no shapes or buffer, or more bytes than the file has", LLM_EINVAL);
+    if (len < 8 && file_size >= 8) {
+        if (need) *need = 8;
+        LLM__FFAIL(why, "the 8-byte safetensors header length is not in the bytes given", LLM_ERANGE);
+    }
+    n = len >= 8 ? llm__le64(p) : 0;
+    if (len >= 8 && n <= file_size - 8 && n > len - 8) {
+        if (need) *need = 8 + n;
+        LLM__FFAIL(why, "the safetensors header continues past the bytes given", LLM_ERANGE);
+    }
+    stb = llm_safetensors_bytes(p, len >= 8 && n <= len - 8 ? (size_t)(8 + n) : len);
+    mem = stb ? LLM_MALLOC(stb) : NULL;
+    if (stb && !mem) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    e = llm__st_parse(&st, mem, stb, p, len, file_size, why); /* without memory: says why the header is wrong */
+    for (i = 0; e == LLM_OK && i < st.n_tensors; i++) {
+        const llm_st_tensor *t = &st.tensors[i];
+        int type_ok = (t->dtype.n == 3 && (memcmp(t->dtype.s, "F32", 3) == 0 || memcmp(t->dtype.s, "F16", 3) == 0)) ||
+                      (t->dtype.n == 4 && memcmp(t->dtype.s, "BF16", 4) == 0);
+        s->n_elements = llm__sat_add(s->n_elements, t->bytes / (uint64_t)t->elem_bytes);
+        s->tensor_bytes = llm__sat_add(s->tensor_bytes, t->bytes);
+        llm__shapes_tensor(s, 1, t->name, type_ok, ": a dtype other than F32, F16 and BF16");
+    }
+    if (e == LLM_OK) {
+        s->n_tensors += (uint64_t)st.n_tensors;
+        s->file_bytes = llm__sat_add(s->file_bytes, file_size);
+        s->read_bytes = llm__sat_add(s->read_bytes, 8 + n);
+        s->header_bytes = llm__sat_add(s->header_bytes, 8 + n);
+        s->n_files++;
+    } else if (why && *why == st.why) {
+        memcpy(s->why, st.why, sizeof s->why);
+        *why = s->why;
+    }
+    if (mem) LLM_FREE(mem);
+    return e;
 }
 
 #ifndef LLM_NO_STDIO
@@ -10594,6 +10841,113 @@ fail:
     if (hdr) LLM_FREE(hdr);
     llm__file_free(mem);
     if (cmem) LLM_FREE(cmem);
+    return e;
+}
+
+/* The first `want` bytes of an open file into *buf (grown from its first *have bytes). */
+static llm_status llm__read_more(FILE *f, unsigned char **buf, size_t *have, uint64_t want, const char **why) {
+    unsigned char *nb;
+    if (want > (uint64_t)SIZE_MAX / 2) LLM__FFAIL(why, "header too large for this address space", LLM_ENOMEM);
+    if (!(nb = (unsigned char *)LLM_MALLOC((size_t)want + 1))) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    if (*have) memcpy(nb, *buf, *have);
+    if (*buf) LLM_FREE(*buf);
+    *buf = nb;
+    if (fseek(f, (long)*have, SEEK_SET) != 0 || fread(nb + *have, 1, (size_t)(want - *have), f) != (size_t)(want - *have))
+        LLM__FFAIL(why, "cannot read the file's header", LLM_EIO);
+    *have = (size_t)want;
+    return LLM_OK;
+}
+
+/* The GGUF (hf 0) or safetensors (hf 1) file at path into s: reads its header, growing
+   the read to what the reader asks for, at least doubling each time. */
+static llm_status llm__shapes_file(llm_model_shapes *s, const char *path, int hf, const char **why) {
+    FILE *f;
+    unsigned char *buf = NULL;
+    size_t have = 0;
+    uint64_t size, need = 0, want;
+    llm_status st;
+    LLM__MTRY(llm__open_read(path, &f, why));
+    if (llm__file_size(f, &size) != 0) {
+        fclose(f);
+        LLM__FFAIL(why, "cannot seek in the file (or its size does not fit this platform's file offsets)", LLM_EIO);
+    }
+    want = hf ? 8 : 4096;
+    for (;;) {
+        if (want > size) want = size;
+        st = llm__read_more(f, &buf, &have, want, why);
+        if (st == LLM_OK) st = hf ? llm_hf_shapes_add(s, buf, have, size, &need, why) : llm_gguf_shapes(s, buf, have, size, &need, why);
+        if (st != LLM_ERANGE || need <= have) break;
+        want = need > 2 * (uint64_t)have ? need : 2 * (uint64_t)have;
+    }
+    fclose(f);
+    if (buf) LLM_FREE(buf);
+    return st;
+}
+
+LLMDEF llm_status llm_gguf_shapes_file(llm_model_shapes *s, const char *path, const char **why) {
+    return llm__shapes_file(s, path, 0, why);
+}
+
+LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const char **why) {
+    char path[4096], *base, name[256];
+    void *mem = NULL;
+    unsigned char *data;
+    size_t len, n = 0, i;
+    llm_json_tok *t = NULL;
+    int64_t wm = 0;
+    uint32_t k, j;
+    llm_status e;
+    FILE *f;
+    if (why) *why = "";
+    if (!s) LLM__FFAIL(why, "no llm_model_shapes", LLM_EINVAL);
+    if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
+    e = llm__read_file(path, 0, &mem, &base, &data, &len, why);
+    if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
+    e = llm_hf_shapes(s, (const char *)data, len, why);
+    LLM_FREE(mem);
+    if (e != LLM_OK) return e;
+    llm__path_join(path, sizeof path, dir, "model.safetensors");
+    if ((f = fopen(path, "rb")) != NULL) {
+        fclose(f);
+        return llm__shapes_file(s, path, 1, why);
+    }
+    /* sharded: the files weight_map names, each once (in order of first mention) */
+    llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
+    if (llm__read_file(path, 0, &mem, &base, &data, &len, why) != LLM_OK)
+        LLM__FFAIL(why, "no model.safetensors or model.safetensors.index.json in the directory", LLM_EIO);
+    e = llm_json_parse((const char *)data, len, NULL, 0, &n, why);
+    if (e == LLM_ERANGE && (t = (llm_json_tok *)LLM_MALLOC(n * sizeof *t)) != NULL)
+        e = llm_json_parse((const char *)data, len, t, n, &n, why);
+    else if (e == LLM_ERANGE) {
+        e = LLM_ENOMEM;
+        if (why) *why = "out of memory";
+    }
+    if (e == LLM_OK && (t[0].type != LLM_JSON_OBJECT || (wm = llm_json_find((const char *)data, t, n, 0, "weight_map")) < 0 ||
+                        t[wm].type != LLM_JSON_OBJECT || t[wm].n == 0)) {
+        e = LLM_EFORMAT;
+        if (why) *why = "model.safetensors.index.json has no weight_map object";
+    }
+    for (k = 0, i = (size_t)wm + 1; e == LLM_OK && k < t[wm].n; k++, i = t[i + 1].next) {
+        const llm_json_tok *v = &t[i + 1];
+        int seen = 0;
+        size_t q;
+        if (v->type != LLM_JSON_STRING || llm_json_str((const char *)data, v, name, sizeof name, NULL) != LLM_OK ||
+            !name[0] || name[0] == '.' || strchr(name, '/') || strchr(name, '\\')) {
+            e = LLM_EFORMAT;
+            if (why) *why = "model.safetensors.index.json: a weight_map value is not a file name in the directory";
+            break;
+        }
+        for (j = 0, q = (size_t)wm + 1; j < k && !seen; j++, q = t[q + 1].next) seen = llm_json_eq((const char *)data, &t[q + 1], name);
+        if (seen) continue;
+        if (!llm__path_join(path, sizeof path, dir, name)) {
+            e = LLM_EINVAL;
+            if (why) *why = "a shard's path is too long";
+            break;
+        }
+        e = llm__shapes_file(s, path, 1, why);
+    }
+    if (t) LLM_FREE(t);
+    LLM_FREE(mem);
     return e;
 }
 #endif /* LLM_NO_STDIO */

@@ -67,6 +67,10 @@ int main(void) {
            d_opt / 1e12);
     printf("  Llama 2 7B saw %.0f tokens per parameter instead of 20: smaller and longer-trained, cheaper to serve\n",
            2e12 / (double)p.total);
-    printf("  pipeline bubble with 8 stages and 32 micro-batches: %.1f %% idle\n", 100 * llm_pipeline_bubble(8, 32));
+
+    /* 6. Pipeline parallelism (GPipe): P stages fill and drain around M micro-batches, so
+       each stage idles (P - 1) / (M + P - 1) of the step. More micro-batches shrink it. */
+    printf("\npipeline bubble, P = 4 stages: M = 4 micro-batches %.4f idle (literature: 3/7 = %.4f),"
+           " M = 16 %.4f (3/19 = %.4f)\n", llm_pipeline_bubble(4, 4), 3.0 / 7.0, llm_pipeline_bubble(4, 16), 3.0 / 19.0);
     return 0;
 }

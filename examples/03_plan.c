@@ -1,10 +1,13 @@
-/* 03_plan.c: will Llama 2 13B serve 8 or 16 sequences of 4096 tokens on one A100 80GB? */
+/* 03_plan.c: will Llama 2 13B serve 8 or 16 sequences of 4096 tokens on one A100 80GB? And what training keeps */
 /* Inference memory is three lines: the weights (2 bytes per parameter in fp16), the KV
    cache (for every layer, a key and a value vector per KV head per token: 2 L H_kv
    head_dim bytes x tokens), and an allowance for the CUDA context and scratch. The
    theory works this example with rounded numbers and a mix of GB (1e9 B) and GiB
    (2^30 B); llm_plan_evaluate does it exactly. Both are printed, with what the
    difference means for the verdict.
+   Training keeps more: 16 bytes of weights, gradients and Adam state per parameter,
+   which ZeRO shards over the data-parallel GPUs, and the activations of the forward
+   pass, most of them the T x T attention matrices that flash attention never stores.
 
    build: cc -std=c99 -I. examples/03_plan.c -o 03_plan -lm */
 #define LLM_IMPLEMENTATION
@@ -45,6 +48,34 @@ static void show(int64_t batch, double theory) {
                    r.advice[i].total_bytes / GB, llm_verdict_str(r.advice[i].verdict));
 }
 
+/* Training memory, the literature's two worked examples. */
+static void training(void) {
+    /* ZeRO (Rajbhandari et al. 2020), Psi = 7.5 B parameters on N_d = 64 GPUs, mixed-
+       precision Adam: 2 + 2 + 12 = 16 B per parameter. Stage 1 shards the 12 B of Adam
+       state, stage 2 the gradients too, stage 3 the weights too. */
+    static const double paper[4] = {120, 31.4, 16.6, 1.9};
+    const char *what[4] = {"plain data parallel", "stage 1: + optimizer states", "stage 2: + gradients",
+                           "stage 3: + weights"};
+    const llm_config *l7 = llm_preset("llama-2-7b");
+    double full, flash, attn;
+    int z;
+    printf("\ntraining memory per GPU, the ZeRO paper's Psi = 7.5 B on N_d = 64 GPUs (16 B per parameter):\n");
+    for (z = 0; z < 4; z++)
+        printf("  %-30s %6.1f GB   (paper: %5.1f GB)\n", what[z], llm_train_state_bytes(7.5e9, z, 64).total / GB, paper[z]);
+
+    /* Activations (Korthikanti et al. 2022): per layer s b d (34 + 5 a s / d) bytes with
+       16-bit activations; 5 a s^2 b is the scores, softmax and dropout mask of attention. */
+    full = llm_activation_bytes(l7, 4096, 1, 0, 1);
+    flash = llm_activation_bytes(l7, 4096, 1, LLM_ACT_FLASH, 1);
+    attn = full - flash;
+    printf("\nactivations of Llama 2 7B for one 4,096-token sequence (Korthikanti et al.):\n");
+    printf("  all kept                       %6.1f GiB  (literature: about 97 GiB)\n", full / GIB);
+    printf("  of which the T x T attention   %6.1f GiB  (literature: 80 GiB)\n", attn / GIB);
+    printf("  with flash attention           %6.1f GiB  (literature: about 17 GiB)\n", flash / GIB);
+    printf("  with full recomputation        %6.1f GiB  (only each layer's input, 2 s b d)\n",
+           llm_activation_bytes(l7, 4096, 1, LLM_ACT_RECOMPUTE, 1) / GIB);
+}
+
 int main(void) {
     const llm_config *c = llm_preset("llama-2-13b");
     double kv_token = (double)(2 * c->n_layers * c->n_kv_heads * llm_config_head_dim(c) * 2);
@@ -72,5 +103,6 @@ int main(void) {
     printf("\nunits: GB = 1e9 B, GiB = 2^30 B. An \"80 GB\" A100 holds 80 GiB = 85.9 GB.\n");
     printf("batch 8 fits either way; batch 16 is tight either way, though by the exact count it\n");
     printf("needs more than 80 GB: it is the GiB in the card's \"80 GB\" that lets it in at all.\n");
+    training();
     return 0;
 }

@@ -1,8 +1,10 @@
 /* llm-plan-args.h: the command-line parser of build/llm-plan, kept in a header of its
    own so tests and a fuzz target can call it on any argv without running the program.
-   Include after llm.h. Pure: no output, no exit, no allocation; errors are one line in
-   the caller's buffer, warnings (a plan that runs but deserves a word) lines in
-   llm_plan_args.warn. Numbers and flags follow examples/llm-args.h. */
+   Include after llm.h. No output, no exit; it reads nothing but the headers of --gguf's
+   file or --hf's directory (llm_gguf_shapes_file / llm_hf_shapes_dir: their tensor
+   tables, never a weight); errors are one line in the caller's buffer, warnings (a plan
+   that runs but deserves a word) lines in llm_plan_args.warn. Numbers and flags follow
+   examples/llm-args.h. */
 #ifndef LLM_PLAN_ARGS_H
 #define LLM_PLAN_ARGS_H
 #include "llm-args.h"
@@ -14,6 +16,10 @@ typedef struct llm_plan_args {
     llm_config config;  /* the model: a preset's copy with any --config overrides */
     char name[96];      /* "custom (from llama-2-7b)" when --config changes a preset */
     int list, json, help;
+    const char *file;   /* --gguf FILE or --hf DIR */
+    int file_hf;        /* 1: --hf */
+    llm_model_shapes shapes; /* the file's config and exact tensor bytes, when file is set */
+    llm_gpu ram;        /* --ram: the CPU's memory as the plan's "GPU" (no TFLOPS or bandwidth) */
     int n_warn;
     char warn[LLM_PLAN_MAX_WARN][240]; /* e.g. "--seq 100000 is past llama-2-7b's context ..." */
 } llm_plan_args; /* holds pointers into itself after parsing: do not copy it */
@@ -187,11 +193,58 @@ static int llm_plan_tp_ok(const llm_config *c, int g) {
     return g >= 1 && c->n_heads % g == 0 && (c->n_kv_heads % g == 0 || g % c->n_kv_heads == 0);
 }
 
+/* "8GB" (1e9 B), "16GiB" (2^30 B), also MB / MiB and TB / TiB: a size with its unit, so
+   GB and GiB are never confused. 0 with a message if not. */
+static int llm_plan_parse_size(const char *what, const char *s, double *out, char *err, size_t es) {
+    static const struct { const char *unit; double scale; } units[] = {
+        {"GiB", 1073741824.0}, {"GB", 1e9}, {"MiB", 1048576.0}, {"MB", 1e6}, {"TiB", 1099511627776.0}, {"TB", 1e12}};
+    char num[48];
+    size_t n = s ? strlen(s) : 0, i, u;
+    double v;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+        u = strlen(units[i].unit);
+        if (n > u && n - u < sizeof num && strcmp(s + n - u, units[i].unit) == 0) {
+            memcpy(num, s, n - u);
+            num[n - u] = 0;
+            if (!llm_args_parse_num(what, num, 0, 1e18 / units[i].scale, &v, err, es)) return 0;
+            if (!(v > 0)) break;
+            *out = v * units[i].scale;
+            return 1;
+        }
+    }
+    snprintf(err, es, "%s: '%.40s' is not a size above 0 with its unit (8GB = 8e9 bytes, 8GiB = 8 x 2^30; MB, MiB, TB, TiB)",
+             what, s ? s : "");
+    return 0;
+}
+
+/* The model of --gguf / --hf: its headers read into a->shapes, its config into a->config.
+   A model llm-run cannot run still plans (the shapes are all a plan needs), with a warning. */
+static int llm_plan__file(llm_plan_args *a, llm_args *p) {
+    const char *why = "";
+    llm_status st;
+#ifndef LLM_NO_STDIO
+    st = a->file_hf ? llm_hf_shapes_dir(&a->shapes, a->file, &why) : llm_gguf_shapes_file(&a->shapes, a->file, &why);
+#else
+    st = LLM_EUNSUPPORTED, why = "built with LLM_NO_STDIO";
+#endif
+    if (st != LLM_OK)
+        return llm_args_fail(p, "%s %.200s: %s (%s)", a->file_hf ? "--hf" : "--gguf", a->file, why, llm_status_str(st));
+    a->config = a->shapes.config;
+    a->config.name = a->shapes.arch;
+    a->plan.weight_bytes = (double)a->shapes.tensor_bytes;
+    if (a->shapes.not_run[0])
+        llm_plan__warn(a, "%.60s: llm-run cannot run this model (%.150s); the plan needs only its shapes", a->shapes.arch,
+                       a->shapes.not_run);
+    return 1;
+}
+
 /* Parse argv into a. Returns 1 on success, 0 with a one-line message in err. */
 static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *err, size_t es) {
     const char *model = NULL, *config = NULL, *gpu = "a100-80gb";
     const char *train_only = NULL, *infer_only = NULL; /* the first such flag given */
-    int seq_given = 0, no_context = 0, set[LLM_PLAN_N_KEYS], i;
+    const char *gpu_flag = NULL, *seq_flag = "--seq";
+    int seq_given = 0, no_context = 0, set[LLM_PLAN_N_KEYS], i, overhead_given = 0, weights_given = 0;
+    double ram = 0;
     llm_args p;
     memset(a, 0, sizeof *a);
     memset(set, 0, sizeof set);
@@ -207,8 +260,21 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
             ok = (model = llm_args_value(&p)) != NULL;
         } else if (llm_args_is(&p, "--config")) {
             ok = (config = llm_args_value(&p)) != NULL;
+        } else if (llm_args_is(&p, "--gguf") || llm_args_is(&p, "--hf")) {
+            if (a->file) ok = llm_args_fail(&p, "%s: one model file only (%s given already)", p.flag, a->file);
+            else if ((a->file = llm_args_value(&p)) != NULL) a->file_hf = llm_args_is(&p, "--hf");
+            else ok = 0;
         } else if (llm_args_is(&p, "--gpu")) {
             ok = (gpu = llm_args_value(&p)) != NULL;
+            gpu_flag = "--gpu";
+        } else if (llm_args_is(&p, "--ram")) {
+            const char *v = llm_args_value(&p);
+            ok = v && llm_plan_parse_size("--ram", v, &ram, err, es);
+            if (!infer_only) infer_only = "--ram";
+        } else if (llm_args_is(&p, "--ctx")) {
+            if ((ok = llm_args_int(&p, 1, 2147483647LL, &v))) a->plan.seq_len = v;
+            seq_given = 1;
+            seq_flag = "--ctx";
         } else if (llm_args_is(&p, "--gpus")) {
             if ((ok = llm_args_int(&p, 1, 2147483647LL, &v))) a->plan.n_gpus = (int)v;
         } else if (llm_args_is(&p, "--batch")) {
@@ -219,21 +285,23 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
         } else if (llm_args_is(&p, "--zero")) {
             if ((ok = llm_args_int(&p, 0, 3, &v))) a->plan.zero_stage = (int)v;
             if (!train_only) train_only = "--zero";
-        } else if (llm_args_is(&p, "--weights") || llm_args_is(&p, "--kv")) {
+        } else if (llm_args_is(&p, "--weights") || llm_args_is(&p, "--kv") || llm_args_is(&p, "--kv-dtype")) {
             const char *val = llm_args_value(&p);
             llm_dtype t;
-            int kv = llm_args_is(&p, "--kv");
+            int kv = !llm_args_is(&p, "--weights");
             if (!val) ok = 0;
             else if (llm_dtype_parse(val, &t) != LLM_OK)
                 ok = llm_args_fail(&p, "%s: unknown dtype '%.40s' (%s)", p.flag, val,
                                    kv ? "f32 f16 bf16 int8" : "f32 f16 bf16 int8 int4 q8_32 q4_32");
             else if (kv && t != LLM_F32 && t != LLM_F16 && t != LLM_BF16 && t != LLM_INT8)
-                ok = llm_args_fail(&p, "--kv: the KV cache is f32, f16, bf16 or int8, not %s", val);
+                ok = llm_args_fail(&p, "%s: the KV cache is f32, f16, bf16 or int8, not %s", p.flag, val);
             else if (kv) a->plan.kv = t;
             else a->plan.weights = t;
-            if (!infer_only) infer_only = kv ? "--kv" : "--weights";
+            if (!infer_only) infer_only = kv ? (llm_args_is(&p, "--kv") ? "--kv" : "--kv-dtype") : "--weights";
+            if (!kv) weights_given = 1;
         } else if (llm_args_is(&p, "--overhead")) {
             if ((ok = llm_args_num(&p, 0, 1e6, &x))) a->plan.overhead_bytes = x * 1e9;
+            overhead_given = 1;
         } else if (llm_args_is(&p, "--train")) {
             ok = llm_args_switch(&p);
             a->plan.train = 1;
@@ -269,8 +337,18 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
         return llm_args_fail(&p, "%s is an inference option: training keeps 16-bit weights and gradients and fp32 "
                                  "Adam state (16 B per parameter); drop %s or --train", infer_only, infer_only);
 
-    /* the model: a preset, then --config overrides (or a config from scratch) */
-    if (model) {
+    if (a->file && (model || config))
+        return llm_args_fail(&p, "%s: the model comes from the file; drop %s", a->file_hf ? "--hf" : "--gguf",
+                             model ? "--model" : "--config");
+    if (a->file && weights_given)
+        return llm_args_fail(&p, "--weights: the weights of %s are counted as stored, each tensor in its own type; drop "
+                                 "--weights", a->file);
+    if (ram > 0 && gpu_flag) return llm_args_fail(&p, "--ram: a plan for CPU RAM or for a GPU (--gpu), not both");
+
+    /* the model: a file, a preset, then --config overrides (or a config from scratch) */
+    if (a->file) {
+        if (!llm_plan__file(a, &p)) return 0;
+    } else if (model) {
         const llm_config *c = llm_preset(model);
         char near[160];
         if (!c) {
@@ -329,12 +407,29 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
     }
     a->plan.model = &a->config;
     a->plan.gpu = llm_gpu_preset(gpu);
+    if (ram > 0) {
+        /* CPU RAM: its size only; no TFLOPS or bandwidth are assumed, so no times */
+        a->ram.name = "ram";
+        a->ram.full_name = "CPU RAM (--ram)";
+        a->ram.mem_marketed_gb = ram / 1e9;
+        a->ram.mem_bytes = ram;
+        a->ram.memory_type = "RAM";
+        a->plan.gpu = &a->ram;
+    }
     if (!a->plan.gpu) {
         char near[160];
         llm_plan_suggest(gpu, 1, near, sizeof near);
         return llm_args_fail(&p, "unknown GPU '%.40s'; closest: %s (--list shows all)", gpu, near);
     }
     if (!a->plan.seq_len) a->plan.seq_len = a->config.max_seq_len;
+    if (ram > 0 && !overhead_given) {
+        /* no CUDA context on a CPU: the overhead is what llm-run allocates beyond the KV
+           cache for one sequence (RoPE table, residual stream, scratch of 256-token
+           chunks), when llm.h runs the model; else none */
+        size_t sb = llm_state_bytes(&a->config, (int)a->plan.seq_len, 256, a->plan.kv);
+        uint64_t kvb = llm_kv_cache_bytes(&a->config, a->plan.seq_len, 1, a->plan.kv);
+        a->plan.overhead_bytes = sb > kvb ? (double)(sb - kvb) : 0.0;
+    }
 
     /* past the trained context: learned positions have no row for it, RoPE was not trained on it */
     if (a->plan.seq_len > a->config.max_seq_len) {
@@ -342,10 +437,11 @@ static int llm_plan_parse_args(llm_plan_args *a, int argc, char **argv, char *er
         llm_args_commas((unsigned long long)a->plan.seq_len, b1);
         llm_args_commas((unsigned long long)a->config.max_seq_len, b2);
         if (a->config.pos == LLM_POS_LEARNED)
-            return llm_args_fail(&p, "--seq %s: %s has learned positions for %s tokens; no position embedding "
-                                     "exists past them", b1, a->config.name, b2);
-        llm_plan__warn(a, "--seq %s is past %s's context of %s tokens: the memory is counted, but the model was "
-                          "not trained that long (it needs RoPE scaling or a long-context version)", b1, a->config.name, b2);
+            return llm_args_fail(&p, "%s %s: %s has learned positions for %s tokens; no position embedding "
+                                     "exists past them", seq_flag, b1, a->config.name, b2);
+        llm_plan__warn(a, "%s %s is past %s's context of %s tokens: the memory is counted, but the model was "
+                          "not trained that long (it needs RoPE scaling or a long-context version)", seq_flag, b1,
+                       a->config.name, b2);
     }
 
     /* tensor parallelism splits the heads evenly: the GPU count must divide them */

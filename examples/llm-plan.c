@@ -3,6 +3,7 @@
    build/llm-plan --model llama-2-13b --gpu a100-80gb --batch 8 --seq 4096
    build/llm-plan --model llama-2-7b --train --gpus 8 --zero 3 --flash
    build/llm-plan --config d_model=2048,n_layers=24,n_heads=16,n_kv_heads=4,d_ff=5632,vocab=32000,max_seq_len=4096
+   build/llm-plan --gguf model.gguf --ctx 8192 --ram 8GB      build/llm-plan --hf DIR --gpu rtx-4090
    build/llm-plan --list          build/llm-plan ... --json          build/llm-plan --help
 
    Units: GB = 1e9 bytes, GiB = 2^30 bytes. The argument parser lives in
@@ -17,19 +18,27 @@
 static const char *usage =
     "usage: llm-plan (--model NAME | --config k=v,...) [--gpu NAME] [--gpus N] [--batch N] [--seq N]\n"
     "                [--weights DTYPE] [--kv DTYPE] [--overhead GB] [--json]\n"
+    "       llm-plan (--gguf FILE | --hf DIR) [--ctx N] [--kv-dtype DTYPE] [--gpu NAME | --ram SIZE] [...]\n"
     "       llm-plan (--model NAME | --config k=v,...) --train [--zero 0-3] [--recompute] [--flash] [...]\n"
     "       llm-plan --list [--json]\n"
     "  --model NAME   a preset (--list shows them); --config overrides its fields\n"
     "  --config k=v,...  the model's fields, over a preset or from scratch (keys below)\n"
+    "  --gguf FILE    the model of a GGUF file: its header and tensor table only are read (4 KiB,\n"
+    "                 then doubling until the table parses), the weights counted to the byte in\n"
+    "                 their stored types. A model llm-run cannot run still plans, with a warning\n"
+    "  --hf DIR       a Hugging Face directory: config.json and the safetensors headers (8-byte\n"
+    "                 length + JSON) of model.safetensors or of every shard of its index\n"
+    "  --ram SIZE     plan for a CPU's RAM instead of a GPU: 8GB = 8e9 bytes, 8GiB = 8 x 2^30 (also\n"
+    "                 MB MiB TB TiB); overhead: llm-run's state beyond the KV cache; no times\n"
     "  --gpu NAME     a GPU preset (default a100-80gb)\n"
     "  --gpus N       inference: tensor parallel over N GPUs, N dividing the heads (KV heads\n"
     "                 are split, or replicated when N is a multiple of them); training: data\n"
     "                 parallel, with --zero sharding\n"
     "  --batch N      sequences (training: micro-batch per GPU), default 1\n"
-    "  --seq N        tokens each, default the model's context (past it: a warning; an error\n"
-    "                 for learned positions)\n"
+    "  --seq N, --ctx N  tokens each (the KV cache's context), default the model's context (past\n"
+    "                 it: a warning; an error for learned positions)\n"
     "  --weights T    inference weights: f32 f16 bf16 int8 int4 q8_32 q4_32 (default f16)\n"
-    "  --kv T         inference KV cache: f32 f16 bf16 int8 (default f16)\n"
+    "  --kv T, --kv-dtype T  inference KV cache: f32 f16 bf16 int8 (default f16; llm-run keeps f32)\n"
     "  --overhead GB  CUDA context, workspace and fragmentation, 0..1e6 (default 2)\n"
     "  --train        a training plan: mixed-precision Adam, 16 B per parameter\n"
     "  --zero S       training: ZeRO stage 0-3; --recompute, --flash: training only\n"
@@ -208,12 +217,25 @@ static void print_json(const llm_plan_args *a, const llm_plan_result *r, const f
     int i;
     printf("{\"model\": ");
     json_str(p->model->name);
+    if (a->file) {
+        const llm_model_shapes *s = &a->shapes;
+        printf(", \"file\": {\"kind\": \"%s\", \"path\": ", a->file_hf ? "hf" : "gguf");
+        json_str(a->file);
+        printf(", \"arch\": ");
+        json_str(s->arch);
+        printf(", \"tensors\": %llu, \"elements\": %llu, \"tensor_bytes\": %llu, \"header_bytes\": %llu, \"file_bytes\": %llu, "
+               "\"read_bytes\": %llu, \"runnable\": %s, \"not_run\": ",
+               (unsigned long long)s->n_tensors, (unsigned long long)s->n_elements, (unsigned long long)s->tensor_bytes,
+               (unsigned long long)s->header_bytes, (unsigned long long)s->file_bytes, (unsigned long long)s->read_bytes, s->not_run[0] ? "false" : "true");
+        json_str(s->not_run);
+        printf("}");
+    }
     printf(", \"gpu\": \"%s\", \"n_gpus\": %d, \"batch\": %lld, \"seq_len\": %lld,\n", p->gpu->name, p->n_gpus,
            (long long)p->batch, (long long)r->seq_len);
     printf(" \"gpu_mem_marketed_gb\": %.6g, \"gpu_bf16_tflops\": %.6g, \"gpu_bandwidth_gbs\": %.6g,\n",
            p->gpu->mem_marketed_gb, p->gpu->bf16_tflops, p->gpu->bandwidth_gbs);
     printf(" \"mode\": \"%s\", \"weights\": \"%s\", \"kv\": \"%s\", \"zero_stage\": %d, \"flash\": %d, \"recompute\": %d,\n",
-           p->train ? "train" : "inference", llm_dtype_name(p->weights), llm_dtype_name(p->kv), p->zero_stage, p->flash,
+           p->train ? "train" : "inference", a->file ? "as stored" : llm_dtype_name(p->weights), llm_dtype_name(p->kv), p->zero_stage, p->flash,
            p->recompute);
     printf(" \"params\": {\"total\": %llu, \"non_embedding\": %llu, \"active\": %llu, \"embedding\": %llu, "
            "\"attention\": %llu, \"ffn\": %llu, \"norm\": %llu, \"lm_head\": %llu},\n",
@@ -227,7 +249,9 @@ static void print_json(const llm_plan_args *a, const llm_plan_result *r, const f
     printf("],\n \"total_bytes\": %.0f, \"capacity_bytes\": %.0f, \"headroom_bytes\": %.0f, \"used\": %.6g, "
            "\"tight_above\": %.6g, \"verdict\": \"%s\",\n",
            r->total_bytes, r->capacity_bytes, r->headroom_bytes, r->used, p->tight, llm_verdict_str(r->verdict));
-    if (!p->train)
+    if (!p->train && !(p->gpu->bandwidth_gbs > 0)) /* --ram: no bandwidth or TFLOPS, no times */
+        printf(" \"prefill_flops\": %.6g,\n", r->prefill_flops);
+    else if (!p->train)
         printf(" \"decode_seconds\": %.6g, \"decode_tokens_per_second\": %.6g, \"prefill_seconds\": %.6g, "
                "\"prefill_flops\": %.6g,\n",
                r->decode_seconds, f->tokens_per_second, r->prefill_seconds, r->prefill_flops);
@@ -311,17 +335,21 @@ int main(int argc, char **argv) {
     }
     if (!a.plan.train) fix_tp_advice(&a.plan, &r);
     for (i = 0; i < a.n_warn; i++) fprintf(stderr, "llm-plan: warning: %s\n", a.warn[i]);
-    f.tokens_per_second = a.plan.train ? 0 : (double)a.plan.batch / r.decode_seconds;
+    f.tokens_per_second = a.plan.train || !(r.decode_seconds > 0) ? 0 : (double)a.plan.batch / r.decode_seconds;
     f.step_seconds = a.plan.train ? r.step_flops / (a.plan.gpu->bf16_tflops * 1e12) : 0;
     if (a.json) {
         print_json(&a, &r, &f);
         return 0;
     }
-    printf("%s on %d x %s (%s: %.0f GB marketed, %.1f GiB as the driver reports)\n", a.config.name, a.plan.n_gpus,
-           a.plan.gpu->name, a.plan.gpu->full_name, a.plan.gpu->mem_marketed_gb, a.plan.gpu->mem_bytes / GIB);
+    if (a.plan.gpu == &a.ram)
+        printf("%s on %d x %s (%s: %.3g GB = %.3g GiB)\n", a.config.name, a.plan.n_gpus, a.plan.gpu->name,
+               a.plan.gpu->full_name, a.plan.gpu->mem_bytes / 1e9, a.plan.gpu->mem_bytes / GIB);
+    else
+        printf("%s on %d x %s (%s: %.0f GB marketed, %.1f GiB as the driver reports)\n", a.config.name, a.plan.n_gpus,
+               a.plan.gpu->name, a.plan.gpu->full_name, a.plan.gpu->mem_marketed_gb, a.plan.gpu->mem_bytes / GIB);
     if (!a.plan.train)
-        printf("inference: batch %lld x %lld tokens, %s weights, %s KV cache%s\n", (long long)a.plan.batch,
-               (long long)r.seq_len, llm_dtype_name(a.plan.weights), llm_dtype_name(a.plan.kv),
+        printf("inference: batch %lld x %lld tokens, weights %s, %s KV cache%s\n", (long long)a.plan.batch,
+               (long long)r.seq_len, a.file ? "as stored" : llm_dtype_name(a.plan.weights), llm_dtype_name(a.plan.kv),
                a.plan.n_gpus > 1 ? ", tensor parallel" : "");
     else
         printf("training: micro-batch %lld x %lld tokens per GPU, mixed-precision Adam, ZeRO stage %d, %d GPU%s%s%s\n",
@@ -329,7 +357,19 @@ int main(int argc, char **argv) {
                a.plan.flash ? ", flash attention" : "", a.plan.recompute ? ", full recomputation" : "");
     printf("parameters: %s (%.2f B)", llm_args_commas(r.params.total, b), r.params.total / 1e9);
     if (r.params.active != r.params.total) printf(", %s active per token", llm_args_commas(r.params.active, b));
-    printf("\n\n  %-26s %10s %10s %7s\n", "memory per GPU", "GB", "GiB", "share");
+    if (a.file) {
+        const llm_model_shapes *s = &a.shapes;
+        printf("\nfile: %s %s (%s): %s tensors,", a.file_hf ? "hf" : "gguf", a.file, s->arch, llm_args_commas(s->n_tensors, b));
+        printf(" %s elements,", llm_args_commas(s->n_elements, b));
+        printf(" %s tensor bytes as stored (%.2f bits per element)\n", llm_args_commas(s->tensor_bytes, b),
+               s->n_elements ? 8.0 * (double)s->tensor_bytes / (double)s->n_elements : 0.0);
+        printf("      header and tensor table %s bytes", llm_args_commas(s->header_bytes, b));
+        printf(" (read %s", llm_args_commas(s->read_bytes, b));
+        printf(" of the file's %s to find their end; no weight is used)\n", llm_args_commas(s->file_bytes, b));
+        printf("llm-run: %s%s", s->not_run[0] ? "cannot run it: " : "runs it", s->not_run);
+        if (s->n_elements != r.params.total) printf(" (the config's own count differs from the file's elements)");
+    }
+    printf("\n\n  %-26s %10s %10s %7s\n", a.plan.gpu == &a.ram ? "memory" : "memory per GPU", "GB", "GiB", "share");
     for (i = 0; i < r.n_lines; i++)
         printf("  %-26s %10s %10s %6.1f%%\n", r.line[i].name, num(r.line[i].bytes / 1e9, 2, c1),
                num(r.line[i].bytes / GIB, 2, c2), 100.0 * r.line[i].bytes / r.total_bytes);
@@ -341,7 +381,10 @@ int main(int argc, char **argv) {
     print_bar(&r);
     printf("\nverdict: %s (%s%% of memory; tight above %.0f%%)\n", llm_verdict_str(r.verdict), num(100 * r.used, 0, c1),
            100 * a.plan.tight);
-    if (!a.plan.train) {
+    if (!a.plan.train && !(a.plan.gpu->bandwidth_gbs > 0)) {
+        printf("\ntimes: not estimated (--ram gives the memory, not its bandwidth or FLOP/s); %.3g FLOP of prefill\n",
+               r.prefill_flops);
+    } else if (!a.plan.train) {
         printf("\nlower bounds (a real run is slower):\n");
         printf("  decode step  %12s  every weight and KV byte read once at %.0f GB/s: <= %s tokens/s across the batch\n",
                seconds(r.decode_seconds, c1), a.plan.gpu->bandwidth_gbs, rate(f.tokens_per_second, c2));

@@ -27,6 +27,17 @@ printf 'GGUF\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000
 echo "1 2 99999999" > "$T/bigid.txt"
 cp "$Z" "$T/tok_plus1.bin" && printf '\000\000\000\000\001\000\000\000x' >> "$T/tok_plus1.bin"
 
+# a Hugging Face directory: config.json and a safetensors file (8-byte length, JSON, data):
+# a BF16 embedding [100][64] and an F32 norm [64], 12,800 + 256 tensor bytes; and two bad ones
+mkdir -p "$T/hf" "$T/hf_trunc" "$T/hf_bad"
+printf '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 256, "tie_word_embeddings": true}' > "$T/hf/config.json"
+cp "$T/hf/config.json" "$T/hf_trunc/config.json"
+printf '{"model_type": "llama", "num_hidden_layers": 2}' > "$T/hf_bad/config.json"
+h='{"model.embed_tokens.weight":{"dtype":"BF16","shape":[100,64],"data_offsets":[0,12800]},"model.norm.weight":{"dtype":"F32","shape":[64],"data_offsets":[12800,13056]}}'
+{ printf "\\$(printf %o ${#h})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h"; head -c 13056 /dev/zero; } > "$T/hf/model.safetensors"
+head -c 10000 "$T/hf/model.safetensors" > "$T/hf_trunc/model.safetensors"
+cp "$T/hf_trunc/model.safetensors" "$T/hf/trunc.safetensors"
+
 # ---- bad invocations: tool | arguments | what stderr must name | why it must give
 # ($M, $Z, $T are expanded; arguments are split as the shell would)
 bad_cases() {
@@ -175,6 +186,26 @@ plan|--config n_heads=-4|--config n_heads|not a whole number
 plan|--config wings=2|wings|unknown key
 plan|--config ffn=relu|--config ffn|not one of swiglu gelu geglu
 plan|--config d_model=768,n_layers=12,n_heads=12,d_ff=3072,vocab=50257|max_seq_len|--seq
+plan|--gguf $T/model.gguf|--gguf $T/model.gguf|general.architecture is missing
+plan|--gguf $T/empty.bin|--gguf $T/empty.bin|shorter than the 24-byte GGUF header
+plan|--gguf $T/text.txt|--gguf $T/text.txt|not a GGUF file
+plan|--gguf $T/absent.gguf|--gguf $T/absent.gguf|cannot open
+plan|--gguf $T/hf/trunc.safetensors|--gguf|not a GGUF file
+plan|--gguf|--gguf|needs a value
+plan|--hf $T/dir|--hf $T/dir|cannot read config.json
+plan|--hf $T/hf_trunc|--hf $T/hf_trunc|data runs past the end of the file
+plan|--hf $T/hf_bad|--hf $T/hf_bad|hidden_size is missing
+plan|--gguf $T/model.gguf --hf $T/hf|--hf|one model file only
+plan|--gguf $T/model.gguf --model llama-2-7b|--gguf|drop --model
+plan|--hf $T/hf --config d_model=64|--hf|drop --config
+plan|--gguf $T/model.gguf --weights q4_32|--weights|each tensor in its own type
+plan|--model llama-2-7b --ram 8|--ram|with its unit
+plan|--model llama-2-7b --ram 8XB|--ram|with its unit
+plan|--model llama-2-7b --ram 0GB|--ram|above 0
+plan|--model llama-2-7b --ram 8GB --gpu l4|--ram|not both
+plan|--model llama-2-7b --train --ram 8GB|--ram|inference option
+plan|--model llama-2-7b --kv-dtype q4_32|--kv-dtype|f32, f16, bf16 or int8
+plan|--model llama-2-7b --ctx 0|--ctx|not a whole number
 EOF
 }
 
@@ -268,6 +299,14 @@ cat <<'EOF'
 EOF
 }
 good_cases > "$T/good.txt"
+# --gguf / --hf: llama.cpp's Q4_K_M file when ../shared has it, and the directory above
+QK=../shared/models/quant/q256-Q4_K_M.gguf
+if [ -f "$QK" ]; then
+  printf '%s\n' "--gguf $QK --ctx 4096 --ram 8GB" "--gguf $QK --gpu rtx-4090 --kv-dtype int8 --batch 64 --ctx 100000" >> "$T/good.txt"
+else
+  skip=$((skip + 2)); echo "SKIP 2: llm-plan --gguf on $QK: absent"
+fi
+printf '%s\n' "--hf $T/hf --ram 1GiB --ctx 100" "--hf $T/hf --gpu l4" >> "$T/good.txt"
 n_good=0
 while IFS= read -r args; do
   n_good=$((n_good + 1))
@@ -279,6 +318,33 @@ while IFS= read -r args; do
   why=$(awk -v terr="$T/terr" -f tests/cli_compare.awk "$T/json" "$T/table")
   if [ -z "$why" ]; then ok; else bad "llm-plan $args: table and JSON differ: $why"; fi
 done < "$T/good.txt"
+
+# the JSON carries the file's tensor bytes to the byte (12,800 + 256 above; the GGUF's are
+# checked against its own tensor table in test_estimate), the read bytes the header's only
+$PLAN --hf "$T/hf" --json > "$T/json" 2> "$T/err"
+if grep -q "\"tensor_bytes\": 13056, \"header_bytes\": $((8 + ${#h})), \"file_bytes\": $((8 + ${#h} + 13056)), \"read_bytes\": $((8 + ${#h})), \"runnable\": true" "$T/json" &&
+   grep -q '"lines": \[{"name": "weights", "bytes": 13056}' "$T/json"; then ok; else bad "llm-plan --hf --json: $(head -c 300 "$T/json")"; fi
+# sharded: model.safetensors.index.json's weight_map names two files (one twice); the
+# bytes are both headers' tensors
+mkdir -p "$T/hf_sharded"
+cp "$T/hf/config.json" "$T/hf_sharded/"
+h1='{"model.embed_tokens.weight":{"dtype":"BF16","shape":[100,64],"data_offsets":[0,12800]}}'
+h2='{"model.norm.weight":{"dtype":"F32","shape":[64],"data_offsets":[0,256]}}'
+{ printf "\\$(printf %o ${#h1})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h1"; head -c 12800 /dev/zero; } > "$T/hf_sharded/a.safetensors"
+{ printf "\\$(printf %o ${#h2})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$h2"; head -c 256 /dev/zero; } > "$T/hf_sharded/b.safetensors"
+printf '{"metadata": {}, "weight_map": {"model.embed_tokens.weight": "a.safetensors", "lm_head.weight": "a.safetensors", "model.norm.weight": "b.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
+$PLAN --hf "$T/hf_sharded" --json > "$T/json" 2> "$T/err"
+if grep -q "\"tensors\": 2, \"elements\": 6464, \"tensor_bytes\": 13056, \"header_bytes\": $((16 + ${#h1} + ${#h2})), \"file_bytes\": $((16 + ${#h1} + ${#h2} + 13056)), \"read_bytes\": $((16 + ${#h1} + ${#h2}))," "$T/json"; then ok
+else bad "llm-plan --hf (sharded): $(head -c 300 "$T/json") $(head -c 200 "$T/err")"; fi
+printf '{"weight_map": {"x": "../a.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
+$PLAN --hf "$T/hf_sharded" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -ne 0 ] && grep -q "not a file name in the directory" "$T/err"; then ok; else bad "llm-plan --hf, a shard outside the directory: rc $rc $(head -c 200 "$T/err")"; fi
+# an architecture llm-run does not run still plans from its shapes, and says so
+sed 's/"llama"/"mystery"/' "$T/hf/config.json" > "$T/hf_bad/config.json"
+cp "$T/hf/model.safetensors" "$T/hf_bad/"
+$PLAN --hf "$T/hf_bad" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^llm-run: cannot run it: config.json's model_type is not run yet" "$T/out" &&
+   grep -q "warning: mystery: llm-run cannot run this model" "$T/err"; then ok; else bad "llm-plan --hf (model_type mystery): rc $rc $(head -c 200 "$T/err")"; fi
 
 # ---- --ids-in / --logits-out on llama.cpp's q256 files: every step's logits, float32,
 # within 2e-6 relative RMS of the float64 truth (F32; measured 1.9e-7) and of Q4_K_M as

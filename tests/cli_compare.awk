@@ -41,6 +41,11 @@ function duration(label, v,    i, s, a) {
   }
   differ("table has no '" label "'")
 }
+function commas(v,    s, o) {   # 1234567 -> "1,234,567"
+  s = sprintf("%.0f", v); o = ""
+  while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) }
+  return s o
+}
 function line_of(pat,    i) { for (i = 1; i <= nt; i++) if (tab[i] ~ pat) return tab[i]; return "" }
 function line_with(s, at_start,    i) {   # literal: the advice texts hold ( ) and .
   for (i = 1; i <= nt; i++) if (at_start ? index(tab[i], s) == 1 : index(tab[i], s) > 0) return tab[i]
@@ -75,8 +80,22 @@ END {
   v = line_of("^verdict: ")
   if (index(v, "verdict: " jstr("verdict") " (") != 1) differ("verdict: table '" v "', JSON " jstr("verdict"))
   if (!index(v, sprintf("tight above %.0f%%", 100 * jval("tight_above")))) differ("tight threshold: " v)
-  # times
-  if (jstr("mode") == "inference") {
+  # --gguf / --hf: the file's figures, exact, and whether llm-run runs it
+  if (index(J, "\"file\": {")) {
+    l = line_of("^file: ")
+    if (!index(l, "(" jstr("arch") "): " commas(jval("tensors")) " tensors, " commas(jval("elements")) " elements, " \
+        commas(jval("tensor_bytes")) " tensor bytes")) differ("file line: " l)
+    l = line_of("^      header and tensor table ")
+    if (!index(l, "table " commas(jval("header_bytes")) " bytes (read " commas(jval("read_bytes")) " of the file's " \
+        commas(jval("file_bytes")) " ")) differ("read line: " l)
+    l = line_of("^llm-run: ")
+    if (index(J, "\"runnable\": true") ? index(l, "llm-run: runs it") != 1 : index(l, "llm-run: cannot run it: " jstr("not_run")) != 1)
+      differ("llm-run line: " l)
+  }
+  # times (none for --ram: a memory size has no bandwidth)
+  if (jstr("gpu") == "ram") {
+    if (index(J, "\"decode_seconds\"") || line_of("^times: not estimated") == "") differ("--ram: times given")
+  } else if (jstr("mode") == "inference") {
     duration("decode step", jval("decode_seconds"))
     duration("prefill", jval("prefill_seconds"))
     d = line_of("decode step"); t = d; sub(/.*<= /, "", t); sub(/ tokens.*/, "", t)

@@ -4,9 +4,211 @@
 #include "llm.h"
 #include "test.h"
 #include "examples/llm-plan-args.h" /* build/llm-plan's parser */
+#include "gguf_writer.h"
+#include "st_writer.h"
 
 #define GB 1e9
 #define GIB 1073741824.0
+
+/* ---- llm-plan --gguf / --hf: a model file's shapes and exact bytes, from its header -- */
+
+/* Sizes one GGUF the way llm_gguf_shapes_file does, from its first bytes, growing the
+   read to what the reader asks for; returns the status, *read the bytes it needed. */
+static llm_status shapes_from_prefix(llm_model_shapes *s, const unsigned char *file, size_t n, size_t *read, const char **why) {
+    size_t have = 16;
+    uint64_t need = 0;
+    llm_status st;
+    for (;;) {
+        if (have > n) have = n;
+        st = llm_gguf_shapes(s, file, have, n, &need, why);
+        if (st != LLM_ERANGE || need <= have) break;
+        have = (size_t)need;
+    }
+    *read = have;
+    return st;
+}
+
+static void test_file_shapes(void) {
+    /* a Llama-shaped F16 model written by tests/gguf_writer.h; its bytes counted here from
+       the shapes: F16 matrices 2 B per element, F32 norms 4 B */
+    enum { D = 64, FF = 160, L = 3, H = 4, KVH = 2, V = 96, CTX = 256 };
+    const uint64_t hd = D / H, qd = hd * H, kvd = hd * KVH;
+    const uint64_t mats = (uint64_t)V * D * 2 /* embedding and output */ + (uint64_t)L * (qd * D * 2 + 2 * kvd * D + 3 * (uint64_t)FF * D);
+    const uint64_t norms = (uint64_t)D * (2 * L + 1);
+    const uint64_t want_bytes = mats * 2 + norms * 4, want_elems = mats + norms;
+    static float zeros[V * FF * L * 4];
+    gw w;
+    gw_llama m;
+    gw_names names;
+    llm_model_shapes s;
+    const char *why;
+    size_t read;
+    int arch;
+    for (arch = 0; arch < 2; arch++) {
+        memset(&m, 0, sizeof m);
+        m.arch = arch ? "mystery" : NULL; /* an architecture llm.h does not run still plans */
+        m.d = D, m.ff = FF, m.n_layers = L, m.n_heads = H, m.n_kv_heads = KVH, m.vocab = V, m.ctx = CTX;
+        m.eps = 1e-5f, m.theta = 10000;
+        m.type = GW_F16;
+        m.emb = m.attn_norm = m.ffn_norm = m.wq = m.wk = m.wv = m.wo = m.w1 = m.w2 = m.w3 = m.out_norm = m.out = zeros;
+        gw_init(&w);
+        gw_llama_model(&w, &m, &names);
+        gw_finish(&w);
+        CHECK_OK(shapes_from_prefix(&s, w.p, w.n, &read, &why));
+        CHECK_EQ_U64(s.tensor_bytes, want_bytes);
+        CHECK_EQ_U64(s.n_elements, want_elems);
+        CHECK_EQ_U64(s.n_tensors, 3 + 9 * L);
+        CHECK_EQ_U64(s.file_bytes, w.n);
+        CHECK_MSG(read < w.n - want_bytes + 64, "read %zu of %zu bytes: more than the header", read, w.n);
+        CHECK(s.config.n_layers == L && s.config.d_model == D && s.config.n_kv_heads == KVH && s.config.max_seq_len == CTX);
+        CHECK(strcmp(s.arch, arch ? "mystery" : "llama") == 0 && strcmp(s.config.name, s.arch) == 0);
+        CHECK_MSG(arch ? strstr(s.not_run, "'mystery' is not run") != NULL : s.not_run[0] == 0, "not_run '%s'", s.not_run);
+        /* the config's own count is the file's elements for an architecture it knows */
+        CHECK_EQ_U64(llm_count_params(&s.config).total, want_elems);
+        /* the planner's weights line is the file's bytes, its KV line the config's cache */
+        {
+            llm_plan p = llm_plan_default();
+            llm_plan_result r;
+            p.model = &s.config;
+            p.gpu = llm_gpu_preset("l4");
+            p.weight_bytes = (double)s.tensor_bytes;
+            p.seq_len = 100;
+            CHECK_OK(llm_plan_evaluate(&p, &r, &why));
+            CHECK_NEAR(r.line[0].bytes, (double)want_bytes, 0);
+            CHECK_NEAR(r.line[1].bytes, 2.0 * L * kvd * 100 * 2, 0);
+        }
+        /* a file cut short keeps the reader's error: its last tensor's data is missing */
+        CHECK(llm_gguf_shapes(&s, w.p, w.n - 1, w.n - 1, NULL, &why) == LLM_EFORMAT);
+        CHECK_MSG(strstr(why, "data runs past the end") != NULL, "%s", why);
+        gw_free(&w);
+    }
+    /* hostile headers: the reader's errors, never a read past the bytes given */
+    {
+        unsigned char h[64];
+        uint64_t need = 0;
+        memset(h, 0, sizeof h);
+        memcpy(h, "GGUF\003\000\000\000", 8);
+        h[16] = 200; /* 200 metadata entries in a 64-byte file */
+        CHECK(llm_gguf_shapes(&s, h, sizeof h, sizeof h, &need, &why) == LLM_EFORMAT);
+        CHECK_MSG(strstr(why, "metadata count") != NULL, "%s", why);
+        h[16] = 1, h[24] = 0xff, h[31] = 0x7f; /* a key length of ~2^63 */
+        CHECK(llm_gguf_shapes(&s, h, 40, 1000, &need, &why) == LLM_EFORMAT && need == 0);
+        CHECK(llm_gguf_shapes(&s, h, 8, 1000, &need, &why) == LLM_ERANGE && need == 24);
+        CHECK(llm_gguf_shapes(&s, "GGML", 4, 4, &need, &why) == LLM_EFORMAT);
+    }
+    /* llama.cpp's own files: the bytes are the sum, over the file's tensor table, of each
+       tensor's elements x its type's block size (gguf_writer.h's table, not the reader's) */
+    {
+        static const char *const q[] = {"F32", "Q8_0", "Q6_K", "Q5_0", "Q4_0", "Q4_K_M"};
+        int i;
+        for (i = 0; i < 6; i++) {
+            char path[128];
+            FILE *f;
+            unsigned char *buf;
+            long n;
+            llm_gguf g;
+            int64_t k;
+            uint64_t sum = 0, elems = 0;
+            snprintf(path, sizeof path, "../shared/models/quant/q256-%s.gguf", q[i]);
+            if (!(f = fopen(path, "rb"))) {
+                TEST_SKIP_SHARED(6, "%s absent: llm_gguf_shapes_file against llama.cpp's files", path);
+                continue;
+            }
+            fseek(f, 0, SEEK_END);
+            n = ftell(f);
+            fseek(f, 0, SEEK_SET);
+            buf = (unsigned char *)malloc((size_t)n);
+            CHECK(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+            fclose(f);
+            CHECK_OK(llm_gguf_create(&g, buf, (size_t)n, &why));
+            for (k = 0; k < g.n_tensors; k++) {
+                uint64_t be, bb, e = 1;
+                int d;
+                for (d = 0; d < 4; d++) e *= (uint64_t)g.tensors[k].ne[d];
+                gw_type_block(g.tensors[k].type, &be, &bb);
+                sum += e / be * bb;
+                elems += e;
+            }
+            CHECK_OK(llm_gguf_shapes_file(&s, path, &why));
+            CHECK_EQ_U64(s.tensor_bytes, sum);
+            CHECK_EQ_U64(s.n_elements, elems);
+            CHECK_EQ_U64(s.file_bytes, (uint64_t)n);
+            CHECK_EQ_U64(s.header_bytes, g.data_offset);
+            /* 4 KiB first, then at least doubling: never past twice the header */
+            CHECK_MSG(s.read_bytes <= 4096 || s.read_bytes <= 2 * g.data_offset, "%s: read %llu bytes, the weights start at %llu", path,
+                      (unsigned long long)s.read_bytes, (unsigned long long)g.data_offset);
+            CHECK_MSG(s.not_run[0] == 0, "%s: %s", path, s.not_run);
+            llm_gguf_free(&g);
+            free(buf);
+        }
+    }
+}
+
+/* config.json + safetensors headers (tests/st_writer.h), in two shards read from their
+   first 8 bytes on, as llm_hf_shapes_dir does; the bytes counted here from the shapes */
+static void test_hf_shapes(void) {
+    llm_config c = llm_config_default();
+    stw_model m;
+    stw_tensor t[STW_MAX_TENSORS];
+    llm_model_shapes s;
+    const char *why;
+    char cfg[2048];
+    uint64_t want_bytes = 0, want_elems = 0;
+    int n, i, k, variant;
+    c.d_model = 64, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 128, c.vocab = 96, c.max_seq_len = 256;
+    c.rope_layout = LLM_ROPE_HALVES;
+    CHECK(stw_model_random(&m, &c, 5u) == 0);
+    n = stw_model_tensors(&m, "BF16", "F32", t);
+    for (i = 0; i < n; i++) {
+        uint64_t e = (uint64_t)m.shape[i][0] * (uint64_t)(m.n_dims[i] == 1 ? 1 : m.shape[i][1]);
+        want_elems += e;
+        want_bytes += e * (m.n_dims[i] == 1 ? 4 : 2);
+    }
+    for (variant = 0; variant < 4; variant++) {
+        /* 0: llama; 1: a model_type llm.h does not run; 2: MLP biases; 3: an I8 tensor */
+        stw_config_json(cfg, sizeof cfg, &c, variant == 1 ? "mystery" : "llama", variant == 2 ? "\"mlp_bias\": true" : NULL);
+        CHECK_OK(llm_hf_shapes(&s, cfg, strlen(cfg), &why));
+        if (variant == 3) t[n - 1].dtype = "I8";
+        for (k = 0; k < 2; k++) {
+            int lo = k ? n / 2 : 0, hi = k ? n : n / 2;
+            size_t len = stw_safetensors(NULL, 0, t + lo, hi - lo, NULL, 8), have = 8;
+            unsigned char *p = (unsigned char *)malloc(len);
+            uint64_t need = 0;
+            llm_status st;
+            stw_safetensors(p, len, t + lo, hi - lo, NULL, 8);
+            while ((st = llm_hf_shapes_add(&s, p, have, len, &need, &why)) == LLM_ERANGE && need > have && need <= len) have = (size_t)need;
+            CHECK_OK(st);
+            CHECK_MSG(have < len - 100, "read %zu of %zu bytes", have, len); /* the header only */
+            free(p);
+        }
+        if (variant == 3) t[n - 1].dtype = "F32";
+        CHECK_EQ_U64(s.n_tensors, n);
+        CHECK(s.n_files == 2 && s.config.n_layers == 2 && s.config.n_kv_heads == 2);
+        if (variant == 3) {
+            /* the last tensor in 1 B per element instead of 2 (a matrix) or 4 (a vector) */
+            uint64_t e = (uint64_t)m.shape[n - 1][0] * (uint64_t)(m.n_dims[n - 1] == 1 ? 1 : m.shape[n - 1][1]);
+            CHECK_EQ_U64(s.tensor_bytes, want_bytes - e * (m.n_dims[n - 1] == 1 ? 3 : 1));
+            CHECK_MSG(strstr(s.not_run, "a dtype other than F32, F16 and BF16") != NULL, "%s", s.not_run);
+            continue;
+        }
+        CHECK_EQ_U64(s.tensor_bytes, want_bytes);
+        CHECK_EQ_U64(s.n_elements, want_elems);
+        if (variant == 0) {
+            CHECK_MSG(s.not_run[0] == 0 && strcmp(s.arch, "llama") == 0, "'%s' %s", s.not_run, s.arch);
+            CHECK_EQ_U64(llm_count_params(&s.config).total, want_elems);
+        }
+        if (variant == 1) CHECK_MSG(strstr(s.not_run, "model_type is not run") && strcmp(s.arch, "mystery") == 0, "%s", s.not_run);
+        if (variant == 2) CHECK_MSG(strstr(s.not_run, "mlp_bias") != NULL, "%s", s.not_run);
+    }
+    /* a header length past the file is the reader's error, not a request for more */
+    {
+        unsigned char h[16] = {200, 0, 0, 0, 0, 0, 0, 0, '{'};
+        uint64_t need = 1;
+        CHECK(llm_hf_shapes_add(&s, h, sizeof h, sizeof h, &need, &why) == LLM_EFORMAT && need == 0);
+        CHECK(llm_hf_shapes_add(&s, h, sizeof h, 1000, &need, &why) == LLM_ERANGE && need == 208);
+    }
+    stw_model_free(&m);
+}
 
 static llm_plan plan13b(int64_t batch) {
     llm_plan p = llm_plan_default();
@@ -107,6 +309,10 @@ int main(void) {
     CHECK_NEAR(llm_pipeline_bubble(8, 32), 7.0 / 39.0, 1e-15);
     CHECK_NEAR(llm_pipeline_bubble(1, 8), 0.0, 0);
     CHECK(llm_pipeline_bubble(0, 8) == 0);
+    /* the seeds' worked figure: P = 4 stages idle 3/7 of the time with M = 4 micro-batches,
+       3/19 with M = 16 (exact fractions: the tolerance is a double's rounding) */
+    CHECK_NEAR(llm_pipeline_bubble(4, 4), 3.0 / 7.0, 1e-15);
+    CHECK_NEAR(llm_pipeline_bubble(4, 16), 3.0 / 19.0, 1e-15);
 
     /* ---- memory ----------------------------------------------------------------------- */
     CHECK_NEAR(llm_weight_bytes(l7, LLM_F16), 2.0 * 6738415616.0, 0);
@@ -423,5 +629,7 @@ int main(void) {
             CHECK(ok_count > 50); /* the fuzz reached the planner */
         }
     }
+    test_file_shapes();
+    test_hf_shapes();
     return test_done();
 }
