@@ -1611,8 +1611,9 @@ LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr
    the activations one step saves for batch sequences of seq tokens, and the backward's
    work space. llm_train_bytes(config, batch, seq) sizes it; 0 for an invalid config or
    one the training step cannot run (llm_train_supported says which feature). Pre-norm
-   decoders: RMSNorm or LayerNorm (with or without bias), SwiGLU / GELU / GeGLU, RoPE,
-   learned or no positions, any bias kind, tied or untied head, GQA / MQA. */
+   and post-norm decoders: RMSNorm or LayerNorm (with or without bias), SwiGLU / GELU /
+   GeGLU, RoPE, learned or no positions, any bias kind, tied or untied head, GQA / MQA,
+   q/k head norms (Qwen3), an embedding scale (Gemma). */
 typedef struct llm_train {
     llm_config config;
     int batch, seq;
@@ -14051,7 +14052,8 @@ LLMDEF float llm_lr_cosine(int64_t step, int64_t warmup, int64_t total, float lr
 
 /* The tensors of one block, in their order in the parameter block; -1 = absent. */
 enum { LLM__T_AN, LLM__T_ANB, LLM__T_WQ, LLM__T_WK, LLM__T_WV, LLM__T_WO, LLM__T_BQ, LLM__T_BK, LLM__T_BV, LLM__T_BO,
-       LLM__T_FN, LLM__T_FNB, LLM__T_W1, LLM__T_W3, LLM__T_W2, LLM__T_B1, LLM__T_B3, LLM__T_B2, LLM__T_LAYER };
+       LLM__T_FN, LLM__T_FNB, LLM__T_W1, LLM__T_W3, LLM__T_W2, LLM__T_B1, LLM__T_B3, LLM__T_B2, LLM__T_QN, LLM__T_KN,
+       LLM__T_LAYER };
 /* and of the model: embedding, learned positions, final norm and its bias, head */
 enum { LLM__T_EMB, LLM__T_POS, LLM__T_ON, LLM__T_ONB, LLM__T_HEAD, LLM__T_GLOBAL };
 /* LoRA's adapters follow the base slots: per layer and target (LLM_LORA_Q ... W3) A then B */
@@ -14070,13 +14072,10 @@ LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) 
     llm_status st = llm_config_runnable(c, reason);
     const char *why = NULL;
     if (st != LLM_OK) return st;
-    if (c->post_norm) why = "post-norm blocks: the training step runs pre-norm decoders only";
-    else if (c->sliding_window) why = "a sliding attention window: the attention backward is causal over the whole sequence";
-    else if (c->qk_norm) why = "q/k head norms (qk_norm): the training step has no backward for them yet";
+    if (c->sliding_window) why = "a sliding attention window: the attention backward is causal over the whole sequence";
     else if (c->sandwich_norm) why = "sandwich norms: the training step has no backward for them yet";
     else if (c->attn_softcap > 0.0f || c->final_softcap > 0.0f) why = "softcapped scores or logits: no backward for the softcap yet";
     else if (c->attn_scale > 0.0f) why = "a custom attention scale: the training step uses 1 / sqrt(head_dim)";
-    else if (c->embed_scale > 0.0f && c->embed_scale != 1.0f) why = "an embedding scale: the training step has no backward for it yet";
     if (why) {
         if (reason) *reason = why;
         return LLM_EUNSUPPORTED;
@@ -14114,6 +14113,7 @@ static int64_t llm__train_layout(const llm_config *c, int rank, unsigned targets
     sz[LLM__T_FN] = d, sz[LLM__T_FNB] = c->norm_bias ? d : 0;
     sz[LLM__T_W1] = ff * d, sz[LLM__T_W3] = gated ? ff * d : 0, sz[LLM__T_W2] = d * ff;
     sz[LLM__T_B1] = allb ? ff : 0, sz[LLM__T_B3] = allb && gated ? ff : 0, sz[LLM__T_B2] = allb ? d : 0;
+    sz[LLM__T_QN] = sz[LLM__T_KN] = c->qk_norm ? hd : 0;
     for (l = 0; l < c->n_layers; l++)
         for (i = 0; i < LLM__T_LAYER; i++) LLM__TAKE(LLM__T_GLOBAL + l * LLM__T_LAYER + i, full * sz[i]);
     LLM__TAKE(LLM__T_ON, full * d);
@@ -14138,6 +14138,7 @@ static void llm__train_sizes(const llm_config *c, int rank, int64_t *per_layer, 
     int64_t d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0, wide = ff > qd ? ff : qd;
     *per_layer = d + d + qd + 2 * kvd + qd + d + d + ff + u + ff; /* x, norm, q, k, v, attn, x mid, norm, gate, up, act */
+    *per_layer += c->qk_norm ? qd + kvd : 0;                   /* qk_norm: q and k before their head norms */
     *top = d + d + c->vocab;                                    /* x, final norm, logits */
     *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
     *fixed = 0;
@@ -14250,6 +14251,7 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
         if (t->off[b + LLM__T_W3] >= 0) w->w3 = llm__tw(t, b + LLM__T_W3);
         w->b1 = llm__tp(t, t->params, b + LLM__T_B1), w->b2 = llm__tp(t, t->params, b + LLM__T_B2);
         w->b3 = llm__tp(t, t->params, b + LLM__T_B3);
+        w->q_norm = llm__tp(t, t->params, b + LLM__T_QN), w->k_norm = llm__tp(t, t->params, b + LLM__T_KN);
     }
     t->weights.tok_embed = llm__tw(t, LLM__T_EMB);
     t->weights.pos_embed = llm__tp(t, t->params, LLM__T_POS);
@@ -14276,7 +14278,8 @@ LLMDEF void llm_train_zero_grad(llm_train *t) {
 }
 
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) {
-    static const char kind[LLM__T_LAYER] = {'g', 'b', 'w', 'w', 'w', 'w', 'b', 'b', 'b', 'b', 'g', 'b', 'w', 'w', 'w', 'b', 'b', 'b'};
+    static const char kind[LLM__T_LAYER] = {'g', 'b', 'w', 'w', 'w', 'w', 'b', 'b', 'b', 'b', 'g', 'b', 'w', 'w', 'w', 'b', 'b', 'b',
+                                            'g', 'g'};
     uint64_t s = seed ? seed : 1;
     int64_t i, slot, base_end;
     if (!t || !t->params || !(std >= 0.0f)) return LLM_EINVAL;
@@ -14354,6 +14357,20 @@ static void llm__train_norm_bwd(const llm_config *c, float *dx, float *dw, float
     }
 }
 
+/* qk_norm: RMSNorm of each head of hd (rows of heads), out of place, and its backward
+   into dx (zeroed here) and dw; the model's rule (llm__model_head_norm) on training rows. */
+static void llm__train_head_norm(const llm_config *c, float *out, const float *x, const float *w, int64_t rows, int hd) {
+    int64_t i;
+    for (i = 0; i < rows; i++) llm_rmsnorm(out + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+}
+static void llm__train_head_norm_bwd(const llm_config *c, float *dx, float *dw, const float *dy, const float *x,
+                                     const float *w, int64_t rows, int hd) {
+    int64_t i;
+    memset(dx, 0, sizeof(float) * (size_t)(rows * hd));
+    for (i = 0; i < rows; i++)
+        llm_rmsnorm_backward(dx + (size_t)i * hd, dw, dy + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+}
+
 /* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V) */
 static void llm__train_heads(float *dst, const float *src, int batch, int seq, int heads, int hd, int to_heads) {
     int b, t, h;
@@ -14365,9 +14382,13 @@ static void llm__train_heads(float *dst, const float *src, int batch, int seq, i
             }
 }
 
-/* The step's buffers, carved from act in the order llm__train_sizes counts them. */
+/* The step's buffers, carved from act in the order llm__train_sizes counts them. A
+   post-norm block saves the same number of rows with other meanings: xn1 and xn2 hold the
+   residual sums Norm reads (x + Attn(x), xm + FFN(xm)), and the sub-layers read x and xm
+   themselves. */
 typedef struct llm__tbuf {
     float *x, *xn1, *q, *k, *v, *att, *xm, *xn2, *g, *u, *h; /* saved, per layer */
+    float *qp, *kp;                                          /* qk_norm: q and k before their head norms */
 } llm__tbuf;
 static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     const llm_config *c = &t->config;
@@ -14378,6 +14399,7 @@ static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
     b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
     b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
+    b.qp = b.h + n * ff, b.kp = b.qp + (c->qk_norm ? n * qd : 0);
     return b;
 }
 
@@ -14459,18 +14481,27 @@ static llm_status llm__tlin_bwd(const llm_train *t, const llm__lbuf *lb, int l, 
     return LLM_OK;
 }
 
+/* Post-norm's x = Norm(y) backward: dy = Norm'(y)^T dx, through the tmp rows, back into
+   dx (the gradient of the sum y that both the residual and the sub-layer feed). */
+static void llm__train_renorm_bwd(const llm_config *c, float *dx, float *tmp, float *dw, float *db, const float *y,
+                                  const float *w, int64_t n) {
+    memset(tmp, 0, sizeof(float) * (size_t)(n * c->d_model));
+    llm__train_norm_bwd(c, tmp, dw, db, dx, y, w, n);
+    memcpy(dx, tmp, sizeof(float) * (size_t)(n * c->d_model));
+}
+
 LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
                                  llm_threads *th) {
     const llm_config *c;
     int64_t n, d, hd, qd, kvd, ff, pl, top, wk, fixed, i;
-    int B, T, H, Hkv, V, l, b, counted = 0, gated;
+    int B, T, H, Hkv, V, l, b, counted = 0, gated, post;
     float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G;
     llm__lbuf lb;
     llm_status st = LLM_OK;
     if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
     c = &t->config, B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
     n = (int64_t)B * T, d = c->d_model, hd = llm_config_head_dim(c), qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
-    gated = c->ffn != LLM_FFN_GELU;
+    gated = c->ffn != LLM_FFN_GELU, post = c->post_norm;
     for (i = 0; i < n; i++) {
         if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
         counted += targets[i] >= 0;
@@ -14489,16 +14520,22 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     /* ---- forward, saving what the backward reads ---- */
     for (i = 0; i < n; i++) {
         LLM__TRY(llm__model_row(x + i * d, &t->weights.tok_embed, tokens[i], (int)d));
+        if (c->embed_scale > 0.0f) llm__model_scale(x + i * d, (int)d, c->embed_scale);
         if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, t->weights.pos_embed + (size_t)(i % T) * d, (int)d);
     }
     for (l = 0; l < c->n_layers; l++) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
+        const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2; /* what each sub-layer reads */
         memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WQ, s.q, s.xn1, &w->wq, w->bq, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WK, dkt, s.xn1, &w->wk, w->bk, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WV, dv, s.xn1, &w->wv, w->bv, n, th));
+        if (!post) llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WQ, c->qk_norm ? s.qp : s.q, in1, &w->wq, w->bq, n, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WK, c->qk_norm ? s.kp : dkt, in1, &w->wk, w->bk, n, th));
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WV, dv, in1, &w->wv, w->bv, n, th));
+        if (c->qk_norm) { /* each head of q and k normed on its own (Qwen3), before the rotation */
+            llm__train_head_norm(c, s.q, s.qp, w->q_norm, n * H, (int)hd);
+            llm__train_head_norm(c, dkt, s.kp, w->k_norm, n * Hkv, (int)hd);
+        }
         if (c->pos == LLM_POS_ROPE)
             for (b = 0; b < B; b++) {
                 LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
@@ -14511,10 +14548,14 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
                                    s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
         LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WO, dxn, s.att, &w->wo, w->bo, n, th));
         for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+        if (post) { /* post-norm: x = Norm(x + Attn(x)) */
+            memcpy(s.xn1, x, sizeof(float) * (size_t)(n * d));
+            llm__train_norm(c, x, s.xn1, w->attn_norm, w->attn_norm_b, n);
+        }
         memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W1, s.g, s.xn2, &w->w1, w->b1, n, th));
-        if (gated) LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W3, s.u, s.xn2, &w->w3, w->b3, n, th));
+        if (!post) llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
+        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W1, s.g, in2, &w->w1, w->b1, n, th));
+        if (gated) LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W3, s.u, in2, &w->w3, w->b3, n, th));
         for (i = 0; i < n; i++) {
             size_t o = (size_t)(i * ff);
             if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
@@ -14523,6 +14564,10 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         }
         LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W2, dxn, s.h, &w->w2, w->b2, n, th));
         for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+        if (post) { /* x = Norm(xm + FFN(xm)) */
+            memcpy(s.xn2, x, sizeof(float) * (size_t)(n * d));
+            llm__train_norm(c, x, s.xn2, w->ffn_norm, w->ffn_norm_b, n);
+        }
     }
     memcpy(xL, x, sizeof(float) * (size_t)(n * d));
     llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n);
@@ -14538,7 +14583,10 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     for (l = c->n_layers - 1; l >= 0; l--) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
-        /* the FFN: x += W2 act(W1 xn2) [* W3 xn2] */
+        const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2;
+        /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
+        if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), s.xn2,
+                                        w->ffn_norm, n);
         memset(dh, 0, sizeof(float) * (size_t)(n * ff));
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
         memset(dg, 0, sizeof(float) * (size_t)(n * ff));
@@ -14550,10 +14598,13 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
             else llm_gelu_backward(dg + o, dh + o, s.g + o, (int)ff);
         }
         memset(dxn, 0, sizeof(float) * (size_t)(n * d));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W1, dxn, dg, s.xn2, &w->w1, n, th));
-        if (gated) LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W3, dxn, du, s.xn2, &w->w3, n, th));
-        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
-        /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1) */
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W1, dxn, dg, in2, &w->w1, n, th));
+        if (gated) LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W3, dxn, du, in2, &w->w3, n, th));
+        if (post) for (i = 0; i < n; i++) llm_add(dx + i * d, dx + i * d, dxn + i * d, (int)d);
+        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
+        /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1); post-norm: x = Norm(x + Attn(x)) */
+        if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), s.xn1,
+                                        w->attn_norm, n);
         memset(datt, 0, sizeof(float) * (size_t)(n * qd));
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WO, datt, dx, s.att, &w->wo, n, th));
         memset(dq, 0, sizeof(float) * (size_t)(n * qd));
@@ -14571,16 +14622,23 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
                 LLM__TRY(llm_rope_backward(&t->rope, dq + (size_t)b * T * qd, T, H, 0));
                 LLM__TRY(llm_rope_backward(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
             }
+        if (c->qk_norm) { /* through the head norms: dq into datt, dk into dv (both free now) */
+            float *gq = LLM__G(LLM__L(l, LLM__T_QN)), *gk = LLM__G(LLM__L(l, LLM__T_KN));
+            llm__train_head_norm_bwd(c, datt, gq, dq, s.qp, w->q_norm, n * H, (int)hd);
+            llm__train_head_norm_bwd(c, dv, gk, dkt, s.kp, w->k_norm, n * Hkv, (int)hd);
+        }
         memset(dxn, 0, sizeof(float) * (size_t)(n * d));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WQ, dxn, dq, s.xn1, &w->wq, n, th));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WK, dxn, dkt, s.xn1, &w->wk, n, th));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WV, dxn, dk, s.xn1, &w->wv, n, th));
-        llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WQ, dxn, c->qk_norm ? datt : dq, in1, &w->wq, n, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WK, dxn, c->qk_norm ? dv : dkt, in1, &w->wk, n, th));
+        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WV, dxn, dk, in1, &w->wv, n, th));
+        if (post) for (i = 0; i < n; i++) llm_add(dx + i * d, dx + i * d, dxn + i * d, (int)d);
+        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
     }
-    if (LLM__G(LLM__T_EMB)) LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
     if (LLM__G(LLM__T_POS))
         for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
                                         dx + i * d, (int)d);
+    for (i = 0; c->embed_scale > 0.0f && i < n; i++) llm__model_scale(dx + i * d, (int)d, c->embed_scale); /* x = s E[token] */
+    if (LLM__G(LLM__T_EMB)) LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
 #undef LLM__G
 #undef LLM__L
 #undef LLM__TRY
@@ -14588,7 +14646,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
 }
 
 LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
-    static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0};
+    static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0};
     double norm;
     int64_t slot, base_end;
     llm_adamw o;

@@ -66,6 +66,20 @@ int main(void) {
     printf("  FFN share of one block          %5.1f %%   (literature: 67 %%: 8 d^2 of 12 d^2)\n",
            100.0 * (g.ffn / 12) / g.per_layer);
 
+    /* Weight tying (Press & Wolf 2017): the LM head reuses the embedding matrix, so an
+       untied GPT-2 small would hold a second V x d matrix. Counted both ways. */
+    {
+        llm_config untied = *gpt2;
+        llm_params u;
+        untied.tied_embeddings = 0;
+        u = llm_count_params(&untied);
+        printf("\nweight tying, GPT-2 small counted with and without it:\n");
+        printf("  untied %s, tied %s: the tie saves %s (literature: 38.6 M)\n", commas(u.total), commas(g.total),
+               commas(u.total - g.total));
+        printf("  = %.1f %% of the tied model's parameters (literature: 31 %%), %.1f %% of the untied model's\n",
+               100.0 * (double)(u.total - g.total) / (double)g.total, 100.0 * (double)(u.total - g.total) / (double)u.total);
+    }
+
     /* Kaplan et al.'s N leaves out embeddings, biases and norms: N = 12 L d^2 for GPT.
        It is the N in "training costs 6 N FLOPs per token" (see 02_flops). */
     printf("\nnon-embedding N (the blocks' matrices only):\n");

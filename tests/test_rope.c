@@ -235,6 +235,30 @@ static void test_errors(void) {
     CHECK(memcmp(x, y, sizeof x) == 0);
 }
 
+/* The Llama chapter's worked table (its q and k: NumPy's default_rng(0).normal(size=8),
+   twice): the rotated scores it prints, to their 6 decimals, under pairs (2i, 2i+1) and
+   base 10,000 (the halves layout gives -3.72 for the first: not the text's convention). */
+static void test_chapter_table(void) {
+    static const float q[8] = {0.1257302210933933f, -0.1321048632913019f, 0.6404226504432821f, 0.10490011715303971f,
+                               -0.535669373161111f, 0.36159505490948474f, 1.3040000451301372f, 0.9470809631292422f};
+    static const float k[8] = {-0.7037352358069926f, -1.2654214710460525f, -0.6232744625373522f, 0.0413259793472436f,
+                               -2.3250307746388343f, -0.21879166393254573f, -1.2459109472530652f, -0.7322673547034516f};
+    static const int mn[5][2] = {{5, 2}, {105, 102}, {1005, 1002}, {5, 3}, {2, 5}};
+    static const double text[5] = {-1.586475, -1.586475, -1.586475, -1.763129, -1.628434};
+    static float mem[1006 * 8];
+    llm_rope r;
+    double worst = 0;
+    int i;
+    CHECK_OK(llm_rope_init_ex(&r, mem, sizeof mem, 8, 1006, 10000.0f, LLM_ROPE_INTERLEAVED));
+    CHECK_NEAR(dot8(q, k), -1.467987, 1e-6);
+    for (i = 0; i < 5; i++) {
+        double s = score(&r, q, k, mn[i][0], mn[i][1]);
+        CHECK_NEAR(s, text[i], 1e-6); /* the text rounds to 1e-6: measured |diff| <= 3.9e-7, mostly its rounding */
+        if (fabs(s - text[i]) > worst) worst = fabs(s - text[i]);
+    }
+    printf("test_rope: the Llama chapter's rotated scores, worst |llm.h - text| %.2g (text printed to 1e-6)\n", worst);
+}
+
 int main(void) {
     test_relative(LLM_ROPE_INTERLEAVED);
     test_relative(LLM_ROPE_HALVES);
@@ -247,5 +271,6 @@ int main(void) {
     test_far();
     test_llama31();
     test_errors();
+    test_chapter_table();
     return test_done();
 }
