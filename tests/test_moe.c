@@ -175,6 +175,13 @@ static double rel_rms(const float *a, const double *r, size_t n) {
     return sqrt(num / (den > 0 ? den : 1));
 }
 
+static double rel_rms_f(const float *a, const float *r, size_t n) {
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < n; i++) num += ((double)a[i] - r[i]) * ((double)a[i] - r[i]), den += (double)r[i] * r[i];
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
 /* One architecture end to end: the file's config, its logits against the reference and
    against the same arrays given directly, decode == prefill, 1 thread == 2 threads. */
 static void test_arch(const char *arch, int q8, double tol, double dtol) {
@@ -225,8 +232,10 @@ static void test_arch(const char *arch, int q8, double tol, double dtol) {
                q8 ? "relative RMS" : "worst", ref_moe_gap);
         /* decode, one token at a time through the cache, gives the prefill's logits */
         for (t = 0; t < T; t++) CHECK_OK(llm_forward(&s, &lm.weights, &toks[t], 1, t, dec + (size_t)t * c.vocab, 0, NULL));
-        e = 0;
-        for (t = 0; t < (int)n; t++) e = fabs(dec[t] - got[t]) / (1 + fabs(got[t])) > e ? fabs(dec[t] - got[t]) / (1 + fabs(got[t])) : e;
+        /* Q8_0: as relative RMS too, since a last-bit difference of h between the two paths
+           can flip one 8-bit activation's rounding (scalar build: one token of 160 moved 1.2e-2) */
+        e = q8 ? rel_rms_f(dec, got, n) : 0;
+        for (t = 0; !q8 && t < (int)n; t++) e = fabs(dec[t] - got[t]) / (1 + fabs(got[t])) > e ? fabs(dec[t] - got[t]) / (1 + fabs(got[t])) : e;
         CHECK_MSG(e < dtol, "%s %s: decode vs prefill %.3g (tolerance %.3g)", arch, tn, e, dtol);
         printf("    %s %s experts: decode vs prefill %.2e\n", arch, tn, e);
         /* two threads: the same bits (every expert's group and each token's mix in one order) */
@@ -401,10 +410,13 @@ int main(void) {
        Larger than a dense model's ~2e-6: the router's softmax turns the float error of
        logits of several units into relative error of the expert weights (top-1 routing
        of the same model: 4.9e-6; every expert weighted by its probability: 2.3e-5). */
-    test_arch("mixtral", 0, 6.4e-4, 1.2e-3);  /* measured 6.4e-5; decode vs prefill 1.2e-4 */
-    test_arch("qwen2moe", 0, 1.4e-4, 1.4e-4); /* measured 1.4e-5; 1.4e-5 */
-    test_arch("qwen3moe", 0, 1.1e-4, 1.1e-4); /* measured 1.1e-5; 1.1e-5 */
-    test_arch("mixtral", 1, 1e-1, 2e-4);      /* Q8_0 experts, 8-bit activations: measured ?; 1.9e-5 */
+    /* measured, native AVX-512 / scalar: vs reference; decode vs prefill */
+    test_arch("mixtral", 0, 6.6e-4, 1.2e-3);  /* 6.4e-5 / 6.6e-5; 1.2e-4 / 3.7e-5 */
+    test_arch("qwen2moe", 0, 2.3e-4, 2e-4);   /* 1.4e-5 / 2.3e-5; 1.4e-5 / 2.0e-5 */
+    test_arch("qwen3moe", 0, 1.1e-4, 1.5e-4); /* 1.1e-5 / 9.0e-6; 1.1e-5 / 1.5e-5 */
+    /* Q8_0 experts, relative RMS: 1.04e-2 / 1.04e-2 (test_ggml_quants: a real model's Q8_0
+       measures 9.5e-3, dominated as here by the 8-bit activations); 7.2e-7 / 3.6e-4 */
+    test_arch("mixtral", 1, 1e-1, 3.6e-3);
     test_ties();
     test_counts();
     test_hostile();
