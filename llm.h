@@ -1211,13 +1211,17 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
    Mistral, llama2.c conversions), "qwen2" (q/k/v biases), "qwen3" (q/k head norms),
    "gemma" (sqrt(d) embedding scale, GeGLU, tied), "gemma2" (also softcaps, sandwich
    norms, a window on even layers) and "phi3" (fused attn_qkv and gate+up ffn_up, split
-   by rows in place); RoPE pairs adjacent for llama (the converter permuted Q and K),
-   halves for the others. Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0,
-   Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms and biases F32. Another
-   architecture, tensor type (IQ*, TQ*, MXFP4...), a MoE file, a RoPE scaling (rope.scaling.*,
-   LongRoPE's rope_factors_long) or a tensor the forward pass would not use (rope_freqs, a
-   bias the architecture has not) is LLM_EUNSUPPORTED naming it: refused, never run
-   approximately. llm_gguf_read_config fills only the config. The weights point into g's
+   by rows in place); mixture of experts: "llama" with expert_count (Mixtral: router
+   ffn_gate_inp, stacked ffn_{gate,up,down}_exps used in place), "qwen2moe" (qwen2 with
+   expert_feed_forward_length experts, not renormalized, and a sigmoid-gated shared
+   expert ffn_*_shexp) and "qwen3moe" (qwen3's head norms, renormalized experts); RoPE
+   pairs adjacent for llama (the converter permuted Q and K), halves for the others.
+   Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+   Q2_K .. Q6_K: used in place), norms and biases F32. Another architecture, tensor type
+   (IQ*, TQ*, MXFP4...), shared experts of another kind (expert_shared_count), a RoPE
+   scaling (rope.scaling.*, LongRoPE's rope_factors_long) or a tensor the forward pass
+   would not use (rope_freqs, a bias the architecture has not) is LLM_EUNSUPPORTED naming
+   it: refused, never run approximately. llm_gguf_read_config fills only the config. The weights point into g's
    buffer, which must outlive the model and hold the tensors 4-byte aligned (a GGUF's own
    32-byte alignment does, from an aligned buffer). layers: caller memory for
    n_layers_cap entries. g is not changed but for g->why, where a reason that names a
