@@ -6879,6 +6879,7 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
                                const llm__model_buf *b, llm_threads *th) {
     int d = c->d_model, E = c->n_experts, k = c->n_experts_per_tok, ff = c->d_ff, t, j, e, i;
     size_t row = (size_t)d * sizeof(float);
+    if ((int64_t)n * k > INT32_MAX) return LLM_EINVAL; /* ord holds t k + slot as an int32 */
     /* route: probabilities over all experts, then each token's top k */
     LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, th));
     for (t = 0; t < n; t++) {

@@ -58,7 +58,7 @@ typedef struct moe_file {
     unsigned char *q[16]; /* Q8_0 copies */
     int nq;
 } moe_file;
-static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8) {
+static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8, int no_count) {
     const llm_config *c = &m->c;
     gw *w = &f->w;
     uint64_t d = (uint64_t)c->d_model, ff = (uint64_t)c->d_ff, hd = (uint64_t)hdim(c), E = (uint64_t)c->n_experts;
@@ -80,7 +80,7 @@ static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8) {
     gw_kv_u32(w, AK("feed_forward_length"), (uint32_t)(strcmp(arch, "llama") ? 3 * ff : ff));
     if (strcmp(arch, "llama")) gw_kv_u32(w, AK("expert_feed_forward_length"), (uint32_t)ff);
     if (c->n_shared_experts) gw_kv_u32(w, AK("expert_shared_feed_forward_length"), (uint32_t)S);
-    gw_kv_u32(w, AK("expert_count"), (uint32_t)E);
+    if (!no_count) gw_kv_u32(w, AK("expert_count"), (uint32_t)E);
     gw_kv_u32(w, AK("expert_used_count"), (uint32_t)c->n_experts_per_tok);
     gw_kv_u32(w, AK("block_count"), (uint32_t)c->n_layers);
     gw_kv_u32(w, AK("attention.head_count"), (uint32_t)c->n_heads);
@@ -206,7 +206,7 @@ static void test_arch(const char *arch, int q8, double tol, double dtol) {
     test__rng = 0x5eed0000ull + (unsigned long long)c.n_experts_per_tok * 7 + (unsigned long long)q8;
     rnd_model_make(&m, &c);
     for (t = 0; t < T; t++) toks[t] = (t * 37 + 11) % c.vocab;
-    moe_write(&f, strcmp(arch, "mixtral") ? arch : "llama", &m, q8); /* q8: m now holds the dequantized experts */
+    moe_write(&f, strcmp(arch, "mixtral") ? arch : "llama", &m, q8, 0); /* q8: m now holds the dequantized experts */
     st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
     CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s %s: llm_gguf_load: %s: %s", arch, tn, llm_status_str(st), why ? why : "");
     if (st == LLM_OK) {
@@ -463,7 +463,7 @@ static void test_hostile(void) {
         llm_status st;
         c.n_layers = 2;
         rnd_model_make(&m, &c);
-        moe_write(&f, "llama", &m, 0);
+        moe_write(&f, "llama", &m, 0, 0);
         edits[i](&f.w);
         st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
         if (i == 2) CHECK_MSG(st == LLM_EFORMAT && fc_mentions(why, names[i]), "%s: %s \"%s\"", names[i], llm_status_str(st), why ? why : "");
@@ -475,6 +475,32 @@ static void test_hostile(void) {
         free(buf);
         moe_file_free(&f);
         rnd_model_free(&m);
+    }
+    {   /* a MoE-only architecture without expert_count; a llama file without it is dense,
+           and then its dense FFN tensors are missing */
+        static const char *const archs[2] = {"qwen3moe", "llama"};
+        static const char *const names2[2] = {"qwen3moe.expert_count", "blk.0.ffn_gate.weight"};
+        for (i = 0; i < 2; i++) {
+            llm_config c = moe_config(i ? "mixtral" : "qwen3moe");
+            rnd_model m;
+            moe_file f;
+            llm_layer_weights layers[4];
+            llm_model lm;
+            llm_gguf g;
+            unsigned char *buf = NULL;
+            const char *why = NULL;
+            llm_status st;
+            rnd_model_make(&m, &c);
+            moe_write(&f, archs[i], &m, 0, 1);
+            st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
+            if (i == 0) CHECK_MSG(st == LLM_EFORMAT && fc_mentions(why, names2[i]), "%s: %s \"%s\"", archs[i], llm_status_str(st), why ? why : "");
+            else
+                CHECK_MSG(fc_host_le() ? st == LLM_EFORMAT && fc_mentions(why, names2[i]) : st != LLM_OK, "%s: %s \"%s\"", archs[i],
+                          llm_status_str(st), why ? why : "");
+            free(buf);
+            moe_file_free(&f);
+            rnd_model_free(&m);
+        }
     }
 }
 
