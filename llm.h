@@ -235,6 +235,14 @@ typedef enum llm_pos_kind { LLM_POS_ROPE = 0, LLM_POS_LEARNED, LLM_POS_NONE, LLM
      LLM_ROPE_INTERLEAVED: pairs (2i, 2i+1)   RoFormer, Meta's Llama code, llama2.c, GGUF
      LLM_ROPE_HALVES:      pairs (i, i + d/2) Hugging Face transformers, GPT-NeoX */
 typedef enum llm_rope_layout { LLM_ROPE_INTERLEAVED = 0, LLM_ROPE_HALVES, LLM_ROPE_LAYOUT_COUNT } llm_rope_layout;
+/* How the router's probabilities become the k chosen experts' weights: both take the
+   softmax over all n_experts router logits and the k largest (ties: the lower expert
+   index first). */
+typedef enum llm_router_kind {
+    LLM_ROUTER_TOPK_NORM = 0, /* the k weights renormalized to sum 1 (Mixtral, Qwen3-MoE) */
+    LLM_ROUTER_TOPK,          /* the k probabilities as they are (Qwen2-MoE: norm_topk_prob false) */
+    LLM_ROUTER_COUNT
+} llm_router_kind;
 typedef enum llm_bias_kind {
     LLM_BIAS_NONE = 0, /* Llama, Mistral */
     LLM_BIAS_QKV,      /* q, k, v projections only (Qwen2) */
@@ -272,6 +280,9 @@ typedef struct llm_config {
     int n_experts;               /* mixture of experts: routed experts per layer (0 = dense) */
     int n_experts_per_tok;       /* top-k */
     int n_shared_experts;        /* always-on experts (DeepSeek-MoE style) */
+    llm_router_kind router;      /* how the chosen experts are weighted */
+    int d_ff_shared;             /* each shared expert's FFN width; 0 = d_ff */
+    int shared_gate;             /* 1 = the shared experts' output times sigmoid(x . w) (Qwen2-MoE) */
     int sliding_window;          /* attend to at most this many past positions; 0 = all */
     /* Beyond Llama: each of these is off at zero (Qwen3, Gemma, Gemma 2). */
     int qk_norm;         /* 1 = RMSNorm (gains [head_dim], eps norm_eps) of every query and key head
@@ -303,9 +314,10 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason);
 
 /* Whether llm_forward can run this architecture: LLM_OK; llm_config_check's LLM_EINVAL
    for an invalid config; or LLM_EUNSUPPORTED with *reason naming the feature the forward
-   pass does not have yet (mixture-of-experts routing). The estimators take every valid
-   config; llm_state_bytes, llm_state_init and llm_block_forward take only runnable ones,
-   so an MoE model is refused, never run as if it were dense. */
+   pass does not have (mixture of experts whose experts are ungated GELU MLPs or carry
+   biases). The estimators take every valid config; llm_state_bytes, llm_state_init and
+   llm_block_forward take only runnable ones, so such a model is refused, never run as
+   something else. */
 LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason);
 
 /* head_dim, or d_model / n_heads when head_dim is 0. */
@@ -726,7 +738,13 @@ LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_k
    read or mapped into memory, or flash); nothing is copied. The config says which biases
    exist (bias, norm_bias): those must be set and the others NULL, else LLM_EINVAL.
    Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
-   w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU. */
+   w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU.
+   Mixture of experts (n_experts > 0): w1, w3 and w2 hold every expert's matrix of those
+   shapes one after another, [n_experts][d_ff][d] and [n_experts][d][d_ff] (a GGUF
+   ffn_*_exps tensor as it is), in any format whose rows are whole blocks; router
+   [n_experts][d]; the shared experts side by side as one FFN of width
+   S = n_shared_experts * d_ff_shared: ws1, ws3 [S][d], ws2 [d][S], and ws_gate [d] with
+   shared_gate. A dense config leaves these NULL. */
 typedef struct llm_layer_weights {
     const float *attn_norm, *attn_norm_b; /* [d]: before attention (after it when post_norm) */
     llm_weight wq, wk, wv, wo;
@@ -736,6 +754,9 @@ typedef struct llm_layer_weights {
     const float *b1, *b2, *b3;
     const float *q_norm, *k_norm;          /* [head_dim]: qk_norm only */
     const float *attn_post_norm, *ffn_post_norm; /* [d]: sandwich_norm only, on each sub-layer's output */
+    llm_weight router;                     /* [n_experts][d]: MoE only */
+    llm_weight ws1, ws2, ws3;              /* shared experts: n_shared_experts > 0 only */
+    const float *ws_gate;                  /* [d]: shared_gate only */
 } llm_layer_weights;
 
 /* A whole model's weights, again only pointers into caller memory. */
@@ -807,8 +828,9 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
 
 /* Bytes one decode step at position pos reads from memory: every weight it multiplies
    (each matrix once, one embedding row) plus the KV cache rows 0..pos (on a windowed
-   layer only the last sliding_window of them). Decoding is bound
-   by this: tok/s <= read bandwidth / bytes. */
+   layer only the last sliding_window of them). Mixture of experts: the router in full,
+   n_experts_per_tok experts' matrices and the shared experts (a token reads only the
+   experts it is routed to). Decoding is bound by this: tok/s <= read bandwidth / bytes. */
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos);
 
 /* Sampling exactly as llama2.c's run.c does it, so a seed reproduces its stories:
@@ -1195,13 +1217,17 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
    Mistral, llama2.c conversions), "qwen2" (q/k/v biases), "qwen3" (q/k head norms),
    "gemma" (sqrt(d) embedding scale, GeGLU, tied), "gemma2" (also softcaps, sandwich
    norms, a window on even layers) and "phi3" (fused attn_qkv and gate+up ffn_up, split
-   by rows in place); RoPE pairs adjacent for llama (the converter permuted Q and K),
-   halves for the others. Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0,
-   Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K: used in place), norms and biases F32. Another
-   architecture, tensor type (IQ*, TQ*, MXFP4...), a MoE file, a RoPE scaling (rope.scaling.*,
-   LongRoPE's rope_factors_long) or a tensor the forward pass would not use (rope_freqs, a
-   bias the architecture has not) is LLM_EUNSUPPORTED naming it: refused, never run
-   approximately. llm_gguf_read_config fills only the config. The weights point into g's
+   by rows in place); mixture of experts: "llama" with expert_count (Mixtral: router
+   ffn_gate_inp, stacked ffn_{gate,up,down}_exps used in place), "qwen2moe" (qwen2 with
+   expert_feed_forward_length experts, not renormalized, and a sigmoid-gated shared
+   expert ffn_*_shexp) and "qwen3moe" (qwen3's head norms, renormalized experts); RoPE
+   pairs adjacent for llama (the converter permuted Q and K), halves for the others.
+   Matrices in F32, F16, BF16 or a ggml block format (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+   Q2_K .. Q6_K: used in place), norms and biases F32. Another architecture, tensor type
+   (IQ*, TQ*, MXFP4...), shared experts of another kind (expert_shared_count), a RoPE
+   scaling (rope.scaling.*, LongRoPE's rope_factors_long) or a tensor the forward pass
+   would not use (rope_freqs, a bias the architecture has not) is LLM_EUNSUPPORTED naming
+   it: refused, never run approximately. llm_gguf_read_config fills only the config. The weights point into g's
    buffer, which must outlive the model and hold the tensors 4-byte aligned (a GGUF's own
    32-byte alignment does, from an aligned buffer). layers: caller memory for
    n_layers_cap entries. g is not changed but for g->why, where a reason that names a
@@ -1305,7 +1331,7 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
    A GGUF's or a Hugging Face model's config, read by the loaders' own code (one source of
    truth), and the exact bytes of every tensor as stored (block scales included), from the
    header and tensor table alone: no weight is read. A model the forward pass does not run
-   (another architecture, a RoPE scaling, a tensor type with no kernel here, MoE) still
+   (another architecture, a RoPE scaling, a tensor type with no kernel here) still
    gives its shapes when it writes the usual keys, and not_run says what llm_gguf_load /
    llm_hf_load would refuse ("" when names, types and features pass: shapes are checked
    by the load only). An unknown architecture is read with Llama's FFN and norms, so its
@@ -2403,8 +2429,8 @@ static const llm__bias_info llm__bias_kinds[LLM_BIAS_COUNT] = {{"none", 0, 0}, {
 #define LLM__ROPE_LLAMA3(theta, factor) LLM_POS_ROPE, theta, LLM_ROPE_INTERLEAVED, 0, factor, 1.0f, 4.0f, 8192
 #define LLM__HEAD(tied) tied
 #define LLM__BIAS(kind) LLM_BIAS_##kind, 0 /* post_norm 0: pre-norm */
-#define LLM__DENSE 0, 0, 0
-#define LLM__MOE(experts, per_token) experts, per_token, 0
+#define LLM__DENSE 0, 0, 0, LLM_ROUTER_TOPK_NORM, 0, 0
+#define LLM__MOE(experts, per_token) experts, per_token, 0, LLM_ROUTER_TOPK_NORM, 0, 0 /* renormalized */
 #define LLM__WINDOW(w) w
 /* qk_norm, sandwich_norm, embed_scale, attn_scale, the softcaps, window_pattern */
 #define LLM__PLAIN 0, 0, 0.0f, 0.0f, 0.0f, 0.0f, 0
@@ -2521,6 +2547,10 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
     if (c->n_experts > 0 && c->n_experts_per_tok == 0) LLM__REJECT("n_experts_per_tok must be positive with experts");
     if (c->n_experts_per_tok > c->n_experts) LLM__REJECT("n_experts_per_tok (top-k) exceeds n_experts");
     if (c->n_experts == 0 && c->n_shared_experts) LLM__REJECT("shared experts without routed experts");
+    if ((unsigned)c->router >= (unsigned)LLM_ROUTER_COUNT) LLM__REJECT("router kind out of range");
+    if (c->d_ff_shared < 0) LLM__REJECT("d_ff_shared must not be negative");
+    if ((unsigned)c->shared_gate > 1u) LLM__REJECT("shared_gate is 0 or 1");
+    if ((c->d_ff_shared || c->shared_gate) && !c->n_shared_experts) LLM__REJECT("d_ff_shared or shared_gate set without shared experts");
     if (c->sliding_window < 0) LLM__REJECT("sliding_window must not be negative");
     if (c->window_pattern < 0) LLM__REJECT("window_pattern must not be negative");
     if (c->window_pattern > 0 && c->sliding_window == 0) LLM__REJECT("window_pattern set without a sliding_window");
@@ -2537,7 +2567,8 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
        wrap. Estimated in double with generous margins (factor 2 on every term). */
     n = (double)c->vocab * c->d_model * 2.0 + (double)c->max_seq_len * c->d_model +
         (double)c->n_layers * ((double)c->d_model * hd * (2.0 * c->n_heads + 2.0 * c->n_kv_heads + 4.0) +
-                               3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts + c->n_shared_experts) +
+                               3.0 * c->d_model * (double)c->d_ff * (1.0 + c->n_experts) +
+                               3.0 * c->d_model * (double)(c->d_ff_shared > c->d_ff ? c->d_ff_shared : c->d_ff) * c->n_shared_experts +
                                (double)c->d_model * (c->n_experts + 8.0) + 2.0 * c->d_ff);
     if (n * 64.0 > 9.2e18) LLM__REJECT("model too large: byte counts would overflow 64 bits");
     return LLM_OK;
@@ -2546,8 +2577,13 @@ LLMDEF llm_status llm_config_check(const llm_config *c, const char **reason) {
 LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) {
     llm_status st = llm_config_check(c, reason);
     if (st != LLM_OK) return st;
-    if (c->n_experts > 0) {
-        if (reason) *reason = "mixture of experts (n_experts > 0): the forward pass has no expert routing yet";
+    /* experts are gated FFNs without biases (every MoE model published so far) */
+    if (c->n_experts > 0 && llm__ffn_kinds[c->ffn].matrices != 3) {
+        if (reason) *reason = "mixture of experts with an ungated (GELU MLP) expert FFN: not run";
+        return LLM_EUNSUPPORTED;
+    }
+    if (c->n_experts > 0 && llm__bias_kinds[c->bias].rest) {
+        if (reason) *reason = "mixture of experts with FFN biases (bias = all): expert biases are not run";
         return LLM_EUNSUPPORTED;
     }
     return LLM_OK;
@@ -2562,7 +2598,8 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) 
      attention  Wq d q + Wk d kv + Wv d kv + Wo q d   (+ q + 2 kv biases for QKV,
                                                         + d more for ALL)
      FFN        SwiGLU / GEGLU: W1, W3 (d x ff) and W2 (ff x d) = 3 d ff; GELU MLP: 2 d ff
-                (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router
+                (+ ff + d biases for ALL); MoE: that per expert, plus a d x E router,
+                plus the shared experts (d_ff_shared wide) and their gate vector d
      norms      2 per block (pre-attention, pre-FFN), d each, 2 d with LayerNorm bias;
                 sandwich_norm: 2 more (post-attention, post-FFN); qk_norm: 2 head_dim (q, k)
    plus the embedding V d, learned positions ctx d, one final norm and the LM head V d
@@ -2570,7 +2607,7 @@ LLMDEF llm_status llm_config_runnable(const llm_config *c, const char **reason) 
 LLMDEF llm_params llm_count_params(const llm_config *c) {
     llm_params p;
     uint64_t d, q, kv, ff, mats, attn_w, attn_b, ffn_one, ffn_b_one, experts, ffn_w, ffn_b, router, norm_one;
-    uint64_t L, active_experts, active_ffn_w, block_norms;
+    uint64_t L, active_experts, active_ffn_w, block_norms, shared_ff, shared, shared_b;
     memset(&p, 0, sizeof p);
     if (llm_config_check(c, NULL) != LLM_OK) return p;
     d = (uint64_t)c->d_model;
@@ -2585,12 +2622,16 @@ LLMDEF llm_params llm_count_params(const llm_config *c) {
     mats = (uint64_t)llm__ffn_kinds[c->ffn].matrices;
     ffn_one = mats * d * ff;
     ffn_b_one = llm__bias_kinds[c->bias].rest ? ff * (mats - 1) + d : 0;
-    experts = c->n_experts ? (uint64_t)c->n_experts + (uint64_t)c->n_shared_experts : 1;
-    active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok + (uint64_t)c->n_shared_experts : 1;
+    experts = c->n_experts ? (uint64_t)c->n_experts : 1;
+    active_experts = c->n_experts ? (uint64_t)c->n_experts_per_tok : 1;
+    /* the shared experts (d_ff_shared wide) and their gate vector run for every token */
+    shared_ff = (uint64_t)(c->d_ff_shared ? c->d_ff_shared : c->d_ff);
+    shared = (uint64_t)c->n_shared_experts * mats * d * shared_ff + (c->shared_gate ? d : 0);
+    shared_b = llm__bias_kinds[c->bias].rest ? (uint64_t)c->n_shared_experts * (shared_ff * (mats - 1) + d) : 0;
     router = c->n_experts ? d * (uint64_t)c->n_experts : 0;
-    ffn_w = experts * ffn_one + router;
-    ffn_b = experts * ffn_b_one;
-    active_ffn_w = active_experts * ffn_one + router;
+    ffn_w = experts * ffn_one + shared + router;
+    ffn_b = experts * ffn_b_one + shared_b;
+    active_ffn_w = active_experts * ffn_one + shared + router;
 
     norm_one = c->norm_bias ? 2 * d : d;
     block_norms = (c->sandwich_norm ? 4 : 2) * norm_one + (c->qk_norm ? 2 * (uint64_t)llm_config_head_dim(c) : 0);
@@ -6682,6 +6723,11 @@ static float llm__model_eps(const llm_config *c) { return c->norm_eps > 0 ? c->n
    the one validation every section shares, and the features the forward pass has), then
    caps that keep the int products of a forward pass (n_heads * head_dim, n * d) inside
    int. An invalid config is LLM_EINVAL, one the forward pass cannot run LLM_EUNSUPPORTED. */
+/* The shared experts' total width n_shared_experts * d_ff_shared (one FFN that wide). */
+static int64_t llm__shared_ff(const llm_config *c) {
+    return (int64_t)c->n_shared_experts * (c->d_ff_shared ? c->d_ff_shared : c->d_ff);
+}
+
 static llm_status llm__model_check(const llm_config *c) {
     int hd;
     llm_status st = llm_config_runnable(c, NULL);
@@ -6689,7 +6735,7 @@ static llm_status llm__model_check(const llm_config *c) {
     hd = llm_config_head_dim(c);
     if (hd <= 0) return LLM_EINVAL;
     if (c->d_model > (1 << 20) || c->d_ff > (1 << 22) || c->n_layers > 4096 || c->vocab > (1 << 24) ||
-        (int64_t)c->n_heads * hd > (1 << 22))
+        (int64_t)c->n_heads * hd > (1 << 22) || c->n_experts > (1 << 16) || llm__shared_ff(c) > (1 << 22))
         return LLM_EINVAL;
     return LLM_OK;
 }
@@ -6744,6 +6790,10 @@ static llm_status llm__layer_check(const llm_config *c, const llm_layer_weights 
         return LLM_EINVAL;
     if (!w->q_norm != !c->qk_norm || !w->k_norm != !c->qk_norm) return LLM_EINVAL;
     if (!w->attn_post_norm != !c->sandwich_norm || !w->ffn_post_norm != !c->sandwich_norm) return LLM_EINVAL;
+    /* experts: a router with them, shared matrices with shared experts, a gate with shared_gate */
+    if (!w->router.data != !c->n_experts || !w->ws_gate != !c->shared_gate) return LLM_EINVAL;
+    if (!w->ws1.data != !c->n_shared_experts || !w->ws2.data != !c->n_shared_experts || !w->ws3.data != !c->n_shared_experts)
+        return LLM_EINVAL;
     return LLM_OK;
 }
 
@@ -6766,29 +6816,45 @@ static llm_status llm__geglu(float *out, const float *gate, const float *up, int
 
 /* Scratch layout of one block over n tokens, in floats, each buffer 64-byte aligned:
    xb [n][d] normed input / projection output, q [n][q_dim], k and v [n][kv_dim],
-   att [n][q_dim] attention output, hb and hb2 [n][d_ff] FFN hidden. */
+   att [n][q_dim] attention output, hb and hb2 [n][d_ff] FFN hidden (MoE: [n][the wider
+   of d_ff and the shared width]). MoE only (else empty): probs [n][n_experts] router
+   probabilities, ew [n][k] and ei [n][k] each token's chosen weights and experts, ord [n k]
+   the (token, slot) pairs grouped by expert, cnt [n_experts + 1] where each group starts,
+   gx and gy [n][d] one expert's gathered inputs and outputs, acc [n][d] the mix. */
 typedef struct llm__model_buf {
     float *xb, *q, *k, *v, *att, *hb, *hb2;
+    float *probs, *ew, *gx, *gy, *acc;
+    int32_t *ei, *ord, *cnt;
 } llm__model_buf;
 
+#define LLM__NBUF 15
 static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
     uint64_t hd = (uint64_t)llm_config_head_dim(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
     uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
-    uint64_t sizes[7], off = 0;
-    float **dst[7];
+    uint64_t E = (uint64_t)c->n_experts, moe = E > 0, nk = nn * (uint64_t)c->n_experts_per_tok;
+    uint64_t sizes[LLM__NBUF], off = 0;
+    void *dst[LLM__NBUF];
     int i;
+    if ((uint64_t)llm__shared_ff(c) > ff) ff = (uint64_t)llm__shared_ff(c);
     sizes[0] = nn * d, sizes[1] = nn * qd, sizes[2] = nn * kvd, sizes[3] = nn * kvd;
     sizes[4] = nn * qd, sizes[5] = nn * ff, sizes[6] = nn * ff;
+    /* float and int32_t are both 4 bytes wide (llm.h assumes IEEE binary32) */
+    sizes[7] = nn * E, sizes[8] = nk, sizes[9] = moe * nn * d, sizes[10] = moe * nn * d, sizes[11] = moe * nn * d;
+    sizes[12] = nk, sizes[13] = nk, sizes[14] = moe * (E + 1);
     if (b) {
         dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
         dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
+        dst[7] = &b->probs, dst[8] = &b->ew, dst[9] = &b->gx, dst[10] = &b->gy, dst[11] = &b->acc;
+        dst[12] = &b->ei, dst[13] = &b->ord, dst[14] = &b->cnt;
     }
-    for (i = 0; i < 7; i++) {
-        if (mem && b) *dst[i] = (float *)(void *)((char *)mem + off);
-        off += LLM__MALIGN(sizes[i] * sizeof(float));
+    for (i = 0; i < LLM__NBUF; i++) {
+        if (mem && b && i < 12) *(float **)dst[i] = (float *)(void *)((char *)mem + off);
+        if (mem && b && i >= 12) *(int32_t **)dst[i] = (int32_t *)(void *)((char *)mem + off);
+        off += LLM__MALIGN(sizes[i] * 4u);
     }
     return off + 64; /* room to align the start */
 }
+#undef LLM__NBUF
 
 LLMDEF size_t llm_block_scratch_bytes(const llm_config *c, int n_tokens) {
     uint64_t bytes;
@@ -6803,6 +6869,117 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
     llm_status st = LLM_OK;
     for (i = 0; i < n && st == LLM_OK; i++) st = llm_add(y + (size_t)i * d, y + (size_t)i * d, a + (size_t)i * d, d);
     return st;
+}
+
+/* ---- mixture of experts ---------------------------------------------------------------
+   Each token's FFN is a weighted sum of k of the n_experts FFNs (Shazeer et al. 2017;
+   Mixtral, Jiang et al. 2024): p = softmax(h Wr^T) over the experts, the k largest p_e
+   (ties: the lower expert index), weights w_e = p_e / (sum of the k p's) for
+   LLM_ROUTER_TOPK_NORM or p_e for LLM_ROUTER_TOPK, FFN(h) = sum_e w_e FFN_e(h); then the
+   shared experts' FFN, for every token (times sigmoid(h . w_gate) with shared_gate). A
+   batch is grouped by expert, so each chosen expert's matrices stream once per call (a
+   prefill), not once per token; each group's matrix products are threaded as any linear
+   layer's. Every token adds its experts in increasing expert order, whatever the batch. */
+
+/* Expert e's matrix [rows][cols] of a stack of them (one after another, each whole rows
+   of whole blocks): its byte offset in 64 bits, and its group scales for LLM_INT8. */
+static llm_status llm__expert_view(llm_weight *v, const llm_weight *w, int e, int64_t rows, int64_t cols) {
+    const llm__wfmt *f = llm__wfmt_of(w->type);
+    uint64_t per;
+    if (!w->data) return LLM_EINVAL;
+    if (!f || f->blk <= 0) return LLM_EUNSUPPORTED;
+    if (cols % f->blk) return LLM_EINVAL;
+    per = (uint64_t)rows * (uint64_t)(cols / f->blk) * (uint64_t)f->blk_bytes;
+    if (per * ((uint64_t)e + 1) > (uint64_t)PTRDIFF_MAX) return LLM_EINVAL;
+    *v = *w;
+    v->data = (const char *)w->data + (size_t)(per * (uint64_t)e);
+    if (f->scales == LLM__SCALE_GROUP) {
+        if (!w->scale || w->group_size <= 0 || cols % w->group_size) return LLM_EINVAL;
+        v->scale = w->scale + (size_t)((uint64_t)rows * (uint64_t)cols / (uint64_t)w->group_size * (uint64_t)e);
+    }
+    return LLM_OK;
+}
+
+/* y[n][d] = W2 (act(W1 x) * W3 x) for one expert (or the shared ones), hidden width ff. */
+static llm_status llm__moe_expert(const llm_config *c, float *y, const float *x, const llm_weight *w1, const llm_weight *w3,
+                                  const llm_weight *w2, int n, int ff, const llm__model_buf *b, llm_threads *th) {
+    const llm__ffn_info *ffn = &llm__ffn_kinds[c->ffn];
+    int d = c->d_model, i;
+    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, th));
+    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, th));
+    for (i = 0; i < n; i++)
+        LLM__MTRY(ffn->glu(b->hb + (size_t)i * ff, b->hb + (size_t)i * ff, b->hb2 + (size_t)i * ff, ff));
+    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, th);
+}
+
+/* One token's router probabilities p[E] (overwritten) -> its k experts e[k] in order of
+   falling p, ties to the lower index, and their weights wt[k]. A NaN never picks past E. */
+static void llm__moe_route(const llm_config *c, float *p, int32_t *e, float *wt) {
+    int E = c->n_experts, k = c->n_experts_per_tok, i, j;
+    double sum = 0;
+    for (j = 0; j < k; j++) {
+        int best = -1;
+        for (i = 0; i < E; i++)
+            if (p[i] != -1.0f && (best < 0 || p[i] > p[best])) best = i; /* strict >: the lower index wins a tie */
+        e[j] = best, wt[j] = p[best], sum += p[best];
+        p[best] = -1.0f; /* taken: no probability is negative */
+    }
+    if (c->router == LLM_ROUTER_TOPK_NORM)
+        for (j = 0; j < k; j++) wt[j] = (float)(wt[j] / sum);
+}
+
+/* b->xb[n][d] = the MoE FFN of h[n][d] (h may be b->xb itself: the mix is built in acc). */
+static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, const float *h, int n,
+                               const llm__model_buf *b, llm_threads *th) {
+    int d = c->d_model, E = c->n_experts, k = c->n_experts_per_tok, ff = c->d_ff, t, j, e, i;
+    size_t row = (size_t)d * sizeof(float);
+    if ((int64_t)n * k > INT32_MAX) return LLM_EINVAL; /* ord holds t k + slot as an int32 */
+    /* route: probabilities over all experts, then each token's top k */
+    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, th));
+    for (t = 0; t < n; t++) {
+        float *p = b->probs + (size_t)t * E;
+        LLM__MTRY(llm_softmax(p, p, E));
+        llm__moe_route(c, p, b->ei + (size_t)t * k, b->ew + (size_t)t * k);
+    }
+    /* group the (token, slot) pairs by expert, tokens in order within a group (a counting sort) */
+    memset(b->cnt, 0, (size_t)(E + 1) * sizeof *b->cnt);
+    for (i = 0; i < n * k; i++) b->cnt[b->ei[i] + 1]++;
+    for (e = 0; e < E; e++) b->cnt[e + 1] += b->cnt[e];
+    for (i = 0; i < n * k; i++) b->ord[b->cnt[b->ei[i]]++] = i; /* cnt[e] ends where group e ends */
+    memset(b->acc, 0, (size_t)n * row);
+    /* each chosen expert once, on its gathered tokens; acc[t] += w * FFN_e(h[t]) */
+    for (e = 0, i = 0; e < E; e++) {
+        int i0 = i, m = b->cnt[e] - i0;
+        llm_weight w1, w2, w3;
+        if (m == 0) continue;
+        LLM__MTRY(llm__expert_view(&w1, &w->w1, e, ff, d));
+        LLM__MTRY(llm__expert_view(&w3, &w->w3, e, ff, d));
+        LLM__MTRY(llm__expert_view(&w2, &w->w2, e, d, ff));
+        for (j = 0; j < m; j++) memcpy(b->gx + (size_t)j * d, h + (size_t)(b->ord[i0 + j] / k) * d, row);
+        LLM__MTRY(llm__moe_expert(c, b->gy, b->gx, &w1, &w3, &w2, m, ff, b, th));
+        for (j = 0; j < m; j++, i++) {
+            float a = b->ew[b->ord[i]], *o = b->acc + (size_t)(b->ord[i] / k) * d, *g = b->gy + (size_t)j * d;
+            int x;
+            for (x = 0; x < d; x++) o[x] += a * g[x];
+        }
+    }
+    /* the shared experts, one FFN of their total width, for every token */
+    if (c->n_shared_experts > 0) {
+        LLM__MTRY(llm__moe_expert(c, b->gy, h, &w->ws1, &w->ws3, &w->ws2, n, (int)llm__shared_ff(c), b, th));
+        for (t = 0; t < n; t++) {
+            const float *ht = h + (size_t)t * d;
+            float *o = b->acc + (size_t)t * d, *g = b->gy + (size_t)t * d, a = 1.0f;
+            int x;
+            if (c->shared_gate) { /* sigmoid(h . w_gate) */
+                double z = 0;
+                for (x = 0; x < d; x++) z += (double)ht[x] * w->ws_gate[x];
+                a = (float)(1.0 / (1.0 + LLM_EXP(-z)));
+            }
+            for (x = 0; x < d; x++) o[x] += a * g[x];
+        }
+    }
+    memcpy(b->xb, b->acc, (size_t)n * row);
+    return LLM_OK;
 }
 
 static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
@@ -6857,20 +7034,25 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
 
-    /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
+    /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h], or the experts' mix ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d, &in));
-    /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-    LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
-    if (ffn->matrices == 2) {
-        for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
+    if (c->n_experts > 0) {
+        LLM__MTRY(llm__moe_ffn(c, w, in, n, &b, th));
     } else {
-        /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-        LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
-        for (i = 0; i < n; i++)
-            LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
+        /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
+        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
+        if (ffn->matrices == 2) {
+            for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
+        } else {
+            /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
+            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
+            for (i = 0; i < n; i++)
+                LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
+        }
+        /* down-projection back to d */
+        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
     }
-    /* down-projection back to d (sandwich: normed) and the second residual add */
-    LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    /* sandwich: normed; then the second residual add */
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
@@ -7049,10 +7231,11 @@ static double llm__model_wbytes(const llm_weight *w, double n) { /* the blocks, 
 }
 
 LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dtype kv_dtype, int pos) {
-    double d, hd, qd, kvd, ff, total, kv_row, bias;
+    double d, hd, qd, kvd, ff, total, kv_row, bias, k, sff;
     int l, nb;
     if (llm__model_check(c) != LLM_OK || !w || !w->layers || pos < 0) return 0;
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    k = c->n_experts > 0 ? c->n_experts_per_tok : 1, sff = (double)llm__shared_ff(c);
     nb = c->norm_bias ? 2 : 1;
     kv_row = kvd * (kv_dtype == LLM_INT8 ? 1.0 : llm_dtype_bytes(kv_dtype)) + (kv_dtype == LLM_INT8 ? 4.0 * c->n_kv_heads : 0);
     total = llm__model_wbytes(&w->tok_embed, d) + llm__model_wbytes(&w->lm_head, (double)c->vocab * d);
@@ -7069,8 +7252,13 @@ LLMDEF double llm_decode_bytes(const llm_config *c, const llm_weights *w, llm_dt
         total += 2.0 * kv_row * (win > 0 && win < pos + 1 ? win : pos + 1);
         total += llm__model_wbytes(&L->wq, qd * d) + llm__model_wbytes(&L->wk, kvd * d) +
                  llm__model_wbytes(&L->wv, kvd * d) + llm__model_wbytes(&L->wo, d * qd);
-        total += llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff);
-        if (llm__ffn_kinds[c->ffn].matrices == 3) total += llm__model_wbytes(&L->w3, ff * d);
+        /* MoE: k of the stacked experts (each a dense FFN's bytes), the router, the shared ones */
+        total += k * (llm__model_wbytes(&L->w1, ff * d) + llm__model_wbytes(&L->w2, d * ff));
+        if (llm__ffn_kinds[c->ffn].matrices == 3) total += k * llm__model_wbytes(&L->w3, ff * d);
+        if (c->n_experts > 0) total += llm__model_wbytes(&L->router, (double)c->n_experts * d);
+        if (c->n_shared_experts > 0)
+            total += llm__model_wbytes(&L->ws1, sff * d) + llm__model_wbytes(&L->ws3, sff * d) + llm__model_wbytes(&L->ws2, d * sff);
+        if (c->shared_gate) total += 4 * d;
     }
     return total;
 }
@@ -9105,6 +9293,9 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
 #define LLM__T_QK_NORM 4u   /* per-head gains of q and k (Qwen3) */
 #define LLM__T_SANDWICH 8u  /* post-attention and post-FFN norms (Gemma 2) */
 #define LLM__T_UP_FUSED 16u /* one [2 ff][d] matrix: the gate rows, then the up rows (Phi-3) */
+#define LLM__T_MOE 32u      /* experts: a router and stacked ffn_*_exps in place of ffn_* (set by the
+                               config's n_experts; always on for the MoE-only architectures) */
+#define LLM__T_SHEXP 64u    /* one shared expert, gated by a sigmoid (Qwen2-MoE's ffn_*_shexp) */
 
 /* One architecture: its names in both formats and what it means for llm_config. */
 typedef struct llm__arch {
@@ -9122,16 +9313,21 @@ typedef struct llm__arch {
     int hf_use_sliding;        /* windows only with use_sliding_window (Qwen2 / Qwen3's keys) */
     const char *act_key, *act; /* the config.json key naming the activation, and its one value */
     int hf_head_dim;           /* head_dim's default in transformers (0: d_model / n_heads) */
+    llm_router_kind router;    /* how a mixture of experts weighs its chosen experts */
 } llm__arch;
 static const llm__arch llm__archs[] = {
     /* gguf     hf         tensors                               ffn             bias           GGUF RoPE            sqrt_d win +1 tied slide activation, head_dim */
-    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
-    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0},
-    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 0},
-    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128},
-    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
-    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256},
-    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu", 0},
+    {"llama",  "llama",   0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
+    {NULL,     "mistral", 0,                                    LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
+    {"qwen2",  "qwen2",   LLM__T_QKV_BIAS,                      LLM_FFN_SWIGLU, LLM_BIAS_QKV,  LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
+    {"qwen3",  "qwen3",   LLM__T_QK_NORM,                       LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128, LLM_ROUTER_TOPK_NORM},
+    {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256, LLM_ROUTER_TOPK_NORM},
+    {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256, LLM_ROUTER_TOPK_NORM},
+    {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
+    /* mixture of experts only (GGUF): llama.cpp's qwen2moe leaves the top-k weights as they
+       are (HF norm_topk_prob false) and adds a sigmoid-gated shared expert; qwen3moe renormalizes */
+    {"qwen2moe", NULL,    LLM__T_QKV_BIAS | LLM__T_MOE | LLM__T_SHEXP, LLM_FFN_SWIGLU, LLM_BIAS_QKV, LLM_ROPE_HALVES, 0, 0, 0, 0, 1, "hidden_act", "silu", 0, LLM_ROUTER_TOPK},
+    {"qwen3moe", NULL,    LLM__T_QK_NORM | LLM__T_MOE,          LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128, LLM_ROUTER_TOPK_NORM},
 };
 #define LLM__N_ARCHS ((int)(sizeof llm__archs / sizeof llm__archs[0]))
 
@@ -9152,12 +9348,21 @@ static void llm__arch_config(llm_config *c, const llm__arch *a) {
     c->qk_norm = (a->tensors & LLM__T_QK_NORM) != 0;
     c->sandwich_norm = (a->tensors & LLM__T_SANDWICH) != 0;
     c->window_pattern = a->window_pattern;
+    c->router = a->router;
+}
+/* The tensor bits of architecture a as configured: a llama file with experts has them. */
+static unsigned llm__arch_bits(const llm__arch *a, const llm_config *c) {
+    return a->tensors | (c->n_experts > 0 ? LLM__T_MOE : 0u);
 }
 
 /* A block's tensors: where each goes in llm_layer_weights, its shape [rows][cols] (rows
    1: a vector), and its name after "blk.N." (GGUF) or "model.layers.N." (Hugging Face).
-   A row is there when the architecture has every bit of `need` and none of `skip`. */
-enum { LLM__D_1, LLM__D_D, LLM__D_HD, LLM__D_Q, LLM__D_KV, LLM__D_FF, LLM__D_QKV, LLM__D_2FF };
+   A row is there when the architecture has every bit of `need` and none of `skip`.
+   Rows LLM__D_XFF and LLM__D_XD are stacks of n_experts matrices [d_ff][..] or [d][..]
+   (a GGUF tensor of ne {cols, rows, n_experts}); LLM__D_E is n_experts, LLM__D_SFF the
+   shared experts' width. */
+enum { LLM__D_1, LLM__D_D, LLM__D_HD, LLM__D_Q, LLM__D_KV, LLM__D_FF, LLM__D_QKV, LLM__D_2FF, LLM__D_E, LLM__D_SFF,
+       LLM__D_XFF, LLM__D_XD };
 typedef struct llm__trow {
     unsigned need, skip;
     unsigned char rows, cols; /* LLM__D_* */
@@ -9182,10 +9387,19 @@ static const llm__trow llm__block_tensors[] = {
     {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(attn_post_norm), "post_attention_norm.weight", "post_attention_layernorm.weight"},
     {0, LLM__T_SANDWICH, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "post_attention_layernorm.weight"},
     {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_norm), "ffn_norm.weight", "pre_feedforward_layernorm.weight"},
-    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate.weight", "mlp.gate_proj.weight"},
-    {0, LLM__T_UP_FUSED, LLM__D_FF, LLM__D_D, 0, LLM__LW(w3), "ffn_up.weight", "mlp.up_proj.weight"},
+    {0, LLM__T_UP_FUSED | LLM__T_MOE, LLM__D_FF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate.weight", "mlp.gate_proj.weight"},
+    {0, LLM__T_UP_FUSED | LLM__T_MOE, LLM__D_FF, LLM__D_D, 0, LLM__LW(w3), "ffn_up.weight", "mlp.up_proj.weight"},
     {LLM__T_UP_FUSED, 0, LLM__D_2FF, LLM__D_D, 0, LLM__LW(w1), "ffn_up.weight", "mlp.gate_up_proj.weight"},
-    {0, 0, LLM__D_D, LLM__D_FF, 0, LLM__LW(w2), "ffn_down.weight", "mlp.down_proj.weight"},
+    {0, LLM__T_MOE, LLM__D_D, LLM__D_FF, 0, LLM__LW(w2), "ffn_down.weight", "mlp.down_proj.weight"},
+    /* experts (no Hugging Face names: HF files store each expert on its own, not loaded yet) */
+    {LLM__T_MOE, 0, LLM__D_E, LLM__D_D, 0, LLM__LW(router), "ffn_gate_inp.weight", ""},
+    {LLM__T_MOE, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate_exps.weight", ""},
+    {LLM__T_MOE, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w3), "ffn_up_exps.weight", ""},
+    {LLM__T_MOE, 0, LLM__D_XD, LLM__D_FF, 0, LLM__LW(w2), "ffn_down_exps.weight", ""},
+    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws1), "ffn_gate_shexp.weight", ""},
+    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws3), "ffn_up_shexp.weight", ""},
+    {LLM__T_SHEXP, 0, LLM__D_D, LLM__D_SFF, 0, LLM__LW(ws2), "ffn_down_shexp.weight", ""},
+    {LLM__T_SHEXP, 0, LLM__D_1, LLM__D_D, 0, LLM__LW(ws_gate), "ffn_gate_inp_shexp.weight", ""},
     {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_post_norm), "post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
 };
 #undef LLM__LW
@@ -9195,9 +9409,7 @@ static const char *const llm__top_tensors[2][3] = {{"token_embd.weight", "output
                                                    {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"}};
 static const char *const llm__layer_prefix[2] = {"blk.", "model.layers."};
 
-static int llm__trow_on(const llm__arch *a, const llm__trow *r) {
-    return (a->tensors & r->need) == r->need && !(a->tensors & r->skip);
-}
+static int llm__trow_on(unsigned bits, const llm__trow *r) { return (bits & r->need) == r->need && !(bits & r->skip); }
 /* A dimension of the config by its LLM__D_ code. */
 static int64_t llm__dim(const llm_config *c, int code) {
     int64_t hd = llm_config_head_dim(c), q = (int64_t)c->n_heads * hd, kv = (int64_t)c->n_kv_heads * hd;
@@ -9209,6 +9421,10 @@ static int64_t llm__dim(const llm_config *c, int code) {
     case LLM__D_FF: return c->d_ff;
     case LLM__D_QKV: return q + 2 * kv;
     case LLM__D_2FF: return 2 * (int64_t)c->d_ff;
+    case LLM__D_E: return c->n_experts;
+    case LLM__D_SFF: return llm__shared_ff(c);
+    case LLM__D_XFF: return c->d_ff;
+    case LLM__D_XD: return c->d_model;
     }
     return 1;
 }
@@ -9228,8 +9444,9 @@ static const char *llm__layer_name(char *buf, const char *prefix, int l, const c
 }
 
 /* Whether the forward pass of architecture a reads a tensor named s (n bytes): a top
-   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix. */
-static int llm__arch_uses(const llm__arch *a, int hf, int n_layers, const char *s, uint64_t n) {
+   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix (bits:
+   llm__arch_bits). */
+static int llm__arch_uses(unsigned bits, int hf, int n_layers, const char *s, uint64_t n) {
     const char *pre = llm__layer_prefix[hf];
     uint64_t p = strlen(pre), k;
     int i, l = 0;
@@ -9240,7 +9457,8 @@ static int llm__arch_uses(const llm__arch *a, int hf, int n_layers, const char *
     if (l >= n_layers || k >= n || s[k] != '.' || (s[p] == '0' && k > p + 1)) return 0;
     for (i = 0; i < LLM__N_TROWS; i++) {
         const char *suf = hf ? llm__block_tensors[i].hf : llm__block_tensors[i].gguf;
-        if (llm__trow_on(a, &llm__block_tensors[i]) && n - k - 1 == strlen(suf) && memcmp(s + k + 1, suf, (size_t)(n - k - 1)) == 0)
+        if (llm__trow_on(bits, &llm__block_tensors[i]) && *suf && n - k - 1 == strlen(suf) &&
+            memcmp(s + k + 1, suf, (size_t)(n - k - 1)) == 0)
             return 1;
     }
     return 0;
@@ -9251,6 +9469,8 @@ typedef struct llm__tsrc {
     llm_gguf_str name;
     int n_dims;               /* 1 a vector, 2 a matrix, 3 anything else */
     int64_t rows, cols;       /* a vector: 1 row */
+    int64_t stack;            /* GGUF: ne[2] when ne[3] is 1 (a stack of matrices), else 0 */
+    uint64_t bytes;           /* GGUF: the data's size */
     int type;                 /* the llm_dtype it is used as, or -1 */
     const char *type_name;    /* the file's name of its type, for a refusal */
     const void *data;
@@ -9317,6 +9537,41 @@ static llm_status llm__take(const llm__tsrc *t, int64_t rows, int64_t cols, int 
     return LLM_OK;
 }
 
+/* A stack of E matrices [rows][cols] (a GGUF ffn_*_exps tensor, ne {cols, rows, E}) as one
+   llm_weight: the shape and expert count the config wants, a type with whole blocks per
+   row, and E times one matrix's bytes (64-bit) exactly the tensor's size. */
+static llm_status llm__take_stack(const llm__tsrc *t, int64_t E, int64_t rows, int64_t cols, llm_weight *w, llm__aux *aux,
+                                  const char **why) {
+    const llm__wfmt *f;
+    uint64_t per;
+    char *wb = aux->why;
+    if (!t->data) LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is missing"), LLM_EFORMAT);
+    if (t->n_dims < 2 || t->stack != E || t->rows != rows || t->cols != cols)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not [expert_count][rows][cols] of the config"),
+                   LLM_EFORMAT);
+    if (t->type < 0) {
+        char tail[64] = " is ";
+        size_t k = 4;
+        const char *tn = t->type_name ? t->type_name : "?";
+        while (*tn && k < 40) tail[k++] = *tn++;
+        tail[k] = '\0';
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+    }
+    f = llm__wfmt_of((llm_dtype)t->type);
+    if (!f || f->blk <= 0 || cols % f->blk)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, ": rows of partial blocks"), LLM_EFORMAT);
+    per = (uint64_t)rows * (uint64_t)(cols / f->blk) * (uint64_t)f->blk_bytes;
+    if (per * (uint64_t)E != t->bytes || per * (uint64_t)E > (uint64_t)PTRDIFF_MAX)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, ": size is not expert_count matrices"), LLM_EFORMAT);
+    if (((uintptr_t)t->data & (t->align - 1u)) != 0)
+        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not aligned: load the file into aligned memory"),
+                   LLM_EINVAL);
+    memset(w, 0, sizeof *w);
+    w->type = (llm_dtype)t->type;
+    w->data = t->data;
+    return LLM_OK;
+}
+
 /* Rows r0.. of a matrix taken whole (a fused tensor's part): every format stores whole rows. */
 static llm_weight llm__weight_rows(const llm_weight *w, int64_t r0, int64_t cols) {
     const llm__wfmt *f = llm__wfmt_of(w->type);
@@ -9333,6 +9588,7 @@ static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *
     char name[96];
     int64_t d = c->d_model, V = c->vocab, q = llm__dim(c, LLM__D_Q), kv = llm__dim(c, LLM__D_KV);
     int l, i, p1 = hf && a->hf_plus_one;
+    unsigned bits = llm__arch_bits(a, c);
     llm__tsrc t;
     memset(w, 0, sizeof *w);
     memset(layers, 0, (size_t)c->n_layers * sizeof *layers);
@@ -9348,8 +9604,13 @@ static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *
         for (i = 0; i < LLM__N_TROWS; i++) {
             const llm__trow *r = &llm__block_tensors[i];
             char *field = (char *)y + r->off;
-            if (!llm__trow_on(a, r)) continue;
+            if (!llm__trow_on(bits, r)) continue;
             t = find(ctx, llm__layer_name(name, llm__layer_prefix[hf], l, hf ? r->hf : r->gguf));
+            if (r->rows == LLM__D_XFF || r->rows == LLM__D_XD) {
+                LLM__MTRY(llm__take_stack(&t, c->n_experts, llm__dim(c, r->rows), llm__dim(c, r->cols), (llm_weight *)(void *)field,
+                                          aux, why));
+                continue;
+            }
             if (r->rows == LLM__D_1) {
                 LLM__MTRY(llm__take(&t, 1, llm__dim(c, r->cols), r->norm && p1, NULL, (const float **)(void *)field, aux, why));
                 continue;
@@ -9447,6 +9708,39 @@ static llm_status llm__gguf_read_key(llm_config *c, llm_gguf *g, const llm__arch
     return LLM_OK;
 }
 
+/* A mixture of experts' keys, after expert_count: top-k (required: llama.cpp runs none
+   without it), the experts' FFN width, and the shared expert of the LLM__T_SHEXP kinds. */
+static llm_status llm__gguf_moe(llm_config *c, llm_gguf *g, const llm__arch *a, const char **why) {
+    char name[96];
+    int64_t v;
+    int shexp = (a->tensors & LLM__T_SHEXP) != 0;
+    llm_status st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_used_count"), &v);
+    if (st != LLM_OK || v < 1 || v > c->n_experts)
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is missing or not an integer in 1..expert_count", ""), LLM_EFORMAT);
+    c->n_experts_per_tok = (int)v;
+    /* qwen2moe / qwen3moe: the experts are narrower than feed_forward_length (a dense FFN's) */
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_feed_forward_length"), &v);
+    if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > (1 << 22)))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..2^22", ""), LLM_EFORMAT);
+    if (st != LLM_OK) v = c->d_ff; /* Mixtral: the experts are feed_forward_length wide */
+    if (shexp) {
+        int64_t sff = c->d_ff; /* llama.cpp's default: feed_forward_length */
+        st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_shared_feed_forward_length"), &sff);
+        if (st != LLM_ENOTFOUND && (st != LLM_OK || sff < 1 || sff > (1 << 22)))
+            LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..2^22", ""), LLM_EFORMAT);
+        c->n_shared_experts = 1, c->shared_gate = 1, c->d_ff_shared = (int)sff;
+    }
+    c->d_ff = (int)v;
+    if (c->d_ff_shared == c->d_ff) c->d_ff_shared = 0;
+    /* DeepSeek-style shared experts (ungated, counted), or another count than the one
+       shared expert of the kinds that have it: not run */
+    st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_shared_count"), &v);
+    if (st != LLM_ENOTFOUND && !(st == LLM_OK && v == (int64_t)shexp))
+        LLM__FFAIL(why, llm__gguf_why(g, name, " (shared experts) is not run for this architecture", ""), LLM_EUNSUPPORTED);
+    return LLM_OK;
+}
+
+
 /* What the forward pass does not run: refused (not_run NULL: the loaders), or, for a plan
    that needs only the shapes, the first such reason copied into not_run (160 bytes) and
    the reading goes on. */
@@ -9482,7 +9776,7 @@ static llm_status llm__gguf_config(llm_config *c, llm_gguf *g, llm__arch *gen, c
     if (llm_gguf_get_str(g, "general.architecture", &s) != LLM_OK)
         LLM__FFAIL(why, "general.architecture is missing or not a string", LLM_EFORMAT);
     if (!(a = llm__arch_find(s.s, s.n, 0))) {
-        llm__why_name(g->why, sizeof g->why, "architecture '", s.s, s.n, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2 and phi3 are)");
+        llm__why_name(g->why, sizeof g->why, "architecture '", s.s, s.n, "' is not run yet (llama, qwen2, qwen3, gemma, gemma2, phi3, qwen2moe and qwen3moe are)");
         LLM__NOT_RUN(g->why);
         a = gen; /* the caller named it after general.architecture */
     }
@@ -9497,14 +9791,9 @@ static llm_status llm__gguf_config(llm_config *c, llm_gguf *g, llm__arch *gen, c
     st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_count"), &v);
     if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 0 || v > (1 << 16)))
         LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 0..65536", ""), LLM_EFORMAT);
-    if (st == LLM_OK && v > 0) {
-        c->n_experts = (int)v;
-        c->n_experts_per_tok = 1;
-        st = llm_gguf_get_int(g, llm__gguf_key(name, a, "expert_used_count"), &v);
-        if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > c->n_experts))
-            LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..expert_count", ""), LLM_EFORMAT);
-        if (st == LLM_OK) c->n_experts_per_tok = (int)v;
-    }
+    if (st == LLM_OK && v > 0) c->n_experts = (int)v;
+    else if (a->tensors & LLM__T_MOE) LLM__FFAIL(why, llm__gguf_why(g, name, " is missing: a mixture of experts needs it", ""), LLM_EFORMAT);
+    if (c->n_experts > 0) LLM__MTRY(llm__gguf_moe(c, g, a, why));
     st = llm_gguf_get_int(g, llm__gguf_key(name, a, "vocab_size"), &v);
     if (st != LLM_ENOTFOUND && (st != LLM_OK || v < 1 || v > (1 << 24)))
         LLM__FFAIL(why, llm__gguf_why(g, name, " is not an integer in 1..2^24", ""), LLM_EFORMAT);
@@ -9550,11 +9839,13 @@ static llm__tsrc llm__gguf_src(void *ctx, const char *name) {
     if (!t) return s;
     s.n_dims = t->ne[2] != 1 || t->ne[3] != 1 ? 3 : t->n_dims == 1 ? 1 : 2;
     s.cols = t->ne[0], s.rows = t->ne[1];
+    s.stack = t->ne[3] == 1 ? t->ne[2] : 0;
+    s.bytes = t->bytes;
     s.data = t->data;
     s.type_name = llm_gguf_type_name(t->type);
     if (t->type == LLM__GGML_F32) s.type = LLM_F32;
     else if (t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16) s.type = t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
-    for (k = 0; k < (int)LLM_DTYPE_COUNT && s.type < 0 && s.n_dims == 2; k++)
+    for (k = 0; k < (int)LLM_DTYPE_COUNT && s.type < 0 && s.n_dims >= 2; k++)
         if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) s.type = k;
     return s;
 }
@@ -9583,7 +9874,7 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     /* every tensor of the file is used: one the forward pass would skip (rope_freqs,
        LongRoPE's factors, a bias) means the model is not what llm.h would run */
     for (i = 0; i < g->n_tensors; i++)
-        if (!llm__arch_uses(a, 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
+        if (!llm__arch_uses(llm__arch_bits(a, &c), 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
             LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, (int)g->version);
@@ -10343,7 +10634,7 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
     /* every tensor of the file is read: one the forward pass would skip (a bias or a norm
        this architecture does not have) means the model is not what llm.h would run */
     for (i = 0; i < st->n_tensors; i++)
-        if (!llm__arch_uses(a, 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
+        if (!llm__arch_uses(llm__arch_bits(a, &c), 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
             LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, 0);
@@ -10357,7 +10648,7 @@ static uint64_t llm__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b
 static void llm__shapes_tensor(llm_model_shapes *s, int hf, llm_gguf_str name, int type_ok, const char *type) {
     char buf[160];
     if (s->not_run[0]) return;
-    if (s->arch_row >= 0 && !llm__arch_uses(&llm__archs[s->arch_row], hf, s->config.n_layers, name.s, name.n))
+    if (s->arch_row >= 0 && !llm__arch_uses(llm__arch_bits(&llm__archs[s->arch_row], &s->config), hf, s->config.n_layers, name.s, name.n))
         llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, " is not used by the forward pass"));
     else if (!type_ok)
         llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, type));
@@ -14076,6 +14367,7 @@ LLMDEF llm_status llm_train_supported(const llm_config *c, const char **reason) 
     else if (c->sandwich_norm) why = "sandwich norms: the training step has no backward for them yet";
     else if (c->attn_softcap > 0.0f || c->final_softcap > 0.0f) why = "softcapped scores or logits: no backward for the softcap yet";
     else if (c->attn_scale > 0.0f) why = "a custom attention scale: the training step uses 1 / sqrt(head_dim)";
+    else if (c->n_experts > 0) why = "mixture of experts: the training step has no backward for the router and experts";
     if (why) {
         if (reason) *reason = why;
         return LLM_EUNSUPPORTED;

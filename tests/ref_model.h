@@ -1,7 +1,9 @@
 /* The tests' double-precision reference of a whole decoder-only forward pass (every
    feature llm_config names: norms, biases, RoPE layouts and scaling, GQA, windows and
    window patterns, q/k head norms, sandwich norms, attention scale and softcap, the
-   embedding scale and the final softcap), and a random model in plain fp32 arrays for it
+   embedding scale and the final softcap; mixture of experts: the router's top-k with
+   either weighting, and shared experts with their sigmoid gate), and a random model in
+   plain fp32 arrays for it
    (rnd_model_make: the arrays and the llm_weights pointing at them). Written from the
    papers and the reference code's formulas, not from llm.h. Include after test.h. */
 #ifndef LLM_REF_MODEL_H
@@ -11,6 +13,9 @@
 typedef struct rnd_layer {
     float *an, *anb, *fn, *fnb, *wq, *wk, *wv, *wo, *w1, *w2, *w3, *bq, *bk, *bv, *bo, *b1, *b2, *b3;
     float *qn, *kn, *pan, *pfn; /* qk_norm's head gains, sandwich_norm's post-norms */
+    /* MoE: w1, w3 [E][ff][d] and w2 [E][d][ff] stacked; router [E][d]; the shared experts
+       as one FFN of width S = n_shared * d_ff_shared: ws1, ws3 [S][d], ws2 [d][S]; wsg [d] */
+    float *router, *ws1, *ws2, *ws3, *wsg;
 } rnd_layer;
 typedef struct rnd_model {
     llm_config c;
@@ -43,6 +48,7 @@ TEST_UNUSED static int hdim(const llm_config *c) { return c->head_dim ? c->head_
 TEST_UNUSED static void rnd_model_make(rnd_model *m, const llm_config *c) {
     int d = c->d_model, hd = hdim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, i;
     int qkvb = c->bias != LLM_BIAS_NONE, allb = c->bias == LLM_BIAS_ALL;
+    int E = c->n_experts > 0 ? c->n_experts : 1, S = c->n_shared_experts * (c->d_ff_shared ? c->d_ff_shared : ff);
     memset(m, 0, sizeof *m);
     m->c = *c;
     m->l = (rnd_layer *)calloc((size_t)c->n_layers, sizeof *m->l);
@@ -54,7 +60,16 @@ TEST_UNUSED static void rnd_model_make(rnd_model *m, const llm_config *c) {
         L->anb = c->norm_bias ? ref_rnd((size_t)d, 0.1f) : NULL, L->fnb = c->norm_bias ? ref_rnd((size_t)d, 0.1f) : NULL;
         L->wq = ref_rnd((size_t)qd * d, 0.3f), L->wk = ref_rnd((size_t)kvd * d, 0.3f), L->wv = ref_rnd((size_t)kvd * d, 0.3f);
         L->wo = ref_rnd((size_t)d * qd, 0.3f);
-        L->w1 = ref_rnd((size_t)ff * d, 0.3f), L->w2 = ref_rnd((size_t)d * ff, 0.3f), L->w3 = ref_rnd((size_t)ff * d, 0.3f);
+        L->w1 = ref_rnd((size_t)E * ff * d, 0.3f), L->w2 = ref_rnd((size_t)E * d * ff, 0.3f);
+        L->w3 = ref_rnd((size_t)E * ff * d, 0.3f);
+        /* router weights of scale 1: logits spread over several units, so the top-k are
+           far from ties (ref_moe_gap measures the closest call) */
+        L->router = c->n_experts ? ref_rnd((size_t)E * d, 1.0f) : NULL;
+        L->ws1 = S ? ref_rnd((size_t)S * d, 0.3f) : NULL, L->ws3 = S ? ref_rnd((size_t)S * d, 0.3f) : NULL;
+        L->ws2 = S ? ref_rnd((size_t)d * S, 0.3f) : NULL, L->wsg = c->shared_gate ? ref_rnd((size_t)d, 0.5f) : NULL;
+        W->router = c->n_experts ? ref_f32w(L->router) : W->router;
+        if (S) W->ws1 = ref_f32w(L->ws1), W->ws2 = ref_f32w(L->ws2), W->ws3 = ref_f32w(L->ws3);
+        W->ws_gate = L->wsg;
         L->bq = qkvb ? ref_rnd((size_t)qd, 0.1f) : NULL, L->bk = qkvb ? ref_rnd((size_t)kvd, 0.1f) : NULL;
         L->bv = qkvb ? ref_rnd((size_t)kvd, 0.1f) : NULL, L->bo = allb ? ref_rnd((size_t)d, 0.1f) : NULL;
         L->b1 = allb ? ref_rnd((size_t)ff, 0.1f) : NULL, L->b2 = allb ? ref_rnd((size_t)d, 0.1f) : NULL;
@@ -153,6 +168,62 @@ TEST_UNUSED static void ref_head_norm(const llm_config *c, double *v, int n_head
     }
 }
 
+/* y[d] = W2 (act(W1 h) * W3 h) of a gated FFN of width ff (one expert) */
+TEST_UNUSED static void ref_glu(const llm_config *c, double *y, const double *h, const float *w1, const float *w3,
+                                const float *w2, int ff) {
+    int d = c->d_model, i;
+    double *g = (double *)malloc(sizeof(double) * (size_t)ff), *u = (double *)malloc(sizeof(double) * (size_t)ff);
+    ref_lin(g, h, w1, NULL, d, ff);
+    ref_lin(u, h, w3, NULL, d, ff);
+    for (i = 0; i < ff; i++) g[i] = (c->ffn == LLM_FFN_GEGLU ? gelu_d(g[i]) : g[i] / (1 + exp(-g[i]))) * u[i];
+    ref_lin(y, g, w2, NULL, ff, d);
+    free(g), free(u);
+}
+/* The smallest gap, over every token and layer routed so far, between the k-th and the
+   (k+1)-th router logit (a routing decision that close could flip in float). */
+static double ref_moe_gap = 1e300;
+/* y[d] = the MoE FFN of h[d] (Mixtral's / Qwen-MoE's sparse block, from the papers):
+   softmax over the E router logits, the k largest (ties: the lower expert), their
+   probabilities renormalized to sum 1 or not, the weighted sum of those experts' FFNs,
+   plus the shared experts' FFN times sigmoid(h . wsg) when gated */
+TEST_UNUSED static void ref_moe(const llm_config *c, const rnd_layer *L, double *y, const double *h) {
+    int d = c->d_model, ff = c->d_ff, E = c->n_experts, k = c->n_experts_per_tok, i, j, e;
+    int S = c->n_shared_experts * (c->d_ff_shared ? c->d_ff_shared : ff);
+    double *z = (double *)malloc(sizeof(double) * (size_t)E), *o = (double *)malloc(sizeof(double) * (size_t)d);
+    int *taken = (int *)calloc((size_t)E, sizeof(int)), *pick = (int *)malloc(sizeof(int) * (size_t)k);
+    double mx = -1e300, sum = 0, ksum = 0, kth = 0;
+    ref_lin(z, h, L->router, NULL, d, E);
+    for (e = 0; e < E; e++) mx = z[e] > mx ? z[e] : mx;
+    for (j = 0; j < k; j++) {
+        int best = -1;
+        for (e = 0; e < E; e++)
+            if (!taken[e] && (best < 0 || z[e] > z[best])) best = e;
+        taken[best] = 1, pick[j] = best, kth = z[best];
+    }
+    for (e = 0; e < E; e++)
+        if (!taken[e] && kth - z[e] < ref_moe_gap) ref_moe_gap = kth - z[e];
+    for (e = 0; e < E; e++) sum += exp(z[e] - mx);
+    for (j = 0; j < k; j++) ksum += exp(z[pick[j]] - mx) / sum;
+    for (i = 0; i < d; i++) y[i] = 0;
+    for (j = 0; j < k; j++) {
+        double p = exp(z[pick[j]] - mx) / sum, wgt = c->router == LLM_ROUTER_TOPK_NORM ? p / ksum : p;
+        e = pick[j];
+        ref_glu(c, o, h, L->w1 + (size_t)e * ff * d, L->w3 + (size_t)e * ff * d, L->w2 + (size_t)e * d * ff, ff);
+        for (i = 0; i < d; i++) y[i] += wgt * o[i];
+    }
+    if (S) {
+        double gate = 1;
+        if (c->shared_gate) {
+            double s = 0;
+            for (i = 0; i < d; i++) s += h[i] * L->wsg[i];
+            gate = 1 / (1 + exp(-s));
+        }
+        ref_glu(c, o, h, L->ws1, L->ws3, L->ws2, S);
+        for (i = 0; i < d; i++) y[i] += gate * o[i];
+    }
+    free(z), free(o), free(taken), free(pick);
+}
+
 /* x: [T][d] in place, positions 0..T-1, as layer `layer` (its window) */
 TEST_UNUSED static void ref_block(const llm_config *c, const rnd_layer *L, int layer, double *x, int T) {
     int d = c->d_model, hd = hdim(c), nh = c->n_heads, nkv = c->n_kv_heads, qd = nh * hd, kvd = nkv * hd;
@@ -200,6 +271,13 @@ TEST_UNUSED static void ref_block(const llm_config *c, const rnd_layer *L, int l
         /* FFN */
         if (c->post_norm) memcpy(h_in + t * d, x + t * d, sizeof(double) * d);
         else ref_norm(c, h_in + t * d, x + t * d, L->fn, L->fnb, d);
+        if (c->n_experts > 0) {
+            ref_moe(c, L, o, h_in + t * d);
+            if (c->sandwich_norm) ref_norm(c, o, o, L->pfn, NULL, d);
+            for (i = 0; i < d; i++) x[t * d + i] += o[i];
+            if (c->post_norm) ref_norm(c, x + t * d, x + t * d, L->fn, L->fnb, d);
+            continue;
+        }
         ref_lin(g, h_in + t * d, L->w1, L->b1, d, ff);
         if (c->ffn != LLM_FFN_GELU) ref_lin(u, h_in + t * d, L->w3, L->b3, d, ff); /* GELU has no up matrix */
         for (i = 0; i < ff; i++) {

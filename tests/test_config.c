@@ -31,30 +31,32 @@ static void test_runnable(void) {
     llm_layer_weights w;
     float mem[64], *buf, x[16];
     int i, n_ok = 0, n_presets = 0;
-    /* every preset runs but the MoE one, which names what is missing */
-    for (i = 0; llm_preset_at(i); i++, n_presets++) {
-        llm_status st = llm_config_runnable(llm_preset_at(i), &why);
-        if (llm_preset_at(i)->n_experts > 0) CHECK(st == LLM_EUNSUPPORTED && strstr(why, "expert"));
-        else n_ok += st == LLM_OK;
-    }
-    CHECK(n_ok == n_presets - 1);
+    /* every preset runs, the MoE one too (issue 12: expert routing) */
+    for (i = 0; llm_preset_at(i); i++, n_presets++) n_ok += llm_config_runnable(llm_preset_at(i), &why) == LLM_OK;
+    CHECK(n_ok == n_presets);
     CHECK(llm_config_runnable(NULL, &why) == LLM_EINVAL);
-    CHECK(mix && llm_config_runnable(mix, &why) == LLM_EUNSUPPORTED && strstr(why, "routing"));
-    /* ... and the forward pass refuses it instead of running it as a dense model */
-    CHECK(llm_state_init(&s, mem, sizeof mem, mix, 16, 1, LLM_F16) == LLM_EUNSUPPORTED);
-    CHECK(llm_state_create(&s, mix, 16, 1, LLM_F16) == LLM_EUNSUPPORTED && s.x == NULL);
-    CHECK(llm_state_bytes(mix, 16, 1, LLM_F16) == 0 && llm_block_scratch_bytes(mix, 1) == 0);
-    /* a tiny MoE config, so a cache can exist: the block refuses it too */
+    CHECK(mix && llm_config_runnable(mix, &why) == LLM_OK);
+    CHECK(llm_state_bytes(mix, 16, 1, LLM_F16) > 0 && llm_block_scratch_bytes(mix, 1) > llm_block_scratch_bytes(llm_preset("mistral-7b"), 1));
+    /* what the forward pass still does not run is refused by name, never run as something
+       else: MoE with ungated (GELU MLP) experts */
     c.d_model = 16, c.n_layers = 1, c.n_heads = 2, c.n_kv_heads = 2, c.d_ff = 16, c.vocab = 8, c.max_seq_len = 8;
     moe = c;
-    moe.n_experts = 4, moe.n_experts_per_tok = 2;
+    moe.n_experts = 4, moe.n_experts_per_tok = 2, moe.ffn = LLM_FFN_GELU;
     CHECK_OK(llm_config_check(&moe, &why));
+    CHECK(llm_config_runnable(&moe, &why) == LLM_EUNSUPPORTED && strstr(why, "expert"));
+    CHECK(llm_state_init(&s, mem, sizeof mem, &moe, 16, 1, LLM_F16) == LLM_EUNSUPPORTED);
+    CHECK(llm_state_create(&s, &moe, 16, 1, LLM_F16) == LLM_EUNSUPPORTED && s.x == NULL);
+    CHECK(llm_state_bytes(&moe, 16, 1, LLM_F16) == 0 && llm_block_scratch_bytes(&moe, 1) == 0);
+    /* a tiny cache, so the block itself can be asked: it refuses too */
     CHECK_OK(llm_kv_cache_create(&kv, &c, 4, LLM_F32));
     buf = (float *)malloc(llm_rope_bytes(8, 4) + llm_block_scratch_bytes(&c, 1));
     CHECK_OK(llm_rope_init(&rope, buf, 8, 4, 10000, LLM_ROPE_INTERLEAVED));
     memset(&w, 0, sizeof w);
     memset(x, 0, sizeof x);
     CHECK(llm_block_forward(&moe, &w, &rope, &kv, 0, x, 1, 0, buf, NULL) == LLM_EUNSUPPORTED);
+    /* a runnable MoE config whose layer lacks its router: LLM_EINVAL, as any missing weight */
+    moe.ffn = LLM_FFN_SWIGLU;
+    CHECK(llm_block_forward(&moe, &w, &rope, &kv, 0, x, 1, 0, buf, NULL) == LLM_EINVAL);
     /* every enum's range ends at its _COUNT */
     {
         llm_config e = c;
