@@ -1572,7 +1572,8 @@ LLMDEF void llm_gen_free(llm_gen *g);
 LLMDEF void llm_gen_reset(llm_gen *g);
 /* Appends text (encoded with flags: LLM_ENCODE_BOS / _EOS / _SPECIAL) or ids[n] to the
    context and runs every token the KV cache does not hold yet; the next llm_gen_next
-   starts a new reply (stop strings, decoder, max_tokens counted afresh). n = 0 is allowed
+   starts a new reply (stop strings, decoder, max_tokens counted afresh; the reply's text
+   continues the prompt's, so a SentencePiece piece's leading space is kept). n = 0 is allowed
    after a reply (it continues it). LLM_EFULL when the context would pass `capacity`
    (nothing changes); LLM_EINVAL for an id outside the vocabulary or no vocabulary for
    text; LLM_EINVAL when the context would be empty. */
@@ -8177,11 +8178,13 @@ LLMDEF void llm_gen_reset(llm_gen *g) {
     llm_sampler_reset(&g->sampler);
 }
 
-/* A new reply: the stop matcher, the decoder and the count start again. */
-static void llm__gen_begin(llm_gen *g) {
+/* A new reply: the stop matcher, the decoder and the count start again. A prompt's reply
+   continues its text (a SentencePiece space in front is kept); a chat reply is a new text,
+   whose first space the decoder drops as llm_vocab_decode does. */
+static void llm__gen_begin(llm_gen *g, int continues) {
     g->n_drawn = 0, g->stopped = LLM_GEN_NONE;
     llm_stop_init(&g->stop, g->stop.stops, g->stop.n_stops);
-    if (g->v) llm_vocab_stream_init(&g->dec, g->v, 0);
+    if (g->v) llm_vocab_stream_init(&g->dec, g->v, 0), g->dec.started = continues;
 }
 
 /* Runs tokens[start ..) for the logits of the last one, start = the first position past
@@ -8213,7 +8216,7 @@ LLMDEF llm_status llm_gen_prompt_ids(llm_gen *g, const int *ids, int n) {
     for (i = 0; i < n; i++) g->tokens[g->n_tokens + i] = ids[i];
     i = g->n_tokens;
     g->n_tokens += n;
-    llm__gen_begin(g);
+    llm__gen_begin(g, 1);
     return llm__gen_sync(g, i);
 }
 
@@ -8232,7 +8235,7 @@ LLMDEF llm_status llm_gen_prompt(llm_gen *g, const char *text, size_t len, int f
     if (g->n_tokens + (int)n == 0) return LLM_EINVAL;
     k = (size_t)g->n_tokens;
     g->n_tokens += (int)n;
-    llm__gen_begin(g);
+    llm__gen_begin(g, 1);
     return llm__gen_sync(g, (int)k);
 }
 
@@ -8253,7 +8256,7 @@ LLMDEF llm_status llm_gen_chat(llm_gen *g, const llm_chat_msg *msgs, int n) {
     while (common < g->n_tokens && (size_t)common < n_ids && g->tokens[common] == g->ids[common]) common++;
     for (i = common; i < (int)n_ids; i++) g->tokens[i] = g->ids[i];
     g->n_tokens = (int)n_ids;
-    llm__gen_begin(g);
+    llm__gen_begin(g, 0);
     return llm__gen_sync(g, common);
 }
 
@@ -8429,7 +8432,7 @@ LLMDEF llm_status llm_gen_session_save(const llm_gen *g, void *out, size_t cap, 
     f[17] = g->stop.stopped, f[18] = g->stop.held_stop, f[19] = (int32_t)g->stop.n_held, f[20] = g->stop.n_stops;
     memcpy(p + LLM__SESS_HEAD, f, sizeof f);
     at = LLM__SESS_HEAD + sizeof f;
-    if (s->params.penalty_last_n > 0) memcpy(p + at, s->recent, 4 * (size_t)s->params.penalty_last_n);
+    if (s->n_recent > 0) memcpy(p + at, s->recent, 4 * (size_t)s->n_recent); /* the ring's filled slots; the rest 0 */
     at += 4 * (size_t)s->params.penalty_last_n;
     memcpy(p + at, g->tokens, 4 * (size_t)g->n_tokens), at += 4 * (size_t)g->n_tokens;
     if (g->has_logits) memcpy(p + at, g->logits, 4 * (size_t)g->state.config.vocab), at += 4 * (size_t)g->state.config.vocab;
