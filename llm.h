@@ -8225,7 +8225,7 @@ LLMDEF llm_status llm_gen_prompt(llm_gen *g, const char *text, size_t len, int f
     int32_t *ids;
     llm_status st;
     if (!g || !g->tokens || !g->v || (len > 0 && !text)) return LLM_EINVAL;
-    room = (size_t)(g->state.capacity - g->n_tokens);
+    room = g->n_tokens < g->state.capacity ? (size_t)(g->state.capacity - g->n_tokens) : 0; /* 0 after context full */
     /* the new ids go straight into the context's free slots (int and int32_t alike) */
     if (sizeof(int) != sizeof(int32_t)) return LLM_EUNSUPPORTED;
     ids = (int32_t *)(void *)(g->tokens + g->n_tokens);
@@ -8233,6 +8233,7 @@ LLMDEF llm_status llm_gen_prompt(llm_gen *g, const char *text, size_t len, int f
     if (st == LLM_ERANGE) return LLM_EFULL;
     LLM__MTRY(st);
     if (g->n_tokens + (int)n == 0) return LLM_EINVAL;
+    if ((int64_t)g->n_tokens + (int64_t)n > g->state.capacity) return LLM_EFULL;
     k = (size_t)g->n_tokens;
     g->n_tokens += (int)n;
     llm__gen_begin(g, 1);

@@ -239,6 +239,16 @@ static void test_stop_reasons(tm *t) {
     gp.capacity = 8, gp.max_tokens = 0;
     run_reply(t, &gp, 0, &r);
     CHECK(r.why == LLM_GEN_CONTEXT_FULL && r.n == 7 && memcmp(r.tok, base.tok, 7 * sizeof(int)) == 0);
+    /* after a full context nothing more fits: every prompt is LLM_EFULL, never an overflow */
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    g.n_eog = 0;
+    CHECK_OK(llm_gen_prompt(&g, "ab", 2, LLM_ENCODE_BOS));
+    do CHECK_OK(llm_gen_next(&g, &piece, &len, &why));
+    while (why == LLM_GEN_NONE);
+    CHECK(why == LLM_GEN_CONTEXT_FULL && g.n_tokens == 9 && g.state.kv.len == 8);
+    CHECK(llm_gen_prompt(&g, "", 0, 0) == LLM_EFULL && llm_gen_prompt(&g, "ab", 2, 0) == LLM_EFULL);
+    CHECK(llm_gen_prompt_ids(&g, &eog, 0) == LLM_EFULL && g.n_tokens == 9);
+    llm_gen_free(&g);
     /* a prompt past the capacity is LLM_EFULL, nothing run */
     CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
     CHECK(llm_gen_prompt(&g, "abababab ab ab ab ab", 20, LLM_ENCODE_BOS) == LLM_EFULL && g.n_tokens == 0);
