@@ -257,7 +257,7 @@ FUZZ_EXTRA_fuzz_config = -fsanitize=unsigned-integer-overflow
 $(B)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_EXTRA_$*) $< -o $@ $(LDLIBS)
-$(B)/fuzz/seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(DEPS)
+$(B)/fuzz/seeds: tests/fuzz/seeds.c $(wildcard tests/fuzz/*.h) $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -O1 -g -I. -Itests $< -o $@ $(LDLIBS)
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZERS)) $(B)/fuzz/seeds

@@ -44,6 +44,7 @@
                      meaning is >>weights'), safetensors + Hugging Face config.json, JSON: from
                      memory or a file
        >>tokenizer   Unicode tables, pre-tokenizers, SentencePiece and byte-level BPE
+       >>gen         llm_gen: step-by-step generation, chat turns over a kept KV cache, sessions
        >>train       the backward pass op by op (linear, norms, GLUs, RoPE, attention, the
                      loss, the embedding), AdamW, gradient clipping, the cosine schedule
 
@@ -1548,6 +1549,147 @@ LLMDEF llm_status llm_vocab_stream_flush(llm_vocab_stream *s, char *out, size_t 
 /* A file by its content: a GGUF, a tokenizer.json (with tokenizer_config.json beside it
    when present), or a llama2.c tokenizer.bin (vocab as llm_vocab_init_llama2c's). */
 LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab, const char **why);
+#endif
+
+/* ======================================================================================
+   >>gen   step-by-step generation, chat turns, sessions (after >>tokenizer: it holds a
+           vocabulary's streaming decoder; the sampler chain and templates are >>generation's)
+   ====================================================================================== */
+
+/* An llm_gen ties one conversation together: an llm_state (KV cache), the weights, an
+   llm_vocab, a sampler chain, stop strings, the end-of-generation ids and the streaming
+   decoder. No callbacks and no allocation per token:
+
+       llm_gen g;  const char *piece;  size_t len;  llm_gen_stop why;
+       llm_gen_create(&g, &m.config, &m.weights, &vocab, &params, th);
+       llm_gen_prompt(&g, "Once upon a time", 16, LLM_ENCODE_BOS);   prefill
+       do {
+           llm_gen_next(&g, &piece, &len, &why);                      one token: its bytes
+           fwrite(piece, 1, len, stdout);                             (whole UTF-8 characters)
+       } while (why == LLM_GEN_NONE);
+
+   The context: g->tokens[0 .. g->n_tokens) is the sequence so far (prompt and reply); the
+   KV cache holds its first kv.len rows (the last token drawn is run only when the next one
+   is wanted). A prompt appends to the context; llm_gen_chat instead renders a whole
+   conversation and runs only the tokens after the prefix the context already has (earlier
+   turns stay in the KV cache). Sizes: `capacity` positions in the KV cache; one more token
+   (the last one drawn) fits in the context, as run.c prints steps + 1 tokens.
+   Thread safety: one llm_gen per thread; several may share weights and vocabulary. */
+typedef enum llm_gen_stop {
+    LLM_GEN_NONE = 0,     /* not stopped: the piece may be empty (bytes held back) */
+    LLM_GEN_EOG,          /* an end-of-generation token was drawn (it is not in the context) */
+    LLM_GEN_STOP_STRING,  /* a stop string completed (its text and what follows are not shown) */
+    LLM_GEN_MAX_TOKENS,   /* the reply reached params.max_tokens */
+    LLM_GEN_CONTEXT_FULL, /* capacity positions used */
+    LLM_GEN_CALLBACK,     /* llm_gen_run's callback asked to stop */
+    LLM_GEN_ERROR,        /* llm_gen_next returned an error */
+    LLM_GEN_STOP_COUNT
+} llm_gen_stop;
+LLMDEF const char *llm_gen_stop_name(llm_gen_stop s); /* "none", "eog", "stop string", ... */
+
+#define LLM_GEN_MAX_EOG 16
+typedef struct llm_gen_params {
+    int capacity;            /* KV cache positions; 0 = the config's max_seq_len */
+    int prefill_chunk;       /* tokens per forward pass of a prompt (llm_state's max_tokens); 0 = 64 */
+    llm_dtype kv_dtype;      /* 0 = LLM_F32 */
+    int max_tokens;          /* tokens one reply may draw; 0 = no limit but the capacity */
+    llm_sampler_params sampler; /* the chain (zero = run.c's sampling; .greedy = 1 for argmax) */
+    const char *const *stops;   /* n_stops stop strings, the caller's (they must outlive g) */
+    int n_stops;
+    const int *eog;          /* end-of-generation ids, copied (up to LLM_GEN_MAX_EOG); NULL with
+                                n_eog 0: the vocabulary's eos and eot (none without a vocabulary) */
+    int n_eog;
+    const llm_chat_template *chat; /* for llm_gen_chat, copied; NULL = no chat */
+    size_t chat_bytes;       /* the rendered conversation's buffer; 0 = 16 * capacity + 4096 */
+} llm_gen_params;
+
+typedef struct llm_gen {
+    llm_state state;
+    const llm_weights *w;
+    const llm_vocab *v;      /* may be NULL: ids only, every piece empty */
+    llm_threads *th;
+    llm_sampler sampler;
+    llm_stop stop;
+    llm_vocab_stream dec;
+    llm_chat_template chat;
+    int has_chat, max_tokens, eog[LLM_GEN_MAX_EOG], n_eog;
+    int *tokens, n_tokens;   /* [capacity + 1]: the context */
+    int token;               /* the id llm_gen_next drew last (-1 before any) */
+    int n_drawn;             /* tokens drawn since the last prompt */
+    int n_prefilled;         /* tokens the last prompt / chat call ran through the model */
+    int has_logits;          /* logits are those after tokens[kv.len - 1] */
+    llm_gen_stop stopped;    /* why the reply ended; LLM_GEN_NONE while it runs */
+    float *logits;           /* [vocab] */
+    char *dbuf, *sbuf;       /* a decoded piece; what the stop matcher releases (the piece shown) */
+    size_t dcap, scap;
+    char *text;              /* the rendered conversation, chat_bytes */
+    int32_t *ids;            /* [capacity + 1] its encoding */
+    void *scratch;           /* the encoder's, for chat_bytes of text */
+    size_t text_cap, scratch_bytes;
+    void *owned;
+} llm_gen;
+
+LLMDEF llm_gen_params llm_gen_params_default(void); /* every zero resolved, for C++ and printing */
+/* Bytes for an llm_gen of this config, vocabulary (may be NULL) and params; 0 when they
+   are invalid (then _init says why). */
+LLMDEF size_t llm_gen_bytes(const llm_config *c, const llm_vocab *v, const llm_gen_params *p);
+/* c, w and v (and th) must outlive g. LLM_EINVAL for a bad params field (a capacity past
+   what the config can size, a stop string that is empty, an eog id outside the vocabulary,
+   a vocabulary larger than the config's), NULLs, or too little memory; mem 64-byte
+   aligned is best (any alignment works). */
+LLMDEF llm_status llm_gen_init(llm_gen *g, void *mem, size_t mem_bytes, const llm_config *c, const llm_weights *w,
+                               const llm_vocab *v, const llm_gen_params *p, llm_threads *th);
+LLMDEF llm_status llm_gen_create(llm_gen *g, const llm_config *c, const llm_weights *w, const llm_vocab *v,
+                                 const llm_gen_params *p, llm_threads *th);
+LLMDEF void llm_gen_free(llm_gen *g);
+/* Empties the context (and the sampler's penalty window); the generator state is kept. */
+LLMDEF void llm_gen_reset(llm_gen *g);
+/* Appends text (encoded with flags: LLM_ENCODE_BOS / _EOS / _SPECIAL) or ids[n] to the
+   context and runs every token the KV cache does not hold yet; the next llm_gen_next
+   starts a new reply (stop strings, decoder, max_tokens counted afresh; the reply's text
+   continues the prompt's, so a SentencePiece piece's leading space is kept). n = 0 is allowed
+   after a reply (it continues it). LLM_EFULL when the context would pass `capacity`
+   (nothing changes); LLM_EINVAL for an id outside the vocabulary or no vocabulary for
+   text; LLM_EINVAL when the context would be empty. */
+LLMDEF llm_status llm_gen_prompt(llm_gen *g, const char *text, size_t len, int flags);
+LLMDEF llm_status llm_gen_prompt_ids(llm_gen *g, const int *ids, int n);
+/* Chat: renders msgs[0 .. n) with params.chat and the generation prompt, encodes the text
+   with LLM_ENCODE_SPECIAL (the template writes any BOS), keeps the longest prefix of the
+   context it shares (with its KV cache rows) and runs only the tokens after it:
+   g->n_prefilled says how many. The caller keeps the conversation, the reply included (the
+   text llm_gen_next showed, as an "assistant" turn). LLM_EINVAL without a template or a
+   vocabulary (and for what llm_chat_render refuses); LLM_ERANGE when the rendered text
+   passes chat_bytes; LLM_EFULL when its tokens pass the capacity. */
+LLMDEF llm_status llm_gen_chat(llm_gen *g, const llm_chat_msg *msgs, int n);
+/* The next token of the reply. *piece (valid until the next call) gets the text that is
+   now safe to show, *len bytes: whole UTF-8 characters, nothing of a stop string; *stop
+   the reason the reply ended, LLM_GEN_NONE while it goes on (after a stop every call
+   returns it again with no bytes, until the next prompt). The end-of-generation token
+   itself is never shown or added to the context. Errors: LLM_EINVAL before any prompt
+   or for NULLs, the forward pass's and sampler's statuses (then *stop is LLM_GEN_ERROR). */
+LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_gen_stop *stop);
+/* llm_gen_next until the reply ends, each piece handed to cb (a non-zero return stops it:
+   LLM_GEN_CALLBACK). */
+typedef int (*llm_gen_callback)(void *user, const char *piece, size_t len);
+LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_gen_stop *stop);
+
+/* Sessions: the conversation as bytes, to keep characters' memories across loads. A
+   session holds the context's tokens, the KV cache rows 0 .. len-1 of every layer and
+   KV head (in the cache's dtype), the logits pending, the sampler's generator and penalty
+   window, the decoder's and stop matcher's held bytes, and a fingerprint of the config
+   (every size and every number the forward pass reads), so restoring it into an llm_gen of
+   another model shape, cache dtype or sampler window is refused. Layout (host byte order,
+   marked; 8-byte fields aligned): "LLMSESS1", u32 byte-order mark, u32 version, u64
+   fingerprint, i32 fields (dtype, layers, KV heads, head_dim, vocab, tokens, KV rows,
+   flags...), u64 generator, the arrays, and an FNV-1a 64 checksum of everything before it.
+   Loading never reads past n: a short, corrupt or foreign buffer is LLM_EFORMAT with *why
+   saying what (g unchanged); a session of more positions than g's capacity is LLM_EFULL. */
+LLMDEF size_t llm_gen_session_bytes(const llm_gen *g);
+LLMDEF llm_status llm_gen_session_save(const llm_gen *g, void *out, size_t cap, size_t *n);
+LLMDEF llm_status llm_gen_session_load(llm_gen *g, const void *buf, size_t n, const char **why);
+#ifndef LLM_NO_STDIO
+LLMDEF llm_status llm_gen_session_save_file(const llm_gen *g, const char *path);
+LLMDEF llm_status llm_gen_session_load_file(llm_gen *g, const char *path, const char **why);
 #endif
 
 /* ======================================================================================
@@ -8141,6 +8283,530 @@ LLMDEF llm_status llm_gguf_eog_ids(const struct llm_gguf *g, int *ids, int cap, 
     *n = count;
     return count > cap ? LLM_ERANGE : LLM_OK;
 }
+
+/* ---- >>gen implementation (placed after >>generation's, whose helpers it shares) ----- */
+
+static const char *const llm__gen_stop_names[LLM_GEN_STOP_COUNT] = {
+    "none", "eog", "stop string", "max tokens", "context full", "callback", "error"};
+LLMDEF const char *llm_gen_stop_name(llm_gen_stop s) {
+    return (int)s >= 0 && s < LLM_GEN_STOP_COUNT ? llm__gen_stop_names[s] : "unknown";
+}
+
+LLMDEF llm_gen_params llm_gen_params_default(void) {
+    llm_gen_params p;
+    memset(&p, 0, sizeof p);
+    p.prefill_chunk = 64;
+    p.kv_dtype = LLM_F32;
+    p.sampler = llm_sampler_params_default();
+    return p;
+}
+
+/* The resolved sizes of an llm_gen, and where each part goes in its memory. */
+typedef struct llm__gen_layout {
+    int cap, chunk;
+    size_t dcap, scap, text, scratch;
+    uint64_t o_state, o_smp, o_tok, o_logits, o_dbuf, o_sbuf, o_text, o_ids, o_scr, total;
+} llm__gen_layout;
+
+static llm_status llm__gen_plan(const llm_config *c, const llm_vocab *v, const llm_gen_params *p, llm__gen_layout *L) {
+    size_t max_stop = 0, sb;
+    uint64_t o = 0, st_b, smp_b;
+    int i;
+    memset(L, 0, sizeof *L);
+    if (!c || !p || llm__model_check(c) != LLM_OK) return LLM_EINVAL;
+    if (p->capacity < 0 || p->prefill_chunk < 0 || p->max_tokens < 0 || p->n_stops < 0 || p->n_eog < 0 ||
+        p->n_eog > LLM_GEN_MAX_EOG || (p->n_eog > 0 && !p->eog) || (p->n_stops > 0 && !p->stops))
+        return LLM_EINVAL;
+    if (v && (v->n_tokens <= 0 || v->n_tokens > c->vocab)) return LLM_EINVAL;
+    for (i = 0; i < p->n_eog; i++)
+        if (p->eog[i] < 0 || p->eog[i] >= c->vocab) return LLM_EINVAL;
+    for (i = 0; i < p->n_stops; i++) {
+        size_t k = p->stops[i] ? strlen(p->stops[i]) : 0;
+        if (k == 0) return LLM_EINVAL;
+        if (k > max_stop) max_stop = k;
+    }
+    L->cap = p->capacity ? p->capacity : c->max_seq_len;
+    if (L->cap <= 0 || L->cap >= (1 << 28)) return LLM_EINVAL;
+    L->chunk = p->prefill_chunk ? p->prefill_chunk : 64;
+    if (L->chunk > L->cap) L->chunk = L->cap;
+    st_b = llm_state_bytes(c, L->cap, L->chunk, p->kv_dtype);
+    smp_b = llm_sampler_chain_bytes(c->vocab, &p->sampler);
+    if (st_b == 0 || smp_b == 0) return LLM_EINVAL;
+    L->dcap = (size_t)(v ? v->max_piece : 0) + 16; /* a piece + the decoder's held bytes */
+    L->scap = L->dcap + max_stop + 16;             /* + the stop matcher's */
+    if (p->chat && v) {
+        L->text = p->chat_bytes ? p->chat_bytes : 16 * (size_t)L->cap + 4096;
+        if (L->text < 2 || (sb = llm_vocab_scratch_bytes(v, L->text)) == 0) return LLM_EINVAL;
+        L->scratch = sb;
+    }
+    L->o_state = o, o += LLM__MALIGN(st_b);
+    L->o_smp = o, o += LLM__MALIGN(smp_b);
+    L->o_tok = o, o += LLM__MALIGN(((uint64_t)L->cap + 1) * sizeof(int));
+    L->o_logits = o, o += LLM__MALIGN((uint64_t)c->vocab * sizeof(float));
+    L->o_dbuf = o, o += LLM__MALIGN(L->dcap);
+    L->o_sbuf = o, o += LLM__MALIGN(L->scap);
+    L->o_text = o, o += LLM__MALIGN(L->text);
+    L->o_ids = o, o += L->text ? LLM__MALIGN(((uint64_t)L->cap + 1) * sizeof(int32_t)) : 0;
+    L->o_scr = o, o += LLM__MALIGN(L->scratch);
+    L->total = o + 64;
+    return L->total > (uint64_t)SIZE_MAX ? LLM_EINVAL : LLM_OK;
+}
+
+LLMDEF size_t llm_gen_bytes(const llm_config *c, const llm_vocab *v, const llm_gen_params *p) {
+    llm__gen_layout L;
+    return llm__gen_plan(c, v, p, &L) == LLM_OK ? (size_t)L.total : 0;
+}
+
+LLMDEF llm_status llm_gen_init(llm_gen *g, void *mem, size_t mem_bytes, const llm_config *c, const llm_weights *w,
+                               const llm_vocab *v, const llm_gen_params *p, llm_threads *th) {
+    llm__gen_layout L;
+    char *base;
+    int i;
+    llm_status st;
+    if (!g) return LLM_EINVAL;
+    memset(g, 0, sizeof *g);
+    if (!mem || !w) return LLM_EINVAL;
+    LLM__MTRY(llm__gen_plan(c, v, p, &L));
+    if (mem_bytes < L.total) return LLM_EINVAL;
+    base = (char *)llm__align64(mem);
+    st = llm_state_init(&g->state, base + L.o_state, (size_t)(L.o_smp - L.o_state), c, L.cap, L.chunk, p->kv_dtype);
+    if (st == LLM_OK)
+        st = llm_sampler_chain_init(&g->sampler, base + L.o_smp, (size_t)(L.o_tok - L.o_smp), c->vocab, &p->sampler);
+    if (st == LLM_OK) st = llm_stop_init(&g->stop, p->stops, p->n_stops);
+    if (st != LLM_OK) {
+        memset(g, 0, sizeof *g);
+        return st;
+    }
+    g->w = w, g->v = v, g->th = th;
+    g->max_tokens = p->max_tokens;
+    if (p->n_eog > 0) {
+        for (i = 0; i < p->n_eog; i++) g->eog[i] = p->eog[i];
+        g->n_eog = p->n_eog;
+    } else if (v) { /* the vocabulary's own: eos, and eot when it is another */
+        if (v->eos >= 0) g->eog[g->n_eog++] = v->eos;
+        if (v->eot >= 0 && v->eot != v->eos) g->eog[g->n_eog++] = v->eot;
+    }
+    if (p->chat && v) g->chat = *p->chat, g->has_chat = 1;
+    g->tokens = (int *)(void *)(base + L.o_tok);
+    g->logits = (float *)(void *)(base + L.o_logits);
+    g->dbuf = base + L.o_dbuf, g->dcap = L.dcap;
+    g->sbuf = base + L.o_sbuf, g->scap = L.scap;
+    if (L.text) {
+        g->text = base + L.o_text, g->text_cap = L.text;
+        g->ids = (int32_t *)(void *)(base + L.o_ids);
+        g->scratch = base + L.o_scr, g->scratch_bytes = L.scratch;
+    }
+    g->token = -1;
+    if (v) llm_vocab_stream_init(&g->dec, v, 0);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gen_create(llm_gen *g, const llm_config *c, const llm_weights *w, const llm_vocab *v,
+                                 const llm_gen_params *p, llm_threads *th) {
+    size_t need = llm_gen_bytes(c, v, p);
+    void *mem;
+    LLM__MTRY(llm__create_mem(g, sizeof *g, need, &mem));
+    return llm__created(g, sizeof *g, &g->owned, mem, llm_gen_init(g, mem, need, c, w, v, p, th));
+}
+
+LLMDEF void llm_gen_free(llm_gen *g) {
+    if (g) llm__destroy(g, sizeof *g, g->owned);
+}
+
+LLMDEF void llm_gen_reset(llm_gen *g) {
+    if (!g || !g->tokens) return;
+    g->n_tokens = 0, g->has_logits = 0, g->n_drawn = 0, g->token = -1, g->stopped = LLM_GEN_NONE;
+    llm_kv_cache_reset(&g->state.kv);
+    llm_sampler_reset(&g->sampler);
+}
+
+/* A new reply: the stop matcher, the decoder and the count start again. A prompt's reply
+   continues its text (a SentencePiece space in front is kept); a chat reply is a new text,
+   whose first space the decoder drops as llm_vocab_decode does. */
+static void llm__gen_begin(llm_gen *g, int continues) {
+    g->n_drawn = 0, g->stopped = LLM_GEN_NONE;
+    llm_stop_init(&g->stop, g->stop.stops, g->stop.n_stops);
+    if (g->v) llm_vocab_stream_init(&g->dec, g->v, 0), g->dec.started = continues;
+}
+
+/* Runs tokens[start ..) for the logits of the last one, start = the first position past
+   both `keep` (the prefix the context still shares) and the KV cache. */
+static llm_status llm__gen_sync(llm_gen *g, int keep) {
+    int start = keep < g->state.kv.len ? keep : g->state.kv.len;
+    llm_status st;
+    g->n_prefilled = 0;
+    if (start == g->n_tokens && g->has_logits) return LLM_OK; /* nothing new, the logits are still there */
+    if (start == g->n_tokens) start--; /* the last token again, for its logits */
+    g->has_logits = 0;
+    st = llm_forward(&g->state, g->w, g->tokens + start, g->n_tokens - start, start, g->logits, 0, g->th);
+    if (st != LLM_OK) {
+        g->n_tokens = g->state.kv.len; /* the context is what the cache holds */
+        return st;
+    }
+    g->n_prefilled = g->n_tokens - start;
+    g->has_logits = 1;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gen_prompt_ids(llm_gen *g, const int *ids, int n) {
+    int i;
+    if (!g || !g->tokens || n < 0 || (n > 0 && !ids)) return LLM_EINVAL;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= g->state.config.vocab) return LLM_EINVAL;
+    if (g->n_tokens + n == 0) return LLM_EINVAL;
+    if ((int64_t)g->n_tokens + n > g->state.capacity) return LLM_EFULL;
+    for (i = 0; i < n; i++) g->tokens[g->n_tokens + i] = ids[i];
+    i = g->n_tokens;
+    g->n_tokens += n;
+    llm__gen_begin(g, 1);
+    return llm__gen_sync(g, i);
+}
+
+LLMDEF llm_status llm_gen_prompt(llm_gen *g, const char *text, size_t len, int flags) {
+    size_t n = 0, room, k;
+    int32_t *ids;
+    llm_status st;
+    if (!g || !g->tokens || !g->v || (len > 0 && !text)) return LLM_EINVAL;
+    room = g->n_tokens < g->state.capacity ? (size_t)(g->state.capacity - g->n_tokens) : 0; /* 0 after context full */
+    /* the new ids go straight into the context's free slots (int and int32_t alike) */
+    if (sizeof(int) != sizeof(int32_t)) return LLM_EUNSUPPORTED;
+    ids = (int32_t *)(void *)(g->tokens + g->n_tokens);
+    st = llm_vocab_encode(g->v, text, len, flags, ids, room, &n, NULL, 0);
+    if (st == LLM_ERANGE) return LLM_EFULL;
+    LLM__MTRY(st);
+    if (g->n_tokens + (int)n == 0) return LLM_EINVAL;
+    if ((int64_t)g->n_tokens + (int64_t)n > g->state.capacity) return LLM_EFULL;
+    k = (size_t)g->n_tokens;
+    g->n_tokens += (int)n;
+    llm__gen_begin(g, 1);
+    return llm__gen_sync(g, (int)k);
+}
+
+LLMDEF llm_status llm_gen_chat(llm_gen *g, const llm_chat_msg *msgs, int n) {
+    const char *bos = NULL, *eos = NULL;
+    size_t tl = 0, n_ids = 0, pl;
+    int common = 0, i;
+    llm_status st;
+    if (!g || !g->tokens || !g->has_chat || !g->v || !msgs || n <= 0) return LLM_EINVAL;
+    if (g->v->bos >= 0) bos = llm_vocab_piece(g->v, g->v->bos, LLM_DECODE_SPECIAL, &pl);
+    if (g->v->eos >= 0) eos = llm_vocab_piece(g->v, g->v->eos, LLM_DECODE_SPECIAL, &pl);
+    LLM__MTRY(llm_chat_render(&g->chat, msgs, n, 1, bos, eos, g->text, g->text_cap, &tl));
+    st = llm_vocab_encode(g->v, g->text, tl, LLM_ENCODE_SPECIAL, g->ids, (size_t)g->state.capacity, &n_ids,
+                          g->scratch, g->scratch_bytes);
+    if (st == LLM_ERANGE) return LLM_EFULL;
+    LLM__MTRY(st);
+    if (n_ids == 0) return LLM_EINVAL;
+    while (common < g->n_tokens && (size_t)common < n_ids && g->tokens[common] == g->ids[common]) common++;
+    for (i = common; i < (int)n_ids; i++) g->tokens[i] = g->ids[i];
+    g->n_tokens = (int)n_ids;
+    llm__gen_begin(g, 0);
+    return llm__gen_sync(g, common);
+}
+
+/* Bytes through the stop matcher into sbuf at *on; final: the held bytes too. */
+static void llm__gen_show(llm_gen *g, const char *b, size_t n, int final, size_t *on) {
+    size_t k = 0;
+    if (llm_stop_feed(&g->stop, b, n, g->sbuf + *on, g->scap - *on, &k) == LLM_OK) *on += k;
+    if (final && g->stop.stopped < 0 && llm_stop_flush(&g->stop, g->sbuf + *on, g->scap - *on, &k) == LLM_OK) *on += k;
+}
+
+/* The reply ends: what the decoder and the matcher still hold is shown (unless a stop
+   string cut the text there). */
+static void llm__gen_end(llm_gen *g, llm_gen_stop why, size_t *on) {
+    size_t dn = 0;
+    if (why != LLM_GEN_STOP_STRING) {
+        if (g->v && llm_vocab_stream_flush(&g->dec, g->dbuf, g->dcap, &dn) != LLM_OK) dn = 0;
+        llm__gen_show(g, g->dbuf, dn, 1, on);
+    }
+    g->stopped = why;
+}
+
+LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_gen_stop *stop) {
+    size_t on = 0, dn = 0;
+    int tok, e;
+    llm_status st;
+    if (piece) *piece = g && g->sbuf ? g->sbuf : "";
+    if (len) *len = 0;
+    if (stop) *stop = LLM_GEN_ERROR;
+    if (!g || !g->tokens || !piece || !len || !stop) return LLM_EINVAL;
+    if (g->stopped != LLM_GEN_NONE) return *stop = g->stopped, LLM_OK;
+    if (!g->has_logits) return LLM_EINVAL; /* no prompt yet */
+    tok = llm_sample(&g->sampler, g->logits);
+    g->has_logits = 0; /* the sampler overwrote them */
+    if (tok < 0) return LLM_ERANGE; /* every token banned */
+    g->token = tok;
+    g->n_drawn++;
+    for (e = 0; e < g->n_eog; e++)
+        if (tok == g->eog[e]) {
+            llm__gen_end(g, LLM_GEN_EOG, &on);
+            *len = on, *stop = g->stopped;
+            return LLM_OK;
+        }
+    g->tokens[g->n_tokens++] = tok;
+    if (g->v && llm_vocab_stream_push(&g->dec, tok, g->dbuf, g->dcap, &dn) != LLM_OK) dn = 0; /* padding id */
+    llm__gen_show(g, g->dbuf, dn, 0, &on);
+    if (g->stop.stopped >= 0) llm__gen_end(g, LLM_GEN_STOP_STRING, &on);
+    else if (g->max_tokens > 0 && g->n_drawn >= g->max_tokens) llm__gen_end(g, LLM_GEN_MAX_TOKENS, &on);
+    else if (g->n_tokens > g->state.capacity) llm__gen_end(g, LLM_GEN_CONTEXT_FULL, &on);
+    *len = on;
+    if (g->stopped != LLM_GEN_NONE) return *stop = g->stopped, LLM_OK;
+    /* the token just drawn, for the logits of the next one */
+    st = llm_forward(&g->state, g->w, &tok, 1, g->n_tokens - 1, g->logits, 0, g->th);
+    if (st != LLM_OK) return st;
+    g->has_logits = 1;
+    *stop = LLM_GEN_NONE;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_gen_stop *stop) {
+    const char *piece;
+    size_t len;
+    llm_gen_stop why = LLM_GEN_ERROR;
+    if (stop) *stop = LLM_GEN_ERROR;
+    if (!g || !cb || !stop) return LLM_EINVAL;
+    do {
+        LLM__MTRY(llm_gen_next(g, &piece, &len, &why));
+        if (cb(user, piece, len) != 0 && why == LLM_GEN_NONE) g->stopped = why = LLM_GEN_CALLBACK;
+    } while (why == LLM_GEN_NONE);
+    *stop = why;
+    return LLM_OK;
+}
+
+/* ---- sessions ---- */
+
+enum { LLM__SESS_HEAD = 32, LLM__SESS_NF = 24 }; /* magic, mark, version, fingerprint, rng; then 24 int32 */
+enum { LLM__SESS_BOM = 0x01020304, LLM__SESS_VERSION = 1 };
+
+static uint64_t llm__fnv64(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Every number of the config the forward pass reads, and the vocabulary's size and kind. */
+static uint64_t llm__gen_fingerprint(const llm_gen *g) {
+    const llm_config *c = &g->state.config;
+    float f[10];
+    int32_t i[24];
+    uint64_t h = 0xcbf29ce484222325ull;
+    i[0] = c->d_model, i[1] = c->n_layers, i[2] = c->n_heads, i[3] = c->n_kv_heads, i[4] = llm_config_head_dim(c);
+    i[5] = c->d_ff, i[6] = c->vocab, i[7] = (int32_t)c->norm, i[8] = c->norm_bias, i[9] = (int32_t)c->ffn;
+    i[10] = (int32_t)c->pos, i[11] = (int32_t)c->rope_layout, i[12] = c->rotary_dim, i[13] = c->rope_orig_ctx;
+    i[14] = c->tied_embeddings, i[15] = (int32_t)c->bias, i[16] = c->post_norm, i[17] = c->n_experts;
+    i[18] = c->sliding_window, i[19] = c->qk_norm, i[20] = c->sandwich_norm, i[21] = c->window_pattern;
+    i[22] = g->v ? g->v->n_tokens : 0, i[23] = g->v ? (int32_t)g->v->kind : 0;
+    f[0] = c->norm_eps, f[1] = c->rope_theta, f[2] = c->rope_scale, f[3] = c->rope_low_freq_factor;
+    f[4] = c->rope_high_freq_factor, f[5] = c->embed_scale, f[6] = c->attn_scale, f[7] = c->attn_softcap;
+    f[8] = c->final_softcap, f[9] = 0;
+    h = llm__fnv64(h, i, sizeof i);
+    return llm__fnv64(h, f, sizeof f);
+}
+
+static size_t llm__sess_elem(llm_dtype t) { return t == LLM_F32 ? 4 : t == LLM_F16 ? 2 : 1; }
+
+/* The session's size from its counts (64-bit; 0 past SIZE_MAX). */
+static uint64_t llm__sess_size(const llm_kv_cache *kv, int last_n, int n_tokens, int kv_len, int has_logits, int vocab) {
+    uint64_t row = (uint64_t)kv->head_dim * llm__sess_elem(kv->dtype), n;
+    if (kv->dtype == LLM_INT8) row += 4; /* its scale */
+    n = LLM__SESS_HEAD + 4 * LLM__SESS_NF + 4 * (uint64_t)last_n + 4 * (uint64_t)n_tokens;
+    n += has_logits ? 4 * (uint64_t)vocab : 0;
+    n += 2 * (uint64_t)kv->n_layers * (uint64_t)kv->n_kv_heads * (uint64_t)kv_len * row;
+    return ((n + 7) & ~(uint64_t)7) + 8;
+}
+
+LLMDEF size_t llm_gen_session_bytes(const llm_gen *g) {
+    uint64_t n;
+    if (!g || !g->tokens) return 0;
+    n = llm__sess_size(&g->state.kv, g->sampler.params.penalty_last_n, g->n_tokens, g->state.kv.len, g->has_logits,
+                       g->state.config.vocab);
+    return n > (uint64_t)SIZE_MAX ? 0 : (size_t)n;
+}
+
+/* One head's rows 0..len-1 of one layer: K or V (part 0/1), data or int8 scales. */
+static void *llm__sess_rows(const llm_kv_cache *kv, int part, int scales, int l, int h) {
+    uint64_t at = ((uint64_t)l * (uint64_t)kv->n_kv_heads + (uint64_t)h) * (uint64_t)kv->capacity;
+    if (scales) return (part ? kv->v_scale : kv->k_scale) + at;
+    return (char *)(part ? kv->v : kv->k) + at * (uint64_t)kv->head_dim * llm__sess_elem(kv->dtype);
+}
+
+/* Copies the KV rows between the cache and the session bytes at p (save: to p). */
+static size_t llm__sess_kv(const llm_kv_cache *kv, int len, unsigned char *p, int save) {
+    size_t at = 0, dbytes = (size_t)len * (size_t)kv->head_dim * llm__sess_elem(kv->dtype), sbytes = (size_t)len * 4;
+    int l, h, part, sc;
+    for (l = 0; l < kv->n_layers; l++)
+        for (h = 0; h < kv->n_kv_heads; h++)
+            for (part = 0; part < 2; part++)
+                for (sc = 0; sc <= (kv->dtype == LLM_INT8); sc++) {
+                    size_t b = sc ? sbytes : dbytes;
+                    void *rows = llm__sess_rows(kv, part, sc, l, h);
+                    if (save) memcpy(p + at, rows, b);
+                    else memcpy(rows, p + at, b);
+                    at += b;
+                }
+    return at;
+}
+
+LLMDEF llm_status llm_gen_session_save(const llm_gen *g, void *out, size_t cap, size_t *n) {
+    unsigned char *p = (unsigned char *)out;
+    size_t need = llm_gen_session_bytes(g), at;
+    uint32_t u;
+    uint64_t h;
+    int32_t f[LLM__SESS_NF];
+    const llm_sampler *s;
+    if (n) *n = need;
+    if (!g || !n || need == 0 || (!out && cap > 0)) return LLM_EINVAL;
+    if (cap < need) return LLM_ERANGE;
+    s = &g->sampler;
+    memset(p, 0, need);
+    memcpy(p, "LLMSESS1", 8);
+    u = LLM__SESS_BOM, memcpy(p + 8, &u, 4);
+    u = LLM__SESS_VERSION, memcpy(p + 12, &u, 4);
+    h = llm__gen_fingerprint(g), memcpy(p + 16, &h, 8);
+    memcpy(p + 24, &s->rng, 8);
+    memset(f, 0, sizeof f);
+    f[0] = (int32_t)g->state.kv.dtype, f[1] = g->state.kv.n_layers, f[2] = g->state.kv.n_kv_heads;
+    f[3] = g->state.kv.head_dim, f[4] = g->state.config.vocab, f[5] = g->n_tokens, f[6] = g->state.kv.len;
+    f[7] = g->has_logits, f[8] = (int32_t)g->stopped, f[9] = g->n_drawn, f[10] = g->token;
+    f[11] = s->params.penalty_last_n, f[12] = s->n_recent, f[13] = s->recent_at;
+    f[14] = g->dec.started, f[15] = g->dec.n_held;
+    f[16] = (int32_t)((uint32_t)g->dec.held[0] | (uint32_t)g->dec.held[1] << 8 | (uint32_t)g->dec.held[2] << 16 |
+                      (uint32_t)g->dec.held[3] << 24);
+    f[17] = g->stop.stopped, f[18] = g->stop.held_stop, f[19] = (int32_t)g->stop.n_held, f[20] = g->stop.n_stops;
+    memcpy(p + LLM__SESS_HEAD, f, sizeof f);
+    at = LLM__SESS_HEAD + sizeof f;
+    if (s->n_recent > 0) memcpy(p + at, s->recent, 4 * (size_t)s->n_recent); /* the ring's filled slots; the rest 0 */
+    at += 4 * (size_t)s->params.penalty_last_n;
+    memcpy(p + at, g->tokens, 4 * (size_t)g->n_tokens), at += 4 * (size_t)g->n_tokens;
+    if (g->has_logits) memcpy(p + at, g->logits, 4 * (size_t)g->state.config.vocab), at += 4 * (size_t)g->state.config.vocab;
+    llm__sess_kv(&g->state.kv, g->state.kv.len, p + at, 1);
+    h = llm__fnv64(0xcbf29ce484222325ull, p, need - 8);
+    memcpy(p + need - 8, &h, 8);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gen_session_load(llm_gen *g, const void *buf, size_t n, const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    const llm_sampler *s;
+    const llm_kv_cache *kv;
+    uint32_t u;
+    uint64_t h, want;
+    int32_t f[LLM__SESS_NF], t;
+    size_t at, i, k;
+    const char *bad = NULL;
+    if (why) *why = "ok";
+    if (!g || !g->tokens || (!buf && n > 0)) return LLM_EINVAL;
+    s = &g->sampler, kv = &g->state.kv;
+#define LLM__SESS_BAD(msg)      \
+    do {                        \
+        if (why) *why = (msg);  \
+        return LLM_EFORMAT;     \
+    } while (0)
+    if (n < LLM__SESS_HEAD + sizeof f + 8) LLM__SESS_BAD("session: shorter than its header");
+    if (memcmp(p, "LLMSESS1", 8) != 0) LLM__SESS_BAD("session: no LLMSESS1 magic (not a session)");
+    memcpy(&u, p + 8, 4);
+    if (u != LLM__SESS_BOM) LLM__SESS_BAD("session: written on a host of the other byte order");
+    memcpy(&u, p + 12, 4);
+    if (u != LLM__SESS_VERSION) LLM__SESS_BAD("session: an unknown version");
+    memcpy(&h, p + 16, 8);
+    memcpy(f, p + LLM__SESS_HEAD, sizeof f);
+    if (h != llm__gen_fingerprint(g) || f[1] != kv->n_layers || f[2] != kv->n_kv_heads || f[3] != kv->head_dim ||
+        f[4] != g->state.config.vocab)
+        LLM__SESS_BAD("session: of another model (its config fingerprint differs)");
+    if (f[0] != (int32_t)kv->dtype) LLM__SESS_BAD("session: KV cache of another dtype");
+    if (f[11] != s->params.penalty_last_n) LLM__SESS_BAD("session: a sampler with another penalty window");
+    if (f[20] != g->stop.n_stops) LLM__SESS_BAD("session: another number of stop strings");
+    if (f[5] < 0 || f[6] < 0 || f[6] > f[5] || f[5] - f[6] > 1) LLM__SESS_BAD("session: token and KV row counts disagree");
+    if (f[6] > g->state.capacity || f[5] > g->state.capacity + 1) {
+        if (why) *why = "session: more positions than this generator's capacity";
+        return LLM_EFULL;
+    }
+    if ((f[7] != 0 && f[7] != 1) || (f[7] && (f[6] != f[5] || f[6] == 0)))
+        LLM__SESS_BAD("session: a bad pending-logits flag");
+    if (f[8] < 0 || f[8] >= LLM_GEN_STOP_COUNT || f[9] < 0 || f[10] < -1 || f[10] >= f[4])
+        LLM__SESS_BAD("session: a bad reply state (stop reason, count or last token)");
+    if (f[12] < 0 || f[12] > f[11] || f[13] < 0 || (f[11] > 0 ? f[13] >= f[11] : f[13] != 0))
+        LLM__SESS_BAD("session: a bad penalty window");
+    if ((f[14] != 0 && f[14] != 1) || f[15] < 0 || f[15] > 3) LLM__SESS_BAD("session: a bad decoder state");
+    if (f[17] < -1 || f[17] >= f[20] || f[19] < 0 ||
+        (f[19] > 0 && (f[18] < 0 || f[18] >= f[20] || (size_t)f[19] >= strlen(g->stop.stops[f[18]]))))
+        LLM__SESS_BAD("session: a bad stop-string state");
+    want = llm__sess_size(kv, f[11], f[5], f[6], f[7], f[4]);
+    if ((uint64_t)n != want) LLM__SESS_BAD(n < want ? "session: truncated" : "session: longer than its counts say");
+    memcpy(&h, p + n - 8, 8);
+    if (h != llm__fnv64(0xcbf29ce484222325ull, p, n - 8)) LLM__SESS_BAD("session: checksum mismatch (corrupt)");
+    at = LLM__SESS_HEAD + sizeof f;
+    for (i = 0, k = (size_t)f[11] + (size_t)f[5]; i < k; i++) { /* the window's and the context's ids */
+        memcpy(&t, p + at + 4 * i, 4);
+        if (t < 0 || t >= f[4]) bad = "session: a token id outside the vocabulary";
+    }
+    if (bad) LLM__SESS_BAD(bad);
+#undef LLM__SESS_BAD
+    /* every check passed: now g changes */
+    if (f[11] > 0) memcpy(g->sampler.recent, p + at, 4 * (size_t)f[11]);
+    at += 4 * (size_t)f[11];
+    memcpy(g->tokens, p + at, 4 * (size_t)f[5]), at += 4 * (size_t)f[5];
+    if (f[7]) memcpy(g->logits, p + at, 4 * (size_t)f[4]), at += 4 * (size_t)f[4];
+    g->state.kv.len = f[6];
+    llm__sess_kv(&g->state.kv, f[6], (unsigned char *)(uintptr_t)(p + at), 0);
+    memcpy(&g->sampler.rng, p + 24, 8);
+    g->sampler.n_recent = f[12], g->sampler.recent_at = f[13];
+    g->n_tokens = f[5], g->has_logits = f[7], g->stopped = (llm_gen_stop)f[8], g->n_drawn = f[9], g->token = f[10];
+    g->dec.started = f[14], g->dec.n_held = f[15];
+    for (i = 0; i < 4; i++) g->dec.held[i] = (unsigned char)((uint32_t)f[16] >> (8 * i));
+    g->stop.stopped = f[17], g->stop.held_stop = f[19] > 0 ? f[18] : 0, g->stop.n_held = (size_t)f[19];
+    g->n_prefilled = 0;
+    return LLM_OK;
+}
+
+#ifndef LLM_NO_STDIO
+LLMDEF llm_status llm_gen_session_save_file(const llm_gen *g, const char *path) {
+    size_t need = llm_gen_session_bytes(g), n = 0;
+    void *mem;
+    FILE *f;
+    llm_status st;
+    if (!path || need == 0) return LLM_EINVAL;
+    if (!(mem = LLM_MALLOC(need))) return LLM_ENOMEM;
+    st = llm_gen_session_save(g, mem, need, &n);
+    if (st == LLM_OK) {
+        if (!(f = fopen(path, "wb"))) st = LLM_EIO;
+        else {
+            if (fwrite(mem, 1, n, f) != n) st = LLM_EIO;
+            if (fclose(f) != 0) st = LLM_EIO;
+        }
+    }
+    LLM_FREE(mem);
+    return st;
+}
+
+LLMDEF llm_status llm_gen_session_load_file(llm_gen *g, const char *path, const char **why) {
+    FILE *f;
+    long sz;
+    void *mem;
+    llm_status st;
+    if (why) *why = "ok";
+    if (!g || !path) return LLM_EINVAL;
+    if (!(f = fopen(path, "rb"))) return why ? *why = "session: cannot open the file", LLM_EIO : LLM_EIO;
+    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        if (why) *why = "session: cannot seek in the file";
+        return LLM_EIO;
+    }
+    if (!(mem = LLM_MALLOC((size_t)sz + 1))) {
+        fclose(f);
+        return LLM_ENOMEM;
+    }
+    if (fread(mem, 1, (size_t)sz, f) != (size_t)sz) {
+        if (why) *why = "session: cannot read the file";
+        st = LLM_EIO;
+    } else {
+        st = llm_gen_session_load(g, mem, (size_t)sz, why);
+    }
+    fclose(f);
+    LLM_FREE(mem);
+    return st;
+}
+#endif
 
 /* ======================================================================================
    >>files implementation

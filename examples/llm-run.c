@@ -21,7 +21,7 @@ static const char *usage =
     "Options (run.c's, with run.c's meanings):\n"
     "  -t <float>  temperature, a finite number >= 0, default 1.0 (0 = greedy)\n"
     "  -p <float>  p value in top-p (nucleus) sampling, in [0,1], default 0.9\n"
-    "  -s <int>    random seed, 0..9223372036854775807, default 0 = the time\n"
+    "  -s <int>    random seed, 0..9223372036854775807, default 0 = the time (also --seed)\n"
     "  -n <int>    number of steps (positions, prompt included), 0..2147483647, default 256;\n"
     "              0 or more than the model's context = the model's context\n"
     "  -i <string> input prompt\n"
@@ -29,7 +29,8 @@ static const char *usage =
     "              GGUF's own, a Hugging Face directory's tokenizer.json, else tokenizer.bin\n"
     "  -m <string> mode: generate (default) or chat: user turns are lines of stdin, each\n"
     "              reply streamed to stdout on a line of its own (a GGUF checkpoint: its\n"
-    "              tokenizer, chat template and end-of-turn tokens)\n"
+    "              tokenizer, chat template and end-of-turn tokens; a Hugging Face\n"
+    "              directory: tokenizer.json and tokenizer_config.json's chat_template)\n"
     "  -y <string> system prompt of -m chat\n"
     "and:\n"
     "  --ids          print the token ids, one per line, instead of the text\n"
@@ -296,12 +297,14 @@ static int run_ids(llm_model *m, const char *path, const char *out_path, int n_t
 }
 
 /* ---- -m chat: turns from stdin, the model's own tokenizer and template ---------------
-   The whole conversation is rendered again each turn (templates are text, and some move
-   the system prompt), encoded with special-token parsing, and only the tokens after the
-   part the KV cache already holds are run. A reply ends at an end-of-generation token of
-   the vocabulary (eos, eot, <|im_end|> ...), at a --stop string, or when -n positions are
-   used; the text streams as it is decoded (whole UTF-8 characters, stop strings held
-   back until they cannot be one). */
+   An llm_gen (llm.h's >>gen) does the work: each turn the whole conversation is rendered
+   again (templates are text, and some move the system prompt), encoded with special-token
+   parsing, and only the tokens after the part the KV cache already holds are run. A reply
+   ends at an end-of-generation token of the vocabulary (eos, eot, <|im_end|> ...), at a
+   --stop string, or when -n positions are used; the text streams as it is decoded (whole
+   UTF-8 characters, stop strings held back until they cannot be one). The model is a GGUF
+   (its tokenizer.ggml.* and tokenizer.chat_template) or a Hugging Face directory (its
+   tokenizer.json, and tokenizer_config.json's chat_template). */
 #define CHAT_MAX_STOPS 8
 typedef struct chat_opts {
     const char *system, *template_name, *tok_path;
@@ -347,83 +350,119 @@ static int read_line(char **buf, size_t *cap, size_t *len) {
     return 1;
 }
 
-/* Show bytes through the stop matcher; collect what was shown for the conversation. */
-static void chat_show(llm_stop *stop, const char *bytes, size_t n, int final, char *tmp, size_t tmp_cap, char **reply,
-                      size_t *reply_n, size_t *reply_cap, int print) {
-    size_t on = 0, fn = 0;
-    if (llm_stop_feed(stop, bytes, n, tmp, tmp_cap, &on) != LLM_OK) on = 0;
-    if (final && stop->stopped < 0 && llm_stop_flush(stop, tmp + on, tmp_cap - on, &fn) == LLM_OK) on += fn;
-    if (on == 0) return;
-    if (print) fwrite(tmp, 1, on, stdout);
-    if (*reply_n + on + 1 > *reply_cap) {
-        char *p = (char *)realloc(*reply, *reply_cap = 2 * (*reply_n + on + 1));
-        if (!p) return;
-        *reply = p;
+/* A whole file in malloc'd memory (NUL-terminated), *n bytes; NULL when unreadable. */
+static char *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    long sz;
+    char *p = NULL;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = (char *)malloc((size_t)sz + 1)) != NULL) {
+        if (fread(p, 1, (size_t)sz, f) != (size_t)sz) free(p), p = NULL;
+        else p[sz] = 0, *n = (size_t)sz;
     }
-    memcpy(*reply + *reply_n, tmp, on);
-    *reply_n += on;
-    (*reply)[*reply_n] = 0;
+    fclose(f);
+    return p;
+}
+
+/* The chat template of a Hugging Face directory: tokenizer_config.json's chat_template
+   string (LLM_ENOTFOUND when it has none), recognized by llm_chat_template_detect. */
+static llm_status hf_template(const char *dir, llm_chat_template *t, const char **why) {
+    char path[700], *js, *tmpl;
+    size_t n = 0, nt = 0, tl = 0;
+    llm_json_tok *toks;
+    int64_t k;
+    llm_status st;
+    snprintf(path, sizeof path, "%.600s/tokenizer_config.json", dir);
+    if (!(js = read_all(path, &n))) return *why = "the directory has no tokenizer_config.json (its chat_template): name one with --template", LLM_ENOTFOUND;
+    if ((st = llm_json_parse(js, n, NULL, 0, &nt, why)) != LLM_ERANGE && st != LLM_OK) return free(js), st;
+    toks = (llm_json_tok *)malloc((nt ? nt : 1) * sizeof *toks);
+    if (!toks || (st = llm_json_parse(js, n, toks, nt, &nt, why)) != LLM_OK) return free(js), free(toks), st ? st : LLM_ENOMEM;
+    k = toks[0].type == LLM_JSON_OBJECT ? llm_json_find(js, toks, nt, 0, "chat_template") : -1;
+    st = LLM_ENOTFOUND;
+    *why = "tokenizer_config.json has no chat_template string: name one with --template (llama3 chatml qwen3 gemma phi3 "
+           "llama2 mistral-v3 mistral-v1)";
+    if (k >= 0 && toks[k].type == LLM_JSON_STRING && (tmpl = (char *)malloc(toks[k].len + 1)) != NULL) {
+        if ((st = llm_json_str(js, &toks[k], tmpl, toks[k].len + 1, &tl)) == LLM_OK) {
+            st = llm_chat_template_detect(t, tmpl, tl);
+            *why = t->why;
+        }
+        free(tmpl);
+    }
+    free(js), free(toks);
+    return st;
 }
 
 static int run_chat(const char *ckpt, const chat_opts *o) {
-    char what[600], *dbuf, *sbuf, *line = NULL, *rendered = NULL, *reply = NULL;
-    const char *why = "", *bos = NULL, *eos = NULL;
-    size_t len = 0, line_cap = 0, line_len, rcap = 0, reply_cap = 0, n_ids = 0, pl, dcap, scap;
+    char what[600], *line = NULL, *reply = NULL;
+    const char *why = "";
+    size_t len = 0, line_cap = 0, line_len, reply_cap = 0;
     unsigned char *raw = NULL, *buf;
-    int eog[16], n_eog = 0, *ctx, n_ctx = 0, i, steps, V, interactive;
-    int32_t *ids = NULL;
-    size_t ids_cap = 0;
+    int eog[LLM_GEN_MAX_EOG], n_eog = 0, i, steps, V, interactive, is_gguf;
     FILE *f;
     long sz;
     llm_file_probe p = llm_args_probe_file(ckpt);
     llm_gguf g;
     llm_model m;
-    llm_layer_weights *layers;
+    llm_layer_weights *layers = NULL;
     llm_vocab v;
     llm_chat_template t;
     llm_gguf_str ts;
-    llm_state s;
-    llm_sampler smp;
+    llm_gen gen;
+    llm_gen_params gp = llm_gen_params_default();
     llm_threads *th = NULL;
     llm_status st;
     chat_msgs conv = {NULL, 0, 0};
-    float *logits;
     snprintf(what, sizeof what, "-m chat: checkpoint '%.500s'", ckpt);
-    if (p.kind != LLM_FILE_GGUF) {
+    is_gguf = p.kind == LLM_FILE_GGUF;
+    if (!is_gguf && p.kind != LLM_FILE_DIRECTORY) {
         if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_EMPTY) return fail(what, LLM_EIO, p.what);
         return fail(what, LLM_EUNSUPPORTED,
-                    "chat needs a GGUF file: its tokenizer and chat template come from it (a llama2.c checkpoint or a "
-                    "Hugging Face directory is not read in chat mode yet)");
+                    "chat needs a GGUF file or a Hugging Face directory: its tokenizer and chat template come from "
+                    "it (a llama2.c checkpoint has neither special tokens nor a template)");
     }
-    /* the whole file in one 64-byte-aligned buffer: the GGUF's tables, weights in place */
-    if (!(f = fopen(ckpt, "rb")) || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        return fail(what, LLM_EIO, "cannot read it");
-    if (!(raw = (unsigned char *)malloc((size_t)sz + 64))) return fail(what, LLM_ENOMEM, NULL);
-    buf = raw + (64 - (uintptr_t)raw % 64) % 64;
-    len = fread(buf, 1, (size_t)sz, f);
-    fclose(f);
-    if (len != (size_t)sz) return fail(what, LLM_EIO, "short read");
-    if ((st = llm_gguf_create(&g, buf, len, &why)) != LLM_OK) return fail(what, st, why);
-    if ((st = llm_gguf_read_config(&m.config, &g, &why)) != LLM_OK) return fail(what, st, why);
-    if (!(layers = (llm_layer_weights *)malloc((size_t)m.config.n_layers * sizeof *layers))) return fail(what, LLM_ENOMEM, NULL);
-    if ((st = llm_gguf_load(&m, &g, layers, m.config.n_layers, &why)) != LLM_OK) return fail(what, st, why);
+    memset(&g, 0, sizeof g);
+    if (is_gguf) { /* the whole file in one 64-byte-aligned buffer: the GGUF's tables, weights in place */
+        if (!(f = fopen(ckpt, "rb")) || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+            return fail(what, LLM_EIO, "cannot read it");
+        if (!(raw = (unsigned char *)malloc((size_t)sz + 64))) return fail(what, LLM_ENOMEM, NULL);
+        buf = raw + (64 - (uintptr_t)raw % 64) % 64;
+        len = fread(buf, 1, (size_t)sz, f);
+        fclose(f);
+        if (len != (size_t)sz) return fail(what, LLM_EIO, "short read");
+        if ((st = llm_gguf_create(&g, buf, len, &why)) != LLM_OK) return fail(what, st, why);
+        if ((st = llm_gguf_read_config(&m.config, &g, &why)) != LLM_OK) return fail(what, st, why);
+        if (!(layers = (llm_layer_weights *)malloc((size_t)m.config.n_layers * sizeof *layers))) return fail(what, LLM_ENOMEM, NULL);
+        if ((st = llm_gguf_load(&m, &g, layers, m.config.n_layers, &why)) != LLM_OK) return fail(what, st, why);
+    } else if (load_model(&m, ckpt)) {
+        return 1;
+    }
     V = m.config.vocab;
-    /* the tokenizer: the file's own, or -z's */
+    /* the tokenizer: -z's, the GGUF's own, or the directory's tokenizer.json */
     if (o->tok_path) {
         snprintf(what, sizeof what, "-z '%.500s'", o->tok_path);
-        st = llm_vocab_load_file(&v, o->tok_path, V, &why);
-    } else {
+        st = llm_vocab_load_file(&v, o->tok_path, 0, &why);
+    } else if (is_gguf) {
         st = llm_vocab_create_gguf(&v, &g, &why);
+    } else {
+        char tj[700];
+        snprintf(tj, sizeof tj, "%.600s/tokenizer.json", ckpt);
+        snprintf(what, sizeof what, "-m chat: the tokenizer of '%.500s'", ckpt);
+        if (!(f = fopen(tj, "rb"))) return fail(what, LLM_EIO, "the directory has no tokenizer.json (or give one with -z)");
+        fclose(f);
+        st = llm_vocab_load_file(&v, tj, 0, &why);
     }
     if (st != LLM_OK) return fail(what, st, why);
-    if (v.n_tokens != V) {
+    if (v.n_tokens > V) { /* fewer is padding (Qwen's embedding rows past its vocabulary) */
         char why2[200];
         snprintf(why2, sizeof why2, "the tokenizer has %d tokens, the model's vocabulary %d", (int)v.n_tokens, V);
         return fail(what, LLM_EFORMAT, why2);
     }
-    /* the template: named, or recognized in tokenizer.chat_template */
+    /* the template: named, or recognized in the file's tokenizer.chat_template */
     if (o->template_name) {
         if ((st = llm_chat_template_named(&t, o->template_name)) != LLM_OK) return fail("--template", st, t.why);
+    } else if (!is_gguf) {
+        if ((st = hf_template(ckpt, &t, &why)) != LLM_OK) return fail("-m chat: tokenizer_config.json", st, why);
     } else if (llm_gguf_get_str(&g, "tokenizer.chat_template", &ts) != LLM_OK) {
         return fail(what, LLM_EUNSUPPORTED,
                     "the file has no tokenizer.chat_template: name one with --template (llama3 chatml qwen3 gemma "
@@ -431,19 +470,19 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
     } else if ((st = llm_chat_template_detect(&t, ts.s, (size_t)ts.n)) != LLM_OK) {
         return fail("tokenizer.chat_template", st, t.why);
     }
-    if (v.bos >= 0) bos = llm_vocab_piece(&v, v.bos, LLM_DECODE_SPECIAL, &pl);
-    if (v.eos >= 0) eos = llm_vocab_piece(&v, v.eos, LLM_DECODE_SPECIAL, &pl);
-    /* the end-of-generation ids: the file's (eos, eot, eom, end-of-turn texts) */
-    if (!o->tok_path) {
-        if ((st = llm_gguf_eog_ids(&g, eog, 16, &n_eog)) != LLM_OK && st != LLM_ERANGE) return fail(what, st, "tokenizer.ggml.tokens");
-        if (n_eog > 16) n_eog = 16;
+    /* the end-of-generation ids: a GGUF's (eos, eot, eom, end-of-turn texts), else the
+       vocabulary's eos / eot and the end-of-turn texts it has */
+    if (is_gguf && !o->tok_path) {
+        if ((st = llm_gguf_eog_ids(&g, eog, LLM_GEN_MAX_EOG, &n_eog)) != LLM_OK && st != LLM_ERANGE)
+            return fail(what, st, "tokenizer.ggml.tokens");
+        if (n_eog > LLM_GEN_MAX_EOG) n_eog = LLM_GEN_MAX_EOG;
     } else {
         static const char *const texts[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<|endoftext|>"};
         if (v.eos >= 0) eog[n_eog++] = v.eos;
-        if (v.eot >= 0) eog[n_eog++] = v.eot;
+        if (v.eot >= 0 && v.eot != v.eos) eog[n_eog++] = v.eot;
         for (i = 0; i < 6; i++) {
             int32_t id = llm_vocab_find(&v, texts[i], strlen(texts[i]));
-            if (id >= 0) eog[n_eog++] = id;
+            if (id >= 0 && id != v.eos && id != v.eot) eog[n_eog++] = id;
         }
     }
     if (n_eog == 0) fprintf(stderr, "llm-run: warning: the vocabulary names no end-of-generation token: replies end at -n\n");
@@ -453,15 +492,10 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
         fprintf(stderr, "llm-run: -n %d is past the model's context of %d positions: running %d\n", o->steps,
                 m.config.max_seq_len, m.config.max_seq_len);
     steps = o->steps == 0 || o->steps > m.config.max_seq_len ? m.config.max_seq_len : o->steps;
-    if ((st = llm_state_create(&s, &m.config, steps, steps < 256 ? steps : 256, LLM_F32)) != LLM_OK) return fail("state", st, NULL);
-    if ((st = llm_sampler_chain_create(&smp, V, &o->sp)) != LLM_OK) return fail("sampler", st, NULL);
     if (o->n_threads > 1 && (st = llm_threads_create(&th, o->n_threads)) != LLM_OK) return fail("--threads", st, NULL);
-    ctx = (int *)malloc((size_t)steps * sizeof *ctx);
-    logits = (float *)malloc((size_t)V * sizeof *logits);
-    /* a decoded piece (+ 4 held UTF-8 bytes); what the stop matcher may release with it */
-    dcap = (size_t)v.max_piece + 8, scap = dcap + 256 + 8;
-    dbuf = (char *)malloc(dcap), sbuf = (char *)malloc(scap);
-    if (!ctx || !logits || !dbuf || !sbuf) return fail("memory", LLM_ENOMEM, NULL);
+    gp.capacity = steps, gp.prefill_chunk = 256, gp.sampler = o->sp;
+    gp.stops = o->stops, gp.n_stops = o->n_stops, gp.eog = eog, gp.n_eog = n_eog, gp.chat = &t;
+    if ((st = llm_gen_create(&gen, &m.config, &m.weights, &v, &gp, th)) != LLM_OK) return fail("-m chat: generator", st, NULL);
     if (o->system && !chat_push(&conv, "system", o->system, strlen(o->system))) return fail("memory", LLM_ENOMEM, NULL);
 #if defined(__unix__) || defined(__APPLE__)
     interactive = isatty(0);
@@ -469,80 +503,49 @@ static int run_chat(const char *ckpt, const chat_opts *o) {
     interactive = 0;
 #endif
     for (;;) {
-        size_t need = 0, common = 0, reply_n = 0;
-        llm_vocab_stream ds;
-        llm_stop stop;
-        int ended = 0;
+        size_t reply_n = 0;
+        const char *piece;
+        llm_gen_stop why_stop = LLM_GEN_NONE;
         if (interactive) fputs("User: ", stderr);
         if (!read_line(&line, &line_cap, &line_len)) break;
         if (line_len == 0) continue;
         if (!chat_push(&conv, "user", line, line_len)) return fail("memory", LLM_ENOMEM, NULL);
-        /* render, encode with special-token parsing (the template wrote any BOS) */
-        st = llm_chat_render(&t, conv.m, conv.n, 1, bos, eos, rendered, rcap, &need);
-        if (st == LLM_ERANGE) {
-            free(rendered);
-            if (!(rendered = (char *)malloc(rcap = need + 1))) return fail("memory", LLM_ENOMEM, NULL);
-            st = llm_chat_render(&t, conv.m, conv.n, 1, bos, eos, rendered, rcap, &need);
+        st = llm_gen_chat(&gen, conv.m, conv.n);
+        if (st == LLM_EFULL || st == LLM_ERANGE) {
+            fprintf(stderr, "llm-run: -m chat: the conversation no longer fits -n %d positions\n", steps);
+            break;
         }
         if (st != LLM_OK)
             return fail("-m chat: rendering the conversation", st,
                         t.kind == LLM_CHAT_MISTRAL_V1 && o->system ? "Mistral v0.1's template has no system role: drop -y"
                                                                     : "the template refuses these turns");
-        st = llm_vocab_encode(&v, rendered, need, LLM_ENCODE_SPECIAL, ids, ids_cap, &n_ids, NULL, 0);
-        if (st == LLM_ERANGE) {
-            free(ids);
-            if (!(ids = (int32_t *)malloc((ids_cap = n_ids) * sizeof *ids))) return fail("memory", LLM_ENOMEM, NULL);
-            st = llm_vocab_encode(&v, rendered, need, LLM_ENCODE_SPECIAL, ids, ids_cap, &n_ids, NULL, 0);
-        }
-        if (st != LLM_OK) return fail("-m chat: encoding the conversation", st, NULL);
-        if (n_ids + 1 > (size_t)steps) {
-            fprintf(stderr, "llm-run: -m chat: the conversation (%zu tokens) no longer fits -n %d positions\n", n_ids, steps);
-            break;
-        }
-        /* run only what the cache does not hold yet (a rewind where the text changed) */
-        while (common < n_ids && common < (size_t)n_ctx && ctx[common] == ids[common]) common++;
-        if (common == n_ids) common--; /* the last token again, for its logits */
-        for (i = (int)common; i < (int)n_ids; i++) ctx[i] = ids[i];
-        st = llm_forward(&s, &m.weights, ctx + common, (int)(n_ids - common), (int)common, logits, 0, th);
-        if (st != LLM_OK) return fail("forward", st, NULL);
-        n_ctx = (int)n_ids;
-        llm_vocab_stream_init(&ds, &v, 0);
-        llm_stop_init(&stop, o->stops, o->n_stops);
-        while (n_ctx < steps) {
-            size_t dn = 0;
-            int tok = llm_sample(&smp, logits), e;
-            if (tok < 0) return fail("sampler", LLM_EINVAL, "every token banned");
-            for (e = 0; e < n_eog; e++) ended |= tok == eog[e];
-            if (ended) break;
-            ctx[n_ctx] = tok;
-            if (o->print_ids) printf("%d\n", tok);
-            if (llm_vocab_stream_push(&ds, tok, dbuf, dcap, &dn) != LLM_OK) dn = 0;
-            chat_show(&stop, dbuf, dn, 0, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
+        while (why_stop == LLM_GEN_NONE) { /* the reply, streamed */
+            if ((st = llm_gen_next(&gen, &piece, &len, &why_stop)) != LLM_OK) return fail("-m chat: generating", st, NULL);
+            if (o->print_ids && why_stop != LLM_GEN_EOG) printf("%d\n", gen.token);
+            if (!o->print_ids) fwrite(piece, 1, len, stdout);
             fflush(stdout);
-            if (stop.stopped >= 0) break;
-            if ((st = llm_forward(&s, &m.weights, &tok, 1, n_ctx, logits, 0, th)) != LLM_OK) return fail("forward", st, NULL);
-            n_ctx++;
-        }
-        {
-            size_t dn = 0;
-            if (llm_vocab_stream_flush(&ds, dbuf, dcap, &dn) != LLM_OK) dn = 0;
-            chat_show(&stop, dbuf, dn, 1, sbuf, scap, &reply, &reply_n, &reply_cap, !o->print_ids);
+            if (reply_n + len + 1 > reply_cap) {
+                char *q = (char *)realloc(reply, reply_cap = 2 * (reply_n + len + 1));
+                if (!q) return fail("memory", LLM_ENOMEM, NULL);
+                reply = q;
+            }
+            memcpy(reply + reply_n, piece, len);
+            reply_n += len;
         }
         if (!o->print_ids) printf("\n");
         fflush(stdout);
         if (!chat_push(&conv, "assistant", reply ? reply : "", reply_n)) return fail("memory", LLM_ENOMEM, NULL);
-        if (!ended && stop.stopped < 0) {
+        if (why_stop == LLM_GEN_CONTEXT_FULL) {
             fprintf(stderr, "llm-run: -m chat: the reply reached -n %d positions\n", steps);
             break;
         }
     }
     for (i = 0; i < conv.n; i++) free((void *)conv.m[i].content);
-    free(conv.m), free(line), free(rendered), free(reply), free(ids), free(ctx), free(logits), free(layers);
-    free(dbuf), free(sbuf);
-    llm_sampler_free(&smp);
-    llm_state_free(&s);
+    free(conv.m), free(line), free(reply), free(layers);
+    llm_gen_free(&gen);
     llm_vocab_free(&v);
-    llm_gguf_free(&g);
+    if (is_gguf) llm_gguf_free(&g);
+    else llm_model_free(&m);
     llm_threads_free(th);
     free(raw);
     return 0;
@@ -693,7 +696,7 @@ int main(int argc, char **argv) {
             if (ok && !isfinite(temperature)) ok = llm_args_fail(&a, "-t: %g is too large for a float", x);
         } else if (llm_args_is(&a, "-p")) {
             if ((ok = llm_args_num(&a, 0, 1, &x))) topp = (float)x;
-        } else if (llm_args_is(&a, "-s")) {
+        } else if (llm_args_is(&a, "-s") || llm_args_is(&a, "--seed")) {
             if ((ok = llm_args_int(&a, 0, 9223372036854775807LL, &v))) seed = (unsigned long long)v;
         } else if (llm_args_is(&a, "-n")) {
             if ((ok = llm_args_int(&a, 0, 2147483647LL, &v))) steps = (int)v, steps_given = 1;

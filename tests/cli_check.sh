@@ -56,6 +56,8 @@ run|$M -z $Z -s abc|-s|not a whole number
 run|$M -z $Z -s -1|-s|not a whole number
 run|$M -z $Z -s 99999999999999999999|-s|not a whole number
 run|$M -z $Z -s|-s|needs a value
+run|$M -z $Z --seed abc|--seed|not a whole number
+run|$T/dir -m chat|checkpoint '$T/dir'|a directory without config.json
 run|$M -z $Z -n abc|-n|not a whole number
 run|$M -z $Z -n -1|-n|not a whole number
 run|$M -z $Z -n 12x|-n|not a whole number

@@ -6,6 +6,7 @@
 #include "ckpt_writer.h"
 #include "gguf_writer.h"
 #include "st_writer.h"
+#include "fuzz_session.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -351,6 +352,20 @@ int main(int argc, char **argv) {
     bad |= vocab_seeds(dir);
     bad |= put_json_seeds(dir);
     bad |= put_safetensors_seeds(dir);
+    {   /* sessions of fuzz_session.h's generator: mid-reply (logits pending), at its end */
+        static unsigned char sess[4096];
+        static fzs z;
+        int draws[3] = {0, 2, 5};
+        if (fzs_make(&z)) bad = 1;
+        else
+            for (i = 0; i < 3; i++) {
+                char name[32];
+                size_t n = fzs_session(&z, draws[i], sess, sizeof sess);
+                snprintf(name, sizeof name, "draws%d", draws[i]);
+                bad |= n == 0 || put(dir, "fuzz_session", name, sess, n);
+            }
+        llm_gen_free(&z.g);
+    }
     if (bad) fprintf(stderr, "seeds: could not write every seed under %s\n", dir);
     return bad;
 }

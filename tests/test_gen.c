@@ -1,0 +1,443 @@
+/* llm_gen (>>gen): generation step by step, its stop reasons, chat turns over a kept KV
+   cache, and sessions. The model is a GGUF written by tests/gguf_writer.h with random
+   weights and a SentencePiece vocabulary of its own (byte pieces, a few merges, chatml's
+   control tokens), loaded through llm_gguf_load and llm_vocab_init_gguf as an app would.
+   The reference for every token is the loop an app writes by hand: llm_forward + a
+   sampler chain of the same params, token by token. */
+#include "llm.h"
+#include "test.h"
+#include "gguf_writer.h"
+
+enum { D = 16, FF = 32, NL = 2, NH = 4, NKV = 2, CTX = 96 };
+
+typedef struct tm {
+    unsigned char *buf;
+    llm_gguf g;
+    llm_model m;
+    llm_layer_weights layers[NL];
+    llm_vocab v;
+    int V;
+} tm;
+
+/* <unk> <s> </s> <|im_start|> <|im_end|> (control), <0x00>..<0xFF>, then merges over "ab". */
+static int make_model(tm *t) {
+    static char names[256][8];
+    static const char *extra[] = {"\xe2\x96\x81", "a", "b", "ab", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab", "ba",
+                                  "user", "assistant", "hello", "\xe2\x96\x81" "the", "\xc3\xa9"};
+    static const char *toks[300];
+    static float scores[300];
+    static int32_t types[300];
+    int n = 0, i, k;
+    size_t nf;
+    float *w[12];
+    size_t sz[12];
+    gw wr;
+    gw_llama desc;
+    gw_names gn;
+    const char *why = NULL;
+    memset(t, 0, sizeof *t);
+    toks[n] = "<unk>", types[n++] = 2;
+    toks[n] = "<s>", types[n++] = 3;
+    toks[n] = "</s>", types[n++] = 3;
+    toks[n] = "<|im_start|>", types[n++] = 3;
+    toks[n] = "<|im_end|>", types[n++] = 3;
+    for (i = 0; i < 256; i++) snprintf(names[i], sizeof names[i], "<0x%02X>", i), toks[n] = names[i], types[n++] = 6;
+    for (i = 0; i < n; i++) scores[i] = 0;
+    for (i = 0; i < (int)(sizeof extra / sizeof extra[0]); i++) toks[n] = extra[i], scores[n] = -1.0f - 0.1f * (float)i, types[n++] = 1;
+    t->V = n;
+    gw_init(&wr);
+    memset(&desc, 0, sizeof desc);
+    desc.d = D, desc.ff = FF, desc.n_layers = NL, desc.n_heads = NH, desc.n_kv_heads = NKV, desc.vocab = n, desc.ctx = CTX;
+    desc.eps = 1e-5f, desc.theta = 10000.0f, desc.type = GW_F32;
+    sz[0] = (size_t)n * D, sz[1] = sz[2] = (size_t)NL * D, sz[3] = (size_t)NL * D * D;
+    sz[4] = sz[5] = (size_t)NL * D * D / 2, sz[6] = (size_t)NL * D * D, sz[7] = sz[8] = sz[9] = (size_t)NL * FF * D;
+    sz[10] = D, sz[11] = (size_t)n * D;
+    for (k = 0; k < 12; k++) {
+        w[k] = (float *)malloc(sz[k] * sizeof(float));
+        if (!w[k]) return 0;
+        test_fill(w[k], sz[k], k == 0 || k == 11 ? 1.0f : 0.5f);
+        if (k == 1 || k == 2 || k == 10)
+            for (nf = 0; nf < sz[k]; nf++) w[k][nf] = 1.0f + 0.1f * w[k][nf]; /* norm gains near 1 */
+    }
+    desc.emb = w[0], desc.attn_norm = w[1], desc.ffn_norm = w[2], desc.wq = w[3], desc.wk = w[4], desc.wv = w[5];
+    desc.wo = w[6], desc.w1 = w[7], desc.w2 = w[8], desc.w3 = w[9], desc.out_norm = w[10], desc.out = w[11];
+    gw_llama_model(&wr, &desc, &gn);
+    gw_kv_str(&wr, "tokenizer.ggml.model", "llama");
+    gw_kv_arr_str(&wr, "tokenizer.ggml.tokens", toks, (uint64_t)n);
+    gw_kv_arr_f32(&wr, "tokenizer.ggml.scores", scores, (uint64_t)n);
+    gw_kv_arr_i32(&wr, "tokenizer.ggml.token_type", types, (uint64_t)n);
+    gw_kv_u32(&wr, "tokenizer.ggml.bos_token_id", 1);
+    gw_kv_u32(&wr, "tokenizer.ggml.eos_token_id", 2);
+    gw_finish(&wr);
+    for (k = 0; k < 12; k++) free(w[k]);
+    t->buf = (unsigned char *)malloc(wr.n + 64);
+    if (!t->buf) return 0;
+    memcpy(t->buf, wr.p, wr.n);
+    if (!CHECK_OK(llm_gguf_create(&t->g, t->buf, wr.n, &why)) || !CHECK_OK(llm_gguf_load(&t->m, &t->g, t->layers, NL, &why)) ||
+        !CHECK_OK(llm_vocab_create_gguf(&t->v, &t->g, &why))) {
+        fprintf(stderr, "    why: %s\n", why ? why : "?");
+        gw_free(&wr);
+        return 0;
+    }
+    gw_free(&wr);
+    return 1;
+}
+
+static void free_model(tm *t) {
+    llm_vocab_free(&t->v);
+    llm_gguf_free(&t->g);
+    free(t->buf);
+}
+
+static llm_sampler_params sampling(uint64_t seed) {
+    llm_sampler_params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.temperature = 0.9f, sp.top_p = 0.95f, sp.repeat_penalty = 1.1f, sp.seed = seed;
+    return sp;
+}
+
+/* Every token of a reply equals the hand-written loop's; the text shown is the decode of
+   those ids (a continuation keeps the first space); no allocation per token is
+   structural (llm_gen_next has no allocator call), so it is not counted here. */
+static void test_reproduces(tm *t) {
+    const char *prompt = "ab ba the";
+    int32_t pids[64];
+    int ids[64], ref[40], i, n_ref = 0, steps = 30, ok = 1;
+    size_t np = 0, len, shown_n = 0, dn = 0;
+    char shown[2048], dec[2048];
+    const char *piece;
+    llm_state s;
+    llm_sampler smp;
+    llm_sampler_params sp = sampling(7);
+    llm_gen g;
+    llm_gen_params gp = llm_gen_params_default();
+    llm_gen_stop why = LLM_GEN_NONE;
+    float *logits = (float *)malloc((size_t)t->V * sizeof(float));
+    CHECK_OK(llm_vocab_encode(&t->v, prompt, strlen(prompt), LLM_ENCODE_BOS, pids, 64, &np, NULL, 0));
+    for (i = 0; i < (int)np; i++) ids[i] = pids[i];
+    /* the reference: prefill, then sample / forward one token at a time */
+    CHECK_OK(llm_state_create(&s, &t->m.config, CTX, 8, LLM_F32));
+    CHECK_OK(llm_sampler_chain_create(&smp, t->V, &sp));
+    CHECK_OK(llm_forward(&s, &t->m.weights, ids, (int)np, 0, logits, 0, NULL));
+    for (i = 0; i < steps; i++) {
+        ref[n_ref++] = llm_sample(&smp, logits);
+        CHECK_OK(llm_forward(&s, &t->m.weights, &ref[n_ref - 1], 1, (int)np + i, logits, 0, NULL));
+    }
+    /* the same through llm_gen (no eog: every reference token is drawn) */
+    gp.sampler = sp, gp.capacity = CTX, gp.prefill_chunk = 8, gp.max_tokens = steps;
+    gp.eog = &t->V, gp.n_eog = 0;
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, NULL, &gp, NULL));
+    CHECK(g.n_eog == 0);
+    llm_gen_free(&g);
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    g.n_eog = 0; /* the vocabulary's </s> would end it early; the reference draws it */
+    CHECK_OK(llm_gen_prompt(&g, prompt, strlen(prompt), LLM_ENCODE_BOS));
+    CHECK(g.n_prefilled == (int)np);
+    for (i = 0; i < steps && why == LLM_GEN_NONE; i++) {
+        if (!CHECK_OK(llm_gen_next(&g, &piece, &len, &why))) break;
+        if (g.token != ref[i]) ok = 0;
+        memcpy(shown + shown_n, piece, len), shown_n += len;
+    }
+    CHECK_MSG(ok && i == steps, "llm_gen's tokens = the llm_forward + llm_sample loop's, %d of %d", i, steps);
+    CHECK(why == LLM_GEN_MAX_TOKENS);
+    CHECK(g.n_tokens == (int)np + steps && g.state.kv.len == (int)np + steps - 1); /* the last one not run yet */
+    CHECK(memcmp(g.tokens + np, ref, sizeof(int) * (size_t)steps) == 0);
+    {
+        int32_t r32[40];
+        for (i = 0; i < steps; i++) r32[i] = ref[i];
+        CHECK_OK(llm_vocab_decode(&t->v, r32, (size_t)steps, LLM_DECODE_KEEP_SPACE, dec, sizeof dec, &dn));
+        CHECK_MSG(dn == shown_n && memcmp(dec, shown, dn) == 0, "the pieces shown = llm_vocab_decode of the ids (%zu, %zu bytes)",
+                  shown_n, dn);
+    }
+    /* after a stop, llm_gen_next repeats the reason and shows nothing */
+    CHECK_OK(llm_gen_next(&g, &piece, &len, &why));
+    CHECK(why == LLM_GEN_MAX_TOKENS && len == 0);
+    llm_gen_free(&g);
+    llm_sampler_free(&smp);
+    llm_state_free(&s);
+    free(logits);
+}
+
+/* One greedy reply of up to n tokens after the prompt "ab": tokens and shown text. */
+typedef struct reply {
+    int tok[64], n;
+    char text[4096];
+    size_t n_text;
+    llm_gen_stop why;
+    llm_status st;
+} reply;
+static void run_reply(tm *t, llm_gen_params *gp, int use_eog_of_vocab, reply *r) {
+    llm_gen g;
+    const char *piece;
+    size_t len;
+    memset(r, 0, sizeof *r);
+    gp->sampler.greedy = 1;
+    r->st = llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, gp, NULL);
+    if (r->st != LLM_OK) return;
+    if (!use_eog_of_vocab && gp->n_eog == 0) g.n_eog = 0;
+    r->st = llm_gen_prompt(&g, "ab", 2, LLM_ENCODE_BOS);
+    r->why = LLM_GEN_NONE;
+    while (r->st == LLM_OK && r->why == LLM_GEN_NONE && r->n < 64) {
+        r->st = llm_gen_next(&g, &piece, &len, &r->why);
+        if (r->why != LLM_GEN_EOG || g.token >= 0) r->tok[r->n++] = g.token;
+        memcpy(r->text + r->n_text, piece, len), r->n_text += len;
+    }
+    llm_gen_free(&g);
+}
+
+static int stop_after(void *user, const char *piece, size_t len) {
+    int *k = (int *)user;
+    (void)piece, (void)len;
+    return ++*k >= 3;
+}
+
+static void test_stop_reasons(tm *t) {
+    reply base, r;
+    llm_gen_params gp = llm_gen_params_default();
+    int eog, first = -1, i, k = 0;
+    char stop[4];
+    const char *stops[1];
+    size_t at;
+    llm_gen g;
+    llm_gen_stop why;
+    const char *piece;
+    size_t len;
+    /* max tokens */
+    gp.capacity = CTX, gp.max_tokens = 20;
+    run_reply(t, &gp, 0, &base);
+    CHECK_OK(base.st);
+    CHECK(base.why == LLM_GEN_MAX_TOKENS && base.n == 20);
+    /* eog: the 6th token drawn becomes an end-of-generation id; the reply ends at its first
+       draw, without it */
+    eog = base.tok[5];
+    for (i = 0; i < base.n && first < 0; i++)
+        if (base.tok[i] == eog) first = i;
+    gp.eog = &eog, gp.n_eog = 1;
+    run_reply(t, &gp, 1, &r);
+    CHECK(r.why == LLM_GEN_EOG && r.n == first + 1 && memcmp(r.tok, base.tok, sizeof(int) * (size_t)first) == 0);
+    gp.eog = NULL, gp.n_eog = 0;
+    /* stop string: 2 bytes of the reference text from its middle (no NUL); the text shown
+       is the reference's up to where the string first occurs */
+    for (at = base.n_text / 2; at + 2 < base.n_text && (!base.text[at] || !base.text[at + 1]); at++) {}
+    if (at + 2 < base.n_text) {
+        char *hit;
+        stop[0] = base.text[at], stop[1] = base.text[at + 1], stop[2] = 0;
+        stops[0] = stop;
+        gp.stops = stops, gp.n_stops = 1;
+        run_reply(t, &gp, 0, &r);
+        base.text[base.n_text] = 0;
+        hit = strstr(base.text, stop);
+        CHECK(r.why == LLM_GEN_STOP_STRING && hit);
+        if (hit) CHECK_MSG(r.n_text == (size_t)(hit - base.text) && memcmp(r.text, base.text, r.n_text) == 0,
+                           "shown %zu bytes, the text before the stop string %d", r.n_text, (int)(hit - base.text));
+        gp.stops = NULL, gp.n_stops = 0;
+    } else {
+        CHECK_MSG(0, "the reference text has no two non-NUL bytes to stop at (%zu bytes)", base.n_text);
+    }
+    /* context full: capacity 8, prompt BOS + "ab" (2 tokens): positions 2..7 run, and the
+       token drawn from position 7's logits is the last (run.c's steps + 1) */
+    gp.capacity = 8, gp.max_tokens = 0;
+    run_reply(t, &gp, 0, &r);
+    CHECK(r.why == LLM_GEN_CONTEXT_FULL && r.n == 7 && memcmp(r.tok, base.tok, 7 * sizeof(int)) == 0);
+    /* after a full context nothing more fits: every prompt is LLM_EFULL, never an overflow */
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    g.n_eog = 0;
+    CHECK_OK(llm_gen_prompt(&g, "ab", 2, LLM_ENCODE_BOS));
+    do CHECK_OK(llm_gen_next(&g, &piece, &len, &why));
+    while (why == LLM_GEN_NONE);
+    CHECK(why == LLM_GEN_CONTEXT_FULL && g.n_tokens == 9 && g.state.kv.len == 8);
+    CHECK(llm_gen_prompt(&g, "", 0, 0) == LLM_EFULL && llm_gen_prompt(&g, "ab", 2, 0) == LLM_EFULL);
+    CHECK(llm_gen_prompt_ids(&g, &eog, 0) == LLM_EFULL && g.n_tokens == 9);
+    llm_gen_free(&g);
+    /* a prompt past the capacity is LLM_EFULL, nothing run */
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    CHECK(llm_gen_prompt(&g, "abababab ab ab ab ab", 20, LLM_ENCODE_BOS) == LLM_EFULL && g.n_tokens == 0);
+    CHECK(llm_gen_next(&g, &piece, &len, &why) == LLM_EINVAL && why == LLM_GEN_ERROR); /* no prompt */
+    CHECK(llm_gen_prompt_ids(&g, &t->V, 1) == LLM_EINVAL);                               /* id out of range */
+    CHECK(llm_gen_prompt_ids(&g, NULL, 0) == LLM_EINVAL);                                /* empty context */
+    /* the callback wrapper: stops when asked */
+    gp.capacity = CTX;
+    llm_gen_free(&g);
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    g.n_eog = 0;
+    CHECK_OK(llm_gen_prompt(&g, "ab", 2, LLM_ENCODE_BOS));
+    CHECK_OK(llm_gen_run(&g, stop_after, &k, &why));
+    CHECK(why == LLM_GEN_CALLBACK && k == 3 && g.n_drawn == 3);
+    llm_gen_free(&g);
+    /* bad params */
+    gp.n_eog = 1, gp.eog = &t->V;
+    CHECK(llm_gen_bytes(&t->m.config, &t->v, &gp) == 0);
+    CHECK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL) == LLM_EINVAL);
+    gp.n_eog = 0, gp.eog = NULL, gp.capacity = -1;
+    CHECK(llm_gen_bytes(&t->m.config, &t->v, &gp) == 0);
+    CHECK(strcmp(llm_gen_stop_name(LLM_GEN_STOP_STRING), "stop string") == 0);
+}
+
+/* A session saved mid-reply and loaded into a fresh llm_gen continues exactly as the
+   uninterrupted one: the same tokens and bytes shown (memcmp). Then hostile buffers. */
+static void test_sessions(tm *t) {
+    llm_gen a, b;
+    llm_gen_params gp = llm_gen_params_default();
+    const char *stops[1] = {"zz"}, *piece, *why = NULL;
+    int i, ta[40], tb[40], na = 0, nb = 0;
+    char xa[4096], xb[4096];
+    size_t la = 0, lb = 0, len, n = 0, need, cut;
+    unsigned char *buf;
+    llm_gen_stop wa = LLM_GEN_NONE, wb = LLM_GEN_NONE;
+    llm_dtype dts[3] = {LLM_F32, LLM_F16, LLM_INT8};
+    int d;
+    for (d = 0; d < 3; d++) {
+        gp.sampler = sampling(11), gp.capacity = CTX, gp.max_tokens = 30, gp.stops = stops, gp.n_stops = 1;
+        gp.kv_dtype = dts[d];
+        CHECK_OK(llm_gen_create(&a, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+        CHECK_OK(llm_gen_create(&b, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+        a.n_eog = b.n_eog = 0;
+        CHECK_OK(llm_gen_prompt(&a, "the ab", 6, LLM_ENCODE_BOS));
+        for (i = 0; i < 10; i++) CHECK_OK(llm_gen_next(&a, &piece, &len, &wa));
+        need = llm_gen_session_bytes(&a);
+        buf = (unsigned char *)malloc(need);
+        CHECK(llm_gen_session_save(&a, buf, need - 1, &n) == LLM_ERANGE && n == need);
+        CHECK_OK(llm_gen_session_save(&a, buf, need, &n));
+        if (!CHECK_OK(llm_gen_session_load(&b, buf, n, &why))) fprintf(stderr, "    why: %s\n", why);
+        na = nb = 0, la = lb = 0, wa = wb = LLM_GEN_NONE;
+        while (wa == LLM_GEN_NONE && na < 40) {
+            CHECK_OK(llm_gen_next(&a, &piece, &len, &wa));
+            ta[na++] = a.token, memcpy(xa + la, piece, len), la += len;
+        }
+        while (wb == LLM_GEN_NONE && nb < 40) {
+            CHECK_OK(llm_gen_next(&b, &piece, &len, &wb));
+            tb[nb++] = b.token, memcpy(xb + lb, piece, len), lb += len;
+        }
+        CHECK_MSG(na == nb && wa == wb && memcmp(ta, tb, sizeof(int) * (size_t)na) == 0 && la == lb &&
+                      memcmp(xa, xb, la) == 0,
+                  "%s cache: restored session continues as the original (%d vs %d tokens)", llm_dtype_name(dts[d]), na, nb);
+        CHECK(a.n_tokens == b.n_tokens && a.state.kv.len == b.state.kv.len);
+        /* hostile: every truncation, and a flipped byte in each region, is LLM_EFORMAT with a
+           reason, and b is unchanged by a refused load */
+        if (d == 0) {
+            int bad = 0, unchanged = 1, nt = b.n_tokens;
+            for (cut = 0; cut < n; cut += cut < 256 ? 1 : 97) {
+                llm_status st = llm_gen_session_load(&b, buf, cut, &why);
+                if (st != LLM_EFORMAT || !why || strncmp(why, "session: ", 9) != 0) bad++;
+                if (b.n_tokens != nt) unchanged = 0;
+            }
+            CHECK_MSG(bad == 0, "%d truncations not refused with a reason", bad);
+            CHECK(unchanged);
+            for (cut = 0; cut < n; cut += n / 23 + 1) {
+                llm_status st;
+                buf[cut] ^= 0x40;
+                st = llm_gen_session_load(&b, buf, n, &why);
+                if (st != LLM_EFORMAT && st != LLM_EFULL) bad++;
+                buf[cut] ^= 0x40;
+            }
+            CHECK_MSG(bad == 0, "%d corrupted sessions accepted", bad);
+            CHECK_OK(llm_gen_session_load(&b, buf, n, &why)); /* the intact one still loads */
+            CHECK(llm_gen_session_load(&b, buf, n + 1, &why) == LLM_EFORMAT);
+        }
+        /* another dtype's cache, or another model shape: refused */
+        {
+            llm_gen c2;
+            llm_gen_params g2 = gp;
+            g2.kv_dtype = dts[(d + 1) % 3];
+            CHECK_OK(llm_gen_create(&c2, &t->m.config, &t->m.weights, &t->v, &g2, NULL));
+            CHECK(llm_gen_session_load(&c2, buf, n, &why) == LLM_EFORMAT && strstr(why, "dtype"));
+            llm_gen_free(&c2);
+        }
+        if (d == 0) {
+            llm_gen c2;
+            llm_config other = t->m.config;
+            other.rope_theta = 500000.0f;
+            CHECK_OK(llm_gen_create(&c2, &other, &t->m.weights, &t->v, &gp, NULL));
+            CHECK(llm_gen_session_load(&c2, buf, n, &why) == LLM_EFORMAT && strstr(why, "fingerprint"));
+            llm_gen_free(&c2);
+            gp.capacity = 8; /* fewer positions than the session holds */
+            CHECK_OK(llm_gen_create(&c2, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+            CHECK(llm_gen_session_load(&c2, buf, n, &why) == LLM_EFULL);
+            llm_gen_free(&c2);
+        }
+#ifndef LLM_NO_STDIO
+        if (d == 0) {
+            const char *path = "build/test_gen_session.bin";
+            llm_gen c2;
+            gp.capacity = CTX;
+            CHECK_OK(llm_gen_session_save_file(&a, path));
+            CHECK_OK(llm_gen_create(&c2, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+            CHECK_OK(llm_gen_session_load_file(&c2, path, &why));
+            CHECK(c2.n_tokens == a.n_tokens && memcmp(c2.tokens, a.tokens, sizeof(int) * (size_t)a.n_tokens) == 0);
+            CHECK(llm_gen_session_load_file(&c2, "build/no/such/session", &why) == LLM_EIO);
+            llm_gen_free(&c2);
+            remove(path);
+        }
+#endif
+        free(buf);
+        llm_gen_free(&a);
+        llm_gen_free(&b);
+    }
+}
+
+/* Chat: the second turn runs only the tokens after the first turn's context (the reply
+   and the new turn), and gives the same next tokens as a fresh generator that prefills
+   the whole conversation. */
+static void test_chat_reuse(tm *t) {
+    llm_chat_template tp;
+    llm_gen g, f;
+    llm_gen_params gp = llm_gen_params_default();
+    llm_chat_msg msgs[4];
+    const char *piece;
+    size_t len, rl = 0;
+    char reply[2048];
+    llm_gen_stop why = LLM_GEN_NONE;
+    int n1, n2, end_id = 4, i, same = 1;
+    CHECK_OK(llm_chat_template_named(&tp, "chatml"));
+    gp.chat = &tp, gp.capacity = CTX, gp.max_tokens = 6, gp.eog = &end_id, gp.n_eog = 1;
+    gp.sampler.greedy = 1;
+    CHECK_OK(llm_gen_create(&g, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    msgs[0].role = "system", msgs[0].content = "ab";
+    msgs[1].role = "user", msgs[1].content = "hello ab";
+    CHECK_OK(llm_gen_chat(&g, msgs, 2));
+    n1 = g.n_tokens;
+    CHECK(g.n_prefilled == n1 && n1 > 10);
+    CHECK(g.tokens[0] == 3); /* <|im_start|> parsed as its id */
+    while (why == LLM_GEN_NONE) {
+        if (!CHECK_OK(llm_gen_next(&g, &piece, &len, &why))) break;
+        memcpy(reply + rl, piece, len), rl += len;
+    }
+    reply[rl] = 0;
+    msgs[2].role = "assistant", msgs[2].content = reply;
+    msgs[3].role = "user", msgs[3].content = "ba";
+    CHECK_OK(llm_gen_chat(&g, msgs, 4));
+    n2 = g.n_tokens;
+    CHECK_MSG(g.n_prefilled <= n2 - n1 && g.n_prefilled > 0, /* never turn 1's tokens again */
+              "turn 2 prefilled %d tokens of %d (turn 1's context: %d)", g.n_prefilled, n2, n1);
+    /* a fresh generator over the whole conversation draws the same reply */
+    CHECK_OK(llm_gen_create(&f, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    CHECK_OK(llm_gen_chat(&f, msgs, 4));
+    CHECK(f.n_prefilled == n2 && f.n_tokens == n2 && memcmp(f.tokens, g.tokens, sizeof(int) * (size_t)n2) == 0);
+    for (i = 0; i < 6; i++) {
+        llm_gen_stop w1, w2;
+        CHECK_OK(llm_gen_next(&g, &piece, &len, &w1));
+        CHECK_OK(llm_gen_next(&f, &piece, &len, &w2));
+        if (g.token != f.token || w1 != w2) same = 0;
+        if (w1 != LLM_GEN_NONE) break;
+    }
+    CHECK_MSG(same, "the reply over a kept cache = the reply after a full prefill");
+    /* chat without a template is refused */
+    gp.chat = NULL;
+    llm_gen_free(&f);
+    CHECK_OK(llm_gen_create(&f, &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+    CHECK(llm_gen_chat(&f, msgs, 2) == LLM_EINVAL);
+    llm_gen_free(&f);
+    llm_gen_free(&g);
+}
+
+int main(void) {
+    tm t;
+    if (make_model(&t)) {
+        test_reproduces(&t);
+        test_stop_reasons(&t);
+        test_sessions(&t);
+        test_chat_reuse(&t);
+    }
+    free_model(&t);
+    return test_done();
+}
