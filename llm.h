@@ -74,7 +74,10 @@
    Each kind of extension touches these places, and nothing else:
      a weight format   1. its llm_dtype value and its row in llm__wfmts (>>weights: name,
                           bits, block layout, check, row-to-fp32, and linear or prep + rows;
-                          the table must have a row per value or it does not compile);
+                          for one of ggml's formats also its GGUF type id, block dequantizer,
+                          scalar dot and vector tile, which llm__linear_q, llm_gguf_dequantize
+                          and the GGUF loader read; the table must have a row per value or it
+                          does not compile);
                        2. its kernels beside the row (scalar first; SIMD through the vector
                           layer, or a per-ISA kernel chosen where the row names it);
                        3. tests against a double reference of the format's exact values
@@ -4312,7 +4315,8 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    in / blk blocks of blk_bytes each in llm_weight.data (values, and any scales kept inside
    the block as ggml's Q8_0 / Q4_K do), plus, for scales == LLM__SCALE_GROUP, one fp32 per
    group_size values in llm_weight.scale. Adding a format: one row here, its kernels
-   (check, row, and prep / dot / dot4 or linear), and tests.
+   (check, row, and prep / dot / dot4 or linear; for a ggml block format dq, qdot and
+   tile, with linear = llm__linear_q), and tests.
 
    The three int8 layouts, by name:
      "int8" bits      the estimators' LLM_INT8: 8 bits a value, scales not counted

@@ -233,8 +233,9 @@ int main(int argc, char **argv) {
         printf("%s %d thread%s read %.1f GB/s, FMA %.0f GFLOP/s", nth > 1 ? ";" : "", nth, nth > 1 ? "s" : "", rroof[nth],
                froof[nth]);
     }
-    printf("\n\n%-6s %3s %6s %10s %9s %8s %9s %8s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read", "GFLOP/s",
-           "% FMA", "L2 GB/s");
+    if (part_k)
+        printf("\n\n%-6s %3s %6s %10s %9s %8s %9s %8s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
+               "GFLOP/s", "% FMA", "L2 GB/s");
     for (fi = 0; fi < (part_k ? NFORMATS : 0); fi++) {
         const qformat *f = &formats[fi];
         size_t wbytes = (size_t)DOUT * (DIN / f->block) * (size_t)f->bytes;
