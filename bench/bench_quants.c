@@ -18,7 +18,7 @@
    Q4_K elsewhere), Q6_K and Q5_0: decode tok/s (1 and 2 threads) with the bytes streamed
    per token and their share of the read roof, and prefill of 128 tokens. Copies of the
    weights (up to 600 MB) are cycled token by token so decode reads memory, not the LLC.
-   `bench_quants kernels` or `bench_quants 110m` runs one part only. */
+   `bench_quants kernels` or `bench_quants 110m [TYPE]` runs one part only. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -77,7 +77,7 @@ typedef struct {
     llm_weights w;
     llm_layer_weights layers[M_L];
     float *norms;
-    void *mem[M_L * 7 + 2];
+    void *mem[M_L * 7 + 3]; /* norms, token_embd, output, 7 per layer */
     int n_mem;
 } qmodel;
 
@@ -174,7 +174,7 @@ static double m_prefill(const llm_config *c, qmodel *m, int n, llm_threads *th, 
     return best;
 }
 
-static void bench_110m(llm_threads **pools, int npools, const double *rroof) {
+static void bench_110m(llm_threads **pools, int npools, const double *rroof, const char *only) {
     static const struct {
         const char *name;
         llm_dtype t;
@@ -195,6 +195,7 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof) {
     for (k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
         double bytes, d[3] = {0, 0, 0}, p[3] = {0, 0, 0};
         int nw, i;
+        if (only && strcmp(only, kinds[k].name) != 0) continue;
         qmodel_make(&ms[0], kinds[k].t, kinds[k].mix);
         c.tied_embeddings = kinds[k].mix > 0 ? 0 : 1;
         bytes = llm_decode_bytes(&c, &ms[0].w, LLM_F32, 48);
@@ -277,7 +278,7 @@ int main(int argc, char **argv) {
             }
     }
     if (part_k) printf("\ntargets (issue 12): GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it); 16 tokens <= 3x one\n");
-    if (part_m) bench_110m(pools, npools, rroof);
+    if (part_m) bench_110m(pools, npools, rroof, argc > 2 ? argv[2] : NULL);
     llm_threads_free(pools[2]);
     free(data), free(x), free(y);
     return 0;
