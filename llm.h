@@ -76,7 +76,10 @@
    Each kind of extension touches these places, and nothing else:
      a weight format   1. its llm_dtype value and its row in llm__wfmts (>>weights: name,
                           bits, block layout, check, row-to-fp32, and linear or prep + rows;
-                          the table must have a row per value or it does not compile);
+                          for one of ggml's formats also its GGUF type id, block dequantizer,
+                          scalar dot and vector tile, which llm__linear_q, llm_gguf_dequantize
+                          and the GGUF loader read; the table must have a row per value or it
+                          does not compile);
                        2. its kernels beside the row (scalar first; SIMD through the vector
                           layer, or a per-ISA kernel chosen where the row names it);
                        3. tests against a double reference of the format's exact values
@@ -4549,7 +4552,8 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    in / blk blocks of blk_bytes each in llm_weight.data (values, and any scales kept inside
    the block as ggml's Q8_0 / Q4_K do), plus, for scales == LLM__SCALE_GROUP, one fp32 per
    group_size values in llm_weight.scale. Adding a format: one row here, its kernels
-   (check, row, and prep / dot / dot4 or linear), and tests.
+   (check, row, and prep / dot / dot4 or linear; for a ggml block format dq, qdot and
+   tile, with linear = llm__linear_q), and tests.
 
    The three int8 layouts, by name:
      "int8" bits      the estimators' LLM_INT8: 8 bits a value, scales not counted
@@ -4569,6 +4573,7 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    it returns 0 to leave a block to dot), which a ggml block format would provide over
    its blocks of 32 or 256 values against activations quantized per block. */
 typedef struct llm__lw llm__lw;
+typedef struct llm__q8x llm__q8x; /* activations quantized per block of 32 (ggml's formats, below) */
 typedef struct llm__wfmt {
     const char *name;
     double bits;   /* per value, in-block scales included (Q8_32: 8 + 16 / 32) */
@@ -4581,6 +4586,14 @@ typedef struct llm__wfmt {
                          int d_out, llm_threads *th); /* a whole linear layer, or NULL: panels below */
     void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
     void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
+    /* ggml's formats (a GGUF tensor's type id, -1 for none) and, for its block formats, what
+       llm__linear_q and llm_gguf_dequantize read: one block of blk values to fp32 (exact),
+       the scalar dot of a row with activations quantized per block of 32 (the oracle), and
+       the vector tile (nr rows x nt tokens, the shapes llm__lq_tiles asks for), or NULL */
+    int ggml;
+    void (*dq)(const unsigned char *blk, float *y);
+    float (*qdot)(const unsigned char *w, const llm__q8x *x, int64_t n);
+    void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt);
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -4750,7 +4763,7 @@ static void llm__dq_q4_1(const unsigned char *b, float *y) {
 }
 /* Q5_0: half d, 32 high bits qh (bit j is value j's fifth bit), 16 bytes of low nibbles:
    d (q - 16). Q5_1: half d, half m, qh, nibbles: d q + m. */
-static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
+LLM__WINLINE void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
     double d = llm__h(b), m = with_min ? llm__h(b + 2) : 0.0;
     const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + 4;
     uint32_t h = llm__le32(qh);
@@ -4761,6 +4774,8 @@ static void llm__dq_q5(const unsigned char *b, float *y, int with_min) {
         y[j + 16] = (float)(d * (q1 - off) + m);
     }
 }
+static void llm__dq_q5_0(const unsigned char *b, float *y) { llm__dq_q5(b, y, 0); }
+static void llm__dq_q5_1(const unsigned char *b, float *y) { llm__dq_q5(b, y, 1); }
 /* Q8_0: half d, 32 int8: d q */
 static void llm__dq_q8_0(const unsigned char *b, float *y) {
     double d = llm__h(b);
@@ -4871,44 +4886,88 @@ static void llm__dq_q6_k(const unsigned char *b, float *y) {
    the vector kernels read), so each block's dot is an integer sum and two scales.
    Per 32 values the result is dw dx sum(qw qx) (+ the min's m dx sum(qx)): the only
    rounding beyond fp32 accumulation is x's own 8-bit quantization. */
-typedef struct llm__q8x {
+struct llm__q8x {
     float d;          /* x ~= d q */
     float ds;         /* d * sum(q): a min term's factor */
     int32_t ns;       /* -sum(q): cancels a code offset in the vector dots */
     int16_t s16[2];   /* sums of q[0..15] and q[16..31] */
     int8_t q[32];
-} llm__q8x;
+};
 
 /* x[n] (n a multiple of 32) into n / 32 blocks, round to nearest (ties away from zero).
    A block holding inf or NaN gets d = NaN and q = 0 (as llm__q8_group does): its products
-   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). */
+   are NaN, as in fp32, and no NaN is converted to an int (undefined behaviour). It runs
+   once per token and call, so small matrices (and the L2-resident rows of a benchmark)
+   see its cost: the vector path (same operations, same bits) takes a block in a few
+   vector instructions. */
+#if defined(LLM__AVX512)
+static inline void llm__q8x_codes(int8_t *q, llm__rv t) { _mm_storeu_si128((__m128i *)(void *)q, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(t))); }
+#elif defined(LLM__AVX2)
+static inline void llm__q8x_codes(int8_t *q, llm__rv t) {
+    __m256i i = _mm256_cvttps_epi32(t);
+    __m128i h = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+    _mm_storel_epi64((__m128i *)(void *)q, _mm_packs_epi16(h, h));
+}
+#elif defined(LLM__RV)
+static inline void llm__q8x_codes(int8_t *q, llm__rv t) {
+    float f[LLM__RVN];
+    int j;
+    llm__rv_store(f, t);
+    for (j = 0; j < LLM__RVN; j++) q[j] = (int8_t)(int)f[j];
+}
+#endif
 static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
     int64_t b;
     int j;
     for (b = 0; b < n / 32; b++, x += 32) {
         float amax = 0.0f, bad = 0.0f, id;
+        int s[2] = {0, 0};
         llm__q8x *o = &out[b];
+#ifdef LLM__RV
+        llm__rv m = llm__rv_set1(0.0f), nan = m;
+        for (j = 0; j < 32; j += LLM__RVN) {
+            llm__rv v = llm__rv_load(x + j);
+            m = llm__rv_max(m, llm__rv_abs(v));
+            nan = llm__rv_fma(v, llm__rv_set1(0.0f), nan); /* x * 0 is NaN for inf and NaN: sticky */
+        }
+        amax = llm__rv_hmax(m), bad = llm__rv_hsum(nan);
+#else
         for (j = 0; j < 32; j++) amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax, bad += x[j] * 0.0f;
+#endif
         o->s16[0] = o->s16[1] = 0;
         o->ns = 0;
-        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* x * 0 is NaN for inf and NaN */
+        if (bad != 0.0f || !(amax <= FLT_MAX)) { /* inf or NaN */
             o->d = o->ds = NAN;
             memset(o->q, 0, sizeof o->q);
             continue;
         }
         o->d = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
-        for (j = 0; j < 32; j++) {
+        j = 0;
+#ifdef LLM__RV
+        if (id <= FLT_MAX) { /* (for a subnormal amax id is inf: the scalar loop's NaN rule) */
+            const llm__rv vid = llm__rv_set1(id), lim = llm__rv_set1(127.0f), mlim = llm__rv_set1(-127.0f);
+            const llm__rv half = llm__rv_set1(0.5f), mhalf = llm__rv_set1(-0.5f), zero = llm__rv_set1(0.0f);
+            for (; j < 32; j += LLM__RVN) {
+                llm__rv v = llm__rv_min(llm__rv_max(llm__rv_mul(llm__rv_load(x + j), vid), mlim), lim);
+                llm__rv t = llm__rv_trunc(llm__rv_add(v, llm__rv_ge_or(v, zero, half, mhalf)));
+                llm__q8x_codes(o->q + j, t);
+                s[j / 16] += (int)llm__rv_hsum(t); /* small integers: exact in any order */
+            }
+        }
+#endif
+        for (; j < 32; j++) {
             /* clamped as a float: for a subnormal amax, 127 / amax is inf (and 0 * inf NaN) */
             float v = x[j] * id;
             int q;
             v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v == v ? v : 0.0f;
             q = (int)(v + (v >= 0 ? 0.5f : -0.5f));
             o->q[j] = (int8_t)q;
-            o->s16[j / 16] = (int16_t)(o->s16[j / 16] + o->q[j]);
+            s[j / 16] += q;
         }
-        o->ns = -(o->s16[0] + o->s16[1]);
-        o->ds = o->d * (float)(o->s16[0] + o->s16[1]);
+        o->s16[0] = (int16_t)s[0], o->s16[1] = (int16_t)s[1];
+        o->ns = -(s[0] + s[1]);
+        o->ds = o->d * (float)(s[0] + s[1]);
     }
 }
 
@@ -5092,10 +5151,12 @@ typedef __m256 llm__qf;
 #define LLM__QDP(c, u, s) _mm256_dpbusd_avx_epi32((c), (u), (s))
 #endif
 static inline llm__qb llm__qb_load(const unsigned char *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
-/* 16 bytes: low nibbles (values 0-15), then high nibbles (16-31) */
+/* 16 bytes: low nibbles (values 0-15), then high nibbles (16-31). The bytes are broadcast
+   to both halves by the load itself and the halves told apart by a blend: no lane-crossing
+   insert, whose one port (5) the scale broadcasts also need. */
 static inline llm__qb llm__qb_nib16(const unsigned char *p) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(v, 4), v), _mm256_set1_epi8(15));
+    __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_and_si256(_mm256_blend_epi32(v, _mm256_srli_epi16(v, 4), 0xf0), _mm256_set1_epi8(15));
 }
 static inline llm__qb llm__qb_lo(llm__qb v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
 static inline llm__qb llm__qb_hi(llm__qb v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
@@ -5146,7 +5207,11 @@ static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), sc);
 }
 static inline llm__qf llm__qf_zero(void) { return _mm256_setzero_ps(); }
-static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f), acc); }
+static inline llm__qf llm__qf_set1(float f) { return _mm256_set1_ps(f); }
+/* dw dx in every lane: the weight's scale vector times x's scale broadcast from memory
+   (a load, no shuffle); the same product, so the same bits, as the scalar dw * dx */
+static inline llm__qf llm__qf_mulx(llm__qf dw, const float *dx) { return _mm256_mul_ps(dw, _mm256_broadcast_ss(dx)); }
+static inline llm__qf llm__qf_fma(llm__qi s, llm__qf f, llm__qf acc) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), f, acc); }
 static inline float llm__qf_hsum(llm__qf a) { return llm__hsum256(a); }
 #ifdef __F16C__
 static inline float llm__qh(const unsigned char *p) {
@@ -5233,7 +5298,9 @@ static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
 }
 static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) { return llm__qb_dotu_sc(w, x, sc); }
 static inline llm__qf llm__qf_zero(void) { return vdupq_n_f32(0.0f); }
-static inline llm__qf llm__qf_fma(llm__qi s, float f, llm__qf acc) { return vfmaq_n_f32(acc, vcvtq_f32_s32(s), f); }
+static inline llm__qf llm__qf_set1(float f) { return vdupq_n_f32(f); }
+static inline llm__qf llm__qf_mulx(llm__qf dw, const float *dx) { return vmulq_n_f32(dw, *dx); }
+static inline llm__qf llm__qf_fma(llm__qi s, llm__qf f, llm__qf acc) { return vfmaq_f32(acc, vcvtq_f32_s32(s), f); }
 static inline float llm__qf_hsum(llm__qf a) { return vaddvq_f32(a); }
 static inline float llm__qh(const unsigned char *p) {
     uint16_t h;
@@ -5258,6 +5325,17 @@ static inline float llm__qh(const unsigned char *p) {
 }
 #endif
 #endif
+
+/* A block's fp16 scale at p in every lane. With F16C it is converted straight from an
+   8-byte load (p[0..7]: every format that calls this has 6 more bytes of its block after
+   the scale), which needs no move from a general register. */
+static inline llm__qf llm__qf_h(const unsigned char *p) {
+#if defined(__F16C__) && !defined(LLM__NEON)
+    return _mm256_broadcastss_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+#else
+    return llm__qf_set1(llm__qh(p));
+#endif
+}
 
 /* The tile loops have constant trip counts; they are asked to unroll completely (gcc
    otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
@@ -5284,11 +5362,12 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
     for (b = 0; b < nb; b++) {
         llm__qb q[LLM__QR];
-        float d[LLM__QR], m[LLM__QR];
+        llm__qf d[LLM__QR];
+        float m[LLM__QR];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            d[r] = llm__qh(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
+            d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
             switch (fmt) {
             case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
             case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
@@ -5304,7 +5383,7 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
             for (r = 0; r < nr; r++) {
                 llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
                                                 : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
-                acc[r * nt + t] = llm__qf_fma(s, d[r] * xb->d, acc[r * nt + t]);
+                acc[r * nt + t] = llm__qf_fma(s, llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
                 if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
             }
         }
@@ -5313,10 +5392,29 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
 
+/* Q4_K / Q5_K's 8 6-bit scales and 8 6-bit mins from their 12 bytes (see
+   llm__k4_scale_min), four at a time as 32-bit words: bytes 0-3 (a) hold scales 0-3 and
+   the top bits of scales 4-7, bytes 4-7 (b) mins 0-3 and the top bits of mins 4-7, bytes
+   8-11 (c) the low nibbles of scales 4-7 (low) and mins 4-7 (high). */
+LLM__WINLINE void llm__k4_scales(const unsigned char *q, unsigned char *sc, unsigned char *mn) {
+    uint32_t a = llm__le32(q), b = llm__le32(q + 4), c = llm__le32(q + 8), u[4];
+    const uint32_t m6 = 0x3f3f3f3fu, m4 = 0x0f0f0f0fu, m2 = 0x03030303u;
+    int i;
+    u[0] = a & m6, u[1] = (c & m4) | (((a >> 6) & m2) << 4);
+    u[2] = b & m6, u[3] = ((c >> 4) & m4) | (((b >> 6) & m2) << 4);
+    LLM__UNROLL
+    for (i = 0; i < 4; i++) /* byte i of a word is sub-block i (little-endian, whatever the host) */
+        sc[i] = (unsigned char)(u[0] >> (8 * i)), sc[i + 4] = (unsigned char)(u[1] >> (8 * i)),
+        mn[i] = (unsigned char)(u[2] >> (8 * i)), mn[i + 4] = (unsigned char)(u[3] >> (8 * i));
+}
+
 /* Q4_K / Q5_K: per 256-value super-block, d and dmin, then 8 sub-blocks of 32 (one x
-   block each) with 6-bit scale and min: sc * (codes . qx) in int32 (the scale rides in
-   vpmaddwd), times d dx; the min is dmin mn (dx sum qx). Codes: a 32-byte run's low
-   nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit is bit j of qh. */
+   block each) with 6-bit scale and min: (codes . qx) in int32 lanes, times (d sc) dx
+   (d sc is exact in fp32: 11 by 6 significant bits); the min is (-dmin mn) (dx sum qx),
+   both factors exact too. The scales are decoded once per row and super-block into
+   floats, so a sub-block costs its codes, one dot, one scale product and one FMA. Codes: a
+   32-byte run's low nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit
+   is bit j of qh. */
 LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
                                const int five, const int nr, const int nt) {
     const int bytes = five ? 176 : 144;
@@ -5327,33 +5425,34 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
     for (b = 0; b < nsb; b++) {
         const unsigned char *p[LLM__QR];
-        float d[LLM__QR], dmin[LLM__QR];
-        int sc[LLM__QR][8], m[LLM__QR][8];
+        float dsc[LLM__QR][8], dmn[LLM__QR][8];
+        LLM__UNROLL
         for (r = 0; r < nr; r++) {
+            unsigned char sc[8], m[8];
+            float d, dmin;
             p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            d[r] = llm__qh(p[r]), dmin[r] = llm__qh(p[r] + 2);
+            d = llm__qh(p[r]), dmin = llm__qh(p[r] + 2);
+            llm__k4_scales(p[r] + 4, sc, m);
             LLM__UNROLL
-            for (j = 0; j < 8; j++) llm__k4_scale_min(j, p[r] + 4, &sc[r][j], &m[r][j]);
+            for (j = 0; j < 8; j++) dsc[r][j] = d * (float)sc[j], dmn[r][j] = -dmin * (float)m[j];
         }
         for (j = 0; j < 8; j++) {
             llm__qb q[LLM__QR];
-            llm__qsc s2[LLM__QR];
-            float dm[LLM__QR];
+            llm__qf dv[LLM__QR];
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 llm__qb v = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * (j / 2));
                 q[r] = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
                 if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
-                s2[r] = llm__qsc_make(sc[r][j], sc[r][j]);
-                dm[r] = -dmin[r] * (float)m[r][j];
+                dv[r] = llm__qf_set1(dsc[r][j]);
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
                 LLM__UNROLL
                 for (r = 0; r < nr; r++) {
-                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
-                    mn[r * nt + t] = fmaf(dm[r], xb->ds, mn[r * nt + t]);
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu(q[r], xb->q, llm__qi_set1(0)), llm__qf_mulx(dv[r], &xb->d), acc[r * nt + t]);
+                    mn[r * nt + t] = fmaf(dmn[r][j], xb->ds, mn[r * nt + t]);
                 }
             }
         }
@@ -5373,8 +5472,8 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero();
     for (b = 0; b < nsb; b++) {
         const unsigned char *p[LLM__QR];
-        float d[LLM__QR];
-        for (r = 0; r < nr; r++) p[r] = w + (size_t)r * ldw + (size_t)b * 210, d[r] = llm__qh(p[r] + 208);
+        llm__qf d[LLM__QR]; /* (its scale ends the block: llm__qf_h would read past it) */
+        for (r = 0; r < nr; r++) p[r] = w + (size_t)r * ldw + (size_t)b * 210, d[r] = llm__qf_set1(llm__qh(p[r] + 208));
         for (h = 0; h < 2; h++)
             LLM__UNROLL
             for (k = 0; k < 4; k++) { /* unrolled: the shifts are constants */
@@ -5393,7 +5492,7 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
                     const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
                     LLM__UNROLL
                     for (r = 0; r < nr; r++)
-                        acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q[r], xb->q, s2[r]), d[r] * xb->d, acc[r * nt + t]);
+                        acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q[r], xb->q, s2[r]), llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
                 }
             }
     }
@@ -5401,71 +5500,47 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]);
 }
 
-/* One tile of a format: nr rows x nt tokens (nr, nt constants here, so it unrolls) */
-LLM__WINLINE void llm__qk_tile(float *out, uint32_t gt, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx,
-                               int n, const int nr, const int nt) {
-    switch (gt) {
-    case 8: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, nr, nt); break;
-    case 2: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, nr, nt); break;
-    case 6: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, nr, nt); break;
-    case 3: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, nr, nt); break;
-    case 7: llm__qk32(out, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, nr, nt); break;
-    case 12: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 0, nr, nt); break;
-    case 13: llm__qk_q45k(out, w, ldw, x, ldx, n / 256, 1, nr, nt); break;
-    case 14: llm__qk_q6k(out, w, ldw, x, ldx, n / 256, nr, nt); break;
-    default: break;
+/* Each format's tile (its row's `tile`), with the shapes llm__lq_tiles asks for made
+   constants so each unrolls: LLM__QR x 1 and 1 x 1 at one token, 2 x LLM__QT and
+   1 x LLM__QT for several. */
+#define LLM__QTILE(name, K)                                                                                          \
+    static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt) { \
+        if (nt == 1) {                                                                                               \
+            if (nr == LLM__QR) K(LLM__QR, 1);                                                                        \
+            else K(1, 1);                                                                                            \
+        } else if (nr == 2) K(2, LLM__QT);                                                                           \
+        else K(1, LLM__QT);                                                                                          \
     }
-}
-/* the types with a vector kernel (the others run llm__qdot_*) */
-static int llm__qk_has(uint32_t gt) { return gt == 8 || gt == 2 || gt == 6 || gt == 3 || gt == 7 || gt == 12 || gt == 13 || gt == 14; }
+#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T)
+#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T)
+#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T)
+#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T)
+#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T)
+#define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T)
+#define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T)
+#define LLM__K_Q6_K(R, T) llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T)
+LLM__QTILE(llm__qt_q8_0, LLM__K_Q8_0)
+LLM__QTILE(llm__qt_q4_0, LLM__K_Q4_0)
+LLM__QTILE(llm__qt_q5_0, LLM__K_Q5_0)
+LLM__QTILE(llm__qt_q4_1, LLM__K_Q4_1)
+LLM__QTILE(llm__qt_q5_1, LLM__K_Q5_1)
+LLM__QTILE(llm__qt_q4_k, LLM__K_Q4_K)
+LLM__QTILE(llm__qt_q5_k, LLM__K_Q5_K)
+LLM__QTILE(llm__qt_q6_k, LLM__K_Q6_K)
+#define LLM__QTF(tile) tile
+#else
+#define LLM__QTF(tile) NULL /* no vector kernels: the scalar dots */
 #endif /* LLM__QV */
-
-/* The ggml type id of a block-format llm_dtype (0 for the others). */
-static uint32_t llm__ggml_of(llm_dtype t) {
-    switch (t) {
-    case LLM_Q8_0: return 8;
-    case LLM_Q4_0: return 2;
-    case LLM_Q4_1: return 3;
-    case LLM_Q5_0: return 6;
-    case LLM_Q5_1: return 7;
-    case LLM_Q2_K: return 10;
-    case LLM_Q3_K: return 11;
-    case LLM_Q4_K: return 12;
-    case LLM_Q5_K: return 13;
-    case LLM_Q6_K: return 14;
-    default: return 0;
-    }
-}
 
 /* The weight-format table's row and check routines for ggml's block formats: a row of
    an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
 static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
     const llm__wfmt *f = llm__wfmt_of(w->type);
-    llm_gguf_dequantize(llm__ggml_of(w->type), (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes,
-                        dst, n);
+    const unsigned char *p = (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes;
+    int i;
+    for (i = 0; i < n; i += f->blk, p += f->blk_bytes) f->dq(p, dst + i);
 }
-static llm_status llm__check_blk(const llm_weight *w, int d_in) {
-    uint32_t gt = llm__ggml_of(w->type);
-    return gt && d_in % llm__wfmt_of(w->type)->blk == 0 ? LLM_OK : LLM_EINVAL;
-}
-
-/* The dot kernel of each ggml type llm.h multiplies (NULL: not yet). */
-typedef float (*llm__qdot_fn)(const unsigned char *w, const llm__q8x *x, int64_t n);
-static llm__qdot_fn llm__qdot_of(uint32_t type) {
-    switch (type) {
-    case 2: return llm__qdot_q4_0;
-    case 3: return llm__qdot_q4_1;
-    case 6: return llm__qdot_q5_0;
-    case 7: return llm__qdot_q5_1;
-    case 8: return llm__qdot_q8_0;
-    case 10: return llm__qdot_q2_k;
-    case 11: return llm__qdot_q3_k;
-    case 12: return llm__qdot_q4_k;
-    case 13: return llm__qdot_q5_k;
-    case 14: return llm__qdot_q6_k;
-    default: return NULL;
-    }
-}
+static llm_status llm__check_blk(const llm_weight *w, int d_in) { return d_in % llm__wfmt_of(w->type)->blk == 0 ? LLM_OK : LLM_EINVAL; }
 
 /* y[n][out] = x W^T + b for W in a ggml block format. x is quantized a panel of tokens at
    a time into 64 KiB of stack; each thread takes a share of W's rows (whole tiles of
@@ -5474,8 +5549,7 @@ static llm__qdot_fn llm__qdot_of(uint32_t type) {
 typedef struct llm__lq {
     const unsigned char *w;
     size_t row_bytes;
-    llm__qdot_fn dot;
-    uint32_t gt;
+    const llm__wfmt *f;
     const llm__q8x *xq;
     const float *b;
     float *y;
@@ -5495,8 +5569,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
         for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
             const llm__q8x *x = c->xq + (size_t)t * ldx;
             int n2 = nr - r2 >= 2 ? 2 : 1;
-            if (n2 == 2) llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 2, LLM__QT);
-            else llm__qk_tile(o, c->gt, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, 1, LLM__QT);
+            c->f->tile(o, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, n2, LLM__QT);
             for (i = 0; i < n2; i++)
                 for (j = 0; j < LLM__QT; j++)
                     c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
@@ -5504,8 +5577,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
         }
     for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
         const llm__q8x *x = c->xq + (size_t)t * ldx;
-        if (nr == LLM__QR) llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, LLM__QR, 1);
-        else llm__qk_tile(o, c->gt, w, ld, x, ldx, c->d_in, 1, 1);
+        c->f->tile(o, w, ld, x, ldx, c->d_in, nr, 1);
         for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
     }
 }
@@ -5517,7 +5589,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nr, nb = c->d_in / 32;
     if (r1 > c->d_out) r1 = c->d_out;
 #ifdef LLM__QV
-    if (llm__qk_has(c->gt)) {
+    if (c->f->tile) {
         for (r = r0; r < r1; r += nr) {
             nr = r1 - r >= LLM__QR ? LLM__QR : 1;
             llm__lq_tiles(c, r, nr);
@@ -5530,7 +5602,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
         float bias = c->b ? c->b[r] : 0.0f;
         (void)nr;
         for (t = 0; t < c->nt; t++)
-            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->dot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
+            c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->f->qdot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
     }
 }
 
@@ -5538,16 +5610,15 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
-    uint32_t gt = llm__ggml_of(W->type);
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
     int tp, t;
-    if (!gt || !(c.dot = llm__qdot_of(gt))) return LLM_EUNSUPPORTED;
+    if (!f->qdot) return LLM_EUNSUPPORTED;
     if (d_in % f->blk) return LLM_EINVAL;
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
     c.w = (const unsigned char *)W->data;
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
-    c.gt = gt, c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    c.f = f, c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
     tp = LLM__LQ_BLOCKS / (d_in / 32);
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
@@ -5557,30 +5628,45 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
+/* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
+static void llm__dq_f32(const unsigned char *b, float *y) {
+    uint32_t u = llm__le32(b);
+    memcpy(y, &u, 4);
+}
+static void llm__dq_f16(const unsigned char *b, float *y) { *y = llm__h(b); }
+static void llm__dq_bf16(const unsigned char *b, float *y) { *y = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); }
+
 static const llm__wfmt llm__wfmts[] = {
-    /* name     bits blk bytes scales            check           row            linear           prep          rows */
-    {"f32",     32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL},
-    {"f16",     16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16},
-    {"bf16",    16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16},
-    {"int8",    8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8},
-    {"int4",    4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL},
+    /* name   bits blk bytes scales          check           row            linear           prep          rows            ggml dq           qdot            tile */
+    {"f32",   32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,           0,  llm__dq_f32,  NULL,           NULL},
+    {"f16",   16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16,  1,  llm__dq_f16,  NULL,           NULL},
+    {"bf16",  16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16, 30, llm__dq_bf16, NULL,           NULL},
+    {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL},
+    {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL},
     /* ggml's block formats (scales inside the blocks): the whole layer in llm__linear_q */
-    {"q8_32",   8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q4_32",   4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q4_1",    5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q5_0",    5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q5_1",    6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q2_k",    2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q3_k",    3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q4_k",    4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q5_k",    5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
-    {"q6_k",    6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL},
+    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0)},
+    {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0)},
+    {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1)},
+    {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0)},
+    {"q5_1",  6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 7,  llm__dq_q5_1, llm__qdot_q5_1, LLM__QTF(llm__qt_q5_1)},
+    {"q2_k",  2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 10, llm__dq_q2_k, llm__qdot_q2_k, NULL},
+    {"q3_k",  3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 11, llm__dq_q3_k, llm__qdot_q3_k, NULL},
+    {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k)},
+    {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k)},
+    {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k)},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
 
 /* The row of t, or NULL for a value outside the enum. */
 static const llm__wfmt *llm__wfmt_of(llm_dtype t) { return (int)t >= 0 && (int)t < (int)LLM_DTYPE_COUNT ? &llm__wfmts[t] : NULL; }
+/* The row of a ggml tensor type id, or NULL when llm.h has no format for it. */
+static const llm__wfmt *llm__wfmt_ggml(uint32_t id) {
+    int i;
+    for (i = 0; i < (int)LLM_DTYPE_COUNT; i++)
+        if (llm__wfmts[i].ggml >= 0 && (uint32_t)llm__wfmts[i].ggml == id) return &llm__wfmts[i];
+    return NULL;
+}
 
 LLMDEF double llm_dtype_bits(llm_dtype t) { return llm__wfmt_of(t) ? llm__wfmt_of(t)->bits : 0.0; }
 LLMDEF double llm_dtype_bytes(llm_dtype t) { return llm_dtype_bits(t) / 8.0; }
@@ -9496,9 +9582,6 @@ static const llm__ggml_type llm__ggml_types[40] = {
     {"bf16", 1, 2},       {NULL, 0, 0},        {NULL, 0, 0},       {NULL, 0, 0},         {"tq1_0", 256, 54},
     {"tq2_0", 256, 66},   {NULL, 0, 0},        {NULL, 0, 0},       {NULL, 0, 0},         {"mxfp4", 32, 17},
 };
-#define LLM__GGML_F32 0u
-#define LLM__GGML_F16 1u
-#define LLM__GGML_BF16 30u
 
 LLMDEF const char *llm_gguf_type_name(uint32_t t) { return t < 40 ? llm__ggml_types[t].name : NULL; }
 
@@ -9519,28 +9602,13 @@ static uint64_t llm__le64(const unsigned char *p) { return (uint64_t)llm__le32(p
 LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst, int64_t n) {
     const unsigned char *b = (const unsigned char *)src;
     const llm__ggml_type *ty = type < 40 ? &llm__ggml_types[type] : NULL;
+    const llm__wfmt *f = llm__wfmt_ggml(type); /* the weight-format table's row (>>weights) */
     int64_t i;
     if (!src || !dst || n < 0) return LLM_EINVAL;
     if (!ty || !ty->name) return LLM_EINVAL;
     if (n % ty->block) return LLM_EINVAL;
-    for (i = 0; i < n; i += ty->block, b += ty->bytes, dst += ty->block) {
-        switch (type) {
-        case LLM__GGML_F32: *dst = llm__le32f(b); break;
-        case LLM__GGML_F16: *dst = llm__h(b); break;
-        case LLM__GGML_BF16: *dst = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); break;
-        case 2: llm__dq_q4_0(b, dst); break;
-        case 3: llm__dq_q4_1(b, dst); break;
-        case 6: llm__dq_q5(b, dst, 0); break;
-        case 7: llm__dq_q5(b, dst, 1); break;
-        case 8: llm__dq_q8_0(b, dst); break;
-        case 10: llm__dq_q2_k(b, dst); break;
-        case 11: llm__dq_q3_k(b, dst); break;
-        case 12: llm__dq_q4_k(b, dst); break;
-        case 13: llm__dq_q5_k(b, dst); break;
-        case 14: llm__dq_q6_k(b, dst); break;
-        default: return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
-        }
-    }
+    if (!f || !f->dq) return LLM_EUNSUPPORTED; /* known layout, no dequantizer here (IQ*, TQ*, MXFP4, ...) */
+    for (i = 0; i < n; i += f->blk, b += f->blk_bytes, dst += f->blk) f->dq(b, dst);
     return LLM_OK;
 }
 
@@ -10498,8 +10566,8 @@ LLMDEF llm_status llm_gguf_read_config(llm_config *c, llm_gguf *g, const char **
    BF16 and the ggml block formats with a dot kernel; every tensor 4-byte aligned. */
 static llm__tsrc llm__gguf_src(void *ctx, const char *name) {
     const llm_gguf_tensor *t = llm_gguf_find_tensor((const llm_gguf *)ctx, name);
+    const llm__wfmt *f;
     llm__tsrc s;
-    int k;
     memset(&s, 0, sizeof s);
     s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 4;
     if (!t) return s;
@@ -10509,10 +10577,8 @@ static llm__tsrc llm__gguf_src(void *ctx, const char *name) {
     s.bytes = t->bytes;
     s.data = t->data;
     s.type_name = llm_gguf_type_name(t->type);
-    if (t->type == LLM__GGML_F32) s.type = LLM_F32;
-    else if (t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16) s.type = t->type == LLM__GGML_F16 ? LLM_F16 : LLM_BF16;
-    for (k = 0; k < (int)LLM_DTYPE_COUNT && s.type < 0 && s.n_dims >= 2; k++)
-        if (llm__ggml_of((llm_dtype)k) == t->type && llm__qdot_of(t->type)) s.type = k;
+    f = llm__wfmt_ggml(t->type); /* the weight-format table's row: element formats any shape, blocks 2-D or stacked (experts) */
+    if (f && (f->blk == 1 || (s.n_dims >= 2 && f->qdot))) s.type = (int)(f - llm__wfmts);
     return s;
 }
 
@@ -11366,8 +11432,8 @@ LLMDEF llm_status llm_gguf_shapes(llm_model_shapes *s, const void *head, size_t 
         s->config.name = s->arch;
         for (i = 0; i < g.n_tensors; i++) {
             const llm_gguf_tensor *t = &g.tensors[i];
-            int type_ok = t->type == LLM__GGML_F32 || t->type == LLM__GGML_F16 || t->type == LLM__GGML_BF16 ||
-                          llm__qdot_of(t->type) != NULL;
+            const llm__wfmt *f = llm__wfmt_ggml(t->type); /* as llm__gguf_src: the table's row */
+            int type_ok = f && (f->blk == 1 || f->qdot);
             s->n_elements = llm__sat_add(s->n_elements, (uint64_t)(t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3]));
             s->tensor_bytes = llm__sat_add(s->tensor_bytes, t->bytes);
             llm__shapes_tensor(s, 0, t->name, type_ok, ": its type has no kernel here (IQ*, TQ*, MXFP4...)");
