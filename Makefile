@@ -30,7 +30,7 @@ TESTS    := $(filter-out test_mmap,$(patsubst tests/%.c,%,$(wildcard tests/test_
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/filecheck.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
+DEPS = llm.h tests/test.h tests/internals.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/filecheck.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -49,9 +49,8 @@ FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
-# Every test in native and scalar. The ISA builds run every test that links llm_impl.o
-# (below: a link each) and the ones with their own implementation (a whole compile each)
-# whose code differs by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
+# Every test in native and scalar. The ISA builds (a link each, below) run the tests whose
+# code paths differ by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
 ISA_SKIP := test_tokenizer test_hostile test_vocab test_unicode test_chat
 TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
             $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS))))
@@ -124,16 +123,17 @@ demo-run: $(B)/llm-run $(B)/examples/08_generate
 .PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------
-# The header's implementation is compiled once per build (tests/impl.c -> <dir>/llm_impl.o),
-# not once per test. A test that #defines LLM_IMPLEMENTATION itself (its own LLM_MALLOC, or
-# the static llm__ internals) compiles alone in each build; every other test is compiled
-# once per compiler into <objects>/<test>.o (it calls the public API only, so the builds'
-# ISA flags do not change it) and linked with each build's llm_impl.o. Which is which is
-# read from the test files.
+# The header's implementation is compiled once per build (tests/impl.c -> <dir>/llm_impl.o,
+# with the test allocator and the internals some tests call: tests/internals.h), not once
+# per test. Each test is compiled once per compiler into <objects>/<test>.o (it calls the
+# public API and those wrappers only, so the builds' ISA flags do not change it) and linked
+# with each build's llm_impl.o. A test that #defines LLM_IMPLEMENTATION itself would compile
+# alone in each build (a whole -O2 compile of the header each): which is which is read from
+# the test files.
 SELF_IMPL := $(patsubst tests/%.c,%,$(shell grep -l '^[[:space:]]*\#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' tests/test_*.c))
 # $(call TEST_SET,dir,compile command,objects dir,tests[,suffix]): the rules for <dir>/<test><suffix>
 define TEST_SET
-$(1)/llm_impl.o: tests/impl.c llm.h
+$(1)/llm_impl.o: tests/impl.c tests/internals.h llm.h
 	@mkdir -p $$(@D)
 	$(2) -I. -c $$< -o $$@
 $(addsuffix $(5),$(addprefix $(1)/,$(filter $(SELF_IMPL),$(4)))): $(1)/%$(5): tests/%.c $(DEPS)
