@@ -63,11 +63,14 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
+# qemu is make test's slowest part, so each program runs as soon as it is linked, alongside
+# the rest of the build (<program>.ran: its output and exit status, made again by every
+# make), and run.sh replays the record with the native results.
 NEON_TESTS := $(filter test_rowops test_quant test_kernels test_attention test_model test_ggml_quants,$(TESTS))
 NEON_BINS = $(addprefix $(B)/neon/,$(NEON_TESTS)) $(B)/neon/dotprod/test_quant $(B)/neon/dotprod/test_ggml_quants
 ifeq ($(UNAME_M),x86_64)
 ifeq ($(shell command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo yes),yes)
-TEST_NEON = $(NEON_BINS)
+TEST_NEON = $(addsuffix .ran,$(NEON_BINS))
 else
 TEST_NEON = $(B)/test/link/neon_skip
 endif
@@ -178,7 +181,8 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run 
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
-test: $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
+# (the NEON programs first: they run while the rest compiles)
+test: $(TEST_NEON) $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS)
 	@sh tests/run.sh $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
 
 # ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
@@ -284,6 +288,13 @@ $(B)/neon/dotprod/%: $(B)/neon/dotprod/%.elf
 neon: $(NEON_BINS)
 	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
+# make test's record of one run (above): a script that prints the output and exits with the
+# status. The two test_quant (and test_ggml_quants) never run at once, as in run.sh.
+$(B)/neon/%.ran: $(B)/neon/% FORCE
+	@./$< > $@.out 2>&1; printf '#!/bin/sh\ncat %s\nexit %s\n' "$@.out" "$$?" > $@ && chmod +x $@
+$(foreach t,test_quant test_ggml_quants,$(eval $(B)/neon/dotprod/$(t).ran: | $(B)/neon/$(t).ran))
+FORCE:
+.PHONY: FORCE
 
 # ---- directories --------------------------------------------------------------------
 $(B) $(B)/examples $(B)/bench $(B)/test/link:
