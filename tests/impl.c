@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 long test_alloc_live, test_alloc_count, test_alloc_fail_at = -1;
-static void *test_alloc(size_t n) {
+static void *llm_test__malloc(size_t n) {
     if ((double)n > 1099511627776.0) return NULL; /* (a double: no always-false warning on 32-bit) */
     if (test_alloc_fail_at >= 0 && test_alloc_count++ == test_alloc_fail_at) return NULL;
     if (test_alloc_fail_at < 0) test_alloc_count++;
@@ -16,14 +16,14 @@ static void *test_alloc(size_t n) {
         return p;
     }
 }
-static void test_free(void *p) {
+static void llm_test__free(void *p) {
     if (p) {
         test_alloc_live--;
         free(p);
     }
 }
-#define LLM_MALLOC(n) test_alloc(n)
-#define LLM_FREE(p) test_free(p)
+#define LLM_MALLOC(n) llm_test__malloc(n)
+#define LLM_FREE(p) llm_test__free(p)
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "internals.h"
