@@ -30,7 +30,7 @@ TESTS    := $(filter-out test_mmap,$(patsubst tests/%.c,%,$(wildcard tests/test_
 EXAMPLES := $(patsubst examples/%.c,%,$(sort $(wildcard examples/[0-9]*.c)))
 TOOLS    := $(patsubst examples/%.c,%,$(wildcard examples/llm-*.c))
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/bench_*.c))
-DEPS = llm.h tests/test.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/filecheck.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
+DEPS = llm.h tests/test.h tests/internals.h tests/ckpt_writer.h tests/gguf_writer.h tests/st_writer.h tests/filecheck.h tests/tok_reference.h tests/ref_model.h $(wildcard examples/*.h)
 
 TEST_VARIANTS = native scalar
 ifeq ($(UNAME_M),x86_64)
@@ -49,9 +49,8 @@ FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
 
-# Every test in native and scalar. The ISA builds run every test that links llm_impl.o
-# (below: a link each) and the ones with their own implementation (a whole compile each)
-# whose code differs by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
+# Every test in native and scalar. The ISA builds (a link each, below) run the tests whose
+# code paths differ by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
 ISA_SKIP := test_tokenizer test_hostile test_vocab test_unicode test_chat
 TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
             $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS))))
@@ -64,11 +63,14 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
+# qemu is make test's slowest part, so each program runs as soon as it is linked, alongside
+# the rest of the build (<program>.ran: its output and exit status, made again by every
+# make), and run.sh replays the record with the native results.
 NEON_TESTS := $(filter test_rowops test_quant test_kernels test_attention test_model test_ggml_quants,$(TESTS))
 NEON_BINS = $(addprefix $(B)/neon/,$(NEON_TESTS)) $(B)/neon/dotprod/test_quant $(B)/neon/dotprod/test_ggml_quants
 ifeq ($(UNAME_M),x86_64)
 ifeq ($(shell command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && echo yes),yes)
-TEST_NEON = $(NEON_BINS)
+TEST_NEON = $(addsuffix .ran,$(NEON_BINS))
 else
 TEST_NEON = $(B)/test/link/neon_skip
 endif
@@ -124,16 +126,17 @@ demo-run: $(B)/llm-run $(B)/examples/08_generate
 .PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------
-# The header's implementation is compiled once per build (tests/impl.c -> <dir>/llm_impl.o),
-# not once per test. A test that #defines LLM_IMPLEMENTATION itself (its own LLM_MALLOC, or
-# the static llm__ internals) compiles alone in each build; every other test is compiled
-# once per compiler into <objects>/<test>.o (it calls the public API only, so the builds'
-# ISA flags do not change it) and linked with each build's llm_impl.o. Which is which is
-# read from the test files.
+# The header's implementation is compiled once per build (tests/impl.c -> <dir>/llm_impl.o,
+# with the test allocator and the internals some tests call: tests/internals.h), not once
+# per test. Each test is compiled once per compiler into <objects>/<test>.o (it calls the
+# public API and those wrappers only, so the builds' ISA flags do not change it) and linked
+# with each build's llm_impl.o. A test that #defines LLM_IMPLEMENTATION itself would compile
+# alone in each build (a whole -O2 compile of the header each): which is which is read from
+# the test files.
 SELF_IMPL := $(patsubst tests/%.c,%,$(shell grep -l '^[[:space:]]*\#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' tests/test_*.c))
 # $(call TEST_SET,dir,compile command,objects dir,tests[,suffix]): the rules for <dir>/<test><suffix>
 define TEST_SET
-$(1)/llm_impl.o: tests/impl.c llm.h
+$(1)/llm_impl.o: tests/impl.c tests/internals.h llm.h
 	@mkdir -p $$(@D)
 	$(2) -I. -c $$< -o $$@
 $(addsuffix $(5),$(addprefix $(1)/,$(filter $(SELF_IMPL),$(4)))): $(1)/%$(5): tests/%.c $(DEPS)
@@ -178,7 +181,8 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(B)/llm-run 
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B)\n' > $@
 	chmod +x $@
 
-test: $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
+# (the NEON programs first: they run while the rest compiles)
+test: $(TEST_NEON) $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS)
 	@sh tests/run.sh $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
 
 # ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
@@ -284,6 +288,13 @@ $(B)/neon/dotprod/%: $(B)/neon/dotprod/%.elf
 neon: $(NEON_BINS)
 	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
+# make test's record of one run (above): a script that prints the output and exits with the
+# status. The two test_quant (and test_ggml_quants) never run at once, as in run.sh.
+$(B)/neon/%.ran: $(B)/neon/% FORCE
+	@./$< > $@.out 2>&1; printf '#!/bin/sh\ncat %s\nexit %s\n' "$@.out" "$$?" > $@ && chmod +x $@
+$(foreach t,test_quant test_ggml_quants,$(eval $(B)/neon/dotprod/$(t).ran: | $(B)/neon/$(t).ran))
+FORCE:
+.PHONY: FORCE
 
 # ---- directories --------------------------------------------------------------------
 $(B) $(B)/examples $(B)/bench $(B)/test/link:

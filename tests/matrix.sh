@@ -67,10 +67,11 @@ probe() { # name "cc flags" "runner" [lang]
     $3 "$d/probe" >>"$d/probe.log" 2>&1
 }
 
-# A test that #defines LLM_IMPLEMENTATION itself (its own LLM_MALLOC, or the llm__
-# internals) compiles alone; the others link one object of tests/impl.c per leg, as in the
-# Makefile. With LLM_STATIC a file's copy is private to it, so there each test compiles
-# its own (-DLLM_IMPLEMENTATION).
+# A test that #defines LLM_IMPLEMENTATION itself compiles alone; the others link one object
+# of tests/impl.c (the implementation, the test allocator, the internals' wrappers) per leg,
+# as in the Makefile. With LLM_STATIC a file's copy is private to it, so there each test is
+# one translation unit with tests/impl.c in front (-include; a test's _POSIX_C_SOURCE, which
+# must come before any system header, is given on the command line).
 self_impl() { grep -q '^[[:space:]]*#[[:space:]]*define[[:space:]][[:space:]]*LLM_IMPLEMENTATION' "tests/$1.c"; }
 
 # Build every test (or the list in $4) with one compiler command, run them through
@@ -85,7 +86,7 @@ leg_tests() {
     case " $cc " in *" -DLLM_STATIC "*) static=1 ;; esac
     # compile in parallel (MATRIX_JOBS, default the number of CPUs), one log per test: first
     # the implementation object and the tests that bring their own, then the tests linked to it
-    echo "+ $cc -I. [-c tests/impl.c | tests/<test>.c [$d/llm_impl.o]] -o ... -lm  for: $(echo $tests)" >>"$log"
+    echo "+ $cc -I. [-c tests/impl.c | tests/<test>.c [$d/llm_impl.o] | -include tests/impl.c tests/<test>.c] -o ... -lm  for: $(echo $tests)" >>"$log"
     : >"$d/phase1"
     : >"$d/phase2"
     [ $static = 1 ] || echo "$cc -I. -c tests/impl.c -o $d/llm_impl.o >$d/llm_impl.build.log 2>&1" >>"$d/phase1"
@@ -93,7 +94,8 @@ leg_tests() {
         if self_impl "$t"; then
             echo "$cc -I. tests/$t.c -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase1"
         elif [ $static = 1 ]; then
-            echo "$cc -DLLM_IMPLEMENTATION -I. tests/$t.c -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase1"
+            posix=$(sed -n 's/^#define _POSIX_C_SOURCE \([0-9]*L\).*/-D_POSIX_C_SOURCE=\1/p' "tests/$t.c")
+            echo "$cc $posix -I. -include tests/impl.c tests/$t.c -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase1"
         else
             echo "$cc -I. tests/$t.c $d/llm_impl.o -o $d/$t -lm >$d/$t.build.log 2>&1" >>"$d/phase2"
         fi

@@ -4,9 +4,10 @@
    max grows across the tiles (the online softmax's rescaling, in every kernel and cache
    dtype), and the KV cache (sizes, stored bits against the fp16 / int8 rules, f16 / int8
    error, EFULL / ERANGE leave it untouched, truncate, reset). */
-#define LLM_IMPLEMENTATION /* its own copy: it calls llm__f32_to_f16_row and llm__f16_to_f32_row */
+#include <float.h>
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm__f32_to_f16_row, llm__f16_to_f32_row */
 
 /* Tolerances (outputs are averages of values in [-1, 1]), about 10x the worst error
    measured over the native, scalar, avx2, avx2f16c, avx512f and NEON (qemu) builds:

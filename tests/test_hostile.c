@@ -8,31 +8,11 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* The allocator hook: counts live blocks and fails the allocation numbered fail_at.
-   Requests over 1 TiB fail as a real malloc would (ASan would abort on them instead). */
-static long test_alloc_live, test_alloc_count, test_alloc_fail_at = -1;
-static void *test_failing_malloc(size_t n) {
-    if ((double)n > 1099511627776.0) return NULL; /* (a double: no always-false warning on 32-bit) */
-    if (test_alloc_fail_at >= 0 && test_alloc_count++ == test_alloc_fail_at) return NULL;
-    if (test_alloc_fail_at < 0) test_alloc_count++;
-    {
-        void *p = malloc(n ? n : 1);
-        if (p) test_alloc_live++;
-        return p;
-    }
-}
-static void test_free(void *p) {
-    if (p) {
-        test_alloc_live--;
-        free(p);
-    }
-}
-#define LLM_MALLOC(n) test_failing_malloc(n)
-#define LLM_FREE(p) test_free(p)
-#define LLM_IMPLEMENTATION /* its own copy, built with the failing LLM_MALLOC above */
 #include "llm.h"
 #include "test.h"
+/* the allocator (tests/impl.c's): counts live blocks and fails the allocation numbered
+   test_alloc_fail_at */
+#include "internals.h"
 #include <limits.h>
 #include "ckpt_writer.h"
 

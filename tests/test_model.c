@@ -3,17 +3,11 @@
    sampler against probabilities and draws worked out here, and stories260K token for
    token. LLM_TEST_VERBOSE=1 prints the measured errors beside their tolerances. */
 #include <stdlib.h>
-/* Every allocation llm.h makes goes through here: the token loop must make none. */
-static long n_allocs;
-static void *counting_malloc(size_t n) {
-    n_allocs++;
-    return malloc(n);
-}
-#define LLM_MALLOC(n) counting_malloc(n)
-#define LLM_FREE(p) free(p)
-#define LLM_IMPLEMENTATION /* its own copy, built with the counting LLM_MALLOC above */
 #include "llm.h"
 #include "test.h"
+#include "internals.h"
+/* Every allocation llm.h makes is counted (tests/impl.c's allocator): the token loop must make none. */
+#define n_allocs test_alloc_count
 #include "ref_model.h"
 
 /* max of two doubles (not fmax: gcc 12 for AArch64 crashes vectorizing fmax reductions) */

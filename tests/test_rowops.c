@@ -9,9 +9,9 @@
      layernorm (mean ~1000):  |err| <= 2e-6 |ref| + 7e-5    (2 ulp of the mean / std)
      softmax:                 |err| <= 1e-5 |ref| + 1e-9, and sum within 1e-5 of 1
                               (a float sum of 11008 terms: ~sqrt(n) eps relative) */
-#define LLM_IMPLEMENTATION /* its own copy: it calls the SIMD layer (llm__rv_exp, llm__rv_load) */
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm_test__vector_exp: the SIMD layer's exp */
 
 #define MAXN 11009
 static float xs[MAXN + 8], ys[MAXN + 8], ws[MAXN + 8], bs[MAXN + 8], out[MAXN + 8];
@@ -272,28 +272,28 @@ static void test_bad_args(void) {
 
 /* The vector exp on its own: sweep [-87, 88] and report the worst relative error. */
 static void test_vector_exp(void) {
-#ifdef LLM__RV
     double w = 0;
     int i, j;
-    float t[LLM__RVN], e[LLM__RVN];
-    for (i = 0; i < 2000000; i += LLM__RVN) {
-        for (j = 0; j < LLM__RVN; j++) t[j] = -87.0f + 175.0f * (float)(i + j) / 2000000.0f;
-        llm__rv_store(e, llm__rv_exp(llm__rv_load(t)));
-        for (j = 0; j < LLM__RVN; j++) {
+    float t[LLM_TEST_EXP_LANES], e[LLM_TEST_EXP_LANES];
+    if (!llm_test__vector_lanes) {
+        printf("vector exp: scalar build (libm expf), nothing to sweep\n");
+        return;
+    }
+    for (i = 0; i < 2000000; i += LLM_TEST_EXP_LANES) {
+        for (j = 0; j < LLM_TEST_EXP_LANES; j++) t[j] = -87.0f + 175.0f * (float)(i + j) / 2000000.0f;
+        llm_test__vector_exp(e, t);
+        for (j = 0; j < LLM_TEST_EXP_LANES; j++) {
             double r = exp((double)t[j]), d = fabs(e[j] - r) / r;
             if (!(d <= w)) w = d;
         }
     }
-    printf("vector exp: max relative error %.3g over [-87, 88] (bound %.3g; float ulp/2 = 6e-8)\n", w,
-           LLM__EXP_RELERR);
-    CHECK(w <= LLM__EXP_RELERR);
+    printf("vector exp (%d lanes): max relative error %.3g over [-87, 88] (bound %.3g; float ulp/2 = 6e-8)\n",
+           llm_test__vector_lanes, w, llm_test__exp_relerr);
+    CHECK(w <= llm_test__exp_relerr);
     t[0] = -INFINITY, t[1] = -88.0f, t[2] = -1e30f, t[3] = 0.0f;
-    for (j = 4; j < LLM__RVN; j++) t[j] = 1.0f;
-    llm__rv_store(e, llm__rv_exp(llm__rv_load(t)));
+    for (j = 4; j < LLM_TEST_EXP_LANES; j++) t[j] = 1.0f;
+    llm_test__vector_exp(e, t);
     CHECK(e[0] == 0.0f && e[1] == 0.0f && e[2] == 0.0f && e[3] == 1.0f);
-#else
-    printf("vector exp: scalar build (libm expf), nothing to sweep\n");
-#endif
 }
 
 int main(void) {

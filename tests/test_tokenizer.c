@@ -2,9 +2,9 @@
    byte fallback, best-score merges), decoding (space after BOS, raw bytes), round trips
    on ASCII and UTF-8, and hostile tokenizer files. The O(n log n) encoder against run.c's
    O(n^2) one (tests/tok_reference.h) on random, UTF-8 and tie-heavy texts, and a 1 MB text. */
-#define LLM_IMPLEMENTATION /* its own copy: it calls llm__piece */
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm__piece; tok_reference.h: llm__tok_start, llm__lookup2 */
 #include "tok_reference.h"
 
 /* A tokenizer.bin in memory (test.h's test_buf; items counts the pieces, the vocab):

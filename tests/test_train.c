@@ -2,9 +2,9 @@
    forward written here (the gradient of L = sum dy . f(x), so dL/dx is what the backward
    must add), the GEMM's transposed and accumulating forms against a double reference,
    AdamW / clipping / the schedule against their formulas, and a loss that falls. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm__train_dims, llm__lora_slot, the slot counts */
 #include "ref_model.h"
 
 #include <stdlib.h>

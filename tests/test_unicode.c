@@ -3,9 +3,9 @@
    time (Debian's unicode-data, /usr/share/unicode; without them those checks are skipped,
    saying so), and the committed block against a fresh run of tools/gen_unicode.py. */
 #define _POSIX_C_SOURCE 200809L /* popen, for the generator and bzip2 */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm__utf8_next, llm__ucd, llm__ucd_ccc_of, llm__pretok_next */
 
 #ifndef UCD_DIR /* -DUCD_DIR='"/elsewhere"' to read other files (or to see the skips) */
 #define UCD_DIR "/usr/share/unicode"

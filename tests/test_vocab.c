@@ -4,9 +4,9 @@
    gives the text back where the tokenizer is lossless; the streaming decoder fed one id at a
    time equals the whole decode and never emits a partial UTF-8 sequence; special-token
    parsing on and off; hostile vocabularies refused with the field named. */
-#define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "test.h"
+#include "internals.h" /* llm__vocab_lookup */
 #include "gguf_writer.h"
 
 static char *read_all(const char *path, size_t *n) {
