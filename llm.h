@@ -1632,6 +1632,26 @@ LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target,
 LLMDEF size_t llm_lora_gguf_bytes(const llm_train *t, const char *arch);
 LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void *buf, size_t cap, size_t *len);
 LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why);
+/* The model a full training state holds, as a GGUF that llm_gguf_load and llama.cpp read:
+   general.architecture "llama", its llama.* keys, F32 tensors token_embd, blk.N.attn_norm
+   / attn_q / attn_k / attn_v / attn_output / ffn_norm / ffn_gate / ffn_down / ffn_up,
+   output_norm and output (absent when tied). The llama layout holds a Llama-shaped model
+   only: RMSNorm, SwiGLU, interleaved RoPE, no biases (another is LLM_EUNSUPPORTED, *why
+   names the feature; a LoRA state too: merge its adapters first). tok, if not NULL, adds a
+   SentencePiece vocabulary (tokenizer.ggml.model "llama") so llm-run can encode text.
+   _bytes: the file's size (0 when it cannot be written). */
+typedef struct llm_gguf_spm {
+    int n_tokens;              /* 0 (pieces NULL): the 256 byte pieces <0x00>..<0xFF>, type BYTE, so
+                                  encoding gives id = byte value: what a byte-level model reads */
+    const char *const *pieces; /* [n_tokens] as GGUF stores them (U+2581 for a space) */
+    const float *scores;       /* [n_tokens] or NULL (all 0) */
+    const unsigned char *types; /* [n_tokens] llm_token_type, or NULL (NORMAL) */
+    int bos, eos;              /* ids, -1 = none */
+    int add_bos, add_space_prefix;
+} llm_gguf_spm;
+LLMDEF size_t llm_train_gguf_bytes(const llm_train *t, const llm_gguf_spm *tok);
+LLMDEF llm_status llm_train_save_gguf(const llm_train *t, const llm_gguf_spm *tok, void *buf, size_t cap, size_t *len,
+                                      const char **why);
 /* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
    moments zeroed. Deterministic for a seed. */
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
@@ -14414,6 +14434,163 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
     return LLM_OK;
 }
 #undef LLM__LFAIL
+
+/* ---- a trained model as a llama GGUF ---------------------------------------------------- */
+
+static void llm__gw_key(llm__gw *w, const char *k, uint32_t type) { llm__gw_str(w, k), llm__gw_u(w, type, 4); }
+static void llm__gw_kv_u32(llm__gw *w, const char *k, uint64_t v) { llm__gw_key(w, k, 4), llm__gw_u(w, v, 4); }
+static void llm__gw_kv_f32(llm__gw *w, const char *k, float v) { llm__gw_key(w, k, 6), llm__gw_u(w, llm__f32_bits(v), 4); }
+static void llm__gw_kv_bool(llm__gw *w, const char *k, int v) { llm__gw_key(w, k, 7), llm__gw_u(w, v != 0, 1); }
+/* an array key's head: GGUF type 9, then the element type and the count */
+static void llm__gw_arr(llm__gw *w, const char *k, uint32_t type, uint64_t n) {
+    llm__gw_key(w, k, 9), llm__gw_u(w, type, 4), llm__gw_u(w, n, 8);
+}
+
+/* Why the llama layout cannot hold this state's model, or NULL */
+static const char *llm__train_gguf_refusal(const llm_train *t) {
+    const llm_config *c = &t->config;
+    if (t->lora_rank) return "a LoRA state: its base lives elsewhere (merge the adapters into it, then save the base)";
+    if (c->norm != LLM_NORM_RMS || c->norm_bias) return "the llama layout has RMSNorm without bias only";
+    if (c->ffn != LLM_FFN_SWIGLU) return "the llama layout has a SwiGLU FFN only";
+    if (c->bias != LLM_BIAS_NONE) return "the llama layout has no biases";
+    if (c->pos != LLM_POS_ROPE || c->rope_layout != LLM_ROPE_INTERLEAVED)
+        return "the llama layout has interleaved RoPE only (llama.cpp's converter permutes halves into pairs)";
+    return NULL;
+}
+
+/* The tensor named `name` for block l (-1: a global one) and slot: "blk.<l>.<name>.weight" */
+static void llm__train_tname(char *dst, int l, const char *name) {
+    char num[12];
+    int n = 0, i = 0;
+    if (l >= 0) {
+        do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
+        memcpy(dst, "blk.", 4), i = 4;
+        while (n) dst[i++] = num[--n];
+        dst[i++] = '.';
+    }
+    memcpy(dst + i, name, strlen(name)), i += (int)strlen(name);
+    memcpy(dst + i, ".weight", 8);
+}
+
+/* The whole file into buf (NULL: only its size). */
+static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok, unsigned char *buf) {
+    static const struct { int slot; const char *name; } blk[] = {
+        {LLM__T_AN, "attn_norm"}, {LLM__T_WQ, "attn_q"}, {LLM__T_WK, "attn_k"}, {LLM__T_WV, "attn_v"},
+        {LLM__T_WO, "attn_output"}, {LLM__T_FN, "ffn_norm"}, {LLM__T_W1, "ffn_gate"}, {LLM__T_W2, "ffn_down"},
+        {LLM__T_W3, "ffn_up"}};
+    const llm_config *c = &t->config;
+    int hd = llm_config_head_dim(c), nb = (int)(sizeof blk / sizeof blk[0]), nt = tok ? (tok->pieces ? tok->n_tokens : 256) : 0;
+    int l, k, pass, i;
+    uint64_t n_t = 0, n_kv = 10, off = 0;
+    int64_t slot, j;
+    llm__gw w;
+    char name[48];
+    w.p = buf, w.n = 0;
+    n_t = 2 + (uint64_t)c->n_layers * nb + (t->off[LLM__T_HEAD] >= 0);
+    n_kv += (hd * c->n_heads != c->d_model) * 2 + (c->rotary_dim > 0) + (tok ? 6 + (tok->bos >= 0) + (tok->eos >= 0) : 0);
+    llm__gw_bytes(&w, "GGUF", 4);
+    llm__gw_u(&w, 3, 4), llm__gw_u(&w, n_t, 8), llm__gw_u(&w, n_kv, 8);
+    llm__gw_kv_str(&w, "general.architecture", "llama");
+    llm__gw_kv_str(&w, "general.name", c->name && strlen(c->name) < 256 ? c->name : "llm.h");
+    llm__gw_kv_u32(&w, "llama.context_length", (uint64_t)c->max_seq_len);
+    llm__gw_kv_u32(&w, "llama.embedding_length", (uint64_t)c->d_model);
+    llm__gw_kv_u32(&w, "llama.block_count", (uint64_t)c->n_layers);
+    llm__gw_kv_u32(&w, "llama.feed_forward_length", (uint64_t)c->d_ff);
+    llm__gw_kv_u32(&w, "llama.attention.head_count", (uint64_t)c->n_heads);
+    llm__gw_kv_u32(&w, "llama.attention.head_count_kv", (uint64_t)c->n_kv_heads);
+    llm__gw_kv_f32(&w, "llama.attention.layer_norm_rms_epsilon", c->norm_eps > 0.0f ? c->norm_eps : 1e-5f);
+    llm__gw_kv_f32(&w, "llama.rope.freq_base", c->rope_theta > 0.0f ? c->rope_theta : 10000.0f);
+    if (hd * c->n_heads != c->d_model) {
+        llm__gw_kv_u32(&w, "llama.attention.key_length", (uint64_t)hd);
+        llm__gw_kv_u32(&w, "llama.attention.value_length", (uint64_t)hd);
+    }
+    if (c->rotary_dim > 0) llm__gw_kv_u32(&w, "llama.rope.dimension_count", (uint64_t)c->rotary_dim);
+    if (tok) { /* SentencePiece: pieces, scores, types, the special ids and what encoding adds */
+        static const char hex[] = "0123456789ABCDEF";
+        llm__gw_kv_str(&w, "tokenizer.ggml.model", "llama");
+        llm__gw_arr(&w, "tokenizer.ggml.tokens", 8, (uint64_t)nt);
+        for (i = 0; i < nt; i++) {
+            char bp[7] = {'<', '0', 'x', hex[i >> 4 & 15], hex[i & 15], '>', 0};
+            llm__gw_str(&w, tok->pieces ? tok->pieces[i] : bp);
+        }
+        llm__gw_arr(&w, "tokenizer.ggml.scores", 6, (uint64_t)nt);
+        for (i = 0; i < nt; i++) llm__gw_u(&w, llm__f32_bits(tok->pieces && tok->scores ? tok->scores[i] : 0.0f), 4);
+        llm__gw_arr(&w, "tokenizer.ggml.token_type", 5, (uint64_t)nt);
+        for (i = 0; i < nt; i++)
+            llm__gw_u(&w, (uint64_t)(!tok->pieces ? LLM_TOKEN_BYTE : tok->types ? tok->types[i] : LLM_TOKEN_NORMAL), 4);
+        if (tok->bos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.bos_token_id", (uint64_t)tok->bos);
+        if (tok->eos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.eos_token_id", (uint64_t)tok->eos);
+        llm__gw_kv_bool(&w, "tokenizer.ggml.add_bos_token", tok->add_bos);
+        llm__gw_kv_bool(&w, "tokenizer.ggml.add_space_prefix", tok->add_space_prefix);
+    }
+    for (pass = 0; pass < 2; pass++) { /* the tensor infos, then (from a 32-byte boundary) their data */
+        while (pass == 1 && w.n % 32) llm__gw_u(&w, 0, 1);
+        for (k = -1; k <= c->n_layers; k++) /* token_embd, the blocks, output_norm and output */
+            for (i = 0; i < (k >= 0 && k < c->n_layers ? nb : k < 0 ? 1 : 2); i++) {
+                int64_t in, out;
+                l = k >= 0 && k < c->n_layers ? k : -1;
+                slot = k < 0 ? LLM__T_EMB : l < 0 ? (i ? LLM__T_HEAD : LLM__T_ON) : LLM__T_GLOBAL + l * LLM__T_LAYER + blk[i].slot;
+                if (t->off[slot] < 0) continue;
+                if (l >= 0) llm__train_dims(c, blk[i].slot, &in, &out);
+                else in = c->d_model, out = slot == LLM__T_ON ? 1 : c->vocab;
+                if (l >= 0 && (blk[i].slot == LLM__T_AN || blk[i].slot == LLM__T_FN)) out = 1;
+                if (pass == 0) {
+                    llm__train_tname(name, l, l >= 0 ? blk[i].name : slot == LLM__T_EMB ? "token_embd"
+                                                     : slot == LLM__T_ON ? "output_norm" : "output");
+                    llm__gw_str(&w, name);
+                    llm__gw_u(&w, out > 1 ? 2 : 1, 4), llm__gw_u(&w, (uint64_t)in, 8);
+                    if (out > 1) llm__gw_u(&w, (uint64_t)out, 8);
+                    llm__gw_u(&w, 0, 4), llm__gw_u(&w, off, 8); /* F32 at this offset of the data section */
+                    off = (off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
+                } else {
+                    for (j = 0; j < t->len[slot]; j++) llm__gw_u(&w, llm__f32_bits(t->params[t->off[slot] + j]), 4);
+                    while (w.n % 32) llm__gw_u(&w, 0, 1);
+                }
+            }
+    }
+    return w.n;
+}
+
+/* The vocabulary a caller describes: counts in range, every piece there and short */
+static int llm__gguf_spm_ok(const llm_gguf_spm *tok, int vocab) {
+    int i, n = tok->pieces ? tok->n_tokens : 256;
+    if (n < 1 || n > vocab || (!tok->pieces && tok->n_tokens != 0 && tok->n_tokens != 256) || tok->bos >= n || tok->eos >= n ||
+        tok->bos < -1 || tok->eos < -1)
+        return 0;
+    for (i = 0; tok->pieces && i < n; i++)
+        if (!tok->pieces[i] || strlen(tok->pieces[i]) > 65535 || (tok->types && tok->types[i] > LLM_TOKEN_BYTE)) return 0;
+    return 1;
+}
+
+LLMDEF size_t llm_train_gguf_bytes(const llm_train *t, const llm_gguf_spm *tok) {
+    if (!t || !t->params || llm__train_gguf_refusal(t) || (tok && !llm__gguf_spm_ok(tok, t->config.vocab))) return 0;
+    return llm__train_gguf_write(t, tok, NULL);
+}
+
+LLMDEF llm_status llm_train_save_gguf(const llm_train *t, const llm_gguf_spm *tok, void *buf, size_t cap, size_t *len,
+                                      const char **why) {
+    const char *no;
+    size_t need;
+    if (len) *len = 0;
+    if (why) *why = "";
+    if (!t || !t->params) return LLM_EINVAL;
+    if ((no = llm__train_gguf_refusal(t)) != NULL) {
+        if (why) *why = no;
+        return LLM_EUNSUPPORTED;
+    }
+    if (tok && !llm__gguf_spm_ok(tok, t->config.vocab)) {
+        if (why) *why = "the vocabulary: a count past the model's, a NULL piece or a bad id or type";
+        return LLM_EINVAL;
+    }
+    need = llm__train_gguf_write(t, tok, NULL);
+    if (!buf || cap < need) {
+        if (why) *why = "buf is smaller than llm_train_gguf_bytes";
+        return LLM_EINVAL;
+    }
+    llm__train_gguf_write(t, tok, (unsigned char *)buf);
+    if (len) *len = need;
+    return LLM_OK;
+}
 
 #endif /* LLM_IMPLEMENTATION */
 
