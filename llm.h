@@ -721,6 +721,15 @@ LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_k
    exist (bias, norm_bias): those must be set and the others NULL, else LLM_EINVAL.
    Shapes ([out][in]): wq [n_heads*hd][d], wk/wv [n_kv_heads*hd][d], wo [d][n_heads*hd],
    w1 (gate) and w3 (up) [d_ff][d], w2 (down) [d][d_ff]; w3 is unused by LLM_FFN_GELU. */
+/* A LoRA adapter on one projection, applied by the forward pass without merging:
+   y = x W^T + scale (x A^T) B^T, A [rank][in] and B [out][rank] fp32, whatever W's format
+   (llm_lora_apply and llm_lora_apply_gguf in >>train fill these). */
+typedef struct llm_lora_ab {
+    const float *a, *b; /* both NULL: this projection has none */
+    int rank;
+    float scale;
+} llm_lora_ab;
+
 typedef struct llm_layer_weights {
     const float *attn_norm, *attn_norm_b; /* [d]: before attention (after it when post_norm) */
     llm_weight wq, wk, wv, wo;
@@ -730,6 +739,7 @@ typedef struct llm_layer_weights {
     const float *b1, *b2, *b3;
     const float *q_norm, *k_norm;          /* [head_dim]: qk_norm only */
     const float *attn_post_norm, *ffn_post_norm; /* [d]: sandwich_norm only, on each sub-layer's output */
+    const llm_lora_ab *lora;               /* NULL, or [7] in LLM_LORA_* order: q k v o w1 w2 w3 */
 } llm_layer_weights;
 
 /* A whole model's weights, again only pointers into caller memory. */
@@ -1632,6 +1642,21 @@ LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target,
 LLMDEF size_t llm_lora_gguf_bytes(const llm_train *t, const char *arch);
 LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void *buf, size_t cap, size_t *len);
 LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why);
+/* An adapter applied at inference without merging, on a base in any format: layers[l] is
+   base->layers[l] with .lora pointing at ab + 7 l (the forward adds s B (A x) to each
+   adapted projection, llm_lora_ab in >>model), and *out is *base with .layers = layers.
+   ab [n_layers * 7] and layers [n_layers] are caller memory that must outlive out; the
+   adapters are read in place (from t's parameters, or from g's buffer). Why a view and
+   not a merge: a quantized base has no fp32 copy to add B A into, and the base stays
+   shared by several adapters. From a LoRA training state: */
+LLMDEF llm_status llm_lora_apply(const llm_train *t, const llm_weights *base, llm_lora_ab *ab, llm_layer_weights *layers,
+                                 llm_weights *out);
+/* From a GGUF adapter (llama.cpp's layout, as llm_lora_save_gguf writes it: F32 lora_a
+   ne {in, r}, lora_b ne {r, out}; any subset of the projections) for a model of config c:
+   scale = user_scale alpha / r (llama.cpp's rule; alpha absent or 0: user_scale). A tensor
+   of another shape or type, or one it cannot place, is LLM_EFORMAT; a big-endian host is LLM_EUNSUPPORTED (the floats are read in place). */
+LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, const llm_weights *base, float user_scale,
+                                      llm_lora_ab *ab, llm_layer_weights *layers, llm_weights *out, const char **why);
 /* The model a full training state holds, as a GGUF that llm_gguf_load and llama.cpp read:
    general.architecture "llama", its llama.* keys, F32 tensors token_embd, blk.N.attn_norm
    / attn_q / attn_k / attn_v / attn_output / ffn_norm / ffn_gate / ffn_down / ffn_up,
@@ -6667,10 +6692,26 @@ static llm_status llm__model_check(const llm_config *c) {
    kernels apply the same rule to every linear layer). */
 static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >= LLM__PAR_MIN_WORK ? th : NULL; }
 
+/* y = x W^T + b, plus a LoRA adapter's s B (A x) per token when ad has one (u = s A x in
+   chunks of 64 ranks on the stack, so the block needs no scratch for it). */
 static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
-                           int d_out, llm_threads *th) {
-    return llm_linear_w(y, x, W, b, n, d_in, d_out, th);
+                                 int d_out, const llm_lora_ab *ad, llm_threads *th) {
+    float u[64];
+    int t, k0, k, o, kn;
+    llm_status st = llm_linear_w(y, x, W, b, n, d_in, d_out, th);
+    if (st != LLM_OK || !ad || !ad->a) return st;
+    if (!ad->b || ad->rank <= 0) return LLM_EINVAL;
+    for (t = 0; t < n; t++)
+        for (k0 = 0; k0 < ad->rank; k0 += kn) {
+            const float *xt = x + (size_t)t * d_in;
+            kn = ad->rank - k0 < 64 ? ad->rank - k0 : 64;
+            for (k = 0; k < kn; k++) u[k] = ad->scale * llm__dot(ad->a + (size_t)(k0 + k) * d_in, xt, d_in);
+            for (o = 0; o < d_out; o++) y[(size_t)t * d_out + o] += llm__dot(ad->b + (size_t)o * ad->rank + k0, u, kn);
+        }
+    return LLM_OK;
 }
+/* layer w's adapter of projection k (LLM_LORA_* order), or NULL */
+#define LLM__AD(w, k) ((w)->lora ? &(w)->lora[k] : NULL)
 
 /* out[i] = Norm(x[i]) for n rows of d: RMSNorm or LayerNorm as the config says. */
 static llm_status llm__model_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b,
@@ -6795,9 +6836,9 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
-    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
-    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
-    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), th));
     /* qk_norm: each head of q and k normed on its own, before the rotation */
     if (c->qk_norm) {
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
@@ -6818,7 +6859,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     work = (int64_t)n * qd * (pos + n);
     LLM__MTRY(llm_attention_cache_ex(b.att, b.q, kv, layer, n, pos, c->n_heads, &ad, llm__model_th(th, work)));
     /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
-    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
@@ -6826,17 +6867,17 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h] ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d, &in));
     /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-    LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
+    LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), th));
     if (ffn->matrices == 2) {
         for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
     } else {
         /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-        LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
+        LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), th));
         for (i = 0; i < n; i++)
             LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
     }
     /* down-projection back to d (sandwich: normed) and the second residual add */
-    LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+    LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->ffn_norm, w->ffn_norm_b, n, d));
@@ -6976,7 +7017,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
                 LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
                 h = xb;
             }
-            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, th));
             if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
@@ -14434,6 +14475,79 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
     return LLM_OK;
 }
 #undef LLM__LFAIL
+
+/* ---- adapters at inference, without merging ------------------------------------------------ */
+
+static llm_status llm__lora_view_base(const llm_config *c, const llm_weights *base, llm_lora_ab *ab,
+                                      llm_layer_weights *layers, llm_weights *out) {
+    int l;
+    if (!c || !base || !base->layers || !ab || !layers || !out || c->n_layers <= 0) return LLM_EINVAL;
+    memset(ab, 0, sizeof *ab * (size_t)c->n_layers * LLM__LORA_TARGETS);
+    for (l = 0; l < c->n_layers; l++) layers[l] = base->layers[l], layers[l].lora = ab + (size_t)l * LLM__LORA_TARGETS;
+    *out = *base;
+    out->layers = layers;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_lora_apply(const llm_train *t, const llm_weights *base, llm_lora_ab *ab, llm_layer_weights *layers,
+                                 llm_weights *out) {
+    int l, k;
+    llm_status st;
+    if (!t || !t->params || !t->lora_rank) return LLM_EINVAL;
+    if ((st = llm__lora_view_base(&t->config, base, ab, layers, out)) != LLM_OK) return st;
+    for (l = 0; l < t->config.n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++) {
+            llm_lora_ab *e = ab + (size_t)l * LLM__LORA_TARGETS + k;
+            e->a = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 0));
+            e->b = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 1));
+            e->rank = e->a ? t->lora_rank : 0, e->scale = t->lora_scale;
+        }
+    return LLM_OK;
+}
+
+#define LLM__AFAIL(msg, code) do { if (why) *why = (msg); return (code); } while (0)
+LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, const llm_weights *base, float user_scale,
+                                      llm_lora_ab *ab, llm_layer_weights *layers, llm_weights *out, const char **why) {
+    llm_gguf_str v;
+    double alpha = 0.0;
+    int64_t placed = 0, in, out_d;
+    int l, k;
+    char name[64];
+    llm_status st;
+    if (why) *why = "";
+    if (!g || !(user_scale == user_scale)) LLM__AFAIL("no GGUF, or a NaN scale", LLM_EINVAL);
+    if ((st = llm__lora_view_base(c, base, ab, layers, out)) != LLM_OK) LLM__AFAIL("no config, base or memory", st);
+    if (!llm__little_endian()) LLM__AFAIL("big-endian host: the adapter's floats are little-endian", LLM_EUNSUPPORTED);
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7))
+        LLM__AFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4))
+        LLM__AFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
+    st = llm_gguf_get_float(g, "adapter.lora.alpha", &alpha);
+    if ((st != LLM_OK && st != LLM_ENOTFOUND) || !(alpha >= 0.0) || !(alpha < 1e30))
+        LLM__AFAIL("adapter.lora.alpha is not a number >= 0", LLM_EFORMAT);
+    for (l = 0; l < c->n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++) {
+            const llm_gguf_tensor *ta, *tb;
+            llm_lora_ab *e = ab + (size_t)l * LLM__LORA_TARGETS + k;
+            if (llm__lora_slot[k] == LLM__T_W3 && c->ffn == LLM_FFN_GELU) continue;
+            llm__lora_tname(name, l, llm__lora_gguf_name(c, k), 0);
+            ta = llm_gguf_find_tensor(g, name);
+            llm__lora_tname(name, l, llm__lora_gguf_name(c, k), 1);
+            tb = llm_gguf_find_tensor(g, name);
+            if (!ta && !tb) continue;
+            llm__train_dims(c, llm__lora_slot[k], &in, &out_d);
+            if (!ta || !tb || ta->type != 0 || tb->type != 0 || ta->n_dims != 2 || tb->n_dims != 2 || ta->ne[0] != in ||
+                tb->ne[1] != out_d || ta->ne[1] != tb->ne[0] || ta->ne[1] < 1 || ta->ne[1] > in ||
+                (uintptr_t)ta->data % 4 || (uintptr_t)tb->data % 4)
+                LLM__AFAIL("a lora_a / lora_b pair is not F32 A {in, r} and B {r, out} of the projection's shape", LLM_EFORMAT);
+            e->a = (const float *)ta->data, e->b = (const float *)tb->data, e->rank = (int)ta->ne[1];
+            e->scale = alpha > 0.0 ? (float)(user_scale * alpha / (double)e->rank) : user_scale;
+            placed += 2;
+        }
+    if (placed != g->n_tensors) LLM__AFAIL("a tensor that is not a lora_a / lora_b of this model's projections", LLM_EFORMAT);
+    return LLM_OK;
+}
+#undef LLM__AFAIL
 
 /* ---- a trained model as a llama GGUF ---------------------------------------------------- */
 
