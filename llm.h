@@ -1586,6 +1586,7 @@ typedef struct llm_train {
     llm_rope rope;
     int64_t *off, *len;              /* each tensor's offset in params and length (internal) */
     float *act, *work;               /* saved activations, backward work space (internal) */
+    int recompute;                   /* LLM_TRAIN_RECOMPUTE: only block inputs saved */
     int lora_rank;                   /* LoRA: 0 = full training of params */
     unsigned lora_targets;           /* LLM_LORA_* of the adapted projections */
     float lora_scale;                /* alpha / r, or alpha / sqrt(r) for RsLoRA */
@@ -1620,6 +1621,16 @@ typedef struct llm_train_sizes {
 } llm_train_sizes;
 LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq);
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
+/* Recomputation per block (Chen et al. 2016; Korthikanti et al.'s "full recomputation"):
+   with LLM_TRAIN_RECOMPUTE the step saves only each block's input (4 B per value: twice
+   llm_activation_bytes' LLM_ACT_RECOMPUTE 2 s b d) and, in the backward, runs that block's
+   forward again into one block's buffers (counted in work), for about a third more
+   compute. The gradients are bit-identical to the saving step's. */
+enum { LLM_TRAIN_RECOMPUTE = 1 };
+LLMDEF llm_train_sizes llm_train_sizes_ex(const llm_config *c, int batch, int seq, unsigned flags);
+LLMDEF size_t llm_train_bytes_ex(const llm_config *c, int batch, int seq, unsigned flags);
+LLMDEF llm_status llm_train_init_ex(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
+                                    unsigned flags);
 /* The same for LoRA on a frozen base: params, grads and moments hold only the adapters;
    base must outlive t (t->weights is a copy of it). llm_train_init_params then draws A
    from N(0, std^2) and zeroes B. */
@@ -13854,7 +13865,11 @@ static void llm__train_sizes(const llm_config *c, int rank, int64_t *per_layer, 
     }
 }
 
-static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int seq, int rank, unsigned targets) {
+/* Floats a step saves per token and layer: everything the backward reads, or with
+   recomputation only the block's input (the rest is rebuilt in work space). */
+static int64_t llm__train_saved(const llm_config *c, int64_t pl, int rec) { return rec ? c->d_model : pl; }
+
+static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int seq, int rank, unsigned targets, int rec) {
     llm_train_sizes z;
     int64_t pl, top, work, fixed;
     double np, n;
@@ -13864,8 +13879,8 @@ static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int s
     llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (double)batch * seq;
     z.params = 4.0 * np, z.grads = 4.0 * np, z.moments = 8.0 * np;
-    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top;
-    z.work = 4.0 * (n * (double)work + (double)fixed);
+    z.activations_per_layer = 4.0 * n * (double)llm__train_saved(c, pl, rec), z.activations_top = 4.0 * n * (double)top;
+    z.work = 4.0 * (n * (double)(work + pl - llm__train_saved(c, pl, rec)) + (double)fixed);
     /* plus the RoPE table, the tensor offsets and layer views, and the 64-byte alignment of each piece */
     z.total = z.params + z.grads + z.moments + z.activations_per_layer * c->n_layers + z.activations_top + z.work +
               (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (double)llm__train_nslots(c) +
@@ -13873,18 +13888,24 @@ static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int s
     return z;
 }
 LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
-    return llm__train_sizes_of(c, batch, seq, 0, 0);
+    return llm__train_sizes_of(c, batch, seq, 0, 0, 0);
+}
+LLMDEF llm_train_sizes llm_train_sizes_ex(const llm_config *c, int batch, int seq, unsigned flags) {
+    return llm__train_sizes_of(c, batch, seq, 0, 0, (flags & LLM_TRAIN_RECOMPUTE) != 0);
 }
 static size_t llm__train_total(llm_train_sizes z) {
     return z.total > 0.0 && z.total < (double)SIZE_MAX / 2 ? (size_t)z.total : 0;
 }
 LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
-    return llm__train_total(llm__train_sizes_of(c, batch, seq, 0, 0));
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, 0, 0, 0));
+}
+LLMDEF size_t llm_train_bytes_ex(const llm_config *c, int batch, int seq, unsigned flags) {
+    return llm__train_total(llm_train_sizes_ex(c, batch, seq, flags));
 }
 static unsigned llm__lora_targets(const llm_lora_params *p) { return p->targets ? p->targets & LLM_LORA_ALL : LLM_LORA_Q | LLM_LORA_V; }
 LLMDEF size_t llm_train_lora_bytes(const llm_config *c, int batch, int seq, const llm_lora_params *p) {
     if (!p || p->rank <= 0 || !(p->alpha >= 0.0f)) return 0;
-    return llm__train_total(llm__train_sizes_of(c, batch, seq, p->rank, llm__lora_targets(p)));
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, p->rank, llm__lora_targets(p), 0));
 }
 
 /* A tensor of the parameter block (NULL when absent) */
@@ -13902,8 +13923,8 @@ static llm_weight llm__tw(const llm_train *t, int slot) {
 /* Both inits: carve mem, lay out the trainable tensors, and point weights at them (full
    training) or at the frozen base (LoRA). */
 static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
-                                   const llm_weights *base, int rank, unsigned targets, float scale) {
-    size_t need = llm__train_total(llm__train_sizes_of(c, batch, seq, rank, targets));
+                                   const llm_weights *base, int rank, unsigned targets, float scale, int rec) {
+    size_t need = llm__train_total(llm__train_sizes_of(c, batch, seq, rank, targets, rec));
     unsigned char *p;
     int64_t np, pl, top, work, fixed, n;
     int l;
@@ -13913,7 +13934,7 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
     if ((st = llm_train_supported(c, NULL)) != LLM_OK) return st;
     if (!need || !mem || mem_bytes < need) return LLM_EINVAL;
     t->config = *c, t->batch = batch, t->seq = seq;
-    t->lora_rank = rank, t->lora_targets = targets, t->lora_scale = scale;
+    t->lora_rank = rank, t->lora_targets = targets, t->lora_scale = scale, t->recompute = rec;
     np = llm__train_layout(c, rank, targets, NULL, NULL);
     llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (int64_t)batch * seq;
@@ -13923,8 +13944,8 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
     LLM__CARVE(t->grads, float, np);
     LLM__CARVE(t->m, float, np);
     LLM__CARVE(t->v, float, np);
-    LLM__CARVE(t->act, float, n * (pl * c->n_layers + top));
-    LLM__CARVE(t->work, float, n * work + fixed);
+    LLM__CARVE(t->act, float, n * (llm__train_saved(c, pl, rec) * c->n_layers + top));
+    LLM__CARVE(t->work, float, n * (work + pl - llm__train_saved(c, pl, rec)) + fixed);
     LLM__CARVE(t->off, int64_t, llm__train_nslots(c));
     LLM__CARVE(t->len, int64_t, llm__train_nslots(c));
     LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
@@ -13966,7 +13987,11 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
 }
 
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
-    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f);
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f, 0);
+}
+LLMDEF llm_status llm_train_init_ex(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
+                                    unsigned flags) {
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f, (flags & LLM_TRAIN_RECOMPUTE) != 0);
 }
 
 LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c,
@@ -13974,7 +13999,7 @@ LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes,
     if (!t) return LLM_EINVAL;
     memset(t, 0, sizeof *t);
     if (!base || !base->layers || !p || p->rank <= 0 || !(p->alpha >= 0.0f)) return LLM_EINVAL;
-    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, base, p->rank, llm__lora_targets(p), llm_lora_scale(p));
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, base, p->rank, llm__lora_targets(p), llm_lora_scale(p), 0);
 }
 
 LLMDEF void llm_train_zero_grad(llm_train *t) {
@@ -14081,7 +14106,10 @@ static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work, fixed;
     llm__tbuf b;
     llm__train_sizes(c, t->lora_rank, &pl, &top, &work, &fixed);
-    b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
+    b.x = t->act + (size_t)(l * llm__train_saved(c, pl, t->recompute) * n);
+    /* recomputing: the rest of every layer in one set of buffers after the work space's own */
+    b.xn1 = t->recompute ? t->work + (size_t)(n * work + fixed) : b.x + n * d;
+    b.q = b.xn1 + n * d, b.k = b.q + n * qd;
     b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
     b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
     return b;
@@ -14165,6 +14193,50 @@ static llm_status llm__tlin_bwd(const llm_train *t, const llm__lbuf *lb, int l, 
     return LLM_OK;
 }
 
+/* One block's forward on the running x [n][d] (in place), saving into s what the backward
+   reads; tk, tv, ty are [n][kvd], [n][kvd] and [n][d] of scratch. With s.x == x's copy it
+   is the step's forward; recomputation calls it again from the saved input. */
+static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, int l, const llm__tbuf *s, float *x,
+                                       float *tk, float *tv, float *ty, llm_threads *th) {
+    const llm_config *c = &t->config;
+    const llm_layer_weights *w = &t->layers[l];
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c), i;
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, b;
+    llm_status st;
+#define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
+    llm__train_norm(c, s->xn1, s->x, w->attn_norm, w->attn_norm_b, n);
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WQ, s->q, s->xn1, &w->wq, w->bq, n, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WK, tk, s->xn1, &w->wk, w->bk, n, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WV, tv, s->xn1, &w->wv, w->bv, n, th));
+    if (c->pos == LLM_POS_ROPE)
+        for (b = 0; b < B; b++) {
+            LLM__TRY(llm_rope_apply_tokens(&t->rope, s->q + (size_t)b * T * qd, T, H, 0));
+            LLM__TRY(llm_rope_apply_tokens(&t->rope, tk + (size_t)b * T * kvd, T, Hkv, 0));
+        }
+    llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1);
+    llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1);
+    for (b = 0; b < B; b++)
+        LLM__TRY(llm_attention(s->att + (size_t)b * T * qd, s->q + (size_t)b * T * qd, s->k + (size_t)b * T * kvd,
+                               s->v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WO, ty, s->att, &w->wo, w->bo, n, th));
+    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+    memcpy(s->xm, x, sizeof(float) * (size_t)(n * d));
+    llm__train_norm(c, s->xn2, s->xm, w->ffn_norm, w->ffn_norm_b, n);
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_W1, s->g, s->xn2, &w->w1, w->b1, n, th));
+    if (c->ffn != LLM_FFN_GELU) LLM__TRY(llm__tlin(t, lb, l, LLM__T_W3, s->u, s->xn2, &w->w3, w->b3, n, th));
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)(i * ff);
+        if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s->h + o, s->g + o, s->u + o, (int)ff);
+        else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s->h + o, s->g + o, s->u + o, (int)ff);
+        else llm_gelu(s->h + o, s->g + o, (int)ff);
+    }
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_W2, ty, s->h, &w->w2, w->b2, n, th));
+    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+#undef LLM__TRY
+    return LLM_OK;
+}
+
 LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
                                  llm_threads *th) {
     const llm_config *c;
@@ -14182,7 +14254,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         counted += targets[i] >= 0;
     }
     llm__train_sizes(c, t->lora_rank, &pl, &top, &wk, &fixed);
-    xL = t->act + (size_t)(c->n_layers * pl * n), xf = xL + n * d, logits = xf + n * d;
+    xL = t->act + (size_t)(c->n_layers * llm__train_saved(c, pl, t->recompute) * n), xf = xL + n * d, logits = xf + n * d;
     x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
     dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
     lb.xa = dh + n * ff, lb.ub = lb.xa + n * t->lora_rank, lb.y = lb.ub + n * t->lora_rank;
@@ -14198,37 +14270,9 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, t->weights.pos_embed + (size_t)(i % T) * d, (int)d);
     }
     for (l = 0; l < c->n_layers; l++) {
-        const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
         memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WQ, s.q, s.xn1, &w->wq, w->bq, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WK, dkt, s.xn1, &w->wk, w->bk, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WV, dv, s.xn1, &w->wv, w->bv, n, th));
-        if (c->pos == LLM_POS_ROPE)
-            for (b = 0; b < B; b++) {
-                LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
-                LLM__TRY(llm_rope_apply_tokens(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
-            }
-        llm__train_heads(s.k, dkt, B, T, Hkv, (int)hd, 1);
-        llm__train_heads(s.v, dv, B, T, Hkv, (int)hd, 1);
-        for (b = 0; b < B; b++)
-            LLM__TRY(llm_attention(s.att + (size_t)b * T * qd, s.q + (size_t)b * T * qd, s.k + (size_t)b * T * kvd,
-                                   s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WO, dxn, s.att, &w->wo, w->bo, n, th));
-        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
-        memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W1, s.g, s.xn2, &w->w1, w->b1, n, th));
-        if (gated) LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W3, s.u, s.xn2, &w->w3, w->b3, n, th));
-        for (i = 0; i < n; i++) {
-            size_t o = (size_t)(i * ff);
-            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
-            else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s.h + o, s.g + o, s.u + o, (int)ff);
-            else llm_gelu(s.h + o, s.g + o, (int)ff);
-        }
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W2, dxn, s.h, &w->w2, w->b2, n, th));
-        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
+        LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
     }
     memcpy(xL, x, sizeof(float) * (size_t)(n * d));
     llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n);
@@ -14244,6 +14288,10 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     for (l = c->n_layers - 1; l >= 0; l--) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
+        if (t->recompute) { /* only the block's input was kept: its forward again, from it */
+            memcpy(x, s.x, sizeof(float) * (size_t)(n * d));
+            LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
+        }
         /* the FFN: x += W2 act(W1 xn2) [* W3 xn2] */
         memset(dh, 0, sizeof(float) * (size_t)(n * ff));
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
