@@ -14679,7 +14679,7 @@ static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok,
         for (i = 0; i < nt; i++) llm__gw_u(&w, llm__f32_bits(tok->pieces && tok->scores ? tok->scores[i] : 0.0f), 4);
         llm__gw_arr(&w, "tokenizer.ggml.token_type", 5, (uint64_t)nt);
         for (i = 0; i < nt; i++)
-            llm__gw_u(&w, (uint64_t)(!tok->pieces ? LLM_TOKEN_BYTE : tok->types ? tok->types[i] : LLM_TOKEN_NORMAL), 4);
+            llm__gw_u(&w, !tok->pieces ? (uint64_t)LLM_TOKEN_BYTE : tok->types ? (uint64_t)tok->types[i] : (uint64_t)LLM_TOKEN_NORMAL, 4);
         if (tok->bos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.bos_token_id", (uint64_t)tok->bos);
         if (tok->eos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.eos_token_id", (uint64_t)tok->eos);
         llm__gw_kv_bool(&w, "tokenizer.ggml.add_bos_token", tok->add_bos);
