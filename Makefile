@@ -105,7 +105,7 @@ demo: all
 DEMO_MODEL = ../shared/models/stories260K.bin
 DEMO_TOK = ../shared/models/synth512.bin
 DEMO_IDS = ../shared/models/stories260K.prompt.ids
-demo-run: $(B)/llm-run $(B)/examples/08_generate
+demo-run: $(B)/llm-run $(B)/examples/08_generate $(B)/examples/09_train
 	@echo; echo "==== llm-run: a llama2.c checkpoint with run.c's command line (build/llm-run)"
 	@if [ -f $(DEMO_MODEL) ] && [ -f $(DEMO_TOK) ]; then m=$(DEMO_MODEL); t=$(DEMO_TOK); \
 	  note="synth512 is not the vocabulary stories260K was trained with: gibberish text, but run.c's token ids"; \
@@ -123,6 +123,10 @@ demo-run: $(B)/llm-run $(B)/examples/08_generate
 	./$(B)/llm-run $$m -z $$t -t 0 -n 256 -i "Once upon a time" 2>&1; \
 	echo "($$note. For real stories: llama2.c's stories15M.bin and tokenizer.bin run as is:"; \
 	echo " build/llm-run stories15M.bin -z tokenizer.bin -i 'Once upon a time')"
+	@echo; echo "==== llm-run on the model 09_train learned (build/09_model.gguf: llama layout, 256 byte pieces)"
+	@[ -f $(B)/09_model.gguf ] || ./$(B)/examples/09_train >/dev/null
+	@echo "\$$ build/llm-run $(B)/09_model.gguf -t 0 -n 200 -i 'static '"
+	@./$(B)/llm-run $(B)/09_model.gguf -t 0 -n 200 -i "static "
 .PHONY: demo-run
 
 # ---- tests --------------------------------------------------------------------------

@@ -749,6 +749,15 @@ LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_k
    [n_experts][d]; the shared experts side by side as one FFN of width
    S = n_shared_experts * d_ff_shared: ws1, ws3 [S][d], ws2 [d][S], and ws_gate [d] with
    shared_gate. A dense config leaves these NULL. */
+/* A LoRA adapter on one projection, applied by the forward pass without merging:
+   y = x W^T + scale (x A^T) B^T, A [rank][in] and B [out][rank] fp32, whatever W's format
+   (llm_lora_apply and llm_lora_apply_gguf in >>train fill these). */
+typedef struct llm_lora_ab {
+    const float *a, *b; /* both NULL: this projection has none */
+    int rank;
+    float scale;
+} llm_lora_ab;
+
 typedef struct llm_layer_weights {
     const float *attn_norm, *attn_norm_b; /* [d]: before attention (after it when post_norm) */
     llm_weight wq, wk, wv, wo;
@@ -761,6 +770,7 @@ typedef struct llm_layer_weights {
     llm_weight router;                     /* [n_experts][d]: MoE only */
     llm_weight ws1, ws2, ws3;              /* shared experts: n_shared_experts > 0 only */
     const float *ws_gate;                  /* [d]: shared_gate only */
+    const llm_lora_ab *lora;               /* NULL, or [7] in LLM_LORA_* order: q k v o w1 w2 w3 */
 } llm_layer_weights;
 
 /* A whole model's weights, again only pointers into caller memory. */
@@ -1796,6 +1806,7 @@ typedef struct llm_train {
     llm_rope rope;
     int64_t *off, *len;              /* each tensor's offset in params and length (internal) */
     float *act, *work;               /* saved activations, backward work space (internal) */
+    int recompute;                   /* LLM_TRAIN_RECOMPUTE: only block inputs saved */
     int lora_rank;                   /* LoRA: 0 = full training of params */
     unsigned lora_targets;           /* LLM_LORA_* of the adapted projections */
     float lora_scale;                /* alpha / r, or alpha / sqrt(r) for RsLoRA */
@@ -1830,6 +1841,16 @@ typedef struct llm_train_sizes {
 } llm_train_sizes;
 LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq);
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq);
+/* Recomputation per block (Chen et al. 2016; Korthikanti et al.'s "full recomputation"):
+   with LLM_TRAIN_RECOMPUTE the step saves only each block's input (4 B per value: twice
+   llm_activation_bytes' LLM_ACT_RECOMPUTE 2 s b d) and, in the backward, runs that block's
+   forward again into one block's buffers (counted in work), for about a third more
+   compute. The gradients are bit-identical to the saving step's. */
+enum { LLM_TRAIN_RECOMPUTE = 1 };
+LLMDEF llm_train_sizes llm_train_sizes_ex(const llm_config *c, int batch, int seq, unsigned flags);
+LLMDEF size_t llm_train_bytes_ex(const llm_config *c, int batch, int seq, unsigned flags);
+LLMDEF llm_status llm_train_init_ex(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
+                                    unsigned flags);
 /* The same for LoRA on a frozen base: params, grads and moments hold only the adapters;
    base must outlive t (t->weights is a copy of it). llm_train_init_params then draws A
    from N(0, std^2) and zeroes B. */
@@ -1852,6 +1873,41 @@ LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target,
 LLMDEF size_t llm_lora_gguf_bytes(const llm_train *t, const char *arch);
 LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void *buf, size_t cap, size_t *len);
 LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why);
+/* An adapter applied at inference without merging, on a base in any format: layers[l] is
+   base->layers[l] with .lora pointing at ab + 7 l (the forward adds s B (A x) to each
+   adapted projection, llm_lora_ab in >>model), and *out is *base with .layers = layers.
+   ab [n_layers * 7] and layers [n_layers] are caller memory that must outlive out; the
+   adapters are read in place (from t's parameters, or from g's buffer). Why a view and
+   not a merge: a quantized base has no fp32 copy to add B A into, and the base stays
+   shared by several adapters. From a LoRA training state: */
+LLMDEF llm_status llm_lora_apply(const llm_train *t, const llm_weights *base, llm_lora_ab *ab, llm_layer_weights *layers,
+                                 llm_weights *out);
+/* From a GGUF adapter (llama.cpp's layout, as llm_lora_save_gguf writes it: F32 lora_a
+   ne {in, r}, lora_b ne {r, out}; any subset of the projections) for a model of config c:
+   scale = user_scale alpha / r (llama.cpp's rule; alpha absent or 0: user_scale). A tensor
+   of another shape or type, or one it cannot place, is LLM_EFORMAT; a big-endian host is LLM_EUNSUPPORTED (the floats are read in place). */
+LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, const llm_weights *base, float user_scale,
+                                      llm_lora_ab *ab, llm_layer_weights *layers, llm_weights *out, const char **why);
+/* The model a full training state holds, as a GGUF that llm_gguf_load and llama.cpp read:
+   general.architecture "llama", its llama.* keys, F32 tensors token_embd, blk.N.attn_norm
+   / attn_q / attn_k / attn_v / attn_output / ffn_norm / ffn_gate / ffn_down / ffn_up,
+   output_norm and output (absent when tied). The llama layout holds a Llama-shaped model
+   only: RMSNorm, SwiGLU, interleaved RoPE, no biases (another is LLM_EUNSUPPORTED, *why
+   names the feature; a LoRA state too: merge its adapters first). tok, if not NULL, adds a
+   SentencePiece vocabulary (tokenizer.ggml.model "llama") so llm-run can encode text.
+   _bytes: the file's size (0 when it cannot be written). */
+typedef struct llm_gguf_spm {
+    int n_tokens;              /* 0 (pieces NULL): the 256 byte pieces <0x00>..<0xFF>, type BYTE, so
+                                  encoding gives id = byte value: what a byte-level model reads */
+    const char *const *pieces; /* [n_tokens] as GGUF stores them (U+2581 for a space) */
+    const float *scores;       /* [n_tokens] or NULL (all 0) */
+    const unsigned char *types; /* [n_tokens] llm_token_type, or NULL (NORMAL) */
+    int bos, eos;              /* ids, -1 = none */
+    int add_bos, add_space_prefix;
+} llm_gguf_spm;
+LLMDEF size_t llm_train_gguf_bytes(const llm_train *t, const llm_gguf_spm *tok);
+LLMDEF llm_status llm_train_save_gguf(const llm_train *t, const llm_gguf_spm *tok, void *buf, size_t cap, size_t *len,
+                                      const char **why);
 /* Weights drawn from N(0, std^2) (GPT-2 uses 0.02), norm gains 1, biases 0; gradients and
    moments zeroed. Deterministic for a seed. */
 LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std);
@@ -6975,10 +7031,26 @@ static llm_status llm__model_check(const llm_config *c) {
    kernels apply the same rule to every linear layer). */
 static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >= LLM__PAR_MIN_WORK ? th : NULL; }
 
+/* y = x W^T + b, plus a LoRA adapter's s B (A x) per token when ad has one (u = s A x in
+   chunks of 64 ranks on the stack, so the block needs no scratch for it). */
 static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
-                           int d_out, llm_threads *th) {
-    return llm_linear_w(y, x, W, b, n, d_in, d_out, th);
+                                 int d_out, const llm_lora_ab *ad, llm_threads *th) {
+    float u[64];
+    int t, k0, k, o, kn;
+    llm_status st = llm_linear_w(y, x, W, b, n, d_in, d_out, th);
+    if (st != LLM_OK || !ad || !ad->a) return st;
+    if (!ad->b || ad->rank <= 0) return LLM_EINVAL;
+    for (t = 0; t < n; t++)
+        for (k0 = 0; k0 < ad->rank; k0 += kn) {
+            const float *xt = x + (size_t)t * d_in;
+            kn = ad->rank - k0 < 64 ? ad->rank - k0 : 64;
+            for (k = 0; k < kn; k++) u[k] = ad->scale * llm__dot(ad->a + (size_t)(k0 + k) * d_in, xt, d_in);
+            for (o = 0; o < d_out; o++) y[(size_t)t * d_out + o] += llm__dot(ad->b + (size_t)o * ad->rank + k0, u, kn);
+        }
+    return LLM_OK;
 }
+/* layer w's adapter of projection k (LLM_LORA_* order), or NULL */
+#define LLM__AD(w, k) ((w)->lora ? &(w)->lora[k] : NULL)
 
 /* out[i] = Norm(x[i]) for n rows of d: RMSNorm or LayerNorm as the config says. */
 static llm_status llm__model_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b,
@@ -7133,11 +7205,11 @@ static llm_status llm__moe_expert(const llm_config *c, float *y, const float *x,
                                   const llm_weight *w2, int n, int ff, const llm__model_buf *b, llm_threads *th) {
     const llm__ffn_info *ffn = &llm__ffn_kinds[c->ffn];
     int d = c->d_model, i;
-    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, th));
-    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, th));
+    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, NULL, th));
+    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, NULL, th));
     for (i = 0; i < n; i++)
         LLM__MTRY(ffn->glu(b->hb + (size_t)i * ff, b->hb + (size_t)i * ff, b->hb2 + (size_t)i * ff, ff));
-    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, th);
+    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, NULL, th);
 }
 
 /* One token's router probabilities p[E] (overwritten) -> its k experts e[k] in order of
@@ -7163,7 +7235,7 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
     size_t row = (size_t)d * sizeof(float);
     if ((int64_t)n * k > INT32_MAX) return LLM_EINVAL; /* ord holds t k + slot as an int32 */
     /* route: probabilities over all experts, then each token's top k */
-    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, th));
+    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, NULL, th));
     for (t = 0; t < n; t++) {
         float *p = b->probs + (size_t)t * E;
         LLM__MTRY(llm_softmax(p, p, E));
@@ -7234,9 +7306,9 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
-    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, th));
-    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, th));
-    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, th));
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), th));
     /* qk_norm: each head of q and k normed on its own, before the rotation */
     if (c->qk_norm) {
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
@@ -7257,7 +7329,7 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     work = (int64_t)n * qd * (pos + n);
     LLM__MTRY(llm_attention_cache_ex(b.att, b.q, kv, layer, n, pos, c->n_heads, &ad, llm__model_th(th, work)));
     /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
-    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, th));
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
@@ -7265,20 +7337,21 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
     /* ---- feed-forward sub-layer: x += W2 act(W1 h) [* W3 h], or the experts' mix ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->ffn_norm, w->ffn_norm_b, n, d, &in));
     if (c->n_experts > 0) {
+        if (w->lora && (w->lora[4].a || w->lora[5].a || w->lora[6].a)) return LLM_EUNSUPPORTED; /* none on experts */
         LLM__MTRY(llm__moe_ffn(c, w, in, n, &b, th));
     } else {
         /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, th));
+        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), th));
         if (ffn->matrices == 2) {
             for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
         } else {
             /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, th));
+            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), th));
             for (i = 0; i < n; i++)
                 LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
         }
         /* down-projection back to d */
-        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, th));
+        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), th));
     }
     /* sandwich: normed; then the second residual add */
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
@@ -7420,7 +7493,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
                 LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
                 h = xb;
             }
-            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, th));
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, th));
             if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
@@ -15173,7 +15246,11 @@ static void llm__train_sizes(const llm_config *c, int rank, int64_t *per_layer, 
     }
 }
 
-static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int seq, int rank, unsigned targets) {
+/* Floats a step saves per token and layer: everything the backward reads, or with
+   recomputation only the block's input (the rest is rebuilt in work space). */
+static int64_t llm__train_saved(const llm_config *c, int64_t pl, int rec) { return rec ? c->d_model : pl; }
+
+static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int seq, int rank, unsigned targets, int rec) {
     llm_train_sizes z;
     int64_t pl, top, work, fixed;
     double np, n;
@@ -15183,8 +15260,8 @@ static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int s
     llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (double)batch * seq;
     z.params = 4.0 * np, z.grads = 4.0 * np, z.moments = 8.0 * np;
-    z.activations_per_layer = 4.0 * n * (double)pl, z.activations_top = 4.0 * n * (double)top;
-    z.work = 4.0 * (n * (double)work + (double)fixed);
+    z.activations_per_layer = 4.0 * n * (double)llm__train_saved(c, pl, rec), z.activations_top = 4.0 * n * (double)top;
+    z.work = 4.0 * (n * (double)(work + pl - llm__train_saved(c, pl, rec)) + (double)fixed);
     /* plus the RoPE table, the tensor offsets and layer views, and the 64-byte alignment of each piece */
     z.total = z.params + z.grads + z.moments + z.activations_per_layer * c->n_layers + z.activations_top + z.work +
               (double)llm_rope_bytes(llm_config_head_dim(c), seq) + 16.0 * (double)llm__train_nslots(c) +
@@ -15192,18 +15269,24 @@ static llm_train_sizes llm__train_sizes_of(const llm_config *c, int batch, int s
     return z;
 }
 LLMDEF llm_train_sizes llm_train_sizes_of(const llm_config *c, int batch, int seq) {
-    return llm__train_sizes_of(c, batch, seq, 0, 0);
+    return llm__train_sizes_of(c, batch, seq, 0, 0, 0);
+}
+LLMDEF llm_train_sizes llm_train_sizes_ex(const llm_config *c, int batch, int seq, unsigned flags) {
+    return llm__train_sizes_of(c, batch, seq, 0, 0, (flags & LLM_TRAIN_RECOMPUTE) != 0);
 }
 static size_t llm__train_total(llm_train_sizes z) {
     return z.total > 0.0 && z.total < (double)SIZE_MAX / 2 ? (size_t)z.total : 0;
 }
 LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq) {
-    return llm__train_total(llm__train_sizes_of(c, batch, seq, 0, 0));
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, 0, 0, 0));
+}
+LLMDEF size_t llm_train_bytes_ex(const llm_config *c, int batch, int seq, unsigned flags) {
+    return llm__train_total(llm_train_sizes_ex(c, batch, seq, flags));
 }
 static unsigned llm__lora_targets(const llm_lora_params *p) { return p->targets ? p->targets & LLM_LORA_ALL : LLM_LORA_Q | LLM_LORA_V; }
 LLMDEF size_t llm_train_lora_bytes(const llm_config *c, int batch, int seq, const llm_lora_params *p) {
     if (!p || p->rank <= 0 || !(p->alpha >= 0.0f)) return 0;
-    return llm__train_total(llm__train_sizes_of(c, batch, seq, p->rank, llm__lora_targets(p)));
+    return llm__train_total(llm__train_sizes_of(c, batch, seq, p->rank, llm__lora_targets(p), 0));
 }
 
 /* A tensor of the parameter block (NULL when absent) */
@@ -15221,8 +15304,8 @@ static llm_weight llm__tw(const llm_train *t, int slot) {
 /* Both inits: carve mem, lay out the trainable tensors, and point weights at them (full
    training) or at the frozen base (LoRA). */
 static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
-                                   const llm_weights *base, int rank, unsigned targets, float scale) {
-    size_t need = llm__train_total(llm__train_sizes_of(c, batch, seq, rank, targets));
+                                   const llm_weights *base, int rank, unsigned targets, float scale, int rec) {
+    size_t need = llm__train_total(llm__train_sizes_of(c, batch, seq, rank, targets, rec));
     unsigned char *p;
     int64_t np, pl, top, work, fixed, n;
     int l;
@@ -15232,7 +15315,7 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
     if ((st = llm_train_supported(c, NULL)) != LLM_OK) return st;
     if (!need || !mem || mem_bytes < need) return LLM_EINVAL;
     t->config = *c, t->batch = batch, t->seq = seq;
-    t->lora_rank = rank, t->lora_targets = targets, t->lora_scale = scale;
+    t->lora_rank = rank, t->lora_targets = targets, t->lora_scale = scale, t->recompute = rec;
     np = llm__train_layout(c, rank, targets, NULL, NULL);
     llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (int64_t)batch * seq;
@@ -15242,8 +15325,8 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
     LLM__CARVE(t->grads, float, np);
     LLM__CARVE(t->m, float, np);
     LLM__CARVE(t->v, float, np);
-    LLM__CARVE(t->act, float, n * (pl * c->n_layers + top));
-    LLM__CARVE(t->work, float, n * work + fixed);
+    LLM__CARVE(t->act, float, n * (llm__train_saved(c, pl, rec) * c->n_layers + top));
+    LLM__CARVE(t->work, float, n * (work + pl - llm__train_saved(c, pl, rec)) + fixed);
     LLM__CARVE(t->off, int64_t, llm__train_nslots(c));
     LLM__CARVE(t->len, int64_t, llm__train_nslots(c));
     LLM__CARVE(t->layers, llm_layer_weights, c->n_layers);
@@ -15286,7 +15369,11 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
 }
 
 LLMDEF llm_status llm_train_init(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq) {
-    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f);
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f, 0);
+}
+LLMDEF llm_status llm_train_init_ex(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c, int batch, int seq,
+                                    unsigned flags) {
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, NULL, 0, 0, 0.0f, (flags & LLM_TRAIN_RECOMPUTE) != 0);
 }
 
 LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes, const llm_config *c,
@@ -15294,7 +15381,7 @@ LLMDEF llm_status llm_train_init_lora(llm_train *t, void *mem, size_t mem_bytes,
     if (!t) return LLM_EINVAL;
     memset(t, 0, sizeof *t);
     if (!base || !base->layers || !p || p->rank <= 0 || !(p->alpha >= 0.0f)) return LLM_EINVAL;
-    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, base, p->rank, llm__lora_targets(p), llm_lora_scale(p));
+    return llm__train_setup(t, mem, mem_bytes, c, batch, seq, base, p->rank, llm__lora_targets(p), llm_lora_scale(p), 0);
 }
 
 LLMDEF void llm_train_zero_grad(llm_train *t) {
@@ -15420,7 +15507,10 @@ static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff, pl, top, work, fixed;
     llm__tbuf b;
     llm__train_sizes(c, t->lora_rank, &pl, &top, &work, &fixed);
-    b.x = t->act + (size_t)(l * pl * n), b.xn1 = b.x + n * d, b.q = b.xn1 + n * d, b.k = b.q + n * qd;
+    b.x = t->act + (size_t)(l * llm__train_saved(c, pl, t->recompute) * n);
+    /* recomputing: the rest of every layer in one set of buffers after the work space's own */
+    b.xn1 = t->recompute ? t->work + (size_t)(n * work + fixed) : b.x + n * d;
+    b.q = b.xn1 + n * d, b.k = b.q + n * qd;
     b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
     b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
     b.qp = b.h + n * ff, b.kp = b.qp + (c->qk_norm ? n * qd : 0);
@@ -15514,6 +15604,64 @@ static void llm__train_renorm_bwd(const llm_config *c, float *dx, float *tmp, fl
     memcpy(dx, tmp, sizeof(float) * (size_t)(n * c->d_model));
 }
 
+/* One block's forward on the running x [n][d] (in place), saving into s what the backward
+   reads; tk, tv, ty are [n][kvd], [n][kvd] and [n][d] of scratch. With s.x == x's copy it
+   is the step's forward; recomputation calls it again from the saved input. Pre-norm:
+   x += Attn(Norm(x)); x += FFN(Norm(x)); post-norm: x = Norm(x + Attn(x)); x = Norm(x + FFN(x)). */
+static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, int l, const llm__tbuf *s, float *x,
+                                       float *tk, float *tv, float *ty, llm_threads *th) {
+    const llm_config *c = &t->config;
+    const llm_layer_weights *w = &t->layers[l];
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c), i;
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, b, post = c->post_norm;
+    const float *in1 = post ? s->x : s->xn1, *in2 = post ? s->xm : s->xn2; /* what each sub-layer reads */
+    llm_status st;
+#define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
+    if (!post) llm__train_norm(c, s->xn1, s->x, w->attn_norm, w->attn_norm_b, n);
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WQ, c->qk_norm ? s->qp : s->q, in1, &w->wq, w->bq, n, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WK, c->qk_norm ? s->kp : tk, in1, &w->wk, w->bk, n, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WV, tv, in1, &w->wv, w->bv, n, th));
+    if (c->qk_norm) { /* each head of q and k normed on its own (Qwen3), before the rotation */
+        llm__train_head_norm(c, s->q, s->qp, w->q_norm, n * H, (int)hd);
+        llm__train_head_norm(c, tk, s->kp, w->k_norm, n * Hkv, (int)hd);
+    }
+    if (c->pos == LLM_POS_ROPE)
+        for (b = 0; b < B; b++) {
+            LLM__TRY(llm_rope_apply_tokens(&t->rope, s->q + (size_t)b * T * qd, T, H, 0));
+            LLM__TRY(llm_rope_apply_tokens(&t->rope, tk + (size_t)b * T * kvd, T, Hkv, 0));
+        }
+    llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1);
+    llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1);
+    for (b = 0; b < B; b++)
+        LLM__TRY(llm_attention(s->att + (size_t)b * T * qd, s->q + (size_t)b * T * qd, s->k + (size_t)b * T * kvd,
+                               s->v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_WO, ty, s->att, &w->wo, w->bo, n, th));
+    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+    if (post) { /* post-norm: x = Norm(x + Attn(x)) */
+        memcpy(s->xn1, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, x, s->xn1, w->attn_norm, w->attn_norm_b, n);
+    }
+    memcpy(s->xm, x, sizeof(float) * (size_t)(n * d));
+    if (!post) llm__train_norm(c, s->xn2, s->xm, w->ffn_norm, w->ffn_norm_b, n);
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_W1, s->g, in2, &w->w1, w->b1, n, th));
+    if (c->ffn != LLM_FFN_GELU) LLM__TRY(llm__tlin(t, lb, l, LLM__T_W3, s->u, in2, &w->w3, w->b3, n, th));
+    for (i = 0; i < n; i++) {
+        size_t o = (size_t)(i * ff);
+        if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s->h + o, s->g + o, s->u + o, (int)ff);
+        else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s->h + o, s->g + o, s->u + o, (int)ff);
+        else llm_gelu(s->h + o, s->g + o, (int)ff);
+    }
+    LLM__TRY(llm__tlin(t, lb, l, LLM__T_W2, ty, s->h, &w->w2, w->b2, n, th));
+    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+    if (post) { /* x = Norm(xm + FFN(xm)) */
+        memcpy(s->xn2, x, sizeof(float) * (size_t)(n * d));
+        llm__train_norm(c, x, s->xn2, w->ffn_norm, w->ffn_norm_b, n);
+    }
+#undef LLM__TRY
+    return LLM_OK;
+}
+
 LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
                                  llm_threads *th) {
     const llm_config *c;
@@ -15531,7 +15679,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         counted += targets[i] >= 0;
     }
     llm__train_sizes(c, t->lora_rank, &pl, &top, &wk, &fixed);
-    xL = t->act + (size_t)(c->n_layers * pl * n), xf = xL + n * d, logits = xf + n * d;
+    xL = t->act + (size_t)(c->n_layers * llm__train_saved(c, pl, t->recompute) * n), xf = xL + n * d, logits = xf + n * d;
     x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
     dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
     lb.xa = dh + n * ff, lb.ub = lb.xa + n * t->lora_rank, lb.y = lb.ub + n * t->lora_rank;
@@ -15548,50 +15696,9 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, t->weights.pos_embed + (size_t)(i % T) * d, (int)d);
     }
     for (l = 0; l < c->n_layers; l++) {
-        const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
-        const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2; /* what each sub-layer reads */
         memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
-        if (!post) llm__train_norm(c, s.xn1, s.x, w->attn_norm, w->attn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WQ, c->qk_norm ? s.qp : s.q, in1, &w->wq, w->bq, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WK, c->qk_norm ? s.kp : dkt, in1, &w->wk, w->bk, n, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WV, dv, in1, &w->wv, w->bv, n, th));
-        if (c->qk_norm) { /* each head of q and k normed on its own (Qwen3), before the rotation */
-            llm__train_head_norm(c, s.q, s.qp, w->q_norm, n * H, (int)hd);
-            llm__train_head_norm(c, dkt, s.kp, w->k_norm, n * Hkv, (int)hd);
-        }
-        if (c->pos == LLM_POS_ROPE)
-            for (b = 0; b < B; b++) {
-                LLM__TRY(llm_rope_apply_tokens(&t->rope, s.q + (size_t)b * T * qd, T, H, 0));
-                LLM__TRY(llm_rope_apply_tokens(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
-            }
-        llm__train_heads(s.k, dkt, B, T, Hkv, (int)hd, 1);
-        llm__train_heads(s.v, dv, B, T, Hkv, (int)hd, 1);
-        for (b = 0; b < B; b++)
-            LLM__TRY(llm_attention(s.att + (size_t)b * T * qd, s.q + (size_t)b * T * qd, s.k + (size_t)b * T * kvd,
-                                   s.v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_WO, dxn, s.att, &w->wo, w->bo, n, th));
-        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
-        if (post) { /* post-norm: x = Norm(x + Attn(x)) */
-            memcpy(s.xn1, x, sizeof(float) * (size_t)(n * d));
-            llm__train_norm(c, x, s.xn1, w->attn_norm, w->attn_norm_b, n);
-        }
-        memcpy(s.xm, x, sizeof(float) * (size_t)(n * d));
-        if (!post) llm__train_norm(c, s.xn2, s.xm, w->ffn_norm, w->ffn_norm_b, n);
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W1, s.g, in2, &w->w1, w->b1, n, th));
-        if (gated) LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W3, s.u, in2, &w->w3, w->b3, n, th));
-        for (i = 0; i < n; i++) {
-            size_t o = (size_t)(i * ff);
-            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s.h + o, s.g + o, s.u + o, (int)ff);
-            else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s.h + o, s.g + o, s.u + o, (int)ff);
-            else llm_gelu(s.h + o, s.g + o, (int)ff);
-        }
-        LLM__TRY(llm__tlin(t, &lb, l, LLM__T_W2, dxn, s.h, &w->w2, w->b2, n, th));
-        for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, dxn + i * d, (int)d);
-        if (post) { /* x = Norm(xm + FFN(xm)) */
-            memcpy(s.xn2, x, sizeof(float) * (size_t)(n * d));
-            llm__train_norm(c, x, s.xn2, w->ffn_norm, w->ffn_norm_b, n);
-        }
+        LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
     }
     memcpy(xL, x, sizeof(float) * (size_t)(n * d));
     llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n);
@@ -15608,6 +15715,10 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
         const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2;
+        if (t->recompute) { /* only the block's input was kept: its forward again, from it */
+            memcpy(x, s.x, sizeof(float) * (size_t)(n * d));
+            LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
+        }
         /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
         if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), s.xn2,
                                         w->ffn_norm, n);
@@ -15851,6 +15962,237 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
     return LLM_OK;
 }
 #undef LLM__LFAIL
+
+/* ---- adapters at inference, without merging ------------------------------------------------ */
+
+static llm_status llm__lora_view_base(const llm_config *c, const llm_weights *base, llm_lora_ab *ab,
+                                      llm_layer_weights *layers, llm_weights *out) {
+    int l;
+    if (!c || !base || !base->layers || !ab || !layers || !out || c->n_layers <= 0) return LLM_EINVAL;
+    memset(ab, 0, sizeof *ab * (size_t)c->n_layers * LLM__LORA_TARGETS);
+    for (l = 0; l < c->n_layers; l++) layers[l] = base->layers[l], layers[l].lora = ab + (size_t)l * LLM__LORA_TARGETS;
+    *out = *base;
+    out->layers = layers;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_lora_apply(const llm_train *t, const llm_weights *base, llm_lora_ab *ab, llm_layer_weights *layers,
+                                 llm_weights *out) {
+    int l, k;
+    llm_status st;
+    if (!t || !t->params || !t->lora_rank) return LLM_EINVAL;
+    if ((st = llm__lora_view_base(&t->config, base, ab, layers, out)) != LLM_OK) return st;
+    for (l = 0; l < t->config.n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++) {
+            llm_lora_ab *e = ab + (size_t)l * LLM__LORA_TARGETS + k;
+            e->a = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 0));
+            e->b = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 1));
+            e->rank = e->a ? t->lora_rank : 0, e->scale = t->lora_scale;
+        }
+    return LLM_OK;
+}
+
+#define LLM__AFAIL(msg, code) do { if (why) *why = (msg); return (code); } while (0)
+LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, const llm_weights *base, float user_scale,
+                                      llm_lora_ab *ab, llm_layer_weights *layers, llm_weights *out, const char **why) {
+    llm_gguf_str v;
+    double alpha = 0.0;
+    int64_t placed = 0, in, out_d;
+    int l, k;
+    char name[64];
+    llm_status st;
+    if (why) *why = "";
+    if (!g || !(user_scale == user_scale)) LLM__AFAIL("no GGUF, or a NaN scale", LLM_EINVAL);
+    if ((st = llm__lora_view_base(c, base, ab, layers, out)) != LLM_OK) LLM__AFAIL("no config, base or memory", st);
+    if (!llm__little_endian()) LLM__AFAIL("big-endian host: the adapter's floats are little-endian", LLM_EUNSUPPORTED);
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7))
+        LLM__AFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4))
+        LLM__AFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
+    st = llm_gguf_get_float(g, "adapter.lora.alpha", &alpha);
+    if ((st != LLM_OK && st != LLM_ENOTFOUND) || !(alpha >= 0.0) || !(alpha < 1e30))
+        LLM__AFAIL("adapter.lora.alpha is not a number >= 0", LLM_EFORMAT);
+    for (l = 0; l < c->n_layers; l++)
+        for (k = 0; k < LLM__LORA_TARGETS; k++) {
+            const llm_gguf_tensor *ta, *tb;
+            llm_lora_ab *e = ab + (size_t)l * LLM__LORA_TARGETS + k;
+            if (llm__lora_slot[k] == LLM__T_W3 && c->ffn == LLM_FFN_GELU) continue;
+            llm__lora_tname(name, l, llm__lora_gguf_name(c, k), 0);
+            ta = llm_gguf_find_tensor(g, name);
+            llm__lora_tname(name, l, llm__lora_gguf_name(c, k), 1);
+            tb = llm_gguf_find_tensor(g, name);
+            if (!ta && !tb) continue;
+            if (c->n_experts > 0 && k >= 4) LLM__AFAIL("an adapter on a mixture of experts' FFN is not run", LLM_EUNSUPPORTED);
+            llm__train_dims(c, llm__lora_slot[k], &in, &out_d);
+            if (!ta || !tb || ta->type != 0 || tb->type != 0 || ta->n_dims != 2 || tb->n_dims != 2 || ta->ne[0] != in ||
+                tb->ne[1] != out_d || ta->ne[1] != tb->ne[0] || ta->ne[1] < 1 || ta->ne[1] > in ||
+                (uintptr_t)ta->data % 4 || (uintptr_t)tb->data % 4)
+                LLM__AFAIL("a lora_a / lora_b pair is not F32 A {in, r} and B {r, out} of the projection's shape", LLM_EFORMAT);
+            e->a = (const float *)ta->data, e->b = (const float *)tb->data, e->rank = (int)ta->ne[1];
+            e->scale = alpha > 0.0 ? (float)(user_scale * alpha / (double)e->rank) : user_scale;
+            placed += 2;
+        }
+    if (placed != g->n_tensors) LLM__AFAIL("a tensor that is not a lora_a / lora_b of this model's projections", LLM_EFORMAT);
+    return LLM_OK;
+}
+#undef LLM__AFAIL
+
+/* ---- a trained model as a llama GGUF ---------------------------------------------------- */
+
+static void llm__gw_key(llm__gw *w, const char *k, uint32_t type) { llm__gw_str(w, k), llm__gw_u(w, type, 4); }
+static void llm__gw_kv_u32(llm__gw *w, const char *k, uint64_t v) { llm__gw_key(w, k, 4), llm__gw_u(w, v, 4); }
+static void llm__gw_kv_f32(llm__gw *w, const char *k, float v) { llm__gw_key(w, k, 6), llm__gw_u(w, llm__f32_bits(v), 4); }
+static void llm__gw_kv_bool(llm__gw *w, const char *k, int v) { llm__gw_key(w, k, 7), llm__gw_u(w, v != 0, 1); }
+/* an array key's head: GGUF type 9, then the element type and the count */
+static void llm__gw_arr(llm__gw *w, const char *k, uint32_t type, uint64_t n) {
+    llm__gw_key(w, k, 9), llm__gw_u(w, type, 4), llm__gw_u(w, n, 8);
+}
+
+/* Why the llama layout cannot hold this state's model, or NULL */
+static const char *llm__train_gguf_refusal(const llm_train *t) {
+    const llm_config *c = &t->config;
+    if (t->lora_rank) return "a LoRA state: its base lives elsewhere (merge the adapters into it, then save the base)";
+    if (c->norm != LLM_NORM_RMS || c->norm_bias) return "the llama layout has RMSNorm without bias only";
+    if (c->ffn != LLM_FFN_SWIGLU) return "the llama layout has a SwiGLU FFN only";
+    if (c->bias != LLM_BIAS_NONE) return "the llama layout has no biases";
+    if (c->pos != LLM_POS_ROPE || c->rope_layout != LLM_ROPE_INTERLEAVED)
+        return "the llama layout has interleaved RoPE only (llama.cpp's converter permutes halves into pairs)";
+    return NULL;
+}
+
+/* The tensor named `name` for block l (-1: a global one) and slot: "blk.<l>.<name>.weight" */
+static void llm__train_tname(char *dst, int l, const char *name) {
+    char num[12];
+    int n = 0, i = 0;
+    if (l >= 0) {
+        do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
+        memcpy(dst, "blk.", 4), i = 4;
+        while (n) dst[i++] = num[--n];
+        dst[i++] = '.';
+    }
+    memcpy(dst + i, name, strlen(name)), i += (int)strlen(name);
+    memcpy(dst + i, ".weight", 8);
+}
+
+/* The whole file into buf (NULL: only its size). */
+static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok, unsigned char *buf) {
+    static const struct { int slot; const char *name; } blk[] = {
+        {LLM__T_AN, "attn_norm"}, {LLM__T_WQ, "attn_q"}, {LLM__T_WK, "attn_k"}, {LLM__T_WV, "attn_v"},
+        {LLM__T_WO, "attn_output"}, {LLM__T_FN, "ffn_norm"}, {LLM__T_W1, "ffn_gate"}, {LLM__T_W2, "ffn_down"},
+        {LLM__T_W3, "ffn_up"}};
+    const llm_config *c = &t->config;
+    int hd = llm_config_head_dim(c), nb = (int)(sizeof blk / sizeof blk[0]), nt = tok ? (tok->pieces ? tok->n_tokens : 256) : 0;
+    int l, k, pass, i;
+    uint64_t n_t = 0, n_kv = 10, off = 0;
+    int64_t slot, j;
+    llm__gw w;
+    char name[48];
+    w.p = buf, w.n = 0;
+    n_t = 2 + (uint64_t)c->n_layers * nb + (t->off[LLM__T_HEAD] >= 0);
+    n_kv += (hd * c->n_heads != c->d_model) * 2 + (c->rotary_dim > 0) + (tok ? 6 + (tok->bos >= 0) + (tok->eos >= 0) : 0);
+    llm__gw_bytes(&w, "GGUF", 4);
+    llm__gw_u(&w, 3, 4), llm__gw_u(&w, n_t, 8), llm__gw_u(&w, n_kv, 8);
+    llm__gw_kv_str(&w, "general.architecture", "llama");
+    llm__gw_kv_str(&w, "general.name", c->name && strlen(c->name) < 256 ? c->name : "llm.h");
+    llm__gw_kv_u32(&w, "llama.context_length", (uint64_t)c->max_seq_len);
+    llm__gw_kv_u32(&w, "llama.embedding_length", (uint64_t)c->d_model);
+    llm__gw_kv_u32(&w, "llama.block_count", (uint64_t)c->n_layers);
+    llm__gw_kv_u32(&w, "llama.feed_forward_length", (uint64_t)c->d_ff);
+    llm__gw_kv_u32(&w, "llama.attention.head_count", (uint64_t)c->n_heads);
+    llm__gw_kv_u32(&w, "llama.attention.head_count_kv", (uint64_t)c->n_kv_heads);
+    llm__gw_kv_f32(&w, "llama.attention.layer_norm_rms_epsilon", c->norm_eps > 0.0f ? c->norm_eps : 1e-5f);
+    llm__gw_kv_f32(&w, "llama.rope.freq_base", c->rope_theta > 0.0f ? c->rope_theta : 10000.0f);
+    if (hd * c->n_heads != c->d_model) {
+        llm__gw_kv_u32(&w, "llama.attention.key_length", (uint64_t)hd);
+        llm__gw_kv_u32(&w, "llama.attention.value_length", (uint64_t)hd);
+    }
+    if (c->rotary_dim > 0) llm__gw_kv_u32(&w, "llama.rope.dimension_count", (uint64_t)c->rotary_dim);
+    if (tok) { /* SentencePiece: pieces, scores, types, the special ids and what encoding adds */
+        static const char hex[] = "0123456789ABCDEF";
+        llm__gw_kv_str(&w, "tokenizer.ggml.model", "llama");
+        llm__gw_arr(&w, "tokenizer.ggml.tokens", 8, (uint64_t)nt);
+        for (i = 0; i < nt; i++) {
+            char bp[7] = {'<', '0', 'x', hex[i >> 4 & 15], hex[i & 15], '>', 0};
+            llm__gw_str(&w, tok->pieces ? tok->pieces[i] : bp);
+        }
+        llm__gw_arr(&w, "tokenizer.ggml.scores", 6, (uint64_t)nt);
+        for (i = 0; i < nt; i++) llm__gw_u(&w, llm__f32_bits(tok->pieces && tok->scores ? tok->scores[i] : 0.0f), 4);
+        llm__gw_arr(&w, "tokenizer.ggml.token_type", 5, (uint64_t)nt);
+        for (i = 0; i < nt; i++)
+            llm__gw_u(&w, !tok->pieces ? (uint64_t)LLM_TOKEN_BYTE : tok->types ? (uint64_t)tok->types[i] : (uint64_t)LLM_TOKEN_NORMAL, 4);
+        if (tok->bos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.bos_token_id", (uint64_t)tok->bos);
+        if (tok->eos >= 0) llm__gw_kv_u32(&w, "tokenizer.ggml.eos_token_id", (uint64_t)tok->eos);
+        llm__gw_kv_bool(&w, "tokenizer.ggml.add_bos_token", tok->add_bos);
+        llm__gw_kv_bool(&w, "tokenizer.ggml.add_space_prefix", tok->add_space_prefix);
+    }
+    for (pass = 0; pass < 2; pass++) { /* the tensor infos, then (from a 32-byte boundary) their data */
+        while (pass == 1 && w.n % 32) llm__gw_u(&w, 0, 1);
+        for (k = -1; k <= c->n_layers; k++) /* token_embd, the blocks, output_norm and output */
+            for (i = 0; i < (k >= 0 && k < c->n_layers ? nb : k < 0 ? 1 : 2); i++) {
+                int64_t in, out;
+                l = k >= 0 && k < c->n_layers ? k : -1;
+                slot = k < 0 ? LLM__T_EMB : l < 0 ? (i ? LLM__T_HEAD : LLM__T_ON) : LLM__T_GLOBAL + l * LLM__T_LAYER + blk[i].slot;
+                if (t->off[slot] < 0) continue;
+                if (l >= 0) llm__train_dims(c, blk[i].slot, &in, &out);
+                else in = c->d_model, out = slot == LLM__T_ON ? 1 : c->vocab;
+                if (l >= 0 && (blk[i].slot == LLM__T_AN || blk[i].slot == LLM__T_FN)) out = 1;
+                if (pass == 0) {
+                    llm__train_tname(name, l, l >= 0 ? blk[i].name : slot == LLM__T_EMB ? "token_embd"
+                                                     : slot == LLM__T_ON ? "output_norm" : "output");
+                    llm__gw_str(&w, name);
+                    llm__gw_u(&w, out > 1 ? 2 : 1, 4), llm__gw_u(&w, (uint64_t)in, 8);
+                    if (out > 1) llm__gw_u(&w, (uint64_t)out, 8);
+                    llm__gw_u(&w, 0, 4), llm__gw_u(&w, off, 8); /* F32 at this offset of the data section */
+                    off = (off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
+                } else {
+                    for (j = 0; j < t->len[slot]; j++) llm__gw_u(&w, llm__f32_bits(t->params[t->off[slot] + j]), 4);
+                    while (w.n % 32) llm__gw_u(&w, 0, 1);
+                }
+            }
+    }
+    return w.n;
+}
+
+/* The vocabulary a caller describes: counts in range, every piece there and short */
+static int llm__gguf_spm_ok(const llm_gguf_spm *tok, int vocab) {
+    int i, n = tok->pieces ? tok->n_tokens : 256;
+    if (n < 1 || n > vocab || (!tok->pieces && tok->n_tokens != 0 && tok->n_tokens != 256) || tok->bos >= n || tok->eos >= n ||
+        tok->bos < -1 || tok->eos < -1)
+        return 0;
+    for (i = 0; tok->pieces && i < n; i++)
+        if (!tok->pieces[i] || strlen(tok->pieces[i]) > 65535 || (tok->types && tok->types[i] > LLM_TOKEN_BYTE)) return 0;
+    return 1;
+}
+
+LLMDEF size_t llm_train_gguf_bytes(const llm_train *t, const llm_gguf_spm *tok) {
+    if (!t || !t->params || llm__train_gguf_refusal(t) || (tok && !llm__gguf_spm_ok(tok, t->config.vocab))) return 0;
+    return llm__train_gguf_write(t, tok, NULL);
+}
+
+LLMDEF llm_status llm_train_save_gguf(const llm_train *t, const llm_gguf_spm *tok, void *buf, size_t cap, size_t *len,
+                                      const char **why) {
+    const char *no;
+    size_t need;
+    if (len) *len = 0;
+    if (why) *why = "";
+    if (!t || !t->params) return LLM_EINVAL;
+    if ((no = llm__train_gguf_refusal(t)) != NULL) {
+        if (why) *why = no;
+        return LLM_EUNSUPPORTED;
+    }
+    if (tok && !llm__gguf_spm_ok(tok, t->config.vocab)) {
+        if (why) *why = "the vocabulary: a count past the model's, a NULL piece or a bad id or type";
+        return LLM_EINVAL;
+    }
+    need = llm__train_gguf_write(t, tok, NULL);
+    if (!buf || cap < need) {
+        if (why) *why = "buf is smaller than llm_train_gguf_bytes";
+        return LLM_EINVAL;
+    }
+    llm__train_gguf_write(t, tok, (unsigned char *)buf);
+    if (len) *len = need;
+    return LLM_OK;
+}
 
 #endif /* LLM_IMPLEMENTATION */
 

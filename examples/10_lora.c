@@ -1,5 +1,5 @@
 /* 10_lora.c: LoRA and RsLoRA at ranks 4, 16 and 64 on a frozen model: the update's size and the loss */
-/* Usage: build/examples/10_lora [model.bin]
+/* Usage: build/examples/10_lora [model.bin]  (writes build/10_lora.gguf: one adapter, for llm-run --lora)
    Build: cc -O2 -I. examples/10_lora.c -lm
    Default: ../shared/models/stories260K.bin when present, else a random model of the same
    shape. The task: memorize a fixed random token sequence, with adapters on q and v (Hu et
@@ -35,6 +35,7 @@ static double update_norm(const llm_train *t) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "../shared/models/stories260K.bin", *why = "";
+    const char *saved = "build/10_lora.gguf";
     static const int ranks[3] = {4, 16, 64};
     llm_model model;
     llm_train rnd;
@@ -94,6 +95,18 @@ int main(int argc, char **argv) {
             printf("  %-7s %5d %8.3f %12lld %9.3f%% %12.4f %5.2f->%5.2f\n", rs ? "RsLoRA" : "LoRA", ranks[r],
                    llm_lora_scale(&lp), (long long)t.n_params, 100.0 * (double)t.n_params / base_params, norms[rs][r],
                    first, loss);
+            if (rs == 1 && r == 0) { /* this adapter as llama.cpp's GGUF adapter, for llm-run --lora */
+                size_t n = llm_lora_gguf_bytes(&t, "llama"), len = 0;
+                unsigned char *buf = (unsigned char *)malloc(n ? n : 1);
+                FILE *f;
+                if (buf && llm_lora_save_gguf(&t, "llama", buf, n, &len) == LLM_OK && (f = fopen(saved, "wb")) != NULL) {
+                    if (fwrite(buf, 1, len, f) != len) saved = NULL;
+                    if (fclose(f) != 0) saved = NULL;
+                } else {
+                    saved = NULL;
+                }
+                free(buf);
+            }
             free(mem);
         }
     printf("from rank 4 to 64 the update's size changes x%.2f under LoRA (s = alpha / r) and x%.2f under RsLoRA\n"
@@ -101,6 +114,9 @@ int main(int argc, char **argv) {
            "the adapters over the model's %.0f parameters.\n",
            norms[0][2] / norms[0][0], norms[1][2] / norms[1][0], STEPS, losses[0][0], losses[0][2], losses[1][0],
            losses[1][2], base_params);
+    if (saved && !rmem)
+        printf("saved the RsLoRA rank-4 adapter: %s; applied without merging:\n  build/llm-run %s --lora %s -z "
+               "../shared/models/synth512.bin -t 0 -n 64 -i \"Once upon a time\"\n", saved, path, saved);
     llm_model_free(&model);
     free(rmem);
     return 0;

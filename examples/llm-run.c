@@ -45,6 +45,8 @@ static const char *usage =
     "                 BOS in nats, exp of it, the token count and tokens/s\n"
     "  --json         with --ppl: the same figures as JSON\n"
     "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
+    "  --lora FILE    apply a LoRA adapter (llama.cpp's GGUF adapter layout, F32; llm.h's\n"
+    "                 llm_lora_save_gguf writes one) at inference, without merging it\n"
     "Sampling beyond run.c's (any of these switches to llm.h's sampler chain; with -t -p -s\n"
     "alone it draws run.c's tokens):\n"
     "  --top-k <N>    keep the N most likely tokens, 0 = off (default)\n"
@@ -117,6 +119,37 @@ static int load_model(llm_model *m, const char *path) {
     }
     if (p.kind == LLM_FILE_TEXT) return fail(what, st, "a text file, not a llama2.c checkpoint");
     return fail(what, st, why);
+}
+
+/* --lora: the adapter file's lora_a / lora_b applied to the model's projections in the
+   forward pass (llm_lora_apply_gguf: a view, the base stays as it is); the file's bytes
+   and the view's arrays live as long as the program. */
+static int apply_lora(llm_model *m, const char *path) {
+    char what[600];
+    const char *why = "";
+    FILE *f;
+    long sz;
+    unsigned char *raw, *buf;
+    static llm_gguf g;
+    llm_lora_ab *ab;
+    llm_layer_weights *layers;
+    llm_status st;
+    snprintf(what, sizeof what, "--lora '%.500s'", path);
+    if (!(f = fopen(path, "rb")) || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        if (f) fclose(f);
+        return fail(what, LLM_EIO, "cannot read it");
+    }
+    if (!(raw = (unsigned char *)malloc((size_t)sz + 64))) return fclose(f), fail(what, LLM_ENOMEM, NULL);
+    buf = raw + (64 - (uintptr_t)raw % 64) % 64; /* the floats are read in place */
+    if (fread(buf, 1, (size_t)sz, f) != (size_t)sz) return fclose(f), fail(what, LLM_EIO, "short read");
+    fclose(f);
+    if ((st = llm_gguf_create(&g, buf, (size_t)sz, &why)) != LLM_OK) return fail(what, st, why);
+    ab = (llm_lora_ab *)malloc((size_t)m->config.n_layers * 7 * sizeof *ab);
+    layers = (llm_layer_weights *)malloc((size_t)m->config.n_layers * sizeof *layers);
+    if (!ab || !layers) return fail(what, LLM_ENOMEM, NULL);
+    if ((st = llm_lora_apply_gguf(&g, &m->config, &m->weights, 1.0f, ab, layers, &m->weights, &why)) != LLM_OK)
+        return fail(what, st, why);
+    return 0;
 }
 
 /* The tokenizer: llama2.c's (run.c's exact encoding), or a vocabulary from a GGUF or a
@@ -643,7 +676,7 @@ int main(int argc, char **argv) {
     unsigned long long seed = 0;
     int steps = 256, steps_given = 0, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
     int tok_given = 0, chain = 0;
-    const char *ids_in = NULL, *logits_out = NULL, *ppl_path = NULL;
+    const char *ids_in = NULL, *logits_out = NULL, *ppl_path = NULL, *lora_path = NULL;
     int json = 0;
     chat_opts co;
     llm_model model;
@@ -709,6 +742,8 @@ int main(int argc, char **argv) {
             ok = (mode = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "-y")) {
             ok = (system = llm_args_value(&a)) != NULL;
+        } else if (llm_args_is(&a, "--lora")) {
+            ok = (lora_path = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "--template")) {
             ok = (co.template_name = llm_args_value(&a)) != NULL;
         } else if (llm_args_is(&a, "--stop")) {
@@ -770,6 +805,10 @@ int main(int argc, char **argv) {
     co.sp.top_p = topp > 0 && topp < 1 ? topp : 1.0f;
     co.sp.seed = seed;
     if (strcmp(mode, "chat") == 0) {
+        if (lora_path) {
+            fprintf(stderr, "llm-run: --lora: not with -m chat yet\n");
+            return 1;
+        }
         if (ids_in || logits_out) {
             fprintf(stderr, "llm-run: %s: not with -m chat\n", ids_in ? "--ids-in" : "--logits-out");
             return 1;
@@ -792,6 +831,7 @@ int main(int argc, char **argv) {
     }
     /* the model (weights point into the file's bytes), its tokenizer, threads */
     if (load_model(&model, ckpt)) return 1;
+    if (lora_path && apply_lora(&model, lora_path)) return 1;
     if (ids_in) return run_ids(&model, ids_in, logits_out, n_threads);
     if (ppl_path) { /* windows of -n positions, 2 .. the context (0: the context) */
         int rc, win = steps_given && steps ? steps : model.config.max_seq_len;

@@ -89,6 +89,10 @@ run|$M -z $Z -m talk|-m|unknown mode
 run|$M -z $Z -y hello|-y|needs -m chat
 run|$M -z $Z --ids=1|--ids|takes no value
 run|$M -z $Z -q 1|-q|unknown option
+run|$M -z $Z --lora|--lora|needs a value
+run|$M -z $Z --lora $T/missing.bin|--lora '$T/missing.bin'|cannot read it
+run|$M -z $Z --lora $M|--lora '$M'|not a GGUF file
+run|$M -m chat --lora $M|--lora|not with -m chat
 run|$M $M -z $Z|a second checkpoint|the first
 run|-z $Z -n 4|no checkpoint|usage
 run|$T/dir -z $Z|checkpoint '$T/dir'|a directory without config.json
