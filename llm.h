@@ -806,7 +806,9 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
    logits in logits[i][vocab]. The linear layers run on the n_seqs rows at once;
    embedding, norms, RoPE and attention run per sequence against its own cache. The
    logits are the same bits as n_seqs separate llm_forward(s, w, &tokens[i], 1, pos[i],
-   ...) calls (tests/test_batch.c). Prefill a sequence with llm_forward first.
+   ...) calls with fp32, int8 and ggml block weights, and with any thread count
+   (tests/test_batch.c); f16 and bf16 weights from 4 sequences on agree within float
+   rounding (their 4-token tile sums in another order). Prefill with llm_forward first.
        size_t n = llm_forward_batch_bytes(&config, 3);      once: caller memory, any alignment
        llm_state *seqs[3] = {&alice, &bob, &carol};
        llm_forward_batch(seqs, 3, &m.weights, next, pos, logits, scratch, th);
