@@ -3497,13 +3497,20 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
 #define LLM__SB_OUT(r)                                  \
     o[(r) * 2] = llm__rv_add(a##r##0, b##r##0);         \
     o[(r) * 2 + 1] = llm__rv_add(a##r##1, b##r##1);
-/* Rows w[0..LLM__SBR) (k apart) against tokens x0 and x1: o[r * 2 + t] = chain a + chain b. */
-static void llm__gemv_sb(llm__rv *o, const float *w, int k, const float *x0, const float *x1) {
+#define LLM__SB_PF(r)                                   \
+    LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i);         \
+    if (2 * LLM__RVN > 16) LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i + 16);
+/* Rows w[0..LLM__SBR) (k apart) against tokens x0 and x1: o[r * 2 + t] = chain a + chain b.
+   pf (or NULL): the same rows of the next group, fetched at the pace these are read. */
+static void llm__gemv_sb(llm__rv *o, const float *w, int k, const float *x0, const float *x1, const float *pf) {
     const llm__rv z = llm__rv_set1(0.0f);
     llm__rv xa0, xa1, xb0, xb1, v;
     int i;
     LLM__SB_ROWS(LLM__SB_DECL)
     for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+        if (pf) {
+            LLM__SB_ROWS(LLM__SB_PF)
+        }
         xa0 = llm__rv_load(x0 + i), xa1 = llm__rv_load(x1 + i);
         xb0 = llm__rv_load(x0 + i + LLM__RVN), xb1 = llm__rv_load(x1 + i + LLM__RVN);
         LLM__SB_ROWS(LLM__SB_A)
@@ -3538,7 +3545,10 @@ static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
     for (rr = 0; rr < 4; rr += LLM__SBR)
         for (t = 0; t < nt; t += 2) {
             const float *x0 = g->x + (ptrdiff_t)t * k, *x1 = t + 1 < nt ? x0 + k : x0; /* an odd last token twice */
-            llm__gemv_sb(t2, w + (ptrdiff_t)rr * k, k, x0, x1);
+            /* the first pass streams these rows from memory; the second (from L1) fetches
+               the next group's, so that memory never waits for the FMAs */
+            const float *pf = t == 2 && r1 - r >= 8 ? w + (ptrdiff_t)(4 + rr) * k : NULL;
+            llm__gemv_sb(t2, w + (ptrdiff_t)rr * k, k, x0, x1, pf);
             for (j = 0; j < LLM__SBR; j++) {
                 o[t][rr + j] = t2[2 * j];
                 if (t + 1 < nt) o[t + 1][rr + j] = t2[2 * j + 1];
