@@ -90,7 +90,7 @@
                        and its keys in llm__gguf_keys / llm__hf_keys when they are new. A new
                        feature is also a config field (zero = off, checked in
                        llm_config_check, refused by llm_config_runnable until it runs), its
-                       step in llm__block_forward driven by the config, its count in
+                       step in llm__block_run driven by the config, its count in
                        llm_count_params / llm_decode_bytes; a preset row; tests: the double
                        reference (tests/ref_model.h) and families in tests/test_model.c,
                        written files in tests/test_gguf.c / test_hf.c.
@@ -839,6 +839,31 @@ LLMDEF void llm_state_free(llm_state *s);
    counts as written); errors found before any work (bad arguments) leave it untouched. */
 LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tokens, int n_tokens, int pos,
                               float *logits, int all_logits, llm_threads *th);
+
+/* Several conversations at once: one decode step for n_seqs sequences, each with its own
+   llm_state (KV cache and position; they may be at different positions and lengths),
+   that reads every weight once for all of them. Sequence i takes tokens[i] at position
+   pos[i] (<= its cache's length; less rewinds it, as llm_forward does) and receives its
+   logits in logits[i][vocab]. The linear layers run on the n_seqs rows at once;
+   embedding, norms, RoPE and attention run per sequence against its own cache. The
+   logits are the same bits as n_seqs separate llm_forward(s, w, &tokens[i], 1, pos[i],
+   ...) calls with fp32, int8 and ggml block weights, and with any thread count
+   (tests/test_batch.c); f16 and bf16 weights from 4 sequences on agree within float
+   rounding (their 4-token tile sums in another order). Prefill with llm_forward first.
+       size_t n = llm_forward_batch_bytes(&config, 3);      once: caller memory, any alignment
+       llm_state *seqs[3] = {&alice, &bob, &carol};
+       llm_forward_batch(seqs, 3, &m.weights, next, pos, logits, scratch, th);
+   scratch: llm_forward_batch_bytes(config, n_seqs) bytes; 0 for an unrunnable config or
+   n_seqs outside 1..LLM_BATCH_MAX. Every state must have the same llm_config (the name
+   aside) and appear once. Errors: LLM_EINVAL for NULLs, a mismatched config, a repeated
+   state, a bad token; LLM_EFULL when a cache has no room for pos[i]; LLM_ERANGE for
+   pos[i] > its cache's length. All of these are found before any cache is touched; on
+   an error later every cache is truncated back to its pos[i], so nothing of the step
+   counts as written. */
+#define LLM_BATCH_MAX 4096
+LLMDEF size_t llm_forward_batch_bytes(const llm_config *c, int n_seqs);
+LLMDEF llm_status llm_forward_batch(llm_state *const *seqs, int n_seqs, const llm_weights *w, const int *tokens,
+                                    const int *pos, float *logits, void *scratch, llm_threads *th);
 
 /* Bytes one decode step at position pos reads from memory: every weight it multiplies
    (each matrix once, one embedding row) plus the KV cache rows 0..pos (on a windowed
@@ -3667,9 +3692,9 @@ static void llm__gemm_task(void *ctx, int ith, int nth) {
 
 /* ---- decode: streaming dot products ------------------------------------------------------
 
-   y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to 4
-   tokens; four rows go together so each x vector loaded feeds 4 independent FMA chains
-   (16 with 4 tokens), enough to keep many loads in flight and hide the FMA latency. */
+   y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to
+   LLM__SMALL_N tokens; four rows go together so each x vector loaded feeds 4 independent
+   FMA chains, enough to keep many loads in flight and hide the FMA latency. */
 
 typedef struct llm__gemv {
     float *y;
@@ -3743,41 +3768,96 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
     for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
 }
 
-/* Rows r..r+3 of W against tokens t0..t0+nt-1 (nt <= 4) in one pass over the rows:
-   4 x 4 accumulators, so each W vector loaded feeds 4 FMAs and each x vector 4 more.
-   A group of fewer than 4 tokens repeats its first token and stores only the real ones. */
-static void llm__gemv_4x4(const llm__gemv *g, int r, int t0, int nt) {
-    const int k = g->k;
-    const float *w0 = g->w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-    const float *x0 = g->x + (ptrdiff_t)t0 * k, *x1 = nt > 1 ? x0 + k : x0;
-    const float *x2 = nt > 2 ? x0 + 2 * (ptrdiff_t)k : x0, *x3 = nt > 3 ? x0 + 3 * (ptrdiff_t)k : x0;
-    llm__rv a00 = llm__rv_set1(0.0f), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-    llm__rv a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
-    float s[4][4];
-    int i, rr, tt;
-    for (i = 0; k - i >= LLM__RVN; i += LLM__RVN) {
-        llm__rv xa = llm__rv_load(x0 + i), xb = llm__rv_load(x1 + i), xc = llm__rv_load(x2 + i), xd = llm__rv_load(x3 + i), v;
-#define LLM__ROW4(r)                 \
-    v = llm__rv_load(w##r + i);        \
-    a##r##0 = llm__rv_fma(v, xa, a##r##0); \
-    a##r##1 = llm__rv_fma(v, xb, a##r##1); \
-    a##r##2 = llm__rv_fma(v, xc, a##r##2); \
-    a##r##3 = llm__rv_fma(v, xd, a##r##3);
-        LLM__ROW4(0) LLM__ROW4(1) LLM__ROW4(2) LLM__ROW4(3)
-#undef LLM__ROW4
+/* 2..LLM__SMALL_N tokens (a batched decode step, a short prefill) in one pass over W,
+   with the arithmetic of llm__gemv_1 for every (row, token): the same two chains (even
+   and odd vectors of the row), the same tails, the same four-row horizontal sums. So
+   each token's outputs are the bits n separate GEMVs give, and a sequence decoded in a
+   batch gets the logits it gets alone. The tile is LLM__SBR rows x 2 tokens: each W
+   vector loaded feeds 2 FMAs and each x vector LLM__SBR, 4 LLM__SBR independent chains
+   (AVX-512 and NEON: 16 accumulators of 32 registers; AVX2: 8 of 16). */
+#if defined(LLM__AVX512) || defined(LLM__NEON) || !defined(LLM__RV)
+#define LLM__SBR 4
+#define LLM__SB_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#define LLM__SBR 2
+#define LLM__SB_ROWS(X) X(0) X(1)
+#endif
+#define LLM__SB_DECL(r) llm__rv a##r##0 = z, a##r##1 = z, b##r##0 = z, b##r##1 = z; const float *w##r = w + (ptrdiff_t)(r) * k;
+#define LLM__SB_FMA(r, acc, LD, off, u0, u1)            \
+    v = LD(w##r + (off));                               \
+    acc##r##0 = llm__rv_fma(v, u0, acc##r##0);          \
+    acc##r##1 = llm__rv_fma(v, u1, acc##r##1);
+#define LLM__SB_A(r) LLM__SB_FMA(r, a, llm__rv_load, i, xa0, xa1)
+#define LLM__SB_B(r) LLM__SB_FMA(r, b, llm__rv_load, i + LLM__RVN, xb0, xb1)
+#define LLM__SB_T(r) LLM__SB_FMA(r, b, LLM__GEMV_TAIL, i, xb0, xb1)
+#define LLM__SB_OUT(r)                                  \
+    o[(r) * 2] = llm__rv_add(a##r##0, b##r##0);         \
+    o[(r) * 2 + 1] = llm__rv_add(a##r##1, b##r##1);
+#define LLM__SB_PF(r)                                   \
+    LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i);         \
+    if (2 * LLM__RVN > 16) LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i + 16);
+/* Rows w[0..LLM__SBR) (k apart) against tokens x0 and x1: o[r * 2 + t] = chain a + chain b.
+   pf (or NULL): the same rows of the next group, fetched at the pace these are read. */
+static void llm__gemv_sb(llm__rv *o, const float *w, int k, const float *x0, const float *x1, const float *pf) {
+    const llm__rv z = llm__rv_set1(0.0f);
+    llm__rv xa0, xa1, xb0, xb1, v;
+    int i;
+    LLM__SB_ROWS(LLM__SB_DECL)
+    for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+        if (pf) {
+            LLM__SB_ROWS(LLM__SB_PF)
+        }
+        xa0 = llm__rv_load(x0 + i), xa1 = llm__rv_load(x1 + i);
+        xb0 = llm__rv_load(x0 + i + LLM__RVN), xb1 = llm__rv_load(x1 + i + LLM__RVN);
+        LLM__SB_ROWS(LLM__SB_A)
+        LLM__SB_ROWS(LLM__SB_B)
     }
-    llm__vsum4(a00, a01, a02, a03, s[0]);
-    llm__vsum4(a10, a11, a12, a13, s[1]);
-    llm__vsum4(a20, a21, a22, a23, s[2]);
-    llm__vsum4(a30, a31, a32, a33, s[3]);
-    for (; i < k; i++) { /* the k % LLM__RVN tail */
-        const float xs[4] = {x0[i], x1[i], x2[i], x3[i]}, ws[4] = {w0[i], w1[i], w2[i], w3[i]};
-        for (rr = 0; rr < 4; rr++)
-            for (tt = 0; tt < 4; tt++) s[rr][tt] += ws[rr] * xs[tt];
+    for (; k - i >= LLM__RVN; i += LLM__RVN) {
+        xa0 = llm__rv_load(x0 + i), xa1 = llm__rv_load(x1 + i);
+        LLM__SB_ROWS(LLM__SB_A)
     }
-    for (tt = 0; tt < nt; tt++)
-        for (rr = 0; rr < 4; rr++)
-            g->y[(ptrdiff_t)(t0 + tt) * g->n + r + rr] = (g->bias ? g->bias[r + rr] : 0.0f) + s[rr][tt];
+#ifdef LLM__RV_MASKED
+    if (i < k) {
+        xb0 = llm__rv_load_n(x0 + i, k - i), xb1 = llm__rv_load_n(x1 + i, k - i);
+        LLM__SB_ROWS(LLM__SB_T)
+    }
+#endif
+    LLM__SB_ROWS(LLM__SB_OUT)
+}
+
+/* Rows r..r+3 against all n_tokens tokens: LLM__SBR rows at a time so they stay in L1
+   while every token passes; then gemv_1's sums and tails per token. */
+static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
+    const int k = g->k, nt = g->n_tokens;
+    const float *w = g->w + (ptrdiff_t)r * k;
+    llm__rv o[LLM__SMALL_N][4], t2[2 * LLM__SBR];
+    float s[4];
+    int rr, t, j, i, i0 = k;
+#ifndef LLM__RV_MASKED
+    i0 = k / LLM__RVN * LLM__RVN; /* gemv_1 leaves this tail to scalar code */
+#endif
+    if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
+        for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
+    for (rr = 0; rr < 4; rr += LLM__SBR)
+        for (t = 0; t < nt; t += 2) {
+            const float *x0 = g->x + (ptrdiff_t)t * k, *x1 = t + 1 < nt ? x0 + k : x0; /* an odd last token twice */
+            /* the first pass streams these rows from memory; the second (from L1) fetches
+               the next group's, so that memory never waits for the FMAs */
+            const float *pf = t == 2 && r1 - r >= 8 ? w + (ptrdiff_t)(4 + rr) * k : NULL;
+            llm__gemv_sb(t2, w + (ptrdiff_t)rr * k, k, x0, x1, pf);
+            for (j = 0; j < LLM__SBR; j++) {
+                o[t][rr + j] = t2[2 * j];
+                if (t + 1 < nt) o[t + 1][rr + j] = t2[2 * j + 1];
+            }
+        }
+    for (t = 0; t < nt; t++) {
+        const float *x = g->x + (ptrdiff_t)t * k;
+        float *y = g->y + (ptrdiff_t)t * g->n + r;
+        llm__vsum4(o[t][0], o[t][1], o[t][2], o[t][3], s);
+        for (i = i0; i < k; i++)
+            for (j = 0; j < 4; j++) s[j] += w[(ptrdiff_t)j * k + i] * x[i];
+        for (j = 0; j < 4; j++) y[j] = (g->bias ? g->bias[r + j] : 0.0f) + s[j];
+    }
 }
 
 static void llm__gemv_task(void *ctx, int ith, int nth) {
@@ -3791,8 +3871,7 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
         return;
     }
     /* a few tokens: 4 rows at a time, all tokens while those rows are in cache */
-    for (r = r0; r1 - r >= 4; r += 4)
-        for (t = 0; t < g->n_tokens; t += 4) llm__gemv_4x4(g, r, t, g->n_tokens - t < 4 ? g->n_tokens - t : 4);
+    for (r = r0; r1 - r >= 4; r += 4) llm__gemv_small(g, r, r1);
     for (; r < r1; r++)
         for (t = 0; t < g->n_tokens; t++)
             g->y[(ptrdiff_t)t * g->n + r] =
@@ -7282,25 +7361,51 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
     return LLM_OK;
 }
 
-static llm_status llm__block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
-                                    llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
-                                    llm_threads *th) {
+/* One sequence's share of a block pass: its cache, RoPE table and positions pos..pos+n-1,
+   which are n consecutive rows of x. llm_block_forward runs one segment; a batched decode
+   step (llm_forward_batch) one per sequence, a row each. */
+typedef struct llm__seg {
+    llm_kv_cache *kv;
+    const llm_rope *rope;
+    int pos, n;
+} llm__seg;
+
+/* Everything a block checks before it writes anything: a full cache or a hole in any
+   segment leaves every cache as it was. */
+static llm_status llm__block_check(const llm_config *c, const llm_layer_weights *w, const llm__seg *sg, int n_seg,
+                                   int layer, const float *x, int n, const void *scratch) {
+    int hd, i, rows = 0;
+    LLM__MTRY(llm__model_check(c));
+    if (!w || !sg || n_seg <= 0 || !x || !scratch || n <= 0 || layer < 0) return LLM_EINVAL;
+    hd = llm_config_head_dim(c);
+    for (i = 0; i < n_seg; i++) {
+        const llm_kv_cache *kv = sg[i].kv;
+        if (!kv || sg[i].n <= 0 || sg[i].pos < 0 || layer >= kv->n_layers) return LLM_EINVAL;
+        if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
+        if (c->pos == LLM_POS_ROPE && (!sg[i].rope || sg[i].rope->head_dim != hd)) return LLM_EINVAL;
+        if ((int64_t)sg[i].pos + sg[i].n > kv->capacity) return LLM_EFULL;
+        if (sg[i].pos > kv->len) return LLM_ERANGE;
+        rows += sg[i].n;
+    }
+    if (rows != n) return LLM_EINVAL;
+    return llm__layer_check(c, w);
+}
+
+/* The block over n rows of x made of n_seg segments: the linear layers, norms and FFN
+   run on all n rows at once (one pass over each weight matrix); RoPE, the cache write
+   and attention run per segment against its own cache. */
+static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w, const llm__seg *sg, int n_seg,
+                                 int layer, float *x, int n, void *scratch, llm_threads *th) {
     llm__model_buf b;
     const float *in;
-    int d, hd, qd, kvd, ff, i;
+    int d, hd, qd, kvd, ff, i, s, row;
     int64_t work;
     const llm__ffn_info *ffn;
     llm_attention_desc ad;
     memset(&b, 0, sizeof b); /* gcc -O3 cannot see llm__model_block_layout fills it (-Wmaybe-uninitialized) */
-    LLM__MTRY(llm__model_check(c));
-    if (!w || !kv || !x || !scratch || n <= 0 || pos < 0 || layer < 0 || layer >= kv->n_layers) return LLM_EINVAL;
+    LLM__MTRY(llm__block_check(c, w, sg, n_seg, layer, x, n, scratch));
     ffn = &llm__ffn_kinds[c->ffn];
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
-    if (kv->n_kv_heads != c->n_kv_heads || kv->head_dim != hd) return LLM_EINVAL;
-    if (c->pos == LLM_POS_ROPE && (!rope || rope->head_dim != hd)) return LLM_EINVAL;
-    if ((int64_t)pos + n > kv->capacity) return LLM_EFULL;
-    if (pos > kv->len) return LLM_ERANGE;
-    LLM__MTRY(llm__layer_check(c, w));
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
@@ -7314,20 +7419,25 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
         LLM__MTRY(llm__model_head_norm(c, b.k, (int64_t)n * c->n_kv_heads, hd, w->k_norm));
     }
-    /* rotate q and k by their absolute positions: q.k then depends only on the offset */
-    if (c->pos == LLM_POS_ROPE) {
-        LLM__MTRY(llm_rope_apply_tokens(rope, b.q, n, c->n_heads, pos));
-        LLM__MTRY(llm_rope_apply_tokens(rope, b.k, n, c->n_kv_heads, pos));
-    }
-    /* keys and values of these positions join the cache; queries attend over 0..pos+i */
-    LLM__MTRY(llm_kv_cache_write(kv, layer, pos, b.k, b.v, n));
     /* this layer's window, and the score's scale and softcap, as the config says */
     ad = llm_attention_desc_default();
     ad.window = llm_config_layer_window(c, layer);
     ad.scale = c->attn_scale;
     ad.softcap = c->attn_softcap;
-    work = (int64_t)n * qd * (pos + n);
-    LLM__MTRY(llm_attention_cache_ex(b.att, b.q, kv, layer, n, pos, c->n_heads, &ad, llm__model_th(th, work)));
+    for (s = 0, row = 0; s < n_seg; row += sg[s].n, s++) {
+        const llm__seg *g = &sg[s];
+        float *q = b.q + (size_t)row * qd, *k = b.k + (size_t)row * kvd, *v = b.v + (size_t)row * kvd;
+        /* rotate q and k by their absolute positions: q.k then depends only on the offset */
+        if (c->pos == LLM_POS_ROPE) {
+            LLM__MTRY(llm_rope_apply_tokens(g->rope, q, g->n, c->n_heads, g->pos));
+            LLM__MTRY(llm_rope_apply_tokens(g->rope, k, g->n, c->n_kv_heads, g->pos));
+        }
+        /* keys and values of these positions join the cache; queries attend over 0..pos+i */
+        LLM__MTRY(llm_kv_cache_write(g->kv, layer, g->pos, k, v, g->n));
+        work = (int64_t)g->n * qd * (g->pos + g->n);
+        LLM__MTRY(llm_attention_cache_ex(b.att + (size_t)row * qd, q, g->kv, layer, g->n, g->pos, c->n_heads, &ad,
+                                         llm__model_th(th, work)));
+    }
     /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
     LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
@@ -7363,8 +7473,11 @@ static llm_status llm__block_forward(const llm_config *c, const llm_layer_weight
 LLMDEF llm_status llm_block_forward(const llm_config *c, const llm_layer_weights *w, const llm_rope *rope,
                                    llm_kv_cache *kv, int layer, float *x, int n, int pos, void *scratch,
                                    llm_threads *th) {
+    llm__seg g;
     int len0 = kv ? kv->len : 0;
-    llm_status st = llm__block_forward(c, w, rope, kv, layer, x, n, pos, scratch, th);
+    llm_status st;
+    g.kv = kv, g.rope = rope, g.pos = pos, g.n = n;
+    st = llm__block_run(c, w, &g, 1, layer, x, n, scratch, th);
     /* a failure after this layer's keys were written must not leave them counted */
     if (st != LLM_OK && kv && kv->len > len0) kv->len = len0;
     return st;
@@ -7521,6 +7634,114 @@ LLMDEF llm_status llm_forward(llm_state *s, const llm_weights *w, const int *tok
     LLM__MTRY(llm_kv_cache_truncate(&s->kv, pos));
     st = llm__forward_chunks(s, w, tokens, n_tokens, pos, logits, all_logits, th);
     if (st != LLM_OK) llm_kv_cache_truncate(&s->kv, pos);
+    return st;
+}
+
+/* ---- several sequences in one decode step ------------------------------------------- */
+
+/* Two configs describe the same architecture (the name aside): the batched step runs
+   one set of weights over every sequence, so their states must agree on each field. */
+static int llm__config_same(const llm_config *a, const llm_config *b) {
+#define LLM__CF(f) (a->f == b->f)
+    return LLM__CF(d_model) && LLM__CF(n_layers) && LLM__CF(n_heads) && LLM__CF(n_kv_heads) && LLM__CF(head_dim) &&
+           LLM__CF(d_ff) && LLM__CF(vocab) && LLM__CF(max_seq_len) && LLM__CF(norm) && LLM__CF(norm_bias) &&
+           LLM__CF(norm_eps) && LLM__CF(ffn) && LLM__CF(pos) && LLM__CF(rope_theta) && LLM__CF(rope_layout) &&
+           LLM__CF(rotary_dim) && LLM__CF(rope_scale) && LLM__CF(rope_low_freq_factor) &&
+           LLM__CF(rope_high_freq_factor) && LLM__CF(rope_orig_ctx) && LLM__CF(tied_embeddings) && LLM__CF(bias) &&
+           LLM__CF(post_norm) && LLM__CF(n_experts) && LLM__CF(n_experts_per_tok) && LLM__CF(n_shared_experts) &&
+           LLM__CF(sliding_window) && LLM__CF(qk_norm) && LLM__CF(sandwich_norm) && LLM__CF(embed_scale) &&
+           LLM__CF(attn_scale) && LLM__CF(attn_softcap) && LLM__CF(final_softcap) && LLM__CF(window_pattern);
+#undef LLM__CF
+}
+
+/* Scratch of a batched step over B sequences, each buffer 64-byte aligned: the residual
+   stream x [B][d], the block's buffers for B rows, the segments [B]. */
+static uint64_t llm__batch_layout(const llm_config *c, int B, uint64_t *blk_off, uint64_t *seg_off) {
+    uint64_t off = LLM__MALIGN((uint64_t)B * (uint64_t)c->d_model * sizeof(float));
+    *blk_off = off;
+    off += LLM__MALIGN(llm__model_block_layout(c, B, NULL, NULL));
+    *seg_off = off;
+    off += LLM__MALIGN((uint64_t)B * sizeof(llm__seg));
+    return off + 64;
+}
+
+LLMDEF size_t llm_forward_batch_bytes(const llm_config *c, int n_seqs) {
+    uint64_t bo, so, bytes;
+    if (llm__model_check(c) != LLM_OK || n_seqs <= 0 || n_seqs > LLM_BATCH_MAX) return 0;
+    bytes = llm__batch_layout(c, n_seqs, &bo, &so);
+    return bytes > (uint64_t)SIZE_MAX ? 0 : (size_t)bytes;
+}
+
+/* Every argument of llm_forward_batch, checked before any cache is touched. */
+static llm_status llm__batch_check(llm_state *const *seqs, int B, const llm_weights *w, const int *tokens,
+                                   const int *pos, const float *logits, const void *scratch) {
+    const llm_config *c;
+    int i, j;
+    if (!seqs || B <= 0 || B > LLM_BATCH_MAX || !w || !w->layers || !tokens || !pos || !logits || !scratch)
+        return LLM_EINVAL;
+    for (i = 0; i < B; i++) {
+        const llm_state *s = seqs[i];
+        if (!s || !s->x) return LLM_EINVAL;
+        for (j = 0; j < i; j++)
+            if (seqs[j] == s) return LLM_EINVAL; /* one cache cannot take two tokens at one position */
+        if (!llm__config_same(&s->config, &seqs[0]->config)) return LLM_EINVAL;
+    }
+    c = &seqs[0]->config;
+    LLM__MTRY(llm__model_check(c));
+    if (w->out_norm && !w->out_norm_b != !c->norm_bias) return LLM_EINVAL;
+    for (i = 0; i < B; i++) {
+        const llm_state *s = seqs[i];
+        if (tokens[i] < 0 || tokens[i] >= c->vocab || pos[i] < 0) return LLM_EINVAL;
+        if ((int64_t)pos[i] + 1 > s->capacity) return LLM_EFULL;
+        if (pos[i] > s->kv.len) return LLM_ERANGE;
+        if (c->pos == LLM_POS_LEARNED && (!w->pos_embed || (int64_t)pos[i] + 1 > c->max_seq_len)) return LLM_ERANGE;
+    }
+    return LLM_OK;
+}
+
+/* llm_forward_batch after its checks and the rewinds. */
+static llm_status llm__forward_batch_run(llm_state *const *seqs, int B, const llm_weights *w, const int *tokens,
+                                         const int *pos, float *logits, void *scratch, llm_threads *th) {
+    const llm_config *c = &seqs[0]->config;
+    int d = c->d_model, i, l;
+    uint64_t bo, so;
+    char *base = (char *)llm__align64(scratch);
+    float *x = (float *)(void *)base, *xb, *h = x;
+    void *blk;
+    llm__seg *sg;
+    llm__batch_layout(c, B, &bo, &so);
+    blk = base + bo;
+    sg = (llm__seg *)(void *)(base + so);
+    xb = (float *)llm__align64(blk); /* the block's first buffer holds the final norm's output */
+    /* embedding: x[i] = E[token i] (+ P[pos i]); sequence i is row i and its own segment */
+    for (i = 0; i < B; i++) {
+        float *xi = x + (size_t)i * d;
+        LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[i], d));
+        if (c->embed_scale > 0) LLM__MTRY(llm__model_scale(xi, d, c->embed_scale));
+        if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)pos[i] * d, d));
+        sg[i].kv = &seqs[i]->kv, sg[i].rope = &seqs[i]->rope, sg[i].pos = pos[i], sg[i].n = 1;
+    }
+    for (l = 0; l < c->n_layers; l++) LLM__MTRY(llm__block_run(c, &w->layers[l], sg, B, l, x, B, blk, th));
+    /* final norm and LM head over the B rows: logits [B][vocab] */
+    if (w->out_norm) {
+        LLM__MTRY(llm__model_norm(c, xb, x, w->out_norm, w->out_norm_b, B, d));
+        h = xb;
+    }
+    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, th));
+    if (c->final_softcap > 0) llm__model_softcap(logits, (size_t)B * c->vocab, c->final_softcap);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_forward_batch(llm_state *const *seqs, int n_seqs, const llm_weights *w, const int *tokens,
+                                    const int *pos, float *logits, void *scratch, llm_threads *th) {
+    int i;
+    llm_status st;
+    LLM__MTRY(llm__batch_check(seqs, n_seqs, w, tokens, pos, logits, scratch));
+    /* as llm_forward: each cache rewinds to its pos, and a failure rewinds every one */
+    for (i = 0; i < n_seqs; i++) LLM__MTRY(llm_kv_cache_truncate(&seqs[i]->kv, pos[i]));
+    st = llm__forward_batch_run(seqs, n_seqs, w, tokens, pos, logits, scratch, th);
+    if (st != LLM_OK)
+        for (i = 0; i < n_seqs; i++) llm_kv_cache_truncate(&seqs[i]->kv, pos[i]);
     return st;
 }
 

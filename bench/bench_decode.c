@@ -7,7 +7,9 @@
    classifier) built here in memory, fp32 and int8 (groups of 64, llama2.c version-2
    layout), 1 and 2 threads. Peers measured on this machine (issue 5): run.c 71 tok/s fp32
    110M (104 with 2 threads), runq.c 122 int8 (224), stories260K 23,000; llama.cpp prefill
-   of 128 tokens 760 tok/s. */
+   of 128 tokens 760 tok/s. Then B = 1, 2, 4, 8 conversations decoded together
+   (llm_forward_batch): tokens/s in total and per conversation, and the share of the read
+   roof (the weights once per step plus each conversation's KV rows). */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -148,6 +150,48 @@ static double prefill_rate(const llm_config *c, const llm_weights *w, int n, llm
 #define PEER_READ_GBS 40.0
 #define PEER_FMA_GFLOPS 226.0
 
+/* B conversations decoded together with llm_forward_batch, sequence i at position
+   p0 + 4 i (different lengths, as conversations are), n steps: steps/s. Bytes of one
+   step: the weights once plus every sequence's own KV rows. */
+static double batch_rate(const llm_config *c, const llm_weights *const *ws, int nw, int B, int p0, int n,
+                         llm_threads *th, int reps, double *bytes_step) {
+    enum { MAXB = 8 };
+    llm_state s[MAXB];
+    llm_state *seqs[MAXB];
+    int pos[MAXB], toks[MAXB], i, j, r, *prompt = (int *)malloc((size_t)(p0 + 4 * MAXB) * sizeof(int));
+    float *logits = (float *)malloc((size_t)B * c->vocab * sizeof(float));
+    size_t sb = llm_forward_batch_bytes(c, B);
+    void *scratch = malloc(sb);
+    double best = 0, row = llm_decode_bytes(c, ws[0], LLM_F32, 1) - llm_decode_bytes(c, ws[0], LLM_F32, 0);
+    double weights = llm_decode_bytes(c, ws[0], LLM_F32, 0) - row;
+    if (!prompt || !logits || !scratch || sb == 0) exit(1);
+    for (i = 0; i < p0 + 4 * MAXB; i++) prompt[i] = (i * 7919 + 1) % c->vocab;
+    *bytes_step = weights;
+    for (i = 0; i < B; i++) {
+        if (llm_state_create(&s[i], c, p0 + 4 * i + n, p0 + 4 * i, LLM_F32) != LLM_OK) exit(1);
+        seqs[i] = &s[i];
+        *bytes_step += row * (p0 + 4 * i + 1 + n / 2); /* K and V rows read, at the middle step */
+    }
+    for (r = 0; r < reps; r++) {
+        double t0, c0;
+        for (i = 0; i < B; i++) {
+            if (llm_forward(&s[i], ws[0], prompt, p0 + 4 * i, 0, logits, 0, th) != LLM_OK) exit(1);
+            pos[i] = p0 + 4 * i;
+            toks[i] = prompt[i];
+        }
+        c0 = roofs_cpu_seconds(th), t0 = roofs_now();
+        for (j = 0; j < n; j++) {
+            if (llm_forward_batch(seqs, B, ws[j % nw], toks, pos, logits, scratch, th) != LLM_OK) exit(1);
+            for (i = 0; i < B; i++) pos[i]++, toks[i] = (toks[i] + 1) % c->vocab;
+        }
+        t0 = roofs_now() - t0, c0 = roofs_cpu_seconds(th) - c0;
+        if (n / t0 > best) best = n / t0, g_share = c0 / (t0 * llm_threads_count(th));
+    }
+    for (i = 0; i < B; i++) llm_state_free(&s[i]);
+    free(prompt), free(logits), free(scratch);
+    return best;
+}
+
 static const char *verdict(double value, double target) { return value >= target ? "met" : "MISSED"; }
 
 int main(void) {
@@ -233,6 +277,22 @@ int main(void) {
                    nt > 1 ? "s" : " ", pf, 100 * g_share);
             if (nt == 1) printf("; target >= %.0f (llama.cpp 760 x FMA/226): %s\n", target, verdict(pf, target));
             else printf(", %.2fx 1 thread\n", pf / pf1);
+        }
+        /* several conversations at once: one step reads the weights once for all B; ideally
+           B x the tokens/s of one (until compute, not memory, bounds it) */
+        for (nt = 1; nt <= 2; nt++) {
+            static const int bs[4] = {1, 2, 4, 8};
+            double r1 = 0, bst;
+            int bi;
+            for (bi = 0; bi < 4; bi++) {
+                int B = bs[bi];
+                r = batch_rate(&mp->c, ws, nw, B, 32, 32, nt == 2 ? th2 : NULL, 2, &bst);
+                if (B == 1) r1 = r;
+                printf("  110M %s batched decode, B = %d, %d thread%s: %6.1f tok/s total, %6.1f per conversation "
+                       "(%.2fx B = 1), CPU share %3.0f%%, %.1f MB/step -> %3.0f%% of read bandwidth\n",
+                       q ? "int8" : "fp32", B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share, bst / 1e6,
+                       100 * r * bst / 1e9 / bw[nt]);
+            }
         }
         for (k = 0; k < nw; k++) big_free(&copies[k]);
     }
