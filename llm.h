@@ -7727,7 +7727,7 @@ static llm_status llm__forward_batch_run(llm_state *const *seqs, int B, const ll
         LLM__MTRY(llm__model_norm(c, xb, x, w->out_norm, w->out_norm_b, B, d));
         h = xb;
     }
-    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, th));
+    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, NULL, th));
     if (c->final_softcap > 0) llm__model_softcap(logits, (size_t)B * c->vocab, c->final_softcap);
     return LLM_OK;
 }
