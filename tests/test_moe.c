@@ -277,6 +277,7 @@ static void test_arch(const char *arch, int q8, double tol, double dtol) {
                       "%s %s: llm_decode_bytes %.0f vs dense %.0f", arch, tn, all, dense);
         }
     }
+    llm_gguf_free(&g);
     if (buf) free(buf);
     moe_file_free(&f);
     rnd_model_free(&m);
@@ -472,6 +473,7 @@ static void test_hostile(void) {
         else
             CHECK_MSG(fc_host_le() ? st == LLM_EFORMAT && fc_mentions(why, names[i]) : st != LLM_OK, "%s: %s \"%s\"", names[i],
                       llm_status_str(st), why ? why : "");
+        llm_gguf_free(&g);
         free(buf);
         moe_file_free(&f);
         rnd_model_free(&m);
@@ -497,6 +499,7 @@ static void test_hostile(void) {
             else
                 CHECK_MSG(fc_host_le() ? st == LLM_EFORMAT && fc_mentions(why, names2[i]) : st != LLM_OK, "%s: %s \"%s\"", archs[i],
                           llm_status_str(st), why ? why : "");
+            llm_gguf_free(&g);
             free(buf);
             moe_file_free(&f);
             rnd_model_free(&m);
