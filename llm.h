@@ -10512,6 +10512,18 @@ typedef struct llm__aux {
     char *why;      /* 160 bytes for a reason naming the tensor */
 } llm__aux;
 
+/* "tensor <name>" + a + its type's name + b into wb (160 bytes): a refused type's reason. */
+static const char *llm__why_type(char *wb, const llm__tsrc *t, const char *a, const char *b) {
+    char tail[64];
+    const char *tn = t->type_name ? t->type_name : "?";
+    size_t k = 0;
+    while (*a && k < 30) tail[k++] = *a++;
+    while (*tn && k < 44) tail[k++] = *tn++;
+    while (*b && k < 63) tail[k++] = *b++;
+    tail[k] = '\0';
+    return llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail);
+}
+
 /* The one "take a tensor" step of both loaders: the shape [rows][cols] the config wants
    (rows 1: a vector), a type the forward pass runs, aligned; a matrix is used in place, a
    vector in place when it is F32, else converted to fp32 into aux (plus_one: as 1 + w).
@@ -10522,16 +10534,9 @@ static llm_status llm__take(const llm__tsrc *t, int64_t rows, int64_t cols, int 
     if (!t->data) LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is missing"), LLM_EFORMAT);
     if (t->n_dims != (vec ? 1 : 2) || t->rows != rows || t->cols != cols)
         LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " has the wrong shape for the config"), LLM_EFORMAT);
-    if (t->type < 0 || (vec && t->type != LLM_F32 && t->type != LLM_F16 && t->type != LLM_BF16)) {
-        char tail[64];
-        const char *a = vec ? " is not f32 / f16 / bf16: " : " is ", *tn = t->type_name ? t->type_name : "?";
-        size_t k = 0;
-        while (*a) tail[k++] = *a++;
-        while (*tn && k < 40) tail[k++] = *tn++;
-        for (a = vec ? "" : ", not run yet"; *a && k < 63; a++) tail[k++] = *a;
-        tail[k] = '\0';
-        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
-    }
+    if (t->type < 0 || (vec && t->type != LLM_F32 && t->type != LLM_F16 && t->type != LLM_BF16))
+        LLM__FFAIL(why, llm__why_type(wb, t, vec ? " is not f32 / f16 / bf16: " : " is ", vec ? "" : ", not run yet"),
+                   LLM_EUNSUPPORTED);
     if (((uintptr_t)t->data & (t->align - 1u)) != 0)
         LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not aligned: load the file into aligned memory"),
                    LLM_EINVAL);
@@ -10542,12 +10547,7 @@ static llm_status llm__take(const llm__tsrc *t, int64_t rows, int64_t cols, int 
     } else if (t->type == LLM_F32 && !plus_one) {
         *vec = (const float *)t->data;
     } else if (!aux->convert) {
-        char tail[48] = " is not f32: ";
-        size_t k = 13;
-        const char *tn = t->type_name ? t->type_name : "?";
-        while (*tn && k < 40) tail[k++] = *tn++;
-        tail[k] = '\0';
-        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
+        LLM__FFAIL(why, llm__why_type(wb, t, " is not f32: ", ""), LLM_EUNSUPPORTED);
     } else {
         const unsigned char *s = (const unsigned char *)t->data;
         int64_t i;
@@ -10577,14 +10577,7 @@ static llm_status llm__take_stack(const llm__tsrc *t, int64_t E, int64_t rows, i
     if (t->n_dims < 2 || t->stack != E || t->rows != rows || t->cols != cols)
         LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, " is not [expert_count][rows][cols] of the config"),
                    LLM_EFORMAT);
-    if (t->type < 0) {
-        char tail[64] = " is ";
-        size_t k = 4;
-        const char *tn = t->type_name ? t->type_name : "?";
-        while (*tn && k < 40) tail[k++] = *tn++;
-        tail[k] = '\0';
-        LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, tail), LLM_EUNSUPPORTED);
-    }
+    if (t->type < 0) LLM__FFAIL(why, llm__why_type(wb, t, " is ", ""), LLM_EUNSUPPORTED);
     f = llm__wfmt_of((llm_dtype)t->type);
     if (!f || f->blk <= 0 || cols % f->blk)
         LLM__FFAIL(why, llm__why_name(wb, 160, "tensor ", t->name.s, t->name.n, ": rows of partial blocks"), LLM_EFORMAT);
@@ -16080,11 +16073,28 @@ static void llm__lora_tname(char *dst, int l, const char *name, int b) {
 }
 
 /* The whole file into buf (NULL: only its size). */
+/* One F32 tensor of t's slot in a GGUF being written: its info (pass 0: name, dims, type
+   F32, offset; *off moves to the next 32-byte boundary) or its data (pass 1, padded to 32). */
+static void llm__gw_f32_slot(llm__gw *w, const llm_train *t, int64_t slot, int pass, const char *name, int n_dims,
+                             int64_t ne0, int64_t ne1, uint64_t *off) {
+    int64_t i;
+    if (pass == 0) {
+        llm__gw_str(w, name);
+        llm__gw_u(w, (uint64_t)n_dims, 4), llm__gw_u(w, (uint64_t)ne0, 8);
+        if (n_dims > 1) llm__gw_u(w, (uint64_t)ne1, 8);
+        llm__gw_u(w, 0, 4), llm__gw_u(w, *off, 8);
+        *off = (*off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
+    } else {
+        for (i = 0; i < t->len[slot]; i++) llm__gw_u(w, llm__f32_bits(t->params[t->off[slot] + i]), 4);
+        while (w->n % 32) llm__gw_u(w, 0, 1);
+    }
+}
+
 static size_t llm__lora_gguf_write(const llm_train *t, const char *arch, unsigned char *buf) {
     const llm_config *c = &t->config;
     llm__gw w;
     uint64_t n_t = 0, off = 0;
-    int64_t slot, in, out, i;
+    int64_t slot, in, out;
     int l, k, ab, pass;
     char name[64];
     w.p = buf, w.n = 0;
@@ -16104,17 +16114,8 @@ static size_t llm__lora_gguf_write(const llm_train *t, const char *arch, unsigne
                 for (ab = 0; ab < 2; ab++) {
                     if (t->off[slot = llm__lora_at(c, l, k, ab)] < 0) continue;
                     llm__train_dims(c, llm__lora_slot[k], &in, &out);
-                    if (pass == 0) {
-                        llm__lora_tname(name, l, llm__lora_gguf_name(c, k), ab);
-                        llm__gw_str(&w, name);
-                        llm__gw_u(&w, 2, 4);
-                        llm__gw_u(&w, (uint64_t)(ab ? t->lora_rank : in), 8), llm__gw_u(&w, (uint64_t)(ab ? out : t->lora_rank), 8);
-                        llm__gw_u(&w, 0, 4), llm__gw_u(&w, off, 8); /* F32 at this offset of the data section */
-                        off = (off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
-                    } else {
-                        for (i = 0; i < t->len[slot]; i++) llm__gw_u(&w, llm__f32_bits(t->params[t->off[slot] + i]), 4);
-                        while (w.n % 32) llm__gw_u(&w, 0, 1);
-                    }
+                    if (pass == 0) llm__lora_tname(name, l, llm__lora_gguf_name(c, k), ab);
+                    llm__gw_f32_slot(&w, t, slot, pass, name, 2, ab ? t->lora_rank : in, ab ? out : t->lora_rank, &off);
                 }
     }
     return w.n;
@@ -16305,7 +16306,7 @@ static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok,
     int hd = llm_config_head_dim(c), nb = (int)(sizeof blk / sizeof blk[0]), nt = tok ? (tok->pieces ? tok->n_tokens : 256) : 0;
     int l, k, pass, i;
     uint64_t n_t = 0, n_kv = 10, off = 0;
-    int64_t slot, j;
+    int64_t slot;
     llm__gw w;
     char name[48];
     w.p = buf, w.n = 0;
@@ -16357,18 +16358,10 @@ static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok,
                 if (l >= 0) llm__train_dims(c, blk[i].slot, &in, &out);
                 else in = c->d_model, out = slot == LLM__T_ON ? 1 : c->vocab;
                 if (l >= 0 && (blk[i].slot == LLM__T_AN || blk[i].slot == LLM__T_FN)) out = 1;
-                if (pass == 0) {
+                if (pass == 0)
                     llm__train_tname(name, l, l >= 0 ? blk[i].name : slot == LLM__T_EMB ? "token_embd"
                                                      : slot == LLM__T_ON ? "output_norm" : "output");
-                    llm__gw_str(&w, name);
-                    llm__gw_u(&w, out > 1 ? 2 : 1, 4), llm__gw_u(&w, (uint64_t)in, 8);
-                    if (out > 1) llm__gw_u(&w, (uint64_t)out, 8);
-                    llm__gw_u(&w, 0, 4), llm__gw_u(&w, off, 8); /* F32 at this offset of the data section */
-                    off = (off + (uint64_t)t->len[slot] * 4 + 31) / 32 * 32;
-                } else {
-                    for (j = 0; j < t->len[slot]; j++) llm__gw_u(&w, llm__f32_bits(t->params[t->off[slot] + j]), 4);
-                    while (w.n % 32) llm__gw_u(&w, 0, 1);
-                }
+                llm__gw_f32_slot(&w, t, slot, pass, name, out > 1 ? 2 : 1, in, out, &off);
             }
     }
     return w.n;
