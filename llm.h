@@ -3832,8 +3832,10 @@ static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
     const float *w = g->w + (ptrdiff_t)r * k;
     llm__rv o[LLM__SMALL_N][4], t2[2 * LLM__SBR];
     float s[4];
-    int rr, t, j, i, i0 = k;
-#ifndef LLM__RV_MASKED
+    int rr, t, j, i, i0;
+#ifdef LLM__RV_MASKED
+    i0 = k;
+#else
     i0 = k / LLM__RVN * LLM__RVN; /* gemv_1 leaves this tail to scalar code */
 #endif
     if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
@@ -4709,7 +4711,7 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    its blocks of 32 or 256 values against activations quantized per block. */
 typedef struct llm__lw llm__lw;
 typedef struct llm__q8x llm__q8x; /* activations quantized per block of 32 (ggml's formats, below) */
-typedef struct llm__wfmt {
+typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): columns in reading order */
     const char *name;
     double bits;   /* per value, in-block scales included (Q8_32: 8 + 16 / 32) */
     int blk;       /* values per block in data (1: element formats); 0: no stored layout yet */
@@ -4757,7 +4759,7 @@ struct llm__lw {
 LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
                                 void (*dot)(float *, const llm__lw *, int, int, int, size_t),
                                 int (*dot4)(float *, const llm__lw *, int, int)) {
-    float o[LLM__WR * LLM__WT], bias[LLM__WR];
+    float o[LLM__WR * LLM__WT], bias[LLM__WR] = {0};
     int t = 0, i, j;
     for (i = 0; i < nr; i++) bias[i] = c->b ? c->b[r + i] : 0.0f;
     if (nr == LLM__WR && dot4)
@@ -5178,7 +5180,7 @@ static float llm__qdot_q2_k(const unsigned char *w, const llm__q8x *x, int64_t n
             const llm__q8x *xb = &x[k / 2];
             for (l = 0; l < 16; l++) q[l] = (int8_t)((qs[32 * n128 + half + l] >> shift) & 3);
             j = k % 2;
-            acc += xb->d * (d * (sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (sc[k] >> 4) * (float)xb->s16[j]);
+            acc += xb->d * (d * (float)(sc[k] & 15) * (float)llm__idot(q, xb->q + 16 * j, 16) - dmin * (float)(sc[k] >> 4) * (float)xb->s16[j]);
         }
     }
     return acc;
@@ -5721,10 +5723,11 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
 static void llm__lq_task(void *ctx, int ith, int nth) {
     const llm__lq *c = (const llm__lq *)ctx;
     int64_t nblk = (c->d_out + LLM__WR - 1) / LLM__WR;
-    int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nr, nb = c->d_in / 32;
+    int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nb = c->d_in / 32;
     if (r1 > c->d_out) r1 = c->d_out;
 #ifdef LLM__QV
     if (c->f->tile) {
+        int nr;
         for (r = r0; r < r1; r += nr) {
             nr = r1 - r >= LLM__QR ? LLM__QR : 1;
             llm__lq_tiles(c, r, nr);
@@ -5735,7 +5738,6 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     for (r = r0; r < r1; r++) {
         const unsigned char *wr = c->w + (size_t)r * c->row_bytes;
         float bias = c->b ? c->b[r] : 0.0f;
-        (void)nr;
         for (t = 0; t < c->nt; t++)
             c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)r] = c->f->qdot(wr, c->xq + (size_t)t * nb, c->d_in) + bias;
     }
@@ -6650,7 +6652,7 @@ static void llm__att_pv_t(float *o, float a, float *p, const llm__att_tile *t, i
     const float *VT = t->VT + (js - t->j0);
     int j, d;
     (void)r0, (void)npf;
-    for (j = n; j % LLM__ATT_W; j++) p[j] = 0.0f;
+    for (j = n; j < (n + LLM__ATT_W - 1) / LLM__ATT_W * LLM__ATT_W; j++) p[j] = 0.0f;
     for (d = 0; d < t->hd; d++) {
         llm__rv acc = llm__rv_set1(0.0f);
         for (j = 0; j < n; j += LLM__ATT_W) acc = llm__rv_fma(llm__rv_load(p + j), llm__rv_load(VT + (size_t)d * t->ld + j), acc);
@@ -8254,7 +8256,7 @@ LLMDEF size_t llm_stop_held(const llm_stop *m) { return m ? m->n_held : 0; }
 
 /* Byte j of the text the matcher looks at: the held prefix, then the new piece. */
 static char llm__stop_at(const llm_stop *m, const char *piece, size_t j) {
-    return j < m->n_held ? m->stops[m->held_stop][j] : piece[j - m->n_held];
+    return (char)(j < m->n_held ? m->stops[m->held_stop][j] : piece[j - m->n_held]);
 }
 
 LLMDEF llm_status llm_stop_feed(llm_stop *m, const char *piece, size_t n, char *out, size_t cap, size_t *out_n) {
@@ -8955,6 +8957,7 @@ LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_g
 /* ---- sessions ---- */
 
 enum { LLM__SESS_HEAD = 32, LLM__SESS_NF = 24 }; /* magic, mark, version, fingerprint, rng; then 24 int32 */
+static const unsigned char llm__sess_magic[8] = {'L', 'L', 'M', 'S', 'E', 'S', 'S', '1'};
 enum { LLM__SESS_BOM = 0x01020304, LLM__SESS_VERSION = 1 };
 
 static uint64_t llm__fnv64(uint64_t h, const void *p, size_t n) {
@@ -9017,7 +9020,7 @@ static size_t llm__sess_kv(const llm_kv_cache *kv, int len, unsigned char *p, in
     for (l = 0; l < kv->n_layers; l++)
         for (h = 0; h < kv->n_kv_heads; h++)
             for (part = 0; part < 2; part++)
-                for (sc = 0; sc <= (kv->dtype == LLM_INT8); sc++) {
+                for (sc = 0; sc <= (kv->dtype == LLM_INT8 ? 1 : 0); sc++) {
                     size_t b = sc ? sbytes : dbytes;
                     void *rows = llm__sess_rows(kv, part, sc, l, h);
                     if (save) memcpy(p + at, rows, b);
@@ -9039,7 +9042,7 @@ LLMDEF llm_status llm_gen_session_save(const llm_gen *g, void *out, size_t cap, 
     if (cap < need) return LLM_ERANGE;
     s = &g->sampler;
     memset(p, 0, need);
-    memcpy(p, "LLMSESS1", 8);
+    memcpy(p, llm__sess_magic, 8);
     u = LLM__SESS_BOM, memcpy(p + 8, &u, 4);
     u = LLM__SESS_VERSION, memcpy(p + 12, &u, 4);
     h = llm__gen_fingerprint(g), memcpy(p + 16, &h, 8);
@@ -9083,7 +9086,7 @@ LLMDEF llm_status llm_gen_session_load(llm_gen *g, const void *buf, size_t n, co
         return LLM_EFORMAT;     \
     } while (0)
     if (n < LLM__SESS_HEAD + sizeof f + 8) LLM__SESS_BAD("session: shorter than its header");
-    if (memcmp(p, "LLMSESS1", 8) != 0) LLM__SESS_BAD("session: no LLMSESS1 magic (not a session)");
+    if (memcmp(p, llm__sess_magic, 8) != 0) LLM__SESS_BAD("session: no LLMSESS1 magic (not a session)");
     memcpy(&u, p + 8, 4);
     if (u != LLM__SESS_BOM) LLM__SESS_BAD("session: written on a host of the other byte order");
     memcpy(&u, p + 12, 4);
@@ -9910,7 +9913,7 @@ LLMDEF llm_status llm_gguf_dequantize(uint32_t type, const void *src, float *dst
 static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b) {
     size_t k = 0, i;
     for (i = 0; a[i] && k + 1 < cap; i++) buf[k++] = a[i];
-    for (i = 0; i < n && k + 4 < cap && i < 64; i++) buf[k++] = (unsigned char)name[i] >= 32 ? name[i] : '?';
+    for (i = 0; i < n && k + 4 < cap && i < 64; i++) buf[k++] = (char)((unsigned char)name[i] >= 32 ? name[i] : '?');
     if (n > 64 && k + 4 < cap) buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
     for (i = 0; b[i] && k + 1 < cap; i++) buf[k++] = b[i];
     buf[k] = '\0';
@@ -10835,7 +10838,10 @@ static llm_status llm__gguf_config(llm_config *c, llm_gguf *g, llm__arch *gen, c
     if (a->embed_sqrt_d) c->embed_scale = LLM_SQRTF((float)c->d_model);
     /* llama.cpp's rule for Gemma 2 (from gemma_pytorch's config): the 27B model (46 layers)
        scales queries by 1/sqrt(d_model / n_heads), the others by 1/sqrt(head_dim) */
-    if (strcmp(a->gguf, "gemma2") == 0 && c->n_layers == 46) c->attn_scale = 1.0f / LLM_SQRTF((float)(c->d_model / c->n_heads));
+    if (strcmp(a->gguf, "gemma2") == 0 && c->n_layers == 46) {
+        int qpa = c->d_model / c->n_heads; /* an integer: gemma_pytorch's query_pre_attn_scalar */
+        c->attn_scale = 1.0f / LLM_SQRTF((float)qpa);
+    }
     /* the vocabulary is the embedding's row count */
     emb = llm_gguf_find_tensor(g, "token_embd.weight");
     if (!emb || emb->n_dims != 2 || emb->ne[1] > (1 << 24)) LLM__FFAIL(why, "token_embd.weight is missing or not [vocab][d]", LLM_EFORMAT);
@@ -11243,9 +11249,8 @@ LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *
     /* "2.50" is 25e-1 and "1.000...0" 1: trailing zeros off while that brings the power
        toward 0 or the digits under 2^53, so more numbers take the exact path */
     while (mant != 0 && mant % 10 == 0 && (ex < 0 || mant >= ((uint64_t)1 << 53))) mant /= 10, ex++;
-    if (mant == 0) v = 0.0;
-    else if (ex > 330) return LLM_ERANGE;
-    else if (ex < -360) v = 0.0;
+    if (mant != 0 && ex > 330) return LLM_ERANGE;
+    if (mant == 0 || ex < -360) v = 0.0;
     else if (mant < ((uint64_t)1 << 53) && ex >= -22 && ex <= 22) {
         double p = 1.0;
         int i, a = ex < 0 ? (int)-ex : (int)ex;
@@ -11255,7 +11260,10 @@ LLMDEF llm_status llm_json_num(const char *text, const llm_json_tok *t, double *
         /* one power when it is a normal double; else two factors, so 10^ex itself never
            underflows before the product */
         if (ex >= -300) v = (double)mant * LLM_POW(10.0, (double)ex);
-        else v = (double)mant * LLM_POW(10.0, (double)(ex / 2)) * LLM_POW(10.0, (double)(ex - ex / 2));
+        else {
+            long half = ex / 2;
+            v = (double)mant * LLM_POW(10.0, (double)half) * LLM_POW(10.0, (double)(ex - half));
+        }
     }
     if (v > DBL_MAX) return LLM_ERANGE;
     *out = neg ? -v : v;
@@ -12057,7 +12065,7 @@ LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char 
 static const char *llm__path_join(char *buf, size_t cap, const char *dir, const char *file) {
     size_t a = strlen(dir), b = strlen(file);
     if (a + b + 2 > cap) return NULL;
-    memcpy(buf, dir, a);
+    memcpy(buf, dir, a + 1);
     buf[a] = '/';
     memcpy(buf + a + 1, file, b + 1);
     return buf;
@@ -12461,15 +12469,15 @@ static int64_t llm__split_llama3(const llm__span *t, int64_t i, int max_digits) 
 static int llm__ds_class(uint32_t cp, int level); /* with the tables, below */
 /* the end of level's match at p (< e), or -1 when it does not match there */
 static int64_t llm__ds_match(const unsigned char *s, int64_t p, int64_t e, int level) {
-    int len, len1;
+    int len;
     uint32_t cp, cp1;
     int64_t k;
     len = llm__utf8_next(s, e, p, &cp);
     k = p;
     /* \s? before the Latin and Punct runs: taken when a class member follows it */
     if ((level == 2 || level == 3) && (llm__ucd(cp) & LLM__UC_WS) && p + len < e) {
-        len1 = llm__utf8_next(s, e, p + len, &cp1);
-        if (llm__ds_class(cp1, level)) k = p + len, cp = cp1, len = len1;
+        (void)llm__utf8_next(s, e, p + len, &cp1);
+        if (llm__ds_class(cp1, level)) k = p + len, cp = cp1;
     }
     if (!llm__ds_class(cp, level)) return -1;
     while (k < e) {
@@ -13847,7 +13855,7 @@ static void llm__fmt(char *buf, size_t cap, const char *f, ...) {
             buf[k++] = *f; /* %% and anything else: the character */
             continue;
         }
-        for (i = 0; i < n && k + 1 < cap; i++) buf[k++] = (unsigned char)s[i] >= 32 ? s[i] : '?';
+        for (i = 0; i < n && k + 1 < cap; i++) buf[k++] = (char)((unsigned char)s[i] >= 32 ? s[i] : '?');
     }
     va_end(ap);
     if (cap) buf[k] = '\0';
@@ -14076,7 +14084,7 @@ static llm_status llm__vocab_id_key(const llm_gguf *g, llm_vocab *v, const char 
     int64_t x;
     llm_status st = llm_gguf_get_int(g, key, &x);
     if (st == LLM_ENOTFOUND) return LLM_OK;
-    if (st == LLM_OK && (x == -1 || x == 0xFFFFFFFFll)) return LLM_OK;
+    if (st == LLM_OK && (x == -1 || x == 0xFFFFFFFFLL)) return LLM_OK;
     if (st != LLM_OK || x < 0 || x >= v->n_tokens) {
         llm__fmt(v->why, sizeof v->why, "%s: not an id of the %ld tokens", key, (long)v->n_tokens);
         LLM__FFAIL(why, v->why, LLM_EFORMAT);
@@ -14336,7 +14344,7 @@ static void llm__enc_pair(llm__enc *e, int32_t l, int32_t r) {
     llm__big b;
     if (l < 0 || r < 0) return;
     if (e->v->kind == LLM_VOCAB_SPM && !e->v->merges) { /* by the merged piece's score; else by merge rank */
-        b.id = llm__vocab_lookup(e->v, e->s + e->sym[l].start, (size_t)(e->sym[l].n + e->sym[r].n));
+        b.id = llm__vocab_lookup(e->v, e->s + e->sym[l].start, (size_t)e->sym[l].n + (size_t)e->sym[r].n);
         if (b.id < 0) return;
         b.key = e->v->score[b.id];
     } else {
@@ -15074,7 +15082,8 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
         while (dl > 0 && path[dl - 1] != '/') dl--;
         if (dl + sizeof "tokenizer_config.json" <= sizeof cpath) {
             const char *ignored;
-            memcpy(cpath, path, dl);
+            size_t q;
+            for (q = 0; q < dl; q++) cpath[q] = path[q];
             memcpy(cpath + dl, "tokenizer_config.json", sizeof "tokenizer_config.json");
             if (llm__read_file(cpath, 0, &cmem, &base, &cdata, &clen, &ignored) != LLM_OK) cmem = NULL, cdata = NULL, clen = 0;
         }
@@ -15534,7 +15543,7 @@ static llm_status llm__train_setup(llm_train *t, void *mem, size_t mem_bytes, co
     llm__train_sizes(c, rank, &pl, &top, &work, &fixed);
     n = (int64_t)batch * seq;
     p = (unsigned char *)llm__align64(mem);
-#define LLM__CARVE(dst, type, count) (dst = (type *)(void *)p, p = (unsigned char *)llm__align64(p + sizeof(type) * (size_t)(count)))
+#define LLM__CARVE(dst, type, count) ((dst) = (type *)(void *)p, p = (unsigned char *)llm__align64(p + sizeof(type) * (size_t)(count)))
     LLM__CARVE(t->params, float, np);
     LLM__CARVE(t->grads, float, np);
     LLM__CARVE(t->m, float, np);
@@ -15611,9 +15620,9 @@ LLMDEF llm_status llm_train_init_params(llm_train *t, uint64_t seed, float std) 
     base_end = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
     for (slot = 0; slot < llm__train_nslots(&t->config); slot++) {
         float *p = llm__tp(t, t->params, slot);
-        char k = slot >= base_end ? ((slot - base_end) % 2 ? 'b' : 'w') /* LoRA: A random, B zero */
-                 : slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
-                 : slot == LLM__T_ON ? 'g' : slot == LLM__T_ONB ? 'b' : 'w';
+        char k = (char)(slot >= base_end ? ((slot - base_end) % 2 ? 'b' : 'w') /* LoRA: A random, B zero */
+                        : slot >= LLM__T_GLOBAL ? kind[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
+                        : slot == LLM__T_ON ? 'g' : slot == LLM__T_ONB ? 'b' : 'w');
         for (i = 0; p && i < t->len[slot]; i++) {
             if (k == 'w') { /* Box-Muller: two uniforms, one normal */
                 double u1 = (llm_xorshift_u32(&s) + 1.0) / 4294967297.0, u2 = llm_xorshift_u32(&s) / 4294967296.0;
@@ -15883,10 +15892,14 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     int B, T, H, Hkv, V, l, b, counted = 0, gated, post;
     float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G;
     llm__lbuf lb;
-    llm_status st = LLM_OK;
+    llm_status st;
     if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
-    c = &t->config, B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
-    n = (int64_t)B * T, d = c->d_model, hd = llm_config_head_dim(c), qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
+    c = &t->config;
+    B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
+    n = (int64_t)B * T;
+    d = c->d_model;
+    hd = llm_config_head_dim(c);
+    qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
     gated = c->ffn != LLM_FFN_GELU, post = c->post_norm;
     for (i = 0; i < n; i++) {
         if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
@@ -16064,10 +16077,10 @@ static void llm__lora_tname(char *dst, int l, const char *name, int b) {
     char num[12];
     int n = 0, i = 0;
     do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
-    memcpy(dst, "blk.", 4), i = 4;
+    strcpy(dst, "blk."), i = 4;
     while (n) dst[i++] = num[--n];
     dst[i++] = '.';
-    memcpy(dst + i, name, strlen(name)), i += (int)strlen(name);
+    strcpy(dst + i, name), i += (int)strlen(name);
     memcpy(dst + i, ".weight.lora_", 13), i += 13;
     dst[i++] = b ? 'b' : 'a', dst[i] = 0;
 }
@@ -16146,9 +16159,9 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
     if (why) *why = "";
     if (!t || !t->params || !t->lora_rank || !g) LLM__LFAIL("no LoRA training state or no GGUF", LLM_EINVAL);
     c = &t->config;
-    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7))
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7) != 0)
         LLM__LFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
-    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4))
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4) != 0)
         LLM__LFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
     if (llm_gguf_get_float(g, "adapter.lora.alpha", &alpha) != LLM_OK || !(alpha > 0.0) || !(alpha < 1e30))
         LLM__LFAIL("adapter.lora.alpha missing or not a positive number", LLM_EFORMAT);
@@ -16227,9 +16240,9 @@ LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, co
     if (!g || !(user_scale == user_scale)) LLM__AFAIL("no GGUF, or a NaN scale", LLM_EINVAL);
     if ((st = llm__lora_view_base(c, base, ab, layers, out)) != LLM_OK) LLM__AFAIL("no config, base or memory", st);
     if (!llm__little_endian()) LLM__AFAIL("big-endian host: the adapter's floats are little-endian", LLM_EUNSUPPORTED);
-    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7))
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7) != 0)
         LLM__AFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
-    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4))
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4) != 0)
         LLM__AFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
     st = llm_gguf_get_float(g, "adapter.lora.alpha", &alpha);
     if ((st != LLM_OK && st != LLM_ENOTFOUND) || !(alpha >= 0.0) || !(alpha < 1e30))
@@ -16288,11 +16301,11 @@ static void llm__train_tname(char *dst, int l, const char *name) {
     int n = 0, i = 0;
     if (l >= 0) {
         do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
-        memcpy(dst, "blk.", 4), i = 4;
+        strcpy(dst, "blk."), i = 4;
         while (n) dst[i++] = num[--n];
         dst[i++] = '.';
     }
-    memcpy(dst + i, name, strlen(name)), i += (int)strlen(name);
+    strcpy(dst + i, name), i += (int)strlen(name);
     memcpy(dst + i, ".weight", 8);
 }
 
