@@ -16072,17 +16072,24 @@ static uint32_t llm__f32_bits(float f) {
     return u;
 }
 
-/* "blk.<l>.<name>.weight.lora_a" / "_b", without stdio */
-static void llm__lora_tname(char *dst, int l, const char *name, int b) {
+/* A GGUF tensor name without stdio: "blk.<l>." (l >= 0; none for -1) + name + suffix. */
+static void llm__blk_tname(char *dst, int l, const char *name, const char *suffix) {
     char num[12];
+    const char *p;
     int n = 0, i = 0;
-    do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
-    strcpy(dst, "blk."), i = 4;
-    while (n) dst[i++] = num[--n];
-    dst[i++] = '.';
-    strcpy(dst + i, name), i += (int)strlen(name);
-    memcpy(dst + i, ".weight.lora_", 13), i += 13;
-    dst[i++] = b ? 'b' : 'a', dst[i] = 0;
+    if (l >= 0) {
+        do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
+        for (p = "blk."; *p; p++) dst[i++] = *p;
+        while (n) dst[i++] = num[--n];
+        dst[i++] = '.';
+    }
+    for (p = name; *p; p++) dst[i++] = *p;
+    for (p = suffix; *p; p++) dst[i++] = *p;
+    dst[i] = '\0';
+}
+/* "blk.<l>.<name>.weight.lora_a" / "_b" */
+static void llm__lora_tname(char *dst, int l, const char *name, int b) {
+    llm__blk_tname(dst, l, name, b ? ".weight.lora_b" : ".weight.lora_a");
 }
 
 /* The whole file into buf (NULL: only its size). */
@@ -16296,18 +16303,7 @@ static const char *llm__train_gguf_refusal(const llm_train *t) {
 }
 
 /* The tensor named `name` for block l (-1: a global one) and slot: "blk.<l>.<name>.weight" */
-static void llm__train_tname(char *dst, int l, const char *name) {
-    char num[12];
-    int n = 0, i = 0;
-    if (l >= 0) {
-        do num[n++] = (char)('0' + l % 10), l /= 10; while (l);
-        strcpy(dst, "blk."), i = 4;
-        while (n) dst[i++] = num[--n];
-        dst[i++] = '.';
-    }
-    strcpy(dst + i, name), i += (int)strlen(name);
-    memcpy(dst + i, ".weight", 8);
-}
+static void llm__train_tname(char *dst, int l, const char *name) { llm__blk_tname(dst, l, name, ".weight"); }
 
 /* The whole file into buf (NULL: only its size). */
 static size_t llm__train_gguf_write(const llm_train *t, const llm_gguf_spm *tok, unsigned char *buf) {
