@@ -5334,11 +5334,7 @@ static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
 #endif
 }
 static inline llm__qsc llm__qsc_make(int sa, int sb) { return _mm256_set_m128i(_mm_set1_epi16((short)sb), _mm_set1_epi16((short)sa)); }
-/* the dot of codes u (0..127) with x, values 0-15 times sc's first scale, 16-31 its second */
-static inline llm__qi llm__qb_dotu_sc(llm__qb u, const int8_t *x, llm__qsc sc) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)(const void *)x)), sc);
-}
-/* the same for signed codes |w| <= 64 */
+/* the dot of signed codes |w| <= 64 with x, values 0-15 times sc's first scale, 16-31 its second */
 static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) {
     __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), sc);

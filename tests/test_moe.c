@@ -447,64 +447,53 @@ static void edit_router(gw *w) { w->t[gw_find(w, "blk.0.ffn_gate_inp.weight")].s
 static void edit_used(gw *w) { gw_kv_u32(w, "llama.expert_used_count", 9); }
 static void edit_shared_count(gw *w) { gw_kv_u32(w, "llama.expert_shared_count", 2); }
 static void edit_flat(gw *w) { w->t[gw_find(w, "blk.0.ffn_down_exps.weight")].n_dims = 2; } /* no expert axis */
+/* One hostile file: arch's file of cfg's model (n_layers 0: the config's), written without
+   expert_count when no_count, then edited; it must fail with want, the reason naming `name`
+   (le_only: on a big-endian host the loader refuses before that check, so any refusal). */
+static void hostile_case(const char *cfg, const char *arch, int n_layers, int no_count, void (*edit)(gw *),
+                         llm_status want, int le_only, const char *name) {
+    llm_config c = moe_config(cfg);
+    rnd_model m;
+    moe_file f;
+    llm_layer_weights layers[4];
+    llm_model lm;
+    llm_gguf g;
+    unsigned char *buf = NULL;
+    const char *why = NULL;
+    llm_status st;
+    if (n_layers) c.n_layers = n_layers;
+    rnd_model_make(&m, &c);
+    moe_write(&f, arch, &m, 0, no_count);
+    if (edit) edit(&f.w);
+    st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
+    CHECK_MSG(le_only && !fc_host_le() ? st != LLM_OK : st == want && fc_mentions(why, name), "%s %s: %s \"%s\"", arch, name,
+              llm_status_str(st), why ? why : "");
+    llm_gguf_free(&g);
+    free(buf);
+    moe_file_free(&f);
+    rnd_model_free(&m);
+}
 static void test_hostile(void) {
-    static void (*const edits[])(gw *) = {edit_count, edit_router, edit_used, edit_flat, edit_shared_count};
-    static const char *const names[] = {"blk.1.ffn_up_exps.weight", "blk.0.ffn_gate_inp.weight", "expert_used_count",
-                                        "blk.0.ffn_down_exps.weight", "expert_shared_count"};
+    static const struct {
+        void (*edit)(gw *);
+        const char *name;
+        llm_status want;
+        int le_only;
+    } cases[] = {
+        {edit_count, "blk.1.ffn_up_exps.weight", LLM_EFORMAT, 1},
+        {edit_router, "blk.0.ffn_gate_inp.weight", LLM_EFORMAT, 1},
+        {edit_used, "expert_used_count", LLM_EFORMAT, 0},
+        {edit_flat, "blk.0.ffn_down_exps.weight", LLM_EFORMAT, 1},
+        /* DeepSeek-style shared experts: not run, said so at the metadata */
+        {edit_shared_count, "expert_shared_count", LLM_EUNSUPPORTED, 0},
+    };
     int i;
-    for (i = 0; i < 5; i++) {
-        llm_config c = moe_config("mixtral");
-        rnd_model m;
-        moe_file f;
-        llm_layer_weights layers[4];
-        llm_model lm;
-        llm_gguf g;
-        unsigned char *buf = NULL;
-        const char *why = NULL;
-        llm_status st;
-        c.n_layers = 2;
-        rnd_model_make(&m, &c);
-        moe_write(&f, "llama", &m, 0, 0);
-        edits[i](&f.w);
-        st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
-        if (i == 2) CHECK_MSG(st == LLM_EFORMAT && fc_mentions(why, names[i]), "%s: %s \"%s\"", names[i], llm_status_str(st), why ? why : "");
-        else if (i == 4) /* DeepSeek-style shared experts: not run, said so at the metadata */
-            CHECK_MSG(st == LLM_EUNSUPPORTED && fc_mentions(why, names[i]), "%s: %s \"%s\"", names[i], llm_status_str(st), why ? why : "");
-        else
-            CHECK_MSG(fc_host_le() ? st == LLM_EFORMAT && fc_mentions(why, names[i]) : st != LLM_OK, "%s: %s \"%s\"", names[i],
-                      llm_status_str(st), why ? why : "");
-        llm_gguf_free(&g);
-        free(buf);
-        moe_file_free(&f);
-        rnd_model_free(&m);
-    }
-    {   /* a MoE-only architecture without expert_count; a llama file without it is dense,
-           and then its dense FFN tensors are missing */
-        static const char *const archs[2] = {"qwen3moe", "llama"};
-        static const char *const names2[2] = {"qwen3moe.expert_count", "blk.0.ffn_gate.weight"};
-        for (i = 0; i < 2; i++) {
-            llm_config c = moe_config(i ? "mixtral" : "qwen3moe");
-            rnd_model m;
-            moe_file f;
-            llm_layer_weights layers[4];
-            llm_model lm;
-            llm_gguf g;
-            unsigned char *buf = NULL;
-            const char *why = NULL;
-            llm_status st;
-            rnd_model_make(&m, &c);
-            moe_write(&f, archs[i], &m, 0, 1);
-            st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
-            if (i == 0) CHECK_MSG(st == LLM_EFORMAT && fc_mentions(why, names2[i]), "%s: %s \"%s\"", archs[i], llm_status_str(st), why ? why : "");
-            else
-                CHECK_MSG(fc_host_le() ? st == LLM_EFORMAT && fc_mentions(why, names2[i]) : st != LLM_OK, "%s: %s \"%s\"", archs[i],
-                          llm_status_str(st), why ? why : "");
-            llm_gguf_free(&g);
-            free(buf);
-            moe_file_free(&f);
-            rnd_model_free(&m);
-        }
-    }
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+        hostile_case("mixtral", "llama", 2, 0, cases[i].edit, cases[i].want, cases[i].le_only, cases[i].name);
+    /* a MoE-only architecture without expert_count; a llama file without it is dense, and
+       then its dense FFN tensors are missing */
+    hostile_case("qwen3moe", "qwen3moe", 0, 1, NULL, LLM_EFORMAT, 0, "qwen3moe.expert_count");
+    hostile_case("mixtral", "llama", 0, 1, NULL, LLM_EFORMAT, 1, "blk.0.ffn_gate.weight");
 }
 
 int main(void) {
