@@ -11667,20 +11667,25 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
 
 static uint64_t llm__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
+/* The host's byte order is the least specific reason: any other one noted replaces it
+   (llm_hf_shapes notes it before llm_hf_shapes_add sees the tensors). */
+static const char llm__be_note[] = "big-endian host: the weights are little-endian";
 /* A tensor the loader would refuse by name or type: the first one noted in s->not_run. */
 static void llm__shapes_tensor(llm_model_shapes *s, int hf, llm_gguf_str name, int type_ok, const char *type) {
     char buf[160];
-    if (s->not_run[0]) return;
+    const char *r = NULL;
+    if (s->not_run[0] && strcmp(s->not_run, llm__be_note) != 0) return;
     if (s->arch_row >= 0 && !llm__arch_uses(llm__arch_bits(&llm__archs[s->arch_row], &s->config), hf, s->config.n_layers, name.s, name.n))
-        llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, " is not used by the forward pass"));
+        r = llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, " is not used by the forward pass");
     else if (!type_ok)
-        llm__note(s->not_run, llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, type));
+        r = llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, type);
+    if (r) s->not_run[0] = '\0', llm__note(s->not_run, r);
 }
 /* What every reader of shapes checks last: the features the forward pass needs. */
 static void llm__shapes_runnable(llm_model_shapes *s) {
     const char *reason;
     if (llm_config_runnable(&s->config, &reason) != LLM_OK) llm__note(s->not_run, reason);
-    if (!llm__little_endian()) llm__note(s->not_run, "big-endian host: the weights are little-endian");
+    if (!llm__little_endian()) llm__note(s->not_run, llm__be_note);
 }
 
 LLMDEF llm_status llm_gguf_shapes(llm_model_shapes *s, const void *head, size_t len, uint64_t file_size, uint64_t *need,
