@@ -4730,7 +4730,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     int ggml;
     void (*dq)(const unsigned char *blk, float *y);
     float (*qdot)(const unsigned char *w, const llm__q8x *x, int64_t n);
-    void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt);
+    void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt, size_t pf);
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -5271,6 +5271,16 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
 #define LLM__QR 4 /* rows per tile at one token */
 #define LLM__QT 4 /* tokens per tile for several */
 
+/* The tile loops have constant trip counts; they are asked to unroll completely (gcc
+   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LLM__UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define LLM__UNROLL _Pragma("unroll")
+#else
+#define LLM__UNROLL
+#endif
+
 #if defined(LLM__AVX512) || defined(LLM__AVX2)
 /* -- x86: 256-bit integer code (AVX2; AVX-512 builds run it too, with VNNI's vpdpbusd
    when AVX512VNNI + AVX512VL or AVX-VNNI are compiled in). vpmaddubsw multiplies unsigned
@@ -5279,7 +5289,6 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
    saturates. The lanes: 8 int32, lane i holding bytes 4i..4i+3. */
 typedef __m256i llm__qb;
 typedef __m256i llm__qi;
-typedef __m256i llm__qsc; /* int16 scales: 8 for values 0-15, 8 for 16-31 */
 typedef __m256 llm__qf;
 #define LLM__QL 8 /* int32 lanes */
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -5309,8 +5318,32 @@ static inline llm__qb llm__qb_bits32(uint32_t h) {
     __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)h), sel), bit);
     return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(16));
 }
+/* Q4_K / Q5_K's 12 scale bytes at q (layout: llm__k4_scale_min) as floats, dsc[j] = d sc_j
+   and dmn[j] = -dmin mn_j: two byte shuffles put scales 0-7 then mins 0-7 in 16 bytes, the
+   low six bits (0-3) or low / high nibble (4-7) masked, the top two bits (4-7) or-ed in;
+   then widened and converted 8 at a time. Reads 16 bytes: the block's codes follow. */
+#define LLM__QK4_SCALES 1
+static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+    const __m128i p = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    const __m128i t = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    const __m128i low = _mm_and_si128(_mm_blend_epi16(p, _mm_srli_epi16(p, 4), 0xc0),
+                                      _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    const __m128i b = _mm_or_si128(low, _mm_and_si128(_mm_srli_epi16(t, 2), _mm_set1_epi8(0x30)));
+    _mm256_storeu_ps(dsc, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)), _mm256_set1_ps(d)));
+    _mm256_storeu_ps(dmn, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(b, 8))), _mm256_set1_ps(-dmin)));
+}
 static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) { return _mm256_or_si256(a, b); }
 static inline llm__qb llm__qb_sub(llm__qb a, int k) { return _mm256_sub_epi8(a, _mm256_set1_epi8((char)k)); }
+/* codes q (0-15) with the fifth bits h (value i's is bit i) set: with AVX-512BW the 32
+   bits are a byte mask, one masked or instead of llm__qb_bits32's four steps */
+static inline llm__qb llm__qb_bit5(llm__qb q, uint32_t h) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    return _mm256_mask_add_epi8(q, (__mmask32)h, q, _mm256_set1_epi8(16));
+#else
+    return llm__qb_or(q, llm__qb_bits32(h));
+#endif
+}
 static inline llm__qi llm__qi_set1(int32_t v) { return _mm256_set1_epi32(v); }
 /* c + the dot of codes u (0..127) with x, in lanes */
 static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
@@ -5333,12 +5366,7 @@ static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), _mm256_set1_epi16(1));
 #endif
 }
-static inline llm__qsc llm__qsc_make(int sa, int sb) { return _mm256_set_m128i(_mm_set1_epi16((short)sb), _mm_set1_epi16((short)sa)); }
-/* the dot of signed codes |w| <= 64 with x, values 0-15 times sc's first scale, 16-31 its second */
-static inline llm__qi llm__qb_dots_sc(llm__qb w, const int8_t *x, llm__qsc sc) {
-    __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), sc);
-}
+
 static inline llm__qf llm__qf_zero(void) { return _mm256_setzero_ps(); }
 static inline llm__qf llm__qf_set1(float f) { return _mm256_set1_ps(f); }
 /* dw dx in every lane: the weight's scale vector times x's scale broadcast from memory
@@ -5346,6 +5374,37 @@ static inline llm__qf llm__qf_set1(float f) { return _mm256_set1_ps(f); }
 static inline llm__qf llm__qf_mulx(llm__qf dw, const float *dx) { return _mm256_mul_ps(dw, _mm256_broadcast_ss(dx)); }
 static inline llm__qf llm__qf_fma(llm__qi s, llm__qf f, llm__qf acc) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), f, acc); }
 static inline float llm__qf_hsum(llm__qf a) { return llm__hsum256(a); }
+/* Q6_K's 16 int8 scales of a super-block, prepared once per row: d sc_i as floats, each
+   four times, so that run j's [d sc_2j x4 | d sc_2j+1 x4] is one load that matches the
+   dot's lanes (values 0-15 in lanes 0-3), with no shuffle per run */
+typedef struct llm__q6s {
+    float f[64];
+} llm__q6s;
+static inline void llm__q6s_make(llm__q6s *s, const unsigned char *sc, float d) {
+    const __m256 vd = _mm256_set1_ps(d);
+    int h, k;
+    for (h = 0; h < 2; h++) {
+        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(sc + 8 * h)))), vd);
+        LLM__UNROLL
+        for (k = 0; k < 4; k++)
+            _mm256_storeu_ps(s->f + 32 * h + 8 * k,
+                             _mm256_permutevar8x32_ps(f, _mm256_setr_epi32(2 * k, 2 * k, 2 * k, 2 * k, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1)));
+    }
+}
+/* The codes stay unsigned (0..63): (c - 32) . x = c . x - 32 sum(x), and the -32 sum is
+   where the lanes start, -8 sum per lane over each half's four lanes (one vpmaddwd of x's
+   two 16-value sums by (-8, 0) and (0, -8)), made once per x block for every row. */
+typedef __m256i llm__q6c;
+static inline llm__qb llm__q6_code(llm__qb c) { return c; }
+static inline llm__q6c llm__q6_corr(const llm__q8x *xb) {
+    int32_t s2;
+    memcpy(&s2, xb->s16, 4);
+    return _mm256_madd_epi16(_mm256_set1_epi32(s2), _mm256_setr_epi16(-8, 0, -8, 0, -8, 0, -8, 0, 0, -8, 0, -8, 0, -8, 0, -8));
+}
+/* acc + ((c - 32) . x, each 16 values times its scale) d dx */
+static inline llm__qf llm__q6_fma(llm__qb c, const llm__q8x *xb, llm__q6c corr, const llm__q6s *s, int j, llm__qf acc) {
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(llm__qb_dotu(c, xb->q, corr)), _mm256_mul_ps(_mm256_loadu_ps(s->f + 8 * j), _mm256_broadcast_ss(&xb->d)), acc);
+}
 #ifdef __F16C__
 static inline float llm__qh(const unsigned char *p) {
     uint16_t h;
@@ -5409,6 +5468,7 @@ static inline llm__qb llm__qb_sub(llm__qb a, int k) {
     a.val[0] = vsubq_s8(a.val[0], vdupq_n_s8((int8_t)k)), a.val[1] = vsubq_s8(a.val[1], vdupq_n_s8((int8_t)k));
     return a;
 }
+static inline llm__qb llm__qb_bit5(llm__qb q, uint32_t h) { return llm__qb_or(q, llm__qb_bits32(h)); }
 static inline llm__qi llm__qi_set1(int32_t v) { return vdupq_n_s32(v); }
 /* c + w . x over 16 bytes */
 static inline llm__qi llm__qi_dot16(llm__qi c, int8x16_t w, int8x16_t x) {
@@ -5435,6 +5495,20 @@ static inline llm__qf llm__qf_set1(float f) { return vdupq_n_f32(f); }
 static inline llm__qf llm__qf_mulx(llm__qf dw, const float *dx) { return vmulq_n_f32(dw, *dx); }
 static inline llm__qf llm__qf_fma(llm__qi s, llm__qf f, llm__qf acc) { return vfmaq_f32(acc, vcvtq_f32_s32(s), f); }
 static inline float llm__qf_hsum(llm__qf a) { return vaddvq_f32(a); }
+/* Q6_K's scales of a super-block (see the x86 group): here the int8 scales as they are,
+   applied in int32 by the dot (a lane holds values of both halves of a run) */
+typedef struct llm__q6s {
+    const signed char *sc;
+    llm__qf d;
+} llm__q6s;
+static inline void llm__q6s_make(llm__q6s *s, const unsigned char *sc, float d) { s->sc = (const signed char *)sc, s->d = vdupq_n_f32(d); }
+typedef int llm__q6c; /* (signed codes here: no correction) */
+static inline llm__qb llm__q6_code(llm__qb c) { return llm__qb_sub(c, 32); }
+static inline llm__q6c llm__q6_corr(const llm__q8x *xb) { return (void)xb, 0; }
+static inline llm__qf llm__q6_fma(llm__qb w, const llm__q8x *xb, llm__q6c corr, const llm__q6s *s, int j, llm__qf acc) {
+    (void)corr;
+    return llm__qf_fma(llm__qb_dots_sc(w, xb->q, llm__qsc_make(s->sc[2 * j], s->sc[2 * j + 1])), llm__qf_mulx(s->d, &xb->d), acc);
+}
 static inline float llm__qh(const unsigned char *p) {
     uint16_t h;
     memcpy(&h, p, 2);
@@ -5470,20 +5544,10 @@ static inline llm__qf llm__qf_h(const unsigned char *p) {
 #endif
 }
 
-/* The tile loops have constant trip counts; they are asked to unroll completely (gcc
-   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define LLM__UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#define LLM__UNROLL _Pragma("unroll")
-#else
-#define LLM__UNROLL
-#endif
-
 /* The 32-value formats: block b's codes, offset, scale (and min) */
 enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
 LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
-                            const int fmt, const int nr, const int nt) {
+                            const int fmt, const int nr, const int nt, size_t pf) {
     const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
     const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
     /* the codes' offset (q - 8, q - 16), cancelled as off / LLM__QL * -sum(qx) per lane */
@@ -5500,13 +5564,14 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            if (pf) LLM__PREFETCH(p + pf);
             d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
             switch (fmt) {
             case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
             case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
-            case LLM__QK_Q5_0: q[r] = llm__qb_or(llm__qb_nib16(p + 6), llm__qb_bits32(llm__le32(p + 2))); break;
+            case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
             case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
-            default: q[r] = llm__qb_or(llm__qb_nib16(p + 8), llm__qb_bits32(llm__le32(p + 4))); break;
+            default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
             }
         }
         LLM__UNROLL
@@ -5526,10 +5591,12 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
 }
 
 /* Q4_K / Q5_K's 8 6-bit scales and 8 6-bit mins from their 12 bytes (see
-   llm__k4_scale_min), four at a time as 32-bit words: bytes 0-3 (a) hold scales 0-3 and
-   the top bits of scales 4-7, bytes 4-7 (b) mins 0-3 and the top bits of mins 4-7, bytes
-   8-11 (c) the low nibbles of scales 4-7 (low) and mins 4-7 (high). */
-LLM__WINLINE void llm__k4_scales(const unsigned char *q, unsigned char *sc, unsigned char *mn) {
+   llm__k4_scale_min) as floats, dsc[j] = d sc_j and dmn[j] = -dmin mn_j, four at a time as
+   32-bit words: bytes 0-3 (a) hold scales 0-3 and the top bits of scales 4-7, bytes 4-7
+   (b) mins 0-3 and the top bits of mins 4-7, bytes 8-11 (c) the low nibbles of scales 4-7
+   (low) and mins 4-7 (high). */
+#ifndef LLM__QK4_SCALES /* (x86 has its own, in its vocabulary: shuffles instead of words) */
+static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn) {
     uint32_t a = llm__le32(q), b = llm__le32(q + 4), c = llm__le32(q + 8), u[4];
     const uint32_t m6 = 0x3f3f3f3fu, m4 = 0x0f0f0f0fu, m2 = 0x03030303u;
     int i;
@@ -5537,9 +5604,10 @@ LLM__WINLINE void llm__k4_scales(const unsigned char *q, unsigned char *sc, unsi
     u[2] = b & m6, u[3] = ((c >> 4) & m4) | (((b >> 6) & m2) << 4);
     LLM__UNROLL
     for (i = 0; i < 4; i++) /* byte i of a word is sub-block i (little-endian, whatever the host) */
-        sc[i] = (unsigned char)(u[0] >> (8 * i)), sc[i + 4] = (unsigned char)(u[1] >> (8 * i)),
-        mn[i] = (unsigned char)(u[2] >> (8 * i)), mn[i + 4] = (unsigned char)(u[3] >> (8 * i));
+        dsc[i] = d * (float)((u[0] >> (8 * i)) & 255), dsc[i + 4] = d * (float)((u[1] >> (8 * i)) & 255),
+        dmn[i] = -dmin * (float)((u[2] >> (8 * i)) & 255), dmn[i + 4] = -dmin * (float)((u[3] >> (8 * i)) & 255);
 }
+#endif
 
 /* Q4_K / Q5_K: per 256-value super-block, d and dmin, then 8 sub-blocks of 32 (one x
    block each) with 6-bit scale and min: (codes . qx) in int32 lanes, times (d sc) dx
@@ -5549,7 +5617,7 @@ LLM__WINLINE void llm__k4_scales(const unsigned char *q, unsigned char *sc, unsi
    32-byte run's low nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit
    is bit j of qh. */
 LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
-                               const int five, const int nr, const int nt) {
+                               const int five, const int nr, const int nt, size_t pf) {
     const int bytes = five ? 176 : 144;
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
@@ -5561,15 +5629,11 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
         float dsc[LLM__QR][8], dmn[LLM__QR][8];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
-            unsigned char sc[8], m[8];
-            float d, dmin;
             p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            d = llm__qh(p[r]), dmin = llm__qh(p[r] + 2);
-            llm__k4_scales(p[r] + 4, sc, m);
-            LLM__UNROLL
-            for (j = 0; j < 8; j++) dsc[r][j] = d * (float)sc[j], dmn[r][j] = -dmin * (float)m[j];
+            if (pf) LLM__PREFETCH(p[r] + pf), LLM__PREFETCH(p[r] + pf + 64), LLM__PREFETCH(p[r] + pf + 128);
+            llm__qk4_scales(p[r] + 4, llm__qh(p[r]), llm__qh(p[r] + 2), dsc[r], dmn[r]);
         }
-        for (j = 0; j < 8; j++) {
+        for (j = 0; j < 8; j++) { /* (a loop: unrolled, the scales would move by shuffles instead of loads) */
             llm__qb q[LLM__QR];
             llm__qf dv[LLM__QR];
             LLM__UNROLL
@@ -5596,36 +5660,38 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
 
 /* Q6_K: per super-block d and 16 int8 scales of 16 values; 32-value run j (half h = j / 4,
    quarter k = j % 4) has its low nibbles in ql[64 h + 32 (k % 2) ..] (low for k < 2, high
-   otherwise) and its top two bits at bit 2k of qh[32 h ..]; q = code - 32 is signed. */
+   otherwise) and its top two bits at bit 2k of qh[32 h ..]; q = code - 32 (llm__q6_code and
+   llm__q6_fma: subtracted from the codes, or from the lanes). */
 LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
-                              const int nr, const int nt) {
+                              const int nr, const int nt, size_t pf) {
     llm__qf acc[LLM__QR * LLM__QT];
     int b, r, t, h, k;
     LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero();
     for (b = 0; b < nsb; b++) {
         const unsigned char *p[LLM__QR];
-        llm__qf d[LLM__QR]; /* (its scale ends the block: llm__qf_h would read past it) */
-        for (r = 0; r < nr; r++) p[r] = w + (size_t)r * ldw + (size_t)b * 210, d[r] = llm__qf_set1(llm__qh(p[r] + 208));
+        llm__q6s sc[LLM__QR];
+        for (r = 0; r < nr; r++) {
+            p[r] = w + (size_t)r * ldw + (size_t)b * 210;
+            llm__q6s_make(&sc[r], p[r] + 192, llm__qh(p[r] + 208));
+            if (pf) LLM__PREFETCH(p[r] + pf), LLM__PREFETCH(p[r] + pf + 64), LLM__PREFETCH(p[r] + pf + 128), LLM__PREFETCH(p[r] + pf + 192);
+        }
         for (h = 0; h < 2; h++)
             LLM__UNROLL
             for (k = 0; k < 4; k++) { /* unrolled: the shifts are constants */
                 const int j = 4 * h + k;
                 llm__qb q[LLM__QR];
-                llm__qsc s2[LLM__QR];
                 LLM__UNROLL
                 for (r = 0; r < nr; r++) {
-                    const signed char *sc = (const signed char *)(p[r] + 192);
                     llm__qb v = llm__qb_load(p[r] + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
-                    q[r] = llm__qb_sub(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)), 32);
-                    s2[r] = llm__qsc_make(sc[2 * j], sc[2 * j + 1]);
+                    q[r] = llm__q6_code(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)));
                 }
                 LLM__UNROLL
                 for (t = 0; t < nt; t++) {
                     const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                    const llm__q6c corr = llm__q6_corr(xb);
                     LLM__UNROLL
-                    for (r = 0; r < nr; r++)
-                        acc[r * nt + t] = llm__qf_fma(llm__qb_dots_sc(q[r], xb->q, s2[r]), llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
+                    for (r = 0; r < nr; r++) acc[r * nt + t] = llm__q6_fma(q[r], xb, corr, &sc[r], j, acc[r * nt + t]);
                 }
             }
     }
@@ -5637,21 +5703,21 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
    constants so each unrolls: LLM__QR x 1 and 1 x 1 at one token, 2 x LLM__QT and
    1 x LLM__QT for several. */
 #define LLM__QTILE(name, K)                                                                                          \
-    static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt) { \
+    static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt, size_t pf) { \
         if (nt == 1) {                                                                                               \
             if (nr == LLM__QR) K(LLM__QR, 1);                                                                        \
             else K(1, 1);                                                                                            \
         } else if (nr == 2) K(2, LLM__QT);                                                                           \
         else K(1, LLM__QT);                                                                                          \
     }
-#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T)
-#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T)
-#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T)
-#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T)
-#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T)
-#define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T)
-#define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T)
-#define LLM__K_Q6_K(R, T) llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T)
+#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)
+#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T, pf)
+#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T, pf)
+#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T, pf)
+#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T, pf)
+#define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T, pf)
+#define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T, pf)
+#define LLM__K_Q6_K(R, T) llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf)
 LLM__QTILE(llm__qt_q8_0, LLM__K_Q8_0)
 LLM__QTILE(llm__qt_q4_0, LLM__K_Q4_0)
 LLM__QTILE(llm__qt_q5_0, LLM__K_Q5_0)
@@ -5692,8 +5758,10 @@ typedef struct llm__lq {
 #ifdef LLM__QV
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
    rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
-   token groups), then the remaining tokens one at a time against all nr rows. */
-static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
+   token groups), then the remaining tokens one at a time against all nr rows, the first
+   of them asking for the next tile's rows (pf bytes ahead, 0 for none) as it goes: a row
+   is a short stream the hardware prefetchers pick up late. */
+static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
     const unsigned char *w = c->w + (size_t)r * c->row_bytes;
     size_t ld = c->row_bytes, ldx = (size_t)(c->d_in / 32);
     float o[LLM__QR * LLM__QT];
@@ -5702,7 +5770,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
         for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
             const llm__q8x *x = c->xq + (size_t)t * ldx;
             int n2 = nr - r2 >= 2 ? 2 : 1;
-            c->f->tile(o, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, n2, LLM__QT);
+            c->f->tile(o, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, n2, LLM__QT, 0);
             for (i = 0; i < n2; i++)
                 for (j = 0; j < LLM__QT; j++)
                     c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
@@ -5710,7 +5778,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr) {
         }
     for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
         const llm__q8x *x = c->xq + (size_t)t * ldx;
-        c->f->tile(o, w, ld, x, ldx, c->d_in, nr, 1);
+        c->f->tile(o, w, ld, x, ldx, c->d_in, nr, 1, t == c->nt / LLM__QT * LLM__QT ? pf : 0);
         for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
     }
 }
@@ -5726,7 +5794,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
         int nr;
         for (r = r0; r < r1; r += nr) {
             nr = r1 - r >= LLM__QR ? LLM__QR : 1;
-            llm__lq_tiles(c, r, nr);
+            llm__lq_tiles(c, r, nr, r1 - r >= 2 * LLM__QR ? LLM__QR * c->row_bytes : 0);
         }
         return;
     }
