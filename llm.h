@@ -552,7 +552,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
    quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
-   43,680) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
+   40,320) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -4730,7 +4730,8 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     int ggml;
     void (*dq)(const unsigned char *blk, float *y);
     float (*qdot)(const unsigned char *w, const llm__q8x *x, int64_t n);
-    void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt, size_t pf);
+    void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt,
+                 size_t pf); /* xd: x's block scales, ldx apart per token, as contiguous floats */
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -5533,20 +5534,37 @@ static inline float llm__qh(const unsigned char *p) {
 #endif
 #endif
 
-/* A block's fp16 scale at p in every lane. With F16C it is converted straight from an
-   8-byte load (p[0..7]: every format that calls this has 6 more bytes of its block after
-   the scale), which needs no move from a general register. */
-static inline llm__qf llm__qf_h(const unsigned char *p) {
-#if defined(__F16C__) && !defined(LLM__NEON)
-    return _mm256_broadcastss_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+/* Four blocks' fp16 scales, stride bytes apart (n < 4: the first n, the rest 0), as
+   floats: with F16C one conversion of the four gathered in a 64-bit word. The kernels
+   multiply them by x's four scales at once and broadcast each product from memory, so a
+   block's scale costs no shuffle. */
+#if defined(LLM__NEON)
+typedef float32x4_t llm__qf4;
+static inline llm__qf4 llm__qf4_load(const float *f) { return vld1q_f32(f); }
+static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { vst1q_f32(o, vmulq_f32(a, vld1q_f32(b))); }
 #else
-    return llm__qf_set1(llm__qh(p));
+typedef __m128 llm__qf4;
+static inline llm__qf4 llm__qf4_load(const float *f) { return _mm_loadu_ps(f); }
+static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { _mm_storeu_ps(o, _mm_mul_ps(a, _mm_loadu_ps(b))); }
+#endif
+static inline llm__qf4 llm__qf4_h(const unsigned char *p, int stride, int n) {
+    int k;
+#if defined(__F16C__) && !defined(LLM__NEON)
+    uint64_t h = 0;
+    for (k = 0; k < n; k++) h |= (uint64_t)(p[k * stride] | p[k * stride + 1] << 8) << (16 * k);
+    return _mm_cvtph_ps(_mm_set_epi64x(0, (long long)h));
+#else
+    float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (k = 0; k < n; k++) f[k] = llm__qh(p + k * stride);
+    return llm__qf4_load(f);
 #endif
 }
 
-/* The 32-value formats: block b's codes, offset, scale (and min) */
+/* The 32-value formats: block b's codes, offset, scale (and min). Blocks go in groups of
+   four: their scales dw dx per (row, token) first (xd: x's scales, ldx apart per token,
+   read four at a time), then each block's dot. */
 enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
-LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
+LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int nb,
                             const int fmt, const int nr, const int nt, size_t pf) {
     const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
     const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
@@ -5554,35 +5572,44 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
-    int b, r, t;
+    int b, r, t, k;
     LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
-    for (b = 0; b < nb; b++) {
-        llm__qb q[LLM__QR];
-        llm__qf d[LLM__QR];
-        float m[LLM__QR];
+    for (b = 0; b < nb; b += 4) {
+        const int g = nb - b < 4 ? nb - b : 4;
+        float sc[LLM__QR * LLM__QT][4];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
-            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            if (pf) LLM__PREFETCH(p + pf);
-            d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
-            switch (fmt) {
-            case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
-            case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
-            case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
-            case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
-            default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
-            }
+            const llm__qf4 dw = llm__qf4_h(w + (size_t)r * ldw + (size_t)b * (size_t)bytes, bytes, g);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) llm__qf4_mul_store(sc[r * nt + t], dw, xd + (size_t)t * ldx + b);
         }
-        LLM__UNROLL
-        for (t = 0; t < nt; t++) {
-            const llm__q8x *xb = x + (size_t)t * ldx + b;
+        for (k = 0; k < g; k++) {
+            llm__qb q[LLM__QR];
+            float m[LLM__QR];
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
-                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
-                                                : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
-                acc[r * nt + t] = llm__qf_fma(s, llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
-                if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+                const unsigned char *p = w + (size_t)r * ldw + (size_t)(b + k) * (size_t)bytes;
+                if (pf) LLM__PREFETCH(p + pf);
+                m[r] = has_min ? llm__qh(p + 2) : 0.0f;
+                switch (fmt) {
+                case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
+                case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
+                case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
+                case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
+                default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
+                }
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + b + k;
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
+                                                    : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                    acc[r * nt + t] = llm__qf_fma(s, llm__qf_set1(sc[r * nt + t][k]), acc[r * nt + t]);
+                    if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
+                }
             }
         }
     }
@@ -5703,21 +5730,22 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
    constants so each unrolls: LLM__QR x 1 and 1 x 1 at one token, 2 x LLM__QT and
    1 x LLM__QT for several. */
 #define LLM__QTILE(name, K)                                                                                          \
-    static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int n, int nr, int nt, size_t pf) { \
+    static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt, \
+                     size_t pf) {                                                                                   \
         if (nt == 1) {                                                                                               \
             if (nr == LLM__QR) K(LLM__QR, 1);                                                                        \
             else K(1, 1);                                                                                            \
         } else if (nr == 2) K(2, LLM__QT);                                                                           \
         else K(1, LLM__QT);                                                                                          \
     }
-#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)
-#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T, pf)
-#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T, pf)
-#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T, pf)
-#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T, pf)
-#define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T, pf)
-#define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T, pf)
-#define LLM__K_Q6_K(R, T) llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf)
+#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)
+#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q4_0, R, T, pf)
+#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_0, R, T, pf)
+#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q4_1, R, T, pf)
+#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_1, R, T, pf)
+#define LLM__K_Q4_K(R, T) ((void)xd, llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T, pf))
+#define LLM__K_Q5_K(R, T) ((void)xd, llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T, pf))
+#define LLM__K_Q6_K(R, T) ((void)xd, llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf))
 LLM__QTILE(llm__qt_q8_0, LLM__K_Q8_0)
 LLM__QTILE(llm__qt_q4_0, LLM__K_Q4_0)
 LLM__QTILE(llm__qt_q5_0, LLM__K_Q5_0)
@@ -5750,6 +5778,7 @@ typedef struct llm__lq {
     size_t row_bytes;
     const llm__wfmt *f;
     const llm__q8x *xq;
+    const float *xd; /* xq's scales again, contiguous (the 32-value tiles read four at a time) */
     const float *b;
     float *y;
     int t0, nt, d_in, d_out;
@@ -5770,7 +5799,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
         for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
             const llm__q8x *x = c->xq + (size_t)t * ldx;
             int n2 = nr - r2 >= 2 ? 2 : 1;
-            c->f->tile(o, w + (size_t)r2 * ld, ld, x, ldx, c->d_in, n2, LLM__QT, 0);
+            c->f->tile(o, w + (size_t)r2 * ld, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, n2, LLM__QT, 0);
             for (i = 0; i < n2; i++)
                 for (j = 0; j < LLM__QT; j++)
                     c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
@@ -5778,7 +5807,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
         }
     for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
         const llm__q8x *x = c->xq + (size_t)t * ldx;
-        c->f->tile(o, w, ld, x, ldx, c->d_in, nr, 1, t == c->nt / LLM__QT * LLM__QT ? pf : 0);
+        c->f->tile(o, w, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, nr, 1, t == c->nt / LLM__QT * LLM__QT ? pf : 0);
         for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
     }
 }
@@ -5807,10 +5836,11 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     }
 }
 
-#define LLM__LQ_BLOCKS 1365 /* 64 KiB of quantized activations */
+#define LLM__LQ_BLOCKS 1260 /* 64 KiB of quantized activations and their scales (d_in <= 40,320) */
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
+    float xd[LLM__LQ_BLOCKS + 4]; /* (+4: a group of four read past the last block) */
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
     int tp, t;
@@ -5819,11 +5849,13 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
     c.w = (const unsigned char *)W->data;
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
-    c.f = f, c.xq = xq, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    c.f = f, c.xq = xq, c.xd = xd, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
     tp = LLM__LQ_BLOCKS / (d_in / 32);
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
+        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d;
+        xd[t] = xd[t + 1] = xd[t + 2] = xd[t + 3] = 0.0f;
         llm_threads_run(th, llm__lq_task, &c);
     }
     return LLM_OK;
