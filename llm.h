@@ -5580,7 +5580,10 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
         float sc[LLM__QR * LLM__QT][4];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
-            const llm__qf4 dw = llm__qf4_h(w + (size_t)r * ldw + (size_t)b * (size_t)bytes, bytes, g);
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+            const llm__qf4 dw = llm__qf4_h(p, bytes, g);
+            if (pf)
+                for (k = 0; k < g * bytes; k += 64) LLM__PREFETCH(p + pf + k);
             LLM__UNROLL
             for (t = 0; t < nt; t++) llm__qf4_mul_store(sc[r * nt + t], dw, xd + (size_t)t * ldx + b);
         }
@@ -5590,7 +5593,6 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 const unsigned char *p = w + (size_t)r * ldw + (size_t)(b + k) * (size_t)bytes;
-                if (pf) LLM__PREFETCH(p + pf);
                 m[r] = has_min ? llm__qh(p + 2) : 0.0f;
                 switch (fmt) {
                 case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
