@@ -907,6 +907,45 @@ static void test_hf_dir(const char *arch) {
     free(a), free(b);
 }
 
+/* Published counts from config.json alone: Qwen3-30B-A3B (30.5B parameters, 3.3B
+   activated) and Mixtral-8x7B (46.7B, 12.9B active), and each exactly by hand. */
+static void test_hf_counts(void) {
+    static const char q3[] =
+        "{\"model_type\": \"qwen3_moe\", \"hidden_size\": 2048, \"intermediate_size\": 6144, \"num_hidden_layers\": 48, "
+        "\"num_attention_heads\": 32, \"num_key_value_heads\": 4, \"head_dim\": 128, \"vocab_size\": 151936, "
+        "\"max_position_embeddings\": 40960, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, \"tie_word_embeddings\": false, "
+        "\"hidden_act\": \"silu\", \"attention_bias\": false, \"num_experts\": 128, \"num_experts_per_tok\": 8, "
+        "\"moe_intermediate_size\": 768, \"norm_topk_prob\": true, \"decoder_sparse_step\": 1, \"mlp_only_layers\": [], "
+        "\"use_sliding_window\": false, \"sliding_window\": null, \"rope_scaling\": null}";
+    static const char mx[] =
+        "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 32, "
+        "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000, \"max_position_embeddings\": 32768, "
+        "\"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000.0, \"tie_word_embeddings\": false, \"hidden_act\": \"silu\", "
+        "\"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"sliding_window\": null, \"router_aux_loss_coef\": 0.02}";
+    llm_config c;
+    llm_params p;
+    const char *why;
+    uint64_t attn, layer, act;
+    CHECK_OK(llm_hf_read_config(&c, q3, strlen(q3), &why));
+    CHECK(c.n_experts == 128 && c.n_experts_per_tok == 8 && c.d_ff == 768 && c.router == LLM_ROUTER_TOPK_NORM && c.qk_norm);
+    p = llm_count_params(&c);
+    CHECK_MSG(fabs(p.total / 1e9 - 30.5) < 0.05 && fabs(p.active / 1e9 - 3.3) < 0.06, "Qwen3-30B-A3B: %.3fB total, %.3fB active",
+              p.total / 1e9, p.active / 1e9);
+    /* per layer: q, o 2048 x 4096; k, v 2048 x 512; q/k norms 2 x 128; 2 norms; router 128 x 2048; 3 x 2048 x 768 per expert */
+    attn = 2 * 2048 * 4096 + 2 * 2048 * 512 + 2 * 128 + 2 * 2048 + 128 * 2048;
+    layer = attn + 128 * 3 * 2048 * 768, act = attn + 8 * 3 * 2048 * 768;
+    CHECK_EQ_U64(p.total, 48 * layer + 2 * 151936ull * 2048 + 2048);
+    CHECK_EQ_U64(p.active, 48 * act + 2 * 151936ull * 2048 + 2048);
+    CHECK_OK(llm_hf_read_config(&c, mx, strlen(mx), &why));
+    CHECK(c.n_experts == 8 && c.n_experts_per_tok == 2 && c.d_ff == 14336 && c.router == LLM_ROUTER_TOPK_NORM && !c.sliding_window);
+    p = llm_count_params(&c);
+    CHECK_MSG(fabs(p.total / 1e9 - 46.7) < 0.05 && fabs(p.active / 1e9 - 12.9) < 0.05, "Mixtral-8x7B: %.3fB total, %.3fB active",
+              p.total / 1e9, p.active / 1e9);
+    attn = 2 * 4096ull * 4096 + 2 * 4096 * 1024 + 2 * 4096 + 8 * 4096;
+    CHECK_EQ_U64(p.total, 32 * (attn + 8 * 3 * 4096ull * 14336) + 2 * 32000ull * 4096 + 4096);
+    CHECK_EQ_U64(p.active, 32 * (attn + 2 * 3 * 4096ull * 14336) + 2 * 32000ull * 4096 + 4096);
+}
+
 int main(void) {
     /* Tolerances ~10x the measured worst relative logit error (the test prints both).
        Larger than a dense model's ~2e-6: the router's softmax turns the float error of
@@ -932,6 +971,7 @@ int main(void) {
     test_hf_vs_gguf("qwen3moe", "F32", 2);
     test_hf_vs_gguf("qwen3moe", "BF16", 1);
     test_hf_hostile();
+    test_hf_counts();
     test_hf_dir("mixtral");
     test_hf_dir("qwen2moe");
     test_hf_dir("qwen3moe");
