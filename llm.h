@@ -750,8 +750,8 @@ LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_k
    S = n_shared_experts * d_ff_shared: ws1, ws3 [S][d], ws2 [d][S], and ws_gate [d] with
    shared_gate. A dense config leaves these NULL. Experts stored each on its own (a
    Hugging Face file: anywhere in it, in any order): experts points at [n_experts][3]
-   llm_weights, expert e's w1, w2, w3 at experts[3 e + 0, 1, 2], all of w1's type, and
-   w1, w2, w3 are expert 0's; NULL = the stacks above. */
+   llm_weights, expert e's w1, w2, w3 at experts[3 e + 0, 1, 2], every expert's w1 of one
+   type (and so w2's, w3's), and w1, w2, w3 are expert 0's; NULL = the stacks above. */
 /* A LoRA adapter on one projection, applied by the forward pass without merging:
    y = x W^T + scale (x A^T) B^T, A [rank][in] and B [out][rank] fp32, whatever W's format
    (llm_lora_apply and llm_lora_apply_gguf in >>train fill these). */
@@ -7277,7 +7277,7 @@ static llm_status llm__expert_view(llm_weight *v, const llm_layer_weights *L, in
     const llm_weight *w = k == 0 ? &L->w1 : k == 1 ? &L->w2 : &L->w3;
     const llm__wfmt *f = llm__wfmt_of(w->type);
     uint64_t per;
-    if (L->experts) { /* one type for all: llm_decode_bytes counts k of w1's */
+    if (L->experts) { /* each matrix of one type across the experts: llm_decode_bytes counts k of expert 0's */
         *v = L->experts[(size_t)e * 3 + (size_t)k];
         return v->data && v->type == w->type ? LLM_OK : LLM_EINVAL;
     }
@@ -10662,7 +10662,7 @@ typedef llm__tsrc (*llm__find_fn)(void *ctx, const char *name);
 
 /* Row r's matrix of every expert of layer l, each its own tensor (HF), into the layer's
    part of aux->xt, used in place wherever it is in the file; the layer's w1 / w2 / w3 is
-   expert 0's. One type for all: the decode's byte count and the kernels' choice are w1's. */
+   expert 0's. Every expert's of one type (llm_decode_bytes counts k times expert 0's). */
 static llm_status llm__take_experts(const llm__trow *r, int l, const llm_config *c, llm__find_fn find, void *ctx,
                                     llm_layer_weights *y, llm__aux *aux, const char **why) {
     char name[96];
