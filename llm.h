@@ -748,7 +748,10 @@ LLMDEF llm_status llm_attention_cache_ex(float *out, const float *q, const llm_k
    ffn_*_exps tensor as it is), in any format whose rows are whole blocks; router
    [n_experts][d]; the shared experts side by side as one FFN of width
    S = n_shared_experts * d_ff_shared: ws1, ws3 [S][d], ws2 [d][S], and ws_gate [d] with
-   shared_gate. A dense config leaves these NULL. */
+   shared_gate. A dense config leaves these NULL. Experts stored each on its own (a
+   Hugging Face file: anywhere in it, in any order): experts points at [n_experts][3]
+   llm_weights, expert e's w1, w2, w3 at experts[3 e + 0, 1, 2], every expert's w1 of one
+   type (and so w2's, w3's), and w1, w2, w3 are expert 0's; NULL = the stacks above. */
 /* A LoRA adapter on one projection, applied by the forward pass without merging:
    y = x W^T + scale (x A^T) B^T, A [rank][in] and B [out][rank] fp32, whatever W's format
    (llm_lora_apply and llm_lora_apply_gguf in >>train fill these). */
@@ -770,6 +773,7 @@ typedef struct llm_layer_weights {
     llm_weight router;                     /* [n_experts][d]: MoE only */
     llm_weight ws1, ws2, ws3;              /* shared experts: n_shared_experts > 0 only */
     const float *ws_gate;                  /* [d]: shared_gate only */
+    const llm_weight *experts;             /* NULL, or [n_experts][3]: each expert's w1, w2, w3 (above) */
     const llm_lora_ab *lora;               /* NULL, or [7] in LLM_LORA_* order: q k v o w1 w2 w3 */
 } llm_layer_weights;
 
@@ -1352,15 +1356,23 @@ LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, cons
    RMSNorm, RoPE on halves), "qwen2" (q/k/v biases), "qwen3" (q/k head norms), "gemma"
    (sqrt(d) embedding scale, tanh GeGLU, tied by default), "gemma2" (also the softcaps,
    query_pre_attn_scalar, sandwich norms, sliding_window on even layers) and "phi3"
-   (fused qkv_proj and gate_up_proj); Llama 3's rope_scaling. Anything the forward pass
-   does not run (another model_type or activation, attention or MLP biases, other RoPE
-   scalings such as Phi-3's LongRoPE, partial rotary, Qwen's per-layer windows) is
-   LLM_EUNSUPPORTED naming it. */
+   (fused qkv_proj and gate_up_proj); Llama 3's rope_scaling; mixtures of experts:
+   "mixtral" (num_local_experts, num_experts_per_tok, renormalized), "qwen2_moe" and
+   "qwen3_moe" (num_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob;
+   Qwen2-MoE's sigmoid-gated shared_expert of shared_expert_intermediate_size). Anything
+   the forward pass does not run (another model_type or activation, attention or MLP
+   biases, other RoPE scalings such as Phi-3's LongRoPE, partial rotary, Qwen's per-layer
+   windows, dense layers among the experts' ones: decoder_sparse_step, mlp_only_layers)
+   is LLM_EUNSUPPORTED naming it. */
 LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len, const char **why);
 /* The model of a config.json and its model.safetensors, tensors in F32, F16 or BF16.
    llm.h keeps norm gains and biases in fp32: those stored as F16 / BF16 (most HF files)
    are converted into aux, caller memory of llm_hf_aux_floats(c) floats (F32 ones are used
-   in place, but for Gemma's norm gains, which HF stores as w and the model runs as 1 + w). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
+   in place, but for Gemma's norm gains, which HF stores as w and the model runs as 1 + w).
+   A mixture of experts' tensors, one per expert and matrix, are used in place wherever
+   they are in the file (any order): aux then also holds each layer's table of them
+   (llm_layer_weights.experts), all of one type (mixed types are LLM_EUNSUPPORTED naming
+   the tensor). layers: n_layers_cap entries. st's buffer and aux must outlive the model. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c);
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
                               llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
@@ -7360,11 +7372,17 @@ static llm_status llm__model_add(float *y, const float *a, int n, int d) {
    prefill), not once per token; each group's matrix products are threaded as any linear
    layer's. Every token adds its experts in increasing expert order, whatever the batch. */
 
-/* Expert e's matrix [rows][cols] of a stack of them (one after another, each whole rows
-   of whole blocks): its byte offset in 64 bits, and its group scales for LLM_INT8. */
-static llm_status llm__expert_view(llm_weight *v, const llm_weight *w, int e, int64_t rows, int64_t cols) {
+/* Expert e's matrix k (0 w1, 1 w2, 2 w3) [rows][cols]: the layer's table entry, or from a
+   stack of them (one after another, each whole rows of whole blocks): its byte offset in
+   64 bits, and its group scales for LLM_INT8. */
+static llm_status llm__expert_view(llm_weight *v, const llm_layer_weights *L, int k, int e, int64_t rows, int64_t cols) {
+    const llm_weight *w = k == 0 ? &L->w1 : k == 1 ? &L->w2 : &L->w3;
     const llm__wfmt *f = llm__wfmt_of(w->type);
     uint64_t per;
+    if (L->experts) { /* each matrix of one type across the experts: llm_decode_bytes counts k of expert 0's */
+        *v = L->experts[(size_t)e * 3 + (size_t)k];
+        return v->data && v->type == w->type ? LLM_OK : LLM_EINVAL;
+    }
     if (!w->data) return LLM_EINVAL;
     if (!f || f->blk <= 0) return LLM_EUNSUPPORTED;
     if (cols % f->blk) return LLM_EINVAL;
@@ -7431,9 +7449,9 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
         int i0 = i, m = b->cnt[e] - i0;
         llm_weight w1, w2, w3;
         if (m == 0) continue;
-        LLM__MTRY(llm__expert_view(&w1, &w->w1, e, ff, d));
-        LLM__MTRY(llm__expert_view(&w3, &w->w3, e, ff, d));
-        LLM__MTRY(llm__expert_view(&w2, &w->w2, e, d, ff));
+        LLM__MTRY(llm__expert_view(&w1, w, 0, e, ff, d));
+        LLM__MTRY(llm__expert_view(&w3, w, 2, e, ff, d));
+        LLM__MTRY(llm__expert_view(&w2, w, 1, e, d, ff));
         for (j = 0; j < m; j++) memcpy(b->gx + (size_t)j * d, h + (size_t)(b->ord[i0 + j] / k) * d, row);
         LLM__MTRY(llm__moe_expert(c, b->gy, b->gx, &w1, &w3, &w2, m, ff, b, th));
         for (j = 0; j < m; j++, i++) {
@@ -10425,6 +10443,8 @@ LLMDEF llm_status llm_gguf_arr_str(const llm_gguf_kv *kv, uint64_t *cursor, llm_
 #define LLM__T_MOE 32u      /* experts: a router and stacked ffn_*_exps in place of ffn_* (set by the
                                config's n_experts; always on for the MoE-only architectures) */
 #define LLM__T_SHEXP 64u    /* one shared expert, gated by a sigmoid (Qwen2-MoE's ffn_*_shexp) */
+#define LLM__T_HF_MIXTRAL 128u /* Hugging Face's Mixtral names (block_sparse_moe, experts.E.w1/w2/w3) and
+                                  keys (num_local_experts; always renormalized) */
 
 /* One architecture: its names in both formats and what it means for llm_config. */
 typedef struct llm__arch {
@@ -10453,10 +10473,13 @@ static const llm__arch llm__archs[] = {
     {"gemma",  "gemma",   0,                                    LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 0, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256, LLM_ROUTER_TOPK_NORM},
     {"gemma2", "gemma2",  LLM__T_SANDWICH,                      LLM_FFN_GEGLU,  LLM_BIAS_NONE, LLM_ROPE_HALVES,      1, 2, 1, 1, 0, "hidden_activation", "gelu_pytorch_tanh", 256, LLM_ROUTER_TOPK_NORM},
     {"phi3",   "phi3",    LLM__T_QKV_FUSED | LLM__T_UP_FUSED,   LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 0, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
-    /* mixture of experts only (GGUF): llama.cpp's qwen2moe leaves the top-k weights as they
-       are (HF norm_topk_prob false) and adds a sigmoid-gated shared expert; qwen3moe renormalizes */
-    {"qwen2moe", NULL,    LLM__T_QKV_BIAS | LLM__T_MOE | LLM__T_SHEXP, LLM_FFN_SWIGLU, LLM_BIAS_QKV, LLM_ROPE_HALVES, 0, 0, 0, 0, 1, "hidden_act", "silu", 0, LLM_ROUTER_TOPK},
-    {"qwen3moe", NULL,    LLM__T_QK_NORM | LLM__T_MOE,          LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 128, LLM_ROUTER_TOPK_NORM},
+    /* mixture of experts only: llama.cpp's qwen2moe leaves the top-k weights as they are
+       (HF norm_topk_prob false) and adds a sigmoid-gated shared expert; qwen3moe
+       renormalizes (HF files say which in norm_topk_prob); Qwen3MoeConfig has no head_dim
+       default (transformers: d_model / n_heads); Mixtral is GGUF's llama with experts */
+    {"qwen2moe", "qwen2_moe", LLM__T_QKV_BIAS | LLM__T_MOE | LLM__T_SHEXP, LLM_FFN_SWIGLU, LLM_BIAS_QKV, LLM_ROPE_HALVES, 0, 0, 0, 0, 1, "hidden_act", "silu", 0, LLM_ROUTER_TOPK},
+    {"qwen3moe", "qwen3_moe", LLM__T_QK_NORM | LLM__T_MOE,          LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_HALVES,      0, 0, 0, 0, 1, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
+    {NULL,     "mixtral", LLM__T_MOE | LLM__T_HF_MIXTRAL,           LLM_FFN_SWIGLU, LLM_BIAS_NONE, LLM_ROPE_INTERLEAVED, 0, 0, 0, 0, 0, "hidden_act", "silu", 0, LLM_ROUTER_TOPK_NORM},
 };
 #define LLM__N_ARCHS ((int)(sizeof llm__archs / sizeof llm__archs[0]))
 
@@ -10487,15 +10510,17 @@ static unsigned llm__arch_bits(const llm__arch *a, const llm_config *c) {
 /* A block's tensors: where each goes in llm_layer_weights, its shape [rows][cols] (rows
    1: a vector), and its name after "blk.N." (GGUF) or "model.layers.N." (Hugging Face).
    A row is there when the architecture has every bit of `need` and none of `skip`.
-   Rows LLM__D_XFF and LLM__D_XD are stacks of n_experts matrices [d_ff][..] or [d][..]
-   (a GGUF tensor of ne {cols, rows, n_experts}); LLM__D_E is n_experts, LLM__D_SFF the
-   shared experts' width. */
+   Rows LLM__D_XFF and LLM__D_XD are n_experts matrices [d_ff][..] or [d][..]: in GGUF one
+   stack (ne {cols, rows, n_experts}), in HF one tensor per expert, its index in place of
+   the name's '*'; LLM__D_E is n_experts, LLM__D_SFF the shared experts' width. An empty
+   name: the format has no such tensor. */
 enum { LLM__D_1, LLM__D_D, LLM__D_HD, LLM__D_Q, LLM__D_KV, LLM__D_FF, LLM__D_QKV, LLM__D_2FF, LLM__D_E, LLM__D_SFF,
        LLM__D_XFF, LLM__D_XD };
 typedef struct llm__trow {
     unsigned need, skip;
     unsigned char rows, cols; /* LLM__D_* */
-    unsigned char norm;       /* a norm's gains (Gemma's 1 + w in HF files) */
+    unsigned char norm;       /* 1: a norm's gains (Gemma's 1 + w in HF files); 2: a vector HF stores
+                                 as a [1][cols] matrix (nn.Linear(d, 1): Qwen2-MoE's shared_expert_gate) */
     size_t off;               /* offsetof(llm_layer_weights, ...): an llm_weight, or a const float * for a vector */
     const char *gguf, *hf;
 } llm__trow;
@@ -10520,15 +10545,20 @@ static const llm__trow llm__block_tensors[] = {
     {0, LLM__T_UP_FUSED | LLM__T_MOE, LLM__D_FF, LLM__D_D, 0, LLM__LW(w3), "ffn_up.weight", "mlp.up_proj.weight"},
     {LLM__T_UP_FUSED, 0, LLM__D_2FF, LLM__D_D, 0, LLM__LW(w1), "ffn_up.weight", "mlp.gate_up_proj.weight"},
     {0, LLM__T_MOE, LLM__D_D, LLM__D_FF, 0, LLM__LW(w2), "ffn_down.weight", "mlp.down_proj.weight"},
-    /* experts (no Hugging Face names: HF files store each expert on its own, not loaded yet) */
-    {LLM__T_MOE, 0, LLM__D_E, LLM__D_D, 0, LLM__LW(router), "ffn_gate_inp.weight", ""},
-    {LLM__T_MOE, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate_exps.weight", ""},
-    {LLM__T_MOE, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w3), "ffn_up_exps.weight", ""},
-    {LLM__T_MOE, 0, LLM__D_XD, LLM__D_FF, 0, LLM__LW(w2), "ffn_down_exps.weight", ""},
-    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws1), "ffn_gate_shexp.weight", ""},
-    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws3), "ffn_up_shexp.weight", ""},
-    {LLM__T_SHEXP, 0, LLM__D_D, LLM__D_SFF, 0, LLM__LW(ws2), "ffn_down_shexp.weight", ""},
-    {LLM__T_SHEXP, 0, LLM__D_1, LLM__D_D, 0, LLM__LW(ws_gate), "ffn_gate_inp_shexp.weight", ""},
+    /* experts: the router, then GGUF's stacks or HF's one tensor per expert (Qwen's names) */
+    {LLM__T_MOE, LLM__T_HF_MIXTRAL, LLM__D_E, LLM__D_D, 0, LLM__LW(router), "ffn_gate_inp.weight", "mlp.gate.weight"},
+    {LLM__T_MOE, LLM__T_HF_MIXTRAL, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w1), "ffn_gate_exps.weight", "mlp.experts.*.gate_proj.weight"},
+    {LLM__T_MOE, LLM__T_HF_MIXTRAL, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w3), "ffn_up_exps.weight", "mlp.experts.*.up_proj.weight"},
+    {LLM__T_MOE, LLM__T_HF_MIXTRAL, LLM__D_XD, LLM__D_FF, 0, LLM__LW(w2), "ffn_down_exps.weight", "mlp.experts.*.down_proj.weight"},
+    /* Mixtral's HF names (w1 gate, w3 up, w2 down); its GGUF is the rows above */
+    {LLM__T_MOE | LLM__T_HF_MIXTRAL, 0, LLM__D_E, LLM__D_D, 0, LLM__LW(router), "", "block_sparse_moe.gate.weight"},
+    {LLM__T_MOE | LLM__T_HF_MIXTRAL, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w1), "", "block_sparse_moe.experts.*.w1.weight"},
+    {LLM__T_MOE | LLM__T_HF_MIXTRAL, 0, LLM__D_XFF, LLM__D_D, 0, LLM__LW(w3), "", "block_sparse_moe.experts.*.w3.weight"},
+    {LLM__T_MOE | LLM__T_HF_MIXTRAL, 0, LLM__D_XD, LLM__D_FF, 0, LLM__LW(w2), "", "block_sparse_moe.experts.*.w2.weight"},
+    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws1), "ffn_gate_shexp.weight", "mlp.shared_expert.gate_proj.weight"},
+    {LLM__T_SHEXP, 0, LLM__D_SFF, LLM__D_D, 0, LLM__LW(ws3), "ffn_up_shexp.weight", "mlp.shared_expert.up_proj.weight"},
+    {LLM__T_SHEXP, 0, LLM__D_D, LLM__D_SFF, 0, LLM__LW(ws2), "ffn_down_shexp.weight", "mlp.shared_expert.down_proj.weight"},
+    {LLM__T_SHEXP, 0, LLM__D_1, LLM__D_D, 2, LLM__LW(ws_gate), "ffn_gate_inp_shexp.weight", "mlp.shared_expert_gate.weight"},
     {LLM__T_SANDWICH, 0, LLM__D_1, LLM__D_D, 1, LLM__LW(ffn_post_norm), "post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
 };
 #undef LLM__LW
@@ -10558,36 +10588,61 @@ static int64_t llm__dim(const llm_config *c, int code) {
     return 1;
 }
 
-/* prefix + l + "." + suffix into buf (96 bytes: ggml names stop at 64, HF's are longer). */
-static const char *llm__layer_name(char *buf, const char *prefix, int l, const char *suffix) {
+/* v >= 0 in decimal into buf at k (at most 11 digits); the new end. */
+static int llm__put_int(char *buf, int k, int v) {
     char digits[12];
-    int n = 0, k = 0;
-    while (*prefix && k < 40) buf[k++] = *prefix++;
-    do digits[n++] = (char)('0' + l % 10), l /= 10;
-    while (l > 0 && n < 11);
+    int n = 0;
+    do digits[n++] = (char)('0' + v % 10), v /= 10;
+    while (v > 0 && n < 11);
     while (n > 0) buf[k++] = digits[--n];
+    return k;
+}
+/* prefix + l + "." + suffix into buf (96 bytes: ggml names stop at 64, HF's are longer),
+   expert e in place of a '*' in suffix. */
+static const char *llm__layer_name(char *buf, const char *prefix, int l, const char *suffix, int e) {
+    int k = 0;
+    while (*prefix && k < 40) buf[k++] = *prefix++;
+    k = llm__put_int(buf, k, l);
     buf[k++] = '.';
-    while (*suffix && k < 95) buf[k++] = *suffix++;
+    for (; *suffix && k < 83; suffix++)
+        if (*suffix == '*') k = llm__put_int(buf, k, e);
+        else buf[k++] = *suffix;
     buf[k] = '\0';
     return buf;
 }
 
+/* A decimal below `below` with no leading zeros at s[*k..n), *k moved past it; -1 if none. */
+static int64_t llm__name_index(const char *s, uint64_t n, uint64_t *k, int64_t below) {
+    uint64_t k0 = *k;
+    int64_t v = 0;
+    for (; *k < n && s[*k] >= '0' && s[*k] <= '9' && v < below; (*k)++) v = v * 10 + (s[*k] - '0');
+    return *k == k0 || v >= below || (s[k0] == '0' && *k > k0 + 1) ? -1 : v;
+}
+/* Whether s[0..n) is pattern, a '*' in it standing for an expert index below E. */
+static int llm__name_match(const char *s, uint64_t n, const char *pat, int64_t E) {
+    uint64_t k = 0;
+    for (; *pat; pat++)
+        if (*pat == '*') {
+            if (llm__name_index(s, n, &k, E) < 0) return 0;
+        } else if (k >= n || s[k++] != *pat) {
+            return 0;
+        }
+    return k == n;
+}
 /* Whether the forward pass of architecture a reads a tensor named s (n bytes): a top
-   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix (bits:
-   llm__arch_bits). */
-static int llm__arch_uses(unsigned bits, int hf, int n_layers, const char *s, uint64_t n) {
+   tensor, or prefix + a layer below n_layers (no leading zeros) + a row's suffix, an
+   expert's index below n_experts for its '*' (bits: llm__arch_bits). */
+static int llm__arch_uses(unsigned bits, int hf, const llm_config *c, const char *s, uint64_t n) {
     const char *pre = llm__layer_prefix[hf];
-    uint64_t p = strlen(pre), k;
-    int i, l = 0;
+    uint64_t p = strlen(pre), k = p;
+    int i;
     for (i = 0; i < 3; i++)
         if (n == strlen(llm__top_tensors[hf][i]) && memcmp(s, llm__top_tensors[hf][i], (size_t)n) == 0) return 1;
-    if (n <= p + 1 || memcmp(s, pre, (size_t)p) != 0 || s[p] < '0' || s[p] > '9') return 0;
-    for (k = p; k < n && s[k] >= '0' && s[k] <= '9' && l < n_layers; k++) l = l * 10 + (s[k] - '0');
-    if (l >= n_layers || k >= n || s[k] != '.' || (s[p] == '0' && k > p + 1)) return 0;
+    if (n <= p + 1 || memcmp(s, pre, (size_t)p) != 0 || llm__name_index(s, n, &k, c->n_layers) < 0 || k >= n || s[k] != '.')
+        return 0;
     for (i = 0; i < LLM__N_TROWS; i++) {
         const char *suf = hf ? llm__block_tensors[i].hf : llm__block_tensors[i].gguf;
-        if (llm__trow_on(bits, &llm__block_tensors[i]) && *suf && n - k - 1 == strlen(suf) &&
-            memcmp(s + k + 1, suf, (size_t)(n - k - 1)) == 0)
+        if (llm__trow_on(bits, &llm__block_tensors[i]) && *suf && llm__name_match(s + k + 1, n - k - 1, suf, c->n_experts))
             return 1;
     }
     return 0;
@@ -10610,6 +10665,7 @@ typedef struct llm__tsrc {
 typedef struct llm__aux {
     int convert;    /* 0: vectors must be F32 (GGUF); 1: others are converted into p.. (HF) */
     float *p, *end;
+    llm_weight *xt; /* HF experts: [n_layers][n_experts][3] each expert's w1, w2, w3 */
     char *why;      /* 160 bytes for a reason naming the tensor */
 } llm__aux;
 
@@ -10705,6 +10761,27 @@ static llm_weight llm__weight_rows(const llm_weight *w, int64_t r0, int64_t cols
 /* The whole model's tensors through llm__take: find(ctx, name) describes one (data NULL
    when absent). Fused tensors are split into the matrices the forward pass reads. */
 typedef llm__tsrc (*llm__find_fn)(void *ctx, const char *name);
+
+/* Row r's matrix of every expert of layer l, each its own tensor (HF), into the layer's
+   part of aux->xt, used in place wherever it is in the file; the layer's w1 / w2 / w3 is
+   expert 0's. Every expert's of one type (llm_decode_bytes counts k times expert 0's). */
+static llm_status llm__take_experts(const llm__trow *r, int l, const llm_config *c, llm__find_fn find, void *ctx,
+                                    llm_layer_weights *y, llm__aux *aux, const char **why) {
+    char name[96];
+    int k = r->off == offsetof(llm_layer_weights, w1) ? 0 : r->off == offsetof(llm_layer_weights, w2) ? 1 : 2, e;
+    llm_weight *tab = aux->xt + (size_t)l * (size_t)c->n_experts * 3;
+    llm__tsrc t;
+    if (!aux->xt) LLM__FFAIL(why, "the experts' table needs room: aux smaller than llm_hf_aux_floats", LLM_EINVAL);
+    for (e = 0; e < c->n_experts; e++) {
+        t = find(ctx, llm__layer_name(name, llm__layer_prefix[1], l, r->hf, e));
+        LLM__MTRY(llm__take(&t, llm__dim(c, r->rows), llm__dim(c, r->cols), 0, &tab[3 * e + k], NULL, aux, why));
+        if (tab[3 * e + k].type != tab[k].type)
+            LLM__FFAIL(why, llm__why_type(aux->why, &t, " is ", ": experts of mixed types are not run"), LLM_EUNSUPPORTED);
+    }
+    *(llm_weight *)(void *)((char *)y + r->off) = tab[k];
+    y->experts = tab;
+    return LLM_OK;
+}
 static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *c, llm__find_fn find, void *ctx,
                                   llm_weights *w, llm_layer_weights *layers, llm__aux *aux, const char **why) {
     char name[96];
@@ -10726,15 +10803,20 @@ static llm_status llm__take_model(const llm__arch *a, int hf, const llm_config *
         for (i = 0; i < LLM__N_TROWS; i++) {
             const llm__trow *r = &llm__block_tensors[i];
             char *field = (char *)y + r->off;
-            if (!llm__trow_on(bits, r)) continue;
-            t = find(ctx, llm__layer_name(name, llm__layer_prefix[hf], l, hf ? r->hf : r->gguf));
+            if (!llm__trow_on(bits, r) || !*(hf ? r->hf : r->gguf)) continue;
+            if (hf && (r->rows == LLM__D_XFF || r->rows == LLM__D_XD)) {
+                LLM__MTRY(llm__take_experts(r, l, c, find, ctx, y, aux, why));
+                continue;
+            }
+            t = find(ctx, llm__layer_name(name, llm__layer_prefix[hf], l, hf ? r->hf : r->gguf, 0));
             if (r->rows == LLM__D_XFF || r->rows == LLM__D_XD) {
                 LLM__MTRY(llm__take_stack(&t, c->n_experts, llm__dim(c, r->rows), llm__dim(c, r->cols), (llm_weight *)(void *)field,
                                           aux, why));
                 continue;
             }
             if (r->rows == LLM__D_1) {
-                LLM__MTRY(llm__take(&t, 1, llm__dim(c, r->cols), r->norm && p1, NULL, (const float **)(void *)field, aux, why));
+                if (hf && r->norm == 2 && t.n_dims == 2 && t.rows == 1) t.n_dims = 1; /* [1][cols] */
+                LLM__MTRY(llm__take(&t, 1, llm__dim(c, r->cols), r->norm == 1 && p1, NULL, (const float **)(void *)field, aux, why));
                 continue;
             }
             LLM__MTRY(llm__take(&t, llm__dim(c, r->rows), llm__dim(c, r->cols), 0, (llm_weight *)(void *)field, NULL, aux, why));
@@ -10992,12 +11074,12 @@ LLMDEF llm_status llm_gguf_load(llm_model *m, llm_gguf *g, llm_layer_weights *la
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: GGUF weights are little-endian", LLM_EUNSUPPORTED);
     llm_gguf_get_str(g, "general.architecture", &s);
     a = llm__arch_find(s.s, s.n, 0);
-    aux.convert = 0, aux.p = aux.end = NULL, aux.why = g->why; /* GGUF vectors are F32, used in place */
+    aux.convert = 0, aux.p = aux.end = NULL, aux.xt = NULL, aux.why = g->why; /* GGUF vectors are F32, used in place */
     LLM__MTRY(llm__take_model(a, 0, &c, llm__gguf_src, g, &w, layers, &aux, why));
     /* every tensor of the file is used: one the forward pass would skip (rope_freqs,
        LongRoPE's factors, a bias) means the model is not what llm.h would run */
     for (i = 0; i < g->n_tensors; i++)
-        if (!llm__arch_uses(llm__arch_bits(a, &c), 0, c.n_layers, g->tensors[i].name.s, g->tensors[i].name.n))
+        if (!llm__arch_uses(llm__arch_bits(a, &c), 0, &c, g->tensors[i].name.s, g->tensors[i].name.n))
             LLM__GFAIL_NAME(g, "tensor ", g->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, (int)g->version);
@@ -11534,6 +11616,7 @@ LLMDEF const llm_st_tensor *llm_safetensors_find(const llm_safetensors *st, cons
 /* ---- a model from config.json + safetensors ---------------------------------------------- */
 
 #define LLM__HF_TOKS 4096 /* tokens of a config.json: Llama's has ~60, multimodal ones ~2,000 */
+#define LLM__XT_ALIGN 8u  /* the experts' table of llm_weight in aux: pointers' alignment */
 
 /* config.json's keys (of the object the table is read from); text: the reason */
 #define LLM__CF(f) offsetof(llm_config, f)
@@ -11559,6 +11642,12 @@ static const llm__ckey llm__hf_llama3_keys[] = {
     {"high_freq_factor", LLM__CF(rope_high_freq_factor), 'f', 1, 0, 1e9, "config.json: rope_scaling.high_freq_factor missing or out of range"},
     {"original_max_position_embeddings", LLM__CF(rope_orig_ctx), 'i', 1, 1, 1e9,
      "config.json: rope_scaling.original_max_position_embeddings missing or out of range"},
+};
+/* a mixture of experts' (after num_experts): top-k; Qwen's experts' width; Qwen2-MoE's shared expert */
+static const llm__ckey llm__hf_moe_keys[] = {
+    LLM__HK("num_experts_per_tok", n_experts_per_tok, 'i', 1, 1, 1 << 16),
+    LLM__HK("moe_intermediate_size", d_ff, 'i', 1, 1, 1 << 22),
+    LLM__HK("shared_expert_intermediate_size", d_ff_shared, 'i', 1, 1, 1 << 22),
 };
 #undef LLM__HK
 #undef LLM__CF
@@ -11613,6 +11702,45 @@ static llm_status llm__hf_rope_scaling(llm_config *c, const char *j, const llm_j
     LLM__FFAIL(why, "config.json: rope_scaling other than Llama 3's is not run yet", LLM_EUNSUPPORTED);
 }
 
+/* A mixture of experts' keys (transformers' MixtralConfig, Qwen2MoeConfig, Qwen3MoeConfig):
+   the expert count (num_local_experts, or Qwen's num_experts: either name, one value),
+   then llm__hf_moe_keys; Qwen's norm_topk_prob (default false) picks the weighting, Mixtral
+   always renormalizes. Dense layers among the sparse ones (decoder_sparse_step,
+   mlp_only_layers) are not run. */
+static llm_status llm__hf_moe(llm_config *c, const llm__arch *a, const char *j, const llm_json_tok *t, size_t n, char *not_run,
+                              const char **why) {
+    static const char *const names[2] = {"num_local_experts", "num_experts"};
+    int mixtral = (a->tensors & LLM__T_HF_MIXTRAL) != 0, i;
+    int64_t k, v, e = 0;
+    for (i = 0; i < 2; i++) {
+        if ((k = llm__hf_has(j, t, n, 0, names[i])) < 0) continue;
+        if (llm_json_int(j, &t[k], &v) != LLM_OK || v < 1 || v > (1 << 16) || (e && v != e))
+            LLM__FFAIL(why, "config.json: num_local_experts / num_experts is out of range or the two differ", LLM_EFORMAT);
+        e = v;
+    }
+    if (!e) LLM__FFAIL(why, "config.json: num_local_experts / num_experts (the expert count) is missing", LLM_EFORMAT);
+    c->n_experts = (int)e;
+    LLM__MTRY(llm__hf_read_keys(c, j, t, n, 0, llm__hf_moe_keys, mixtral ? 1 : a->tensors & LLM__T_SHEXP ? 3 : 2, why));
+    if (c->n_experts_per_tok > c->n_experts) LLM__FFAIL(why, "config.json: num_experts_per_tok is above the expert count", LLM_EFORMAT);
+    if (!mixtral) {
+        k = llm__hf_has(j, t, n, 0, "norm_topk_prob");
+        if (k >= 0 && t[k].type != LLM_JSON_TRUE && t[k].type != LLM_JSON_FALSE)
+            LLM__FFAIL(why, "config.json: norm_topk_prob is not true or false", LLM_EFORMAT);
+        c->router = k >= 0 && t[k].type == LLM_JSON_TRUE ? LLM_ROUTER_TOPK_NORM : LLM_ROUTER_TOPK;
+    }
+    if (a->tensors & LLM__T_SHEXP) {
+        c->n_shared_experts = 1, c->shared_gate = 1;
+        if (c->d_ff_shared == c->d_ff) c->d_ff_shared = 0;
+        if ((k = llm__hf_has(j, t, n, 0, "qkv_bias")) >= 0 && t[k].type != LLM_JSON_TRUE)
+            LLM__NOT_RUN("config.json: qkv_bias false (Qwen2-MoE without its q/k/v biases) is not run");
+    }
+    if ((k = llm__hf_has(j, t, n, 0, "decoder_sparse_step")) >= 0 && !(llm_json_int(j, &t[k], &v) == LLM_OK && v == 1))
+        LLM__NOT_RUN("config.json: decoder_sparse_step other than 1 (dense layers between the experts' ones) is not run");
+    if ((k = llm__hf_has(j, t, n, 0, "mlp_only_layers")) >= 0 && !(t[k].type == LLM_JSON_ARRAY && t[k].n == 0))
+        LLM__NOT_RUN("config.json: mlp_only_layers (dense layers among the experts' ones) is not run");
+    return LLM_OK;
+}
+
 /* The architecture row of config.json's model_type (gen, Llama's row, for another one
    when the shapes are all that is wanted: not_run given). */
 static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_json_tok *t, size_t n, const llm__arch *gen,
@@ -11621,7 +11749,7 @@ static llm_status llm__hf_arch(const llm__arch **a, const char *j, const llm_jso
     if (mt < 0 || t[mt].type != LLM_JSON_STRING) LLM__FFAIL(why, "config.json has no model_type", LLM_EFORMAT);
     *a = llm__arch_find(j + t[mt].start, t[mt].len, 1);
     if (!*a) {
-        LLM__NOT_RUN("config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2 and phi3 are)");
+        LLM__NOT_RUN("config.json's model_type is not run yet (llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, mixtral, qwen2_moe and qwen3_moe are)");
         *a = gen;
     }
     return LLM_OK;
@@ -11658,6 +11786,7 @@ static llm_status llm__hf_config(llm_config *c, const llm__arch **arch, const ch
     }
     LLM__MTRY(llm__hf_read_keys(c, json, t, n, 0, llm__hf_keys, (int)(sizeof llm__hf_keys / sizeof llm__hf_keys[0]), why));
     if (!c->n_kv_heads) c->n_kv_heads = c->n_heads;
+    if (a->tensors & LLM__T_MOE) LLM__MTRY(llm__hf_moe(c, a, json, t, n, not_run, why));
     /* a softcap given as null is none */
     if ((k = llm_json_find(json, t, n, 0, "attn_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->attn_softcap = 0;
     if ((k = llm_json_find(json, t, n, 0, "final_logit_softcapping")) >= 0 && t[k].type == LLM_JSON_NULL) c->final_softcap = 0;
@@ -11706,14 +11835,31 @@ LLMDEF llm_status llm_hf_read_config(llm_config *c, const char *json, size_t len
     return llm__hf_config(c, &a, json, len, NULL, NULL, why);
 }
 
-/* Every norm gain and bias vector, any of which may need converting to fp32. */
+/* Every norm gain, bias and gate vector, any of which may need converting to fp32; with
+   experts, their table (llm__hf_xt) first. */
 LLMDEF size_t llm_hf_aux_floats(const llm_config *c) {
     uint64_t d, hd, L, n;
     if (llm_config_check(c, NULL) != LLM_OK) return 0;
     d = (uint64_t)c->d_model, hd = (uint64_t)llm_config_head_dim(c), L = (uint64_t)c->n_layers;
-    n = ((c->sandwich_norm ? 4 : 2) * L + 1) * d + (c->qk_norm ? 2 * L * hd : 0);
+    n = ((c->sandwich_norm ? 4 : 2) * L + 1) * d + (c->qk_norm ? 2 * L * hd : 0) + (c->shared_gate ? L * d : 0);
     if (llm__bias_kinds[c->bias].qkv) n += L * hd * ((uint64_t)c->n_heads + 2 * (uint64_t)c->n_kv_heads);
+    if (c->n_experts > 0) n += (L * (uint64_t)c->n_experts * 3 * sizeof(llm_weight) + 2 * LLM__XT_ALIGN) / sizeof(float);
     return n > (uint64_t)SIZE_MAX / sizeof(float) ? 0 : (size_t)n;
+}
+
+/* The experts' table at the start of aux (aligned for llm_weight's pointers), the floats
+   after it in ax; NULL table when there are no experts or no room. */
+static void llm__hf_xt(const llm_config *c, float *aux, size_t aux_floats, llm__aux *ax) {
+    uint64_t bytes = (uint64_t)c->n_layers * (uint64_t)c->n_experts * 3 * sizeof(llm_weight);
+    uintptr_t at = ((uintptr_t)aux + (LLM__XT_ALIGN - 1)) & ~(uintptr_t)(LLM__XT_ALIGN - 1);
+    ax->p = aux, ax->end = aux ? aux + aux_floats : NULL, ax->xt = NULL;
+    if (c->n_experts <= 0 || !aux) return;
+    if ((uint64_t)(at - (uintptr_t)aux) + bytes > (uint64_t)aux_floats * sizeof(float)) {
+        ax->p = ax->end; /* no room for the vectors either: refused when one needs it */
+        return;
+    }
+    ax->xt = (llm_weight *)(void *)at;
+    ax->p = (float *)(void *)(at + (uintptr_t)bytes);
 }
 
 /* A safetensors tensor as llm__take sees it: shapes outermost first; F32, F16, BF16;
@@ -11754,12 +11900,13 @@ LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t conf
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
     for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
-    ax.convert = 1, ax.p = aux, ax.end = aux ? aux + aux_floats : NULL, ax.why = st->why;
+    ax.convert = 1, ax.why = st->why;
+    llm__hf_xt(&c, aux, aux_floats, &ax);
     LLM__MTRY(llm__take_model(a, 1, &c, llm__st_src, st, &w, layers, &ax, why));
     /* every tensor of the file is read: one the forward pass would skip (a bias or a norm
        this architecture does not have) means the model is not what llm.h would run */
     for (i = 0; i < st->n_tensors; i++)
-        if (!llm__arch_uses(llm__arch_bits(a, &c), 1, c.n_layers, st->tensors[i].name.s, st->tensors[i].name.n))
+        if (!llm__arch_uses(llm__arch_bits(a, &c), 1, &c, st->tensors[i].name.s, st->tensors[i].name.n))
             LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
                             LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, 0);
@@ -11777,7 +11924,7 @@ static void llm__shapes_tensor(llm_model_shapes *s, int hf, llm_gguf_str name, i
     char buf[160];
     const char *r = NULL;
     if (s->not_run[0] && strcmp(s->not_run, llm__be_note) != 0) return;
-    if (s->arch_row >= 0 && !llm__arch_uses(llm__arch_bits(&llm__archs[s->arch_row], &s->config), hf, s->config.n_layers, name.s, name.n))
+    if (s->arch_row >= 0 && !llm__arch_uses(llm__arch_bits(&llm__archs[s->arch_row], &s->config), hf, &s->config, name.s, name.n))
         r = llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, " is not used by the forward pass");
     else if (!type_ok)
         r = llm__why_name(buf, sizeof buf, "tensor ", name.s, name.n, type);

@@ -18,10 +18,19 @@
    Q4_K elsewhere), Q6_K and Q5_0: decode tok/s (1 and 2 threads) with the bytes streamed
    per token and their share of the read roof, and prefill of 128 tokens. Copies of the
    weights (up to 600 MB) are cycled token by token so decode reads memory, not the LLC.
-   `bench_quants kernels` or `bench_quants 110m [TYPE]` runs one part only. */
+   Last, opening that Q4_K_M model as a GGUF from a buffer (written in memory with the
+   tests' writer): llm_gguf_create + llm_gguf_load in microseconds, the bytes they may
+   touch (the header and tensor table; the weights' pages are PROT_NONE meanwhile, so a
+   read of one would stop the bench), and a check that every weight points into the
+   buffer (nothing copied).
+   `bench_quants kernels`, `bench_quants 110m [TYPE]` or `bench_quants open` runs one part only. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
+#include "tests/gguf_writer.h"
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 typedef struct {
     const char *name;
@@ -214,8 +223,127 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
     printf("tok/s; %% read: bytes per token x tok/s against the read roof of the same thread count\n");
 }
 
+/* ---- opening the 110M Q4_K_M file from a buffer ---- */
+static void open_touched(int sig) {
+    static const char msg[] = "bench_quants: opening the GGUF read a weight byte (a PROT_NONE page)\n";
+    (void)sig;
+    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
+    _exit(1);
+}
+/* does w's data lie in the buffer's data section? */
+static int in_data(const void *p, const unsigned char *buf, const llm_gguf *g) {
+    const unsigned char *q = (const unsigned char *)p;
+    return q >= buf + g->data_offset && q < buf + g->len;
+}
+static uint32_t ggml_type(llm_dtype t) { return t == LLM_Q4_K ? GW_Q4_K : t == LLM_Q6_K ? GW_Q6_K : GW_F32; }
+static void bench_open(void) {
+    static qmodel m;
+    static gw w;
+    static gw_names nm;
+    static llm_layer_weights layers[M_L];
+    static const char *const lt[7] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+    unsigned char *buf;
+    void *mem = NULL;
+    size_t n, page = (size_t)sysconf(_SC_PAGESIZE), lo, hi;
+    uint64_t ne[2];
+    int l, k, t = 0, rep, bad = 0;
+    double best = 1e30, sum = 0;
+    llm_gguf g;
+    llm_model lm;
+    const char *why = "";
+    qmodel_make(&m, LLM_Q4_K, 1);
+    gw_init(&w);
+    gw_kv_str(&w, "general.architecture", "llama");
+    gw_kv_u32(&w, "llama.context_length", 1024);
+    gw_kv_u32(&w, "llama.embedding_length", M_D);
+    gw_kv_u32(&w, "llama.feed_forward_length", M_FF);
+    gw_kv_u32(&w, "llama.block_count", M_L);
+    gw_kv_u32(&w, "llama.attention.head_count", 12);
+    gw_kv_u32(&w, "llama.attention.head_count_kv", 12);
+    gw_kv_f32(&w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+#define OPEN_T(name, nd, ne0, ne1, wt)                                                                          \
+    (ne[0] = (ne0), ne[1] = (ne1), snprintf(nm.s[t], sizeof nm.s[t], "%s", name),                              \
+     gw_tensor_add(&w, nm.s[t++], nd, ne, ggml_type((wt)->type), (wt)->data,                                  \
+                   (size_t)gw_tensor_size(ggml_type((wt)->type), nd, ne)))
+    {
+        llm_weight nw;
+        memset(&nw, 0, sizeof nw);
+        nw.type = LLM_F32;
+        OPEN_T("token_embd.weight", 2, M_D, M_V, &m.w.tok_embed);
+        nw.data = m.w.out_norm, OPEN_T("output_norm.weight", 1, M_D, 1, &nw);
+        OPEN_T("output.weight", 2, M_D, M_V, &m.w.lm_head);
+        for (l = 0; l < M_L; l++) {
+            const llm_layer_weights *y = &m.layers[l];
+            const llm_weight *mats[7];
+            char name[48];
+            mats[0] = &y->wq, mats[1] = &y->wk, mats[2] = &y->wv, mats[3] = &y->wo, mats[4] = &y->w1, mats[5] = &y->w3, mats[6] = &y->w2;
+            snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l);
+            nw.data = y->attn_norm, OPEN_T(name, 1, M_D, 1, &nw);
+            snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);
+            nw.data = y->ffn_norm, OPEN_T(name, 1, M_D, 1, &nw);
+            for (k = 0; k < 7; k++) {
+                snprintf(name, sizeof name, "blk.%d.%s.weight", l, lt[k]);
+                OPEN_T(name, 2, k == 6 ? M_FF : M_D, k >= 4 && k < 6 ? M_FF : M_D, mats[k]);
+            }
+        }
+    }
+#undef OPEN_T
+    gw_finish(&w);
+    n = w.n;
+    if (posix_memalign(&mem, page, n) != 0) exit(1);
+    buf = (unsigned char *)mem; /* page-aligned, for mprotect */
+    memcpy(buf, w.p, n);
+    gw_free(&w);
+    qmodel_free(&m);
+    for (rep = 0; rep < 20; rep++) {
+        double t0 = roofs_now(), dt;
+        if (llm_gguf_create(&g, buf, n, &why) != LLM_OK || llm_gguf_load(&lm, &g, layers, M_L, &why) != LLM_OK) {
+            fprintf(stderr, "bench_quants: the 110M GGUF does not open: %s\n", why);
+            exit(1);
+        }
+        dt = roofs_now() - t0;
+        if (rep < 19) llm_gguf_free(&g);
+        best = dt < best ? dt : best, sum += dt;
+    }
+    /* once more with the weights' pages unreadable: only the header and table are touched */
+    lo = ((size_t)g.data_offset + page - 1) / page * page, hi = n / page * page;
+    signal(SIGSEGV, open_touched);
+    if (hi > lo && mprotect(buf + lo, hi - lo, PROT_NONE) == 0) {
+        llm_gguf gp;
+        llm_model mp;
+        llm_layer_weights lp[M_L];
+        if (llm_gguf_create(&gp, buf, n, &why) != LLM_OK || llm_gguf_load(&mp, &gp, lp, M_L, &why) != LLM_OK) exit(1);
+        llm_gguf_free(&gp);
+        mprotect(buf + lo, hi - lo, PROT_READ | PROT_WRITE);
+    } else {
+        printf("(mprotect unavailable: the untouched-weights check did not run)\n");
+    }
+    signal(SIGSEGV, SIG_DFL);
+    /* nothing copied: every weight points into the buffer's data section */
+    bad += !in_data(lm.weights.tok_embed.data, buf, &g) + !in_data(lm.weights.lm_head.data, buf, &g) + !in_data(lm.weights.out_norm, buf, &g);
+    for (l = 0; l < M_L; l++) {
+        const llm_layer_weights *y = &lm.weights.layers[l];
+        bad += !in_data(y->wq.data, buf, &g) + !in_data(y->wk.data, buf, &g) + !in_data(y->wv.data, buf, &g) + !in_data(y->wo.data, buf, &g);
+        bad += !in_data(y->w1.data, buf, &g) + !in_data(y->w2.data, buf, &g) + !in_data(y->w3.data, buf, &g);
+        bad += !in_data(y->attn_norm, buf, &g) + !in_data(y->ffn_norm, buf, &g);
+    }
+    printf("\nopen the 110M Q4_K_M GGUF from a buffer (llm_gguf_create + llm_gguf_load, %lld tensors): best %.1f us, mean %.1f us "
+           "of 20\n  bytes touched: %llu of %zu (header and tensor table; the weights' %zu pages PROT_NONE meanwhile); "
+           "weights copied: %s (%d pointers checked)\n",
+           (long long)g.n_tensors, best * 1e6, sum / 20 * 1e6, (unsigned long long)g.data_offset, n, (hi - lo) / page,
+           bad ? "SOME: a weight points outside the buffer" : "none, every weight points into the buffer", 3 + 9 * M_L);
+    llm_gguf_free(&g);
+    free(mem);
+    if (bad) exit(1);
+}
+
 int main(int argc, char **argv) {
-    int part_k = argc < 2 || strcmp(argv[1], "110m") != 0, part_m = argc < 2 || strcmp(argv[1], "kernels") != 0;
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !strcmp(only, "open")) { /* no roofs needed */
+        bench_open();
+        return 0;
+    }
+    int part_k = !only || !strcmp(only, "kernels"), part_m = !only || !strcmp(only, "110m");
     unsigned char *data = (unsigned char *)xalloc(SPAN + (size_t)DOUT * DIN);
     float *x = (float *)xalloc(sizeof(float) * MAXT * DIN), *y = (float *)xalloc(sizeof(float) * MAXT * DOUT);
     llm_threads *pools[3] = {NULL, NULL, NULL};
@@ -279,6 +407,7 @@ int main(int argc, char **argv) {
     }
     if (part_k) printf("\ntargets (issue 12): GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it); 16 tokens <= 3x one\n");
     if (part_m) bench_110m(pools, npools, rroof, argc > 2 ? argv[2] : NULL);
+    if (!only) bench_open();
     llm_threads_free(pools[2]);
     free(data), free(x), free(y);
     return 0;

@@ -3,7 +3,8 @@
    spaces so the data starts 8-byte aligned, then the tensors back to back) from fp32
    arrays stored as F32, F16, BF16 or I8, and a config.json text from an llm_config.
    stw_model holds a whole llama / mistral / qwen2 model's tensors under HF's names, as
-   fp32 arrays in HF's layout (q/k rows in rotate-half order). Include after llm.h. */
+   fp32 arrays in HF's layout (q/k rows in rotate-half order); stw_moe_name and
+   stw_moe_config give a mixture of experts' names and keys. Include after llm.h. */
 #ifndef LLM_ST_WRITER_H
 #define LLM_ST_WRITER_H
 #include <stdint.h>
@@ -258,6 +259,45 @@ STW_FN int stw_config_json(char *out, size_t cap, const llm_config *c, const cha
                     model_type, c->d_model, c->d_ff, c->n_layers, c->n_heads, c->n_kv_heads, hd, c->vocab, c->max_seq_len,
                     c->norm_eps > 0 ? c->norm_eps : 1e-5f, c->rope_theta > 0 ? c->rope_theta : 10000.0f, rs, sw,
                     c->tied_embeddings ? "true" : "false", extra ? ",\n  " : "", extra ? extra : "");
+}
+
+/* ---- a mixture of experts under Hugging Face's names ----------------------------------
+   transformers' modeling_mixtral.py, modeling_qwen2_moe.py and modeling_qwen3_moe.py: each
+   expert's matrices are tensors of their own. */
+
+/* Layer l's tensor `part` for model_type mt into buf: "router"; expert e's "gate", "up",
+   "down" (Mixtral: w1, w3, w2); Qwen2-MoE's "shared_gate", "shared_up", "shared_down"
+   and "shared_expert_gate" (nn.Linear(d, 1): a [1][d] matrix). */
+STW_FN const char *stw_moe_name(char *buf, size_t cap, const char *mt, int l, const char *part, int e) {
+    int mixtral = !strcmp(mt, "mixtral");
+    const char *w = !strcmp(part, "gate") ? "w1" : !strcmp(part, "up") ? "w3" : "w2";
+    if (!strcmp(part, "router"))
+        snprintf(buf, cap, "model.layers.%d.%s.gate.weight", l, mixtral ? "block_sparse_moe" : "mlp");
+    else if (!strcmp(part, "shared_expert_gate"))
+        snprintf(buf, cap, "model.layers.%d.mlp.shared_expert_gate.weight", l);
+    else if (!strncmp(part, "shared_", 7))
+        snprintf(buf, cap, "model.layers.%d.mlp.shared_expert.%s_proj.weight", l, part + 7);
+    else if (mixtral)
+        snprintf(buf, cap, "model.layers.%d.block_sparse_moe.experts.%d.%s.weight", l, e, w);
+    else
+        snprintf(buf, cap, "model.layers.%d.mlp.experts.%d.%s_proj.weight", l, e, part);
+    return buf;
+}
+/* config.json's members of c's experts for model_type mt (stw_config_json's extra; its
+   intermediate_size is the experts' width for Mixtral, a dense layer's for Qwen). */
+STW_FN int stw_moe_config(char *out, size_t cap, const llm_config *c, const char *mt) {
+    char sh[64] = "";
+    if (!strcmp(mt, "mixtral"))
+        return snprintf(out, cap, "\"num_local_experts\": %d, \"num_experts_per_tok\": %d, \"router_jitter_noise\": 0.0, "
+                        "\"output_router_logits\": false, \"sliding_window\": null", c->n_experts, c->n_experts_per_tok);
+    if (c->n_shared_experts)
+        snprintf(sh, sizeof sh, ", \"shared_expert_intermediate_size\": %d",
+                 c->n_shared_experts * (c->d_ff_shared ? c->d_ff_shared : c->d_ff));
+    return snprintf(out, cap,
+                    "\"num_experts\": %d, \"num_experts_per_tok\": %d, \"moe_intermediate_size\": %d, \"norm_topk_prob\": %s, "
+                    "\"decoder_sparse_step\": 1, \"mlp_only_layers\": [], \"use_sliding_window\": false, \"max_window_layers\": %d, "
+                    "\"router_aux_loss_coef\": 0.001%s",
+                    c->n_experts, c->n_experts_per_tok, c->d_ff, c->router == LLM_ROUTER_TOPK_NORM ? "true" : "false", c->n_layers, sh);
 }
 
 /* q/k rows between HF's rotate-half order and the interleaved (GGUF, llama2.c) order,

@@ -356,12 +356,15 @@ static void test_refusals(void) {
     file = write_file(&m, "F16", "F16", NULL, NULL, &len);
     expect_w("the valid file", LLM_OK, NULL, cfg, file, len);
     {   /* other architectures and features: refused, never run approximately */
-        static const char *const types[] = {"falcon", "gpt_neox", "gemma3", "gpt2", "phi", "mixtral", "Llama", ""};
+        static const char *const types[] = {"falcon", "gpt_neox", "gemma3", "gpt2", "phi", "deepseek_v3", "olmoe", "Llama", ""};
         int i;
         for (i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
             stw_config_json(cq, sizeof cq, &c, types[i], NULL);
             expect(types[i], LLM_EUNSUPPORTED, NULL, cq, file, len);
         }
+        /* a dense file as a mixture of experts: its config has no experts (test_moe runs real ones) */
+        stw_config_json(cq, sizeof cq, &c, "mixtral", NULL);
+        expect("mixtral without num_local_experts", LLM_EFORMAT, "num_local_experts", cq, file, len);
         expect("hidden_act gelu", LLM_EUNSUPPORTED, "hidden_act", replace(cfg, "\"silu\"", "\"gelu\""), file, len);
         expect("hidden_act gelu_pytorch_tanh", LLM_EUNSUPPORTED, "hidden_act", replace(cfg, "\"silu\"", "\"gelu_pytorch_tanh\""), file, len);
         expect("attention_bias", LLM_EUNSUPPORTED, "attention_bias", replace(cfg, "\"attention_bias\": false", "\"attention_bias\": true"),

@@ -4,13 +4,20 @@
    gate) for a Mixtral-style, a Qwen2-MoE-style and a Qwen3-MoE-style model written as GGUF
    files by the test (F32, and Q8_0 experts); ties go to the lower expert; top-k = every
    expert; decode equals prefill; thread counts give the same bits; the published
-   parameter counts; and hostile files refused naming the tensor or key. */
+   parameter counts; and hostile files refused naming the tensor or key. The same models
+   as Hugging Face directories (tests/st_writer.h: each expert its own tensor, in any
+   order): the GGUF's logits, llm_hf_load_dir, llm_hf_shapes_dir's counts, and hostile
+   directories (an expert missing, of the wrong shape or type; keys not run). */
+#define _POSIX_C_SOURCE 200809L /* mkdir, getpid: the directories llm_hf_load_dir reads */
 #include "llm.h"
 #include "test.h"
 #include "gguf_writer.h"
+#include "st_writer.h"
 #include "ref_model.h"
 #include "filecheck.h"
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define T 160 /* tokens of the prefill (>= 150: many tokens per expert) */
 
@@ -51,14 +58,16 @@ static void q8_0_blocks(unsigned char *q, float *x, size_t n) {
 }
 
 /* The model m as a GGUF of architecture arch ("llama" for Mixtral): experts as 3-D
-   ffn_*_exps tensors, F32 or (q8) Q8_0, the rest F32. skip: a tensor name left out. */
+   ffn_*_exps tensors of type xt (GW_F32, GW_BF16, or GW_Q8_0: m's experts are then
+   replaced by the values the blocks hold), the other matrices of type mt (GW_F32 or
+   GW_BF16), vectors F32. */
 typedef struct moe_file {
     gw w;
     gw_names nm;
     unsigned char *q[16]; /* Q8_0 copies */
     int nq;
 } moe_file;
-static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8, int no_count) {
+static void moe_write(moe_file *f, const char *arch, rnd_model *m, uint32_t xt, uint32_t mt, int no_count) {
     const llm_config *c = &m->c;
     gw *w = &f->w;
     uint64_t d = (uint64_t)c->d_model, ff = (uint64_t)c->d_ff, hd = (uint64_t)hdim(c), E = (uint64_t)c->n_experts;
@@ -71,7 +80,7 @@ static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8, int n
 #define AK(s) (snprintf(key, sizeof key, "%s.%s", arch, s), key)
 #define AN(...) (snprintf(f->nm.s[k], sizeof f->nm.s[k], __VA_ARGS__), f->nm.s[k++])
 #define AV(n0, x) (ne[0] = (n0), gw_tensor_f(w, name, 1, ne, GW_F32, x))
-#define AM(n0, n1, x) (ne[0] = (n0), ne[1] = (n1), gw_tensor_f(w, name, 2, ne, GW_F32, x))
+#define AM(n0, n1, x) (ne[0] = (n0), ne[1] = (n1), gw_tensor_f(w, name, 2, ne, mt, x))
     gw_init(w);
     gw_kv_str(w, "general.architecture", arch);
     gw_kv_u32(w, AK("context_length"), (uint32_t)c->max_seq_len);
@@ -116,8 +125,8 @@ static void moe_write(moe_file *f, const char *arch, rnd_model *m, int q8, int n
             uint64_t n = E * ff * d;
             name = AN("blk.%d.%s.weight", l, exps[x]);
             ne[0] = x == 2 ? ff : d, ne[1] = x == 2 ? d : ff, ne[2] = E;
-            if (!q8) {
-                gw_tensor_f(w, name, 3, ne, GW_F32, stk[x]);
+            if (xt != GW_Q8_0) {
+                gw_tensor_f(w, name, 3, ne, xt, stk[x]);
             } else {
                 unsigned char *b = (unsigned char *)malloc((size_t)(n / 32 * 34));
                 q8_0_blocks(b, stk[x], (size_t)n);
@@ -206,7 +215,7 @@ static void test_arch(const char *arch, int q8, double tol, double dtol) {
     test__rng = 0x5eed0000ull + (unsigned long long)c.n_experts_per_tok * 7 + (unsigned long long)q8;
     rnd_model_make(&m, &c);
     for (t = 0; t < T; t++) toks[t] = (t * 37 + 11) % c.vocab;
-    moe_write(&f, strcmp(arch, "mixtral") ? arch : "llama", &m, q8, 0); /* q8: m now holds the dequantized experts */
+    moe_write(&f, strcmp(arch, "mixtral") ? arch : "llama", &m, q8 ? GW_Q8_0 : GW_F32, GW_F32, 0); /* q8: m now holds the dequantized experts */
     st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
     CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s %s: llm_gguf_load: %s: %s", arch, tn, llm_status_str(st), why ? why : "");
     if (st == LLM_OK) {
@@ -463,7 +472,7 @@ static void hostile_case(const char *cfg, const char *arch, int n_layers, int no
     llm_status st;
     if (n_layers) c.n_layers = n_layers;
     rnd_model_make(&m, &c);
-    moe_write(&f, arch, &m, 0, no_count);
+    moe_write(&f, arch, &m, GW_F32, GW_F32, no_count);
     if (edit) edit(&f.w);
     st = moe_load(&f.w, &lm, layers, &buf, &g, &why);
     CHECK_MSG(le_only && !fc_host_le() ? st != LLM_OK : st == want && fc_mentions(why, name), "%s %s: %s \"%s\"", arch, name,
@@ -496,6 +505,447 @@ static void test_hostile(void) {
     hostile_case("mixtral", "llama", 0, 1, NULL, LLM_EFORMAT, 1, "blk.0.ffn_gate.weight");
 }
 
+/* ---- the same models as Hugging Face directories ------------------------------------------ */
+
+/* transformers' model_type of each test architecture */
+static const char *hf_type(const char *arch) {
+    return !strcmp(arch, "mixtral") ? "mixtral" : !strcmp(arch, "qwen2moe") ? "qwen2_moe" : "qwen3_moe";
+}
+/* What to do wrong in a file (hostile cases): a tensor left out, one stored as BF16, one
+   transposed, one more (a copy of `like`'s shape, named extra). */
+typedef struct hf_edit {
+    const char *drop, *bf16, *transpose, *extra, *like;
+} hf_edit;
+#define HF_MAXT 320
+typedef struct hf_file {
+    stw_tensor t[HF_MAXT];
+    char names[HF_MAXT][96];
+    float *keep[8]; /* Mixtral's q/k rows in HF's order */
+    int n, nk;
+    unsigned char *p;
+    size_t len;
+    char cfg[4096];
+} hf_file;
+static void hf_put(hf_file *f, const char *name, int64_t rows, int64_t cols, const float *x, const char *dtype) {
+    stw_tensor *t = &f->t[f->n];
+    snprintf(f->names[f->n], sizeof f->names[0], "%s", name);
+    memset(t, 0, sizeof *t);
+    t->name = f->names[f->n], t->dtype = rows ? dtype : "F32", t->data = x;
+    t->n_dims = rows ? 2 : 1, t->shape[0] = rows ? rows : cols, t->shape[1] = cols;
+    f->n++;
+}
+static int by_name(const void *a, const void *b) { return strcmp(((const stw_tensor *)a)->name, ((const stw_tensor *)b)->name); }
+
+/* m under arch's HF names, matrices as dtype (F32 or BF16), vectors F32; order 0 as
+   written (layer by layer, expert by expert), 1 sorted by name (the safetensors Python
+   writer's order: experts.10 before experts.2), 2 reversed. Mixtral's q/k rows go to HF's
+   rotate-half order (the GGUF holds them interleaved). config.json too, in f->cfg. */
+static void hf_write(hf_file *f, const char *arch, const rnd_model *m, const char *dtype, int order, const hf_edit *ed) {
+    const llm_config *c = &m->c;
+    const char *mt = hf_type(arch);
+    int64_t d = c->d_model, hd = hdim(c), q = hd * c->n_heads, kv = hd * c->n_kv_heads, ff = c->d_ff;
+    int64_t S = (int64_t)c->n_shared_experts * (c->d_ff_shared ? c->d_ff_shared : c->d_ff);
+    int l, e, i, n0, k = 0, mixtral = !strcmp(arch, "mixtral");
+    char nm[96], extra[1024];
+    llm_config jc = *c;
+    memset(f, 0, sizeof *f);
+    hf_put(f, "model.embed_tokens.weight", c->vocab, d, m->emb, dtype);
+    hf_put(f, "model.norm.weight", 0, d, m->onorm, dtype);
+    hf_put(f, "lm_head.weight", c->vocab, d, m->head, dtype);
+    for (l = 0; l < c->n_layers; l++) {
+        const rnd_layer *L0 = &m->l[l];
+        const float *wq = L0->wq, *wk = L0->wk;
+#define HN(s) (snprintf(nm, sizeof nm, "model.layers.%d.%s", l, s), nm)
+        if (mixtral) {
+            float *a = f->keep[f->nk++] = (float *)malloc(sizeof(float) * (size_t)(q * d));
+            float *b = f->keep[f->nk++] = (float *)malloc(sizeof(float) * (size_t)(kv * d));
+            stw_permute_qk(a, L0->wq, c->n_heads, (int)hd, d, 0);
+            stw_permute_qk(b, L0->wk, c->n_kv_heads, (int)hd, d, 0);
+            wq = a, wk = b;
+        }
+        hf_put(f, HN("input_layernorm.weight"), 0, d, L0->an, dtype);
+        hf_put(f, HN("self_attn.q_proj.weight"), q, d, wq, dtype);
+        hf_put(f, HN("self_attn.k_proj.weight"), kv, d, wk, dtype);
+        hf_put(f, HN("self_attn.v_proj.weight"), kv, d, L0->wv, dtype);
+        hf_put(f, HN("self_attn.o_proj.weight"), d, q, L0->wo, dtype);
+        if (c->bias == LLM_BIAS_QKV) {
+            hf_put(f, HN("self_attn.q_proj.bias"), 0, q, L0->bq, dtype);
+            hf_put(f, HN("self_attn.k_proj.bias"), 0, kv, L0->bk, dtype);
+            hf_put(f, HN("self_attn.v_proj.bias"), 0, kv, L0->bv, dtype);
+        }
+        if (c->qk_norm) {
+            hf_put(f, HN("self_attn.q_norm.weight"), 0, hd, L0->qn, dtype);
+            hf_put(f, HN("self_attn.k_norm.weight"), 0, hd, L0->kn, dtype);
+        }
+        hf_put(f, HN("post_attention_layernorm.weight"), 0, d, L0->fn, dtype);
+#undef HN
+        hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "router", 0), c->n_experts, d, L0->router, dtype);
+        for (e = 0; e < c->n_experts; e++) { /* slices of the stacks: expert e's matrices */
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "gate", e), ff, d, L0->w1 + (size_t)(e * ff * d), dtype);
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "down", e), d, ff, L0->w2 + (size_t)(e * ff * d), dtype);
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "up", e), ff, d, L0->w3 + (size_t)(e * ff * d), dtype);
+        }
+        if (S) {
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "shared_gate", 0), S, d, L0->ws1, dtype);
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "shared_up", 0), S, d, L0->ws3, dtype);
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "shared_down", 0), d, S, L0->ws2, dtype);
+            hf_put(f, stw_moe_name(nm, sizeof nm, mt, l, "shared_expert_gate", 0), 1, d, L0->wsg, "F32"); /* [1][d] */
+        }
+    }
+    for (i = 0, n0 = f->n; i < n0; i++) {
+        stw_tensor *t = &f->t[i];
+        if (ed && ed->drop && !strcmp(t->name, ed->drop)) continue;
+        if (ed && ed->bf16 && !strcmp(t->name, ed->bf16)) t->dtype = "BF16";
+        if (ed && ed->transpose && !strcmp(t->name, ed->transpose)) {
+            int64_t r = t->shape[0];
+            t->shape[0] = t->shape[1], t->shape[1] = r;
+        }
+        if (ed && ed->extra && !strcmp(t->name, ed->like)) {
+            f->t[f->n] = *t;
+            snprintf(f->names[f->n], sizeof f->names[0], "%s", ed->extra);
+            f->t[f->n].name = f->names[f->n];
+            f->n++;
+        }
+        f->t[k++] = *t;
+    }
+    if (ed && ed->extra) f->t[k++] = f->t[f->n - 1];
+    if (order == 1) qsort(f->t, (size_t)k, sizeof f->t[0], by_name);
+    for (i = 0; order == 2 && i < k / 2; i++) {
+        stw_tensor x = f->t[i];
+        f->t[i] = f->t[k - 1 - i], f->t[k - 1 - i] = x;
+    }
+    f->len = stw_safetensors(NULL, 0, f->t, k, "{\"format\":\"pt\"}", 0);
+    f->p = (unsigned char *)malloc(f->len);
+    stw_safetensors(f->p, f->len, f->t, k, "{\"format\":\"pt\"}", 0);
+    /* Qwen's intermediate_size is a dense layer's (unused here): not the experts' width */
+    if (!mixtral) jc.d_ff = 3 * c->d_ff;
+    if (!strcmp(arch, "qwen3moe")) jc.head_dim = (int)hd; /* Qwen3-MoE's files say it */
+    stw_moe_config(extra, sizeof extra, c, mt);
+    stw_config_json(f->cfg, sizeof f->cfg, &jc, mt, extra);
+}
+static void hf_file_free(hf_file *f) {
+    int i;
+    for (i = 0; i < f->nk; i++) free(f->keep[i]);
+    free(f->p);
+}
+
+/* an HF model from memory with what it points into */
+typedef struct hf_loaded {
+    llm_model m;
+    llm_safetensors st;
+    llm_layer_weights layers[4];
+    float *aux;
+    size_t auxn;
+} hf_loaded;
+static llm_status hf_load(hf_loaded *h, const char *cfg, const unsigned char *p, size_t len, int aux_short, const char **why) {
+    llm_config c;
+    llm_status e;
+    memset(h, 0, sizeof *h);
+    if (llm_hf_read_config(&c, cfg, strlen(cfg), why) == LLM_OK) h->auxn = llm_hf_aux_floats(&c);
+    h->aux = (float *)malloc((h->auxn + 1) * sizeof(float));
+    e = llm_safetensors_create(&h->st, p, len, why);
+    if (e != LLM_OK) return e;
+    return llm_hf_load(&h->m, cfg, strlen(cfg), &h->st, h->layers, 4, h->aux, aux_short ? 100 : h->auxn, why);
+}
+static void hf_free(hf_loaded *h) {
+    llm_safetensors_free(&h->st);
+    free(h->aux);
+}
+
+/* text with the first `from` replaced by `to` (a static buffer) */
+static const char *replace(const char *text, const char *from, const char *to) {
+    static char out[8192];
+    const char *at = strstr(text, from);
+    if (!at) return "<replace: not found>";
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+static double max_abs_f(const float *x, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    return m;
+}
+static double max_diff_f(const float *a, const float *b, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) m = !(fabs((double)a[i] - b[i]) <= m) ? fabs((double)a[i] - b[i]) : m;
+    return m;
+}
+
+/* The config of an HF MoE test: test_arch's, Qwen3-MoE with 12 experts (names that sort
+   experts.10 before experts.2). */
+static llm_config hf_moe_config(const char *arch) {
+    llm_config c = moe_config(arch);
+    if (!strcmp(arch, "qwen3moe")) c.n_experts = 12;
+    return c;
+}
+
+/* arch's model as a GGUF and as an HF file (matrices dtype, experts in `order`): the same
+   logits, bit for bit where both run RoPE on halves (Qwen: the same weights, the same
+   kernels); Mixtral's GGUF has q/k permuted to interleaved pairs, so there they agree
+   within float rounding. */
+static void test_hf_vs_gguf(const char *arch, const char *dtype, int order) {
+    llm_config c = hf_moe_config(arch);
+    rnd_model m;
+    moe_file g;
+    hf_file f;
+    hf_loaded h;
+    llm_layer_weights layers[4];
+    llm_model gm;
+    llm_gguf gg;
+    llm_state s;
+    unsigned char *buf;
+    const char *why = "";
+    int toks[T], t, bf = !strcmp(dtype, "BF16");
+    size_t n = (size_t)T * (size_t)c.vocab;
+    float *a = (float *)malloc(n * sizeof *a), *b = (float *)malloc(n * sizeof *b);
+    double *ref = (double *)malloc(n * sizeof *ref);
+    llm_status st, sg;
+    test__rng = 0x5100ull + (unsigned long long)c.n_experts * 3 + (unsigned long long)bf;
+    rnd_model_make(&m, &c);
+    for (t = 0; t < T; t++) toks[t] = (t * 37 + 11) % c.vocab;
+    moe_write(&g, strcmp(arch, "mixtral") ? arch : "llama", &m, bf ? GW_BF16 : GW_F32, bf ? GW_BF16 : GW_F32, 0);
+    sg = moe_load(&g.w, &gm, layers, &buf, &gg, &why);
+    CHECK_MSG(fc_load_is(sg, &why, LLM_OK), "%s %s GGUF: llm_gguf_load: %s: %s", arch, dtype, llm_status_str(sg), why ? why : "");
+    hf_write(&f, arch, &m, dtype, order, NULL);
+    st = hf_load(&h, f.cfg, f.p, f.len, 0, &why);
+    CHECK_MSG(fc_load_is(st, &why, LLM_OK), "%s %s HF: llm_hf_load: %s: %s", arch, dtype, llm_status_str(st), why);
+    if (st == LLM_OK && sg == LLM_OK) {
+        const llm_config *k = &h.m.config;
+        const llm_layer_weights *y = &h.layers[c.n_layers - 1];
+        int e, x, inside = 1;
+        CHECK_MSG(k->n_experts == c.n_experts && k->n_experts_per_tok == c.n_experts_per_tok && k->d_ff == c.d_ff &&
+                      k->router == c.router && k->n_shared_experts == c.n_shared_experts && k->d_ff_shared == c.d_ff_shared &&
+                      k->shared_gate == c.shared_gate && k->bias == c.bias && k->qk_norm == c.qk_norm &&
+                      llm_config_head_dim(k) == hdim(&c) && k->rope_layout == LLM_ROPE_HALVES && k->norm_eps == c.norm_eps,
+                  "%s: config.json read differently", arch);
+        /* zero-copy: every expert's matrices point into the file, each its own */
+        CHECK(y->experts != NULL && y->w1.data == y->experts[0].data && y->w2.data == y->experts[1].data);
+        for (e = 0; y->experts && e < c.n_experts; e++)
+            for (x = 0; x < 3; x++) {
+                const unsigned char *q = (const unsigned char *)y->experts[3 * e + x].data;
+                inside &= q >= f.p && q < f.p + f.len && y->experts[3 * e + x].type == (bf ? LLM_BF16 : LLM_F32);
+                if (e) inside &= q != (const unsigned char *)y->experts[x].data;
+            }
+        CHECK_MSG(inside, "%s: an expert's matrix is not its own tensor in the file", arch);
+        ref_moe_gap = 1e300;
+        ref_forward(&m, toks, T, ref); /* only for the closest routing call: Mixtral's two runs differ in rounding */
+        CHECK_MSG(ref_moe_gap > 1e-3, "%s: a routing decision within %.2g of a tie", arch, ref_moe_gap);
+        CHECK_OK(llm_state_create(&s, &gm.config, T, T, LLM_F32));
+        CHECK_OK(llm_forward(&s, &gm.weights, toks, T, 0, b, 1, NULL));
+        llm_state_free(&s);
+        CHECK_OK(llm_state_create(&s, k, T, T, LLM_F32));
+        CHECK_OK(llm_forward(&s, &h.m.weights, toks, T, 0, a, 1, NULL));
+        llm_state_free(&s);
+        if (strcmp(arch, "mixtral")) {
+            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, "%s %s: HF and GGUF logits differ (%.3g)", arch, dtype, max_diff_f(a, b, n));
+            printf("    %s %s: HF directory vs GGUF, %d tokens: bit-identical logits\n", arch, dtype, T);
+        } else {
+            double rel = max_diff_f(a, b, n) / max_abs_f(b, n);
+            /* the same weights with q/k rows permuted: only q.k's sum over a head is
+               reordered, and the router's softmax amplifies that (as decode vs prefill
+               above); measured F32 / BF16: 1.8e-6 / 2.4e-6 (AVX-512), 2.2e-6 / 3.9e-6 (scalar) */
+            CHECK_MSG(rel < 4e-5, "%s %s: HF vs GGUF logits differ by %.3g of max |logit|", arch, dtype, rel);
+            printf("    %s %s: HF directory vs GGUF (interleaved q/k), %d tokens: max |diff| %.2e of max |logit|\n", arch, dtype, T, rel);
+        }
+    }
+    hf_free(&h);
+    hf_file_free(&f);
+    llm_gguf_free(&gg);
+    free(buf);
+    moe_file_free(&g);
+    rnd_model_free(&m);
+    free(a), free(b), free(ref);
+}
+
+/* One hostile HF case: arch's file (edited by ed) with config.json's cfg_from replaced by
+   cfg_to; refused with want and a reason naming `name` (weights: on a big-endian host the
+   loader refuses those first, saying so). */
+static void hf_hostile(const char *arch, const hf_edit *ed, const char *cfg_from, const char *cfg_to, int aux_short, llm_status want,
+                       int weights, const char *name) {
+    llm_config c = hf_moe_config(arch);
+    rnd_model m;
+    hf_file f;
+    hf_loaded h;
+    const char *why = NULL, *cfg;
+    llm_status st;
+    rnd_model_make(&m, &c);
+    hf_write(&f, arch, &m, "F32", 0, ed);
+    cfg = cfg_from ? replace(f.cfg, cfg_from, cfg_to) : f.cfg;
+    st = hf_load(&h, cfg, f.p, f.len, aux_short, &why);
+    CHECK_MSG(weights && !fc_host_le() ? fc_be_refused(st, why) : st == want && fc_mentions(why, name), "%s HF %s: %s \"%s\"", arch,
+              name, llm_status_str(st), why ? why : "");
+    hf_free(&h);
+    hf_file_free(&f);
+    rnd_model_free(&m);
+}
+static void test_hf_hostile(void) {
+    static const struct {
+        const char *arch;
+        hf_edit ed;
+        const char *from, *to;
+        llm_status want;
+        int weights;
+        const char *name;
+    } cases[] = {
+        {"qwen2moe", {"model.layers.1.mlp.experts.5.up_proj.weight", NULL, NULL, NULL, NULL}, NULL, NULL, LLM_EFORMAT, 1,
+         "model.layers.1.mlp.experts.5.up_proj.weight"},
+        {"mixtral", {"model.layers.1.block_sparse_moe.experts.7.w2.weight", NULL, NULL, NULL, NULL}, NULL, NULL, LLM_EFORMAT, 1,
+         "model.layers.1.block_sparse_moe.experts.7.w2.weight"},
+        {"qwen3moe", {NULL, NULL, "model.layers.0.mlp.experts.2.down_proj.weight", NULL, NULL}, NULL, NULL, LLM_EFORMAT, 1,
+         "model.layers.0.mlp.experts.2.down_proj.weight"},
+        {"qwen2moe", {NULL, NULL, "model.layers.0.mlp.gate.weight", NULL, NULL}, NULL, NULL, LLM_EFORMAT, 1, "model.layers.0.mlp.gate.weight"},
+        /* experts of mixed types: one BF16 among F32 ones */
+        {"qwen3moe", {NULL, "model.layers.1.mlp.experts.3.gate_proj.weight", NULL, NULL, NULL}, NULL, NULL, LLM_EUNSUPPORTED, 1,
+         "model.layers.1.mlp.experts.3.gate_proj.weight"},
+        {"mixtral", {NULL, "model.layers.0.block_sparse_moe.experts.0.w3.weight", NULL, NULL, NULL}, NULL, NULL, LLM_EUNSUPPORTED, 1,
+         "model.layers.0.block_sparse_moe.experts.1.w3.weight"},
+        /* an expert past the count, an index with a leading zero, a Qwen name in a Mixtral file */
+        {"qwen3moe", {NULL, NULL, NULL, "model.layers.0.mlp.experts.12.up_proj.weight", "model.layers.0.mlp.experts.1.up_proj.weight"},
+         NULL, NULL, LLM_EUNSUPPORTED, 1, "model.layers.0.mlp.experts.12.up_proj.weight"},
+        {"qwen2moe", {NULL, NULL, NULL, "model.layers.0.mlp.experts.01.up_proj.weight", "model.layers.0.mlp.experts.1.up_proj.weight"},
+         NULL, NULL, LLM_EUNSUPPORTED, 1, "model.layers.0.mlp.experts.01.up_proj.weight"},
+        {"mixtral", {NULL, NULL, NULL, "model.layers.1.mlp.gate.weight", "model.layers.1.block_sparse_moe.gate.weight"}, NULL, NULL,
+         LLM_EUNSUPPORTED, 1, "model.layers.1.mlp.gate.weight"},
+        {"qwen2moe", {"model.layers.0.mlp.shared_expert_gate.weight", NULL, NULL, NULL, NULL}, NULL, NULL, LLM_EFORMAT, 1,
+         "model.layers.0.mlp.shared_expert_gate.weight"},
+        /* config.json: counts, widths and what is not run */
+        {"qwen2moe", {NULL, NULL, NULL, NULL, NULL}, "\"num_experts_per_tok\": 3", "\"num_experts_per_tok\": 9", LLM_EFORMAT, 0,
+         "num_experts_per_tok"},
+        {"qwen3moe", {NULL, NULL, NULL, NULL, NULL}, "\"num_experts\": 12", "\"num_expert\": 12", LLM_EFORMAT, 0, "num_experts"},
+        {"mixtral", {NULL, NULL, NULL, NULL, NULL}, "\"num_local_experts\": 8", "\"num_local_experts\": 8, \"num_experts\": 4",
+         LLM_EFORMAT, 0, "num_experts"},
+        {"qwen3moe", {NULL, NULL, NULL, NULL, NULL}, "\"moe_intermediate_size\"", "\"moe_intermediate\"", LLM_EFORMAT, 0,
+         "moe_intermediate_size"},
+        {"qwen2moe", {NULL, NULL, NULL, NULL, NULL}, "\"shared_expert_intermediate_size\"", "\"shared_intermediate_size\"",
+         LLM_EFORMAT, 0, "shared_expert_intermediate_size"},
+        {"qwen2moe", {NULL, NULL, NULL, NULL, NULL}, "\"norm_topk_prob\": false", "\"norm_topk_prob\": 0", LLM_EFORMAT, 0,
+         "norm_topk_prob"},
+        {"qwen3moe", {NULL, NULL, NULL, NULL, NULL}, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 2", LLM_EUNSUPPORTED, 0,
+         "decoder_sparse_step"},
+        {"qwen2moe", {NULL, NULL, NULL, NULL, NULL}, "\"mlp_only_layers\": []", "\"mlp_only_layers\": [1]", LLM_EUNSUPPORTED, 0,
+         "mlp_only_layers"},
+        {"qwen2moe", {NULL, NULL, NULL, NULL, NULL}, "\"mlp_only_layers\": []", "\"qkv_bias\": false", LLM_EUNSUPPORTED, 0,
+         "qkv_bias"},
+    };
+    int i;
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+        hf_hostile(cases[i].arch, &cases[i].ed, cases[i].from, cases[i].to, 0, cases[i].want, cases[i].weights, cases[i].name);
+    /* the experts' table needs its room in aux (the vectors, F32 here, need none) */
+    hf_hostile("mixtral", NULL, NULL, NULL, 1, LLM_EINVAL, 1, "aux");
+}
+
+/* llm_hf_load_dir and llm_hf_shapes_dir (llm-plan --hf) on a directory of each: the
+   memory load's logits; the config's total parameters = the file's elements, and active
+   ones = total - (E - k) experts' matrices per layer. */
+static int put_file(const char *dir, const char *name, const void *p, size_t n) {
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    if (!f) return 1;
+    if (n && fwrite(p, 1, n, f) != n) n = 0;
+    return fclose(f) != 0 || !n;
+}
+static void test_hf_dir(const char *arch) {
+    llm_config c = hf_moe_config(arch);
+    rnd_model m;
+    hf_file f;
+    hf_loaded h;
+    llm_model dm;
+    llm_model_shapes sh;
+    llm_params p;
+    char dir[256], path[512];
+    const char *why = "";
+    int toks[16], t;
+    size_t n = 16 * (size_t)c.vocab;
+    float *a = (float *)malloc(n * sizeof *a), *b = (float *)malloc(n * sizeof *b);
+    uint64_t d = (uint64_t)c.d_model, ff = (uint64_t)c.d_ff;
+    llm_status e;
+    snprintf(dir, sizeof dir, "build/test_moe_%s.%ld", arch, (long)getpid());
+    mkdir("build", 0777);
+    if (mkdir(dir, 0777) != 0) {
+        CHECK_MSG(0, "cannot make %s", dir);
+        return;
+    }
+    rnd_model_make(&m, &c);
+    for (t = 0; t < 16; t++) toks[t] = (t * 37 + 11) % c.vocab;
+    hf_write(&f, arch, &m, "BF16", 1, NULL);
+    CHECK(put_file(dir, "config.json", f.cfg, strlen(f.cfg)) == 0 && put_file(dir, "model.safetensors", f.p, f.len) == 0);
+    e = llm_hf_load_dir(&dm, dir, &why);
+    CHECK_MSG(fc_load_is(e, &why, LLM_OK), "%s: llm_hf_load_dir: %s: %s", arch, llm_status_str(e), why);
+    if (e == LLM_OK) {
+        llm_state s;
+        CHECK(fc_load_is(hf_load(&h, f.cfg, f.p, f.len, 0, &why), &why, LLM_OK));
+        CHECK_OK(llm_state_create(&s, &dm.config, 16, 16, LLM_F32));
+        CHECK_OK(llm_forward(&s, &dm.weights, toks, 16, 0, a, 1, NULL));
+        CHECK_OK(llm_forward(&s, &h.m.weights, toks, 16, 0, b, 1, NULL));
+        CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, "%s: llm_hf_load_dir's logits differ from llm_hf_load's", arch);
+        llm_state_free(&s);
+        hf_free(&h);
+        llm_model_free(&dm);
+    }
+    memset(&sh, 0, sizeof sh);
+    CHECK_OK(llm_hf_shapes_dir(&sh, dir, &why));
+    CHECK_MSG(!sh.not_run[0] || (!fc_host_le() && fc_mentions(sh.not_run, "big-endian")), "%s: llm_hf_shapes_dir: not run: %s", arch,
+              sh.not_run);
+    CHECK(sh.config.n_experts == c.n_experts && sh.config.n_experts_per_tok == c.n_experts_per_tok && sh.config.d_ff == c.d_ff &&
+          sh.config.n_shared_experts == c.n_shared_experts);
+    p = llm_count_params(&sh.config);
+    CHECK_EQ_U64(p.total, sh.n_elements);
+    CHECK_EQ_U64(p.active, sh.n_elements - (uint64_t)c.n_layers * (uint64_t)(c.n_experts - c.n_experts_per_tok) * 3 * d * ff);
+    CHECK_EQ_U64(sh.header_bytes + sh.tensor_bytes, f.len);
+    printf("    %s HF directory: %llu parameters, %llu active (llm_hf_shapes_dir)\n", arch, (unsigned long long)p.total,
+           (unsigned long long)p.active);
+    snprintf(path, sizeof path, "%s/config.json", dir), remove(path);
+    snprintf(path, sizeof path, "%s/model.safetensors", dir), remove(path);
+    rmdir(dir);
+    hf_file_free(&f);
+    rnd_model_free(&m);
+    free(a), free(b);
+}
+
+/* Published counts from config.json alone: Qwen3-30B-A3B (30.5B parameters, 3.3B
+   activated) and Mixtral-8x7B (46.7B, 12.9B active), and each exactly by hand. */
+static void test_hf_counts(void) {
+    static const char q3[] =
+        "{\"model_type\": \"qwen3_moe\", \"hidden_size\": 2048, \"intermediate_size\": 6144, \"num_hidden_layers\": 48, "
+        "\"num_attention_heads\": 32, \"num_key_value_heads\": 4, \"head_dim\": 128, \"vocab_size\": 151936, "
+        "\"max_position_embeddings\": 40960, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, \"tie_word_embeddings\": false, "
+        "\"hidden_act\": \"silu\", \"attention_bias\": false, \"num_experts\": 128, \"num_experts_per_tok\": 8, "
+        "\"moe_intermediate_size\": 768, \"norm_topk_prob\": true, \"decoder_sparse_step\": 1, \"mlp_only_layers\": [], "
+        "\"use_sliding_window\": false, \"sliding_window\": null, \"rope_scaling\": null}";
+    static const char mx[] =
+        "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 32, "
+        "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000, \"max_position_embeddings\": 32768, "
+        "\"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000.0, \"tie_word_embeddings\": false, \"hidden_act\": \"silu\", "
+        "\"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"sliding_window\": null, \"router_aux_loss_coef\": 0.02}";
+    llm_config c;
+    llm_params p;
+    const char *why;
+    uint64_t attn, layer, act;
+    CHECK_OK(llm_hf_read_config(&c, q3, strlen(q3), &why));
+    CHECK(c.n_experts == 128 && c.n_experts_per_tok == 8 && c.d_ff == 768 && c.router == LLM_ROUTER_TOPK_NORM && c.qk_norm);
+    p = llm_count_params(&c);
+    CHECK_MSG(fabs(p.total / 1e9 - 30.5) < 0.05 && fabs(p.active / 1e9 - 3.3) < 0.06, "Qwen3-30B-A3B: %.3fB total, %.3fB active",
+              p.total / 1e9, p.active / 1e9);
+    /* per layer: q, o 2048 x 4096; k, v 2048 x 512; q/k norms 2 x 128; 2 norms; router 128 x 2048; 3 x 2048 x 768 per expert */
+    attn = 2 * 2048 * 4096 + 2 * 2048 * 512 + 2 * 128 + 2 * 2048 + 128 * 2048;
+    layer = attn + 128 * 3 * 2048 * 768, act = attn + 8 * 3 * 2048 * 768;
+    CHECK_EQ_U64(p.total, 48 * layer + 2 * 151936ull * 2048 + 2048);
+    CHECK_EQ_U64(p.active, 48 * act + 2 * 151936ull * 2048 + 2048);
+    CHECK_OK(llm_hf_read_config(&c, mx, strlen(mx), &why));
+    CHECK(c.n_experts == 8 && c.n_experts_per_tok == 2 && c.d_ff == 14336 && c.router == LLM_ROUTER_TOPK_NORM && !c.sliding_window);
+    p = llm_count_params(&c);
+    CHECK_MSG(fabs(p.total / 1e9 - 46.7) < 0.05 && fabs(p.active / 1e9 - 12.9) < 0.05, "Mixtral-8x7B: %.3fB total, %.3fB active",
+              p.total / 1e9, p.active / 1e9);
+    attn = 2 * 4096ull * 4096 + 2 * 4096 * 1024 + 2 * 4096 + 8 * 4096;
+    CHECK_EQ_U64(p.total, 32 * (attn + 8 * 3 * 4096ull * 14336) + 2 * 32000ull * 4096 + 4096);
+    CHECK_EQ_U64(p.active, 32 * (attn + 2 * 3 * 4096ull * 14336) + 2 * 32000ull * 4096 + 4096);
+}
+
 int main(void) {
     /* Tolerances ~10x the measured worst relative logit error (the test prints both).
        Larger than a dense model's ~2e-6: the router's softmax turns the float error of
@@ -512,5 +962,18 @@ int main(void) {
     test_ties();
     test_counts();
     test_hostile();
+    /* HF directories: the GGUF's logits (F32 and BF16 matrices; experts in the order
+       written, sorted by name as Python's writer does, reversed) */
+    test_hf_vs_gguf("mixtral", "F32", 0);
+    test_hf_vs_gguf("mixtral", "BF16", 1);
+    test_hf_vs_gguf("qwen2moe", "F32", 1);
+    test_hf_vs_gguf("qwen2moe", "BF16", 2);
+    test_hf_vs_gguf("qwen3moe", "F32", 2);
+    test_hf_vs_gguf("qwen3moe", "BF16", 1);
+    test_hf_hostile();
+    test_hf_counts();
+    test_hf_dir("mixtral");
+    test_hf_dir("qwen2moe");
+    test_hf_dir("qwen3moe");
     return test_done();
 }
