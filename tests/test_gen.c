@@ -8,6 +8,7 @@
 #include "test.h"
 #include "gguf_writer.h"
 #include "filecheck.h"
+#include "ref_model.h"
 
 enum { D = 16, FF = 32, NL = 2, NH = 4, NKV = 2, CTX = 96 };
 
@@ -486,38 +487,46 @@ static const char *batch_params(int i, llm_gen_params *gp) {
 
 /* One step: gens[] (B's generators at slot[i] of it, with others around them) through
    llm_gen_next_batch, and a[i] through llm_gen_next. Every out[] field, the pieces'
-   bytes, the logits pending and the context must be those of the generator alone.
-   Returns the mismatches; *live counts the replies still going, seen[] the stop reasons. */
+   bytes, the logits pending and the context must be those of the generator alone (one
+   with no logits pending, which llm_gen_next refuses, is skipped); the call's status is
+   the first failure's in gens[] order. Returns the mismatches; *live counts the replies
+   still going, seen[] the stop reasons. */
 static int batch_step_vs_alone(llm_gen *a, llm_gen *const *gens, int m, const int *slot, int n, void *scratch,
                                size_t sb, int *live, int *seen) {
     llm_gen_piece out[8];
     const char *why = NULL;
-    llm_status st = llm_gen_next_batch(gens, m, scratch, sb, out, &why);
-    int i, bad = 0, V = a[0].state.config.vocab;
+    llm_status st = llm_gen_next_batch(gens, m, scratch, sb, out, &why), want_st = LLM_OK;
+    int i, bad = 0, first = m, V = a[0].state.config.vocab;
     *live = 0;
     for (i = 0; i < n; i++) {
         const char *piece;
         size_t len;
         llm_gen_stop why_a;
-        llm_gen_step want = a[i].stopped != LLM_GEN_NONE ? LLM_GEN_SKIP_STOPPED : LLM_GEN_STEPPED;
-        int drawn = a[i].n_drawn;
+        llm_gen_step want = a[i].stopped != LLM_GEN_NONE ? LLM_GEN_SKIP_STOPPED
+                            : !a[i].has_logits           ? LLM_GEN_SKIP_PROMPT
+                                                         : LLM_GEN_STEPPED;
+        int drawn = a[i].n_drawn, ok;
         llm_status sa = llm_gen_next(&a[i], &piece, &len, &why_a);
         const llm_gen_piece *p = &out[slot[i]];
         const llm_gen *b = gens[slot[i]];
-        int ok = p->status == sa && p->stop == why_a && p->len == len && memcmp(p->piece, piece, len) == 0 &&
-                 p->step == want && p->token == (a[i].n_drawn != drawn ? a[i].token : -1) &&
-                 b->token == a[i].token && b->has_logits == a[i].has_logits && b->n_tokens == a[i].n_tokens &&
-                 b->state.kv.len == a[i].state.kv.len &&
-                 memcmp(b->tokens, a[i].tokens, sizeof(int) * (size_t)a[i].n_tokens) == 0 &&
-                 (!a[i].has_logits || memcmp(b->logits, a[i].logits, sizeof(float) * (size_t)V) == 0);
+        if (want == LLM_GEN_SKIP_PROMPT) /* alone: refused (no prompt); batched: passed over */
+            ok = sa == LLM_EINVAL && p->status == LLM_OK && p->stop == LLM_GEN_NONE && p->len == 0;
+        else
+            ok = p->status == sa && p->stop == why_a && p->len == len && memcmp(p->piece, piece, len) == 0;
+        ok = ok && p->step == want && p->token == (a[i].n_drawn != drawn ? a[i].token : -1) && b->token == a[i].token &&
+             b->has_logits == a[i].has_logits && b->n_tokens == a[i].n_tokens && b->stopped == a[i].stopped &&
+             b->state.kv.len == a[i].state.kv.len &&
+             memcmp(b->tokens, a[i].tokens, sizeof(int) * (size_t)a[i].n_tokens) == 0 &&
+             (!a[i].has_logits || memcmp(b->logits, a[i].logits, sizeof(float) * (size_t)V) == 0);
         if (!ok && bad++ == 0)
             fprintf(stderr, "    generator %d of %d: batched status %d stop %d len %zu token %d step %d, alone %d %d %zu %d\n",
                     i, n, (int)p->status, (int)p->stop, p->len, p->token, (int)p->step, (int)sa, (int)why_a, len,
                     a[i].token);
         if (why_a == LLM_GEN_NONE) ++*live;
         if (seen && why_a >= 0 && why_a < LLM_GEN_STOP_COUNT) seen[why_a] = 1;
-        if (st == LLM_OK && sa != LLM_OK) bad++; /* the step's status: the first failure's */
+        if (want == LLM_GEN_STEPPED && sa != LLM_OK && slot[i] < first) first = slot[i], want_st = sa;
     }
+    if (st != want_st) bad++;
     for (i = 0; i < m; i++) /* the others: never prompted, skipped without a change */
         if (gens[i]->n_tokens == 0 && (out[i].step != LLM_GEN_SKIP_PROMPT || out[i].status != LLM_OK || out[i].len != 0 ||
                                        out[i].token != -1 || out[i].stop != LLM_GEN_NONE || gens[i]->has_logits))
@@ -692,6 +701,42 @@ static void test_batch_forward_error(tm *t) {
     free(scratch);
 }
 
+/* One generator's forward pass refused where the other's goes on: learned positions end
+   at max_seq_len 10 and generator 0's capacity (16) runs past them, while generator 1 is a
+   position behind. Alone, llm_gen_next fails only generator 0 (LLM_ERANGE); batched, the
+   same: the one llm_forward_batch is refused, each token runs again alone, and generator 1
+   goes on to its full context. */
+static void test_batch_one_fails(void) {
+    llm_config c = llm_config_default();
+    rnd_model m;
+    llm_gen a[2], b[2];
+    llm_gen *gens[2];
+    llm_gen_params gp = llm_gen_params_default();
+    static const int p0[3] = {1, 2, 3}, p1[2] = {4, 5};
+    int i, slot[2] = {0, 1}, live = 1, step, bad = 0;
+    size_t sb;
+    void *scratch;
+    c.name = "learned", c.d_model = 16, c.n_layers = 2, c.n_heads = 2, c.n_kv_heads = 2, c.d_ff = 32, c.vocab = 40;
+    c.max_seq_len = 10, c.pos = LLM_POS_LEARNED;
+    rnd_model_make(&m, &c);
+    sb = llm_gen_batch_bytes(&c, 2), scratch = malloc(sb);
+    for (i = 0; i < 2; i++) {
+        gp.capacity = i == 0 ? 16 : 10, gp.sampler = sampling(31 + (uint64_t)i), gp.sampler.greedy = i == 0;
+        CHECK_OK(llm_gen_create(&a[i], &c, &m.w, NULL, &gp, NULL));
+        CHECK_OK(llm_gen_create(&b[i], &c, &m.w, NULL, &gp, NULL));
+        CHECK_OK(llm_gen_prompt_ids(&a[i], i == 0 ? p0 : p1, i == 0 ? 3 : 2));
+        CHECK_OK(llm_gen_prompt_ids(&b[i], i == 0 ? p0 : p1, i == 0 ? 3 : 2));
+        gens[i] = &b[i];
+    }
+    for (step = 0; step < 20 && live; step++) bad += batch_step_vs_alone(a, gens, 2, slot, 2, scratch, sb, &live, NULL);
+    CHECK_MSG(bad == 0, "%d mismatches of the batched step against llm_gen_next alone, one generator failing", bad);
+    CHECK(b[0].stopped == LLM_GEN_NONE && !b[0].has_logits && b[0].n_tokens == 11 && b[0].state.kv.len == 10);
+    CHECK(b[1].stopped == LLM_GEN_CONTEXT_FULL && b[1].n_tokens == 11);
+    for (i = 0; i < 2; i++) llm_gen_free(&a[i]), llm_gen_free(&b[i]);
+    rnd_model_free(&m);
+    free(scratch);
+}
+
 int main(void) {
     tm t;
     if (make_model(&t)) {
@@ -703,6 +748,7 @@ int main(void) {
         test_batch_refusals(&t);
         test_batch_forward_error(&t);
     }
+    test_batch_one_fails();
     free_model(&t);
     return test_done();
 }
