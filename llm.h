@@ -1590,8 +1590,9 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
 #endif
 
 /* ======================================================================================
-   >>gen   step-by-step generation, chat turns, sessions (after >>tokenizer: it holds a
-           vocabulary's streaming decoder; the sampler chain and templates are >>generation's)
+   >>gen   step-by-step generation, chat turns, several conversations in one step, sessions
+           (after >>tokenizer: it holds a vocabulary's streaming decoder; the sampler chain
+           and templates are >>generation's)
    ====================================================================================== */
 
 /* An llm_gen ties one conversation together: an llm_state (KV cache), the weights, an
@@ -1612,7 +1613,8 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
    conversation and runs only the tokens after the prefix the context already has (earlier
    turns stay in the KV cache). Sizes: `capacity` positions in the KV cache; one more token
    (the last one drawn) fits in the context, as run.c prints steps + 1 tokens.
-   Thread safety: one llm_gen per thread; several may share weights and vocabulary. */
+   Thread safety: one llm_gen per thread (or several stepped together by one thread,
+   llm_gen_next_batch); several may share weights and vocabulary. */
 typedef enum llm_gen_stop {
     LLM_GEN_NONE = 0,     /* not stopped: the piece may be empty (bytes held back) */
     LLM_GEN_EOG,          /* an end-of-generation token was drawn (it is not in the context) */
@@ -1742,7 +1744,7 @@ LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_g
    pending (skipped from then on, until llm_gen_prompt_ids(g, NULL, 0) runs the token).
    Returns LLM_OK when every step went well, else the first failed generator's status. */
 typedef enum llm_gen_step {
-    LLM_GEN_STEPPED = 0,  /* it drew a token (out.token), and ran it unless the reply ended */
+    LLM_GEN_STEPPED = 0,  /* it took its step: drew out.token and ran it unless the reply ended */
     LLM_GEN_SKIP_PROMPT,  /* no logits pending: llm_gen_next would return LLM_EINVAL */
     LLM_GEN_SKIP_STOPPED  /* the reply had ended (out.stop says why): llm_gen_next repeats it */
 } llm_gen_step;
@@ -1754,9 +1756,9 @@ typedef struct llm_gen_piece {
     int token;            /* the id drawn in this step (g->token); -1 when none was */
     llm_gen_step step;
 } llm_gen_piece;
-/* Scratch of a step of n generators of this config: llm_forward_batch's, the logits of n,
-   two pointer tables; 0 for a config the forward pass cannot run or n outside
-   1..LLM_BATCH_MAX. */
+/* Scratch of a step of n generators of this config: llm_forward_batch's, and n rows of
+   logits, states, tokens and positions; 0 for a config the forward pass cannot run or n
+   outside 1..LLM_BATCH_MAX. A step of fewer generators fits in it too. */
 LLMDEF size_t llm_gen_batch_bytes(const llm_config *c, int n);
 LLMDEF llm_status llm_gen_next_batch(llm_gen *const *gens, int n, void *scratch, size_t scratch_bytes,
                                      llm_gen_piece *out, const char **why);

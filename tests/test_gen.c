@@ -9,6 +9,7 @@
 #include "gguf_writer.h"
 #include "filecheck.h"
 #include "ref_model.h"
+#include "internals.h"
 
 enum { D = 16, FF = 32, NL = 2, NH = 4, NKV = 2, CTX = 96 };
 
@@ -546,12 +547,14 @@ static int same_session(const llm_gen *x, const llm_gen *y) {
 }
 
 /* n = 1..5 generators (with one never prompted riding along from n = 2 on, first in the
-   list at n = 3), batched on a 2-thread pool, against n twins stepped alone. */
+   list at n = 3), batched on a 2-thread pool, against n twins stepped alone; no step
+   allocates (the implementation's allocator counts its calls). */
 static void test_batch_matches_alone(tm *t) {
     llm_gen a[5], b[5], u;
     llm_gen *gens[6];
     int n, i, step, slot[5], bad = 0, sess_bad = 0, seen[LLM_GEN_STOP_COUNT] = {0}, live = 1, steps = 0;
-    llm_threads *th = test_pool(2, 0, "llm_gen_next_batch on a pool");
+    long allocs = 0;
+    llm_threads *th = test_pool(2, 1, "llm_gen_next_batch on a 2-thread pool (one thread instead)");
     for (n = 1; n <= 5; n++) {
         int m = n + (n >= 2), at = 0;
         size_t sb = llm_gen_batch_bytes(&t->m.config, m);
@@ -569,8 +572,10 @@ static void test_batch_matches_alone(tm *t) {
             slot[i] = at, gens[at++] = &b[i];
         }
         if (n >= 2 && n != 3) gens[at++] = &u;
+        allocs -= test_alloc_count;
         for (step = 0, live = 1; step < 40 && live; step++, steps++)
             bad += batch_step_vs_alone(a, gens, m, slot, n, scratch, sb, &live, seen);
+        allocs += test_alloc_count;
         CHECK_MSG(!live, "n = %d: every reply ends within 40 steps (max_tokens 24)", n);
         for (i = 0; i < n; i++) {
             if (!same_session(&a[i], &b[i])) sess_bad++;
@@ -581,6 +586,7 @@ static void test_batch_matches_alone(tm *t) {
     }
     CHECK_MSG(bad == 0, "%d mismatches of the batched step against llm_gen_next alone, over %d steps", bad, steps);
     CHECK_MSG(sess_bad == 0, "%d generators' sessions differ between batched and alone", sess_bad);
+    CHECK_MSG(allocs == 0, "%ld allocations in %d steps (batched and alone): none is the contract", allocs, steps);
     /* the runs covered the stops: max tokens (early and late), a full context, a stop string */
     CHECK(seen[LLM_GEN_MAX_TOKENS] && seen[LLM_GEN_CONTEXT_FULL] && seen[LLM_GEN_STOP_STRING]);
     llm_threads_free(th);
