@@ -9051,7 +9051,8 @@ static const char *llm__gen_batch_check(llm_gen *const *gens, int n, const void 
         const llm_gen *g = gens[i];
         if (!g || !g->tokens) return "a generator is NULL or not initialized";
         for (j = 0; j < i; j++)
-            if (gens[j] == g) return "a generator is listed twice (one KV cache cannot take two tokens at one position)";
+            if (gens[j] == g)
+                return "a generator is listed twice (one KV cache cannot take two tokens at one position)";
         if (g->w != gens[0]->w) return "the generators run different weights (one step reads one llm_weights for all)";
         if (!llm__config_same(&g->state.config, &gens[0]->state.config))
             return "the generators' configs differ (one set of weights runs every sequence)";

@@ -385,7 +385,8 @@ static int run_parallel(llm_model *m, run_tok *tok, const int *ids, int n_prompt
            last one as the first decode step (the same logits, to the bit) */
         if (n_prompt > 1 && (st = llm_gen_prompt_ids(&gens[i], ids, n_prompt - 1)) != LLM_OK)
             return fail("--parallel: the prompt", st, NULL);
-        if ((st = llm_gen_prompt_ids(&gens[i], ids + n_prompt - 1, 1)) != LLM_OK) return fail("--parallel: the prompt", st, NULL);
+        if ((st = llm_gen_prompt_ids(&gens[i], ids + n_prompt - 1, 1)) != LLM_OK)
+            return fail("--parallel: the prompt", st, NULL);
         list[i] = &gens[i];
     }
     t0 = now_s();
@@ -406,8 +407,8 @@ static int run_parallel(llm_model *m, run_tok *tok, const int *ids, int n_prompt
     }
     fflush(stdout);
     if (secs > 0)
-        fprintf(stderr, "llm-run: --parallel %d: %d tokens in %d steps at %.1f tok/s in total (%.1f per stream), %d thread%s\n",
-                n, n_tok, n_steps, n_tok / secs, n_tok / secs / n, n_threads, n_threads > 1 ? "s" : "");
+        fprintf(stderr, "llm-run: --parallel %d: %d tokens in %d steps at %.1f tok/s in total (%.1f per stream), %d "
+                "thread%s\n", n, n_tok, n_steps, n_tok / secs, n_tok / secs / n, n_threads, n_threads > 1 ? "s" : "");
     free(gens), free(list), free(out), free(scratch);
     return 0;
 }
