@@ -1602,8 +1602,9 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
 #endif
 
 /* ======================================================================================
-   >>gen   step-by-step generation, chat turns, sessions (after >>tokenizer: it holds a
-           vocabulary's streaming decoder; the sampler chain and templates are >>generation's)
+   >>gen   step-by-step generation, chat turns, several conversations in one step, sessions
+           (after >>tokenizer: it holds a vocabulary's streaming decoder; the sampler chain
+           and templates are >>generation's)
    ====================================================================================== */
 
 /* An llm_gen ties one conversation together: an llm_state (KV cache), the weights, an
@@ -1624,7 +1625,8 @@ LLMDEF llm_status llm_vocab_load_file(llm_vocab *v, const char *path, int vocab,
    conversation and runs only the tokens after the prefix the context already has (earlier
    turns stay in the KV cache). Sizes: `capacity` positions in the KV cache; one more token
    (the last one drawn) fits in the context, as run.c prints steps + 1 tokens.
-   Thread safety: one llm_gen per thread; several may share weights and vocabulary. */
+   Thread safety: one llm_gen per thread (or several stepped together by one thread,
+   llm_gen_next_batch); several may share weights and vocabulary. */
 typedef enum llm_gen_stop {
     LLM_GEN_NONE = 0,     /* not stopped: the piece may be empty (bytes held back) */
     LLM_GEN_EOG,          /* an end-of-generation token was drawn (it is not in the context) */
@@ -1722,6 +1724,56 @@ LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_
    LLM_GEN_CALLBACK). */
 typedef int (*llm_gen_callback)(void *user, const char *piece, size_t len);
 LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_gen_stop *stop);
+
+/* Several conversations at once: llm_gen_next for n generators in one step, whose forward
+   pass is ONE llm_forward_batch over every generator that goes on, so the weights are read
+   once per step for all of them (three characters talking cost about one pass, not three):
+
+       size_t sb = llm_gen_batch_bytes(&m.config, 3);       once: caller memory, any alignment
+       llm_gen *gens[3] = {&alice, &bob, &carol};            each prompted (llm_gen_prompt, one by one)
+       llm_gen_piece out[3];
+       llm_gen_next_batch(gens, 3, scratch, sb, out, &why); out[i]: gens[i]'s piece and stop
+
+   Each generator draws with its own sampler, stop strings, end-of-generation ids, limits
+   and KV cache (dtype and capacity may differ), and gets exactly what llm_gen_next would
+   have given it alone: the same piece, stop reason, token, status, logits and state (the
+   same bits with fp32, int8 and ggml block weights; with f16 / bf16 weights from 4
+   generators on, logits agree within float rounding, as llm_forward_batch says, so a near
+   tie may draw another token). A generator with no logits pending (no prompt run yet, or
+   its last forward pass failed) or whose reply has ended is skipped and reported so in
+   out[i].step; every generator may be listed every step. Prompts and chat turns prefill
+   one generator at a time (llm_gen_prompt / llm_gen_chat): a prefill is many tokens of one
+   sequence, which already reads each weight once for all of them.
+   Refused with LLM_EINVAL and *why (nothing changed, out[] not written): NULLs, n outside
+   1..LLM_BATCH_MAX, a generator not initialized or listed twice, generators of different
+   weights (another llm_weights pointer) or configs (llm_forward_batch's rule), scratch
+   smaller than llm_gen_batch_bytes(config, n). The step runs on gens[0]'s thread pool.
+   Errors of the step itself rewind nothing: each generator is left as llm_gen_next leaves
+   it, and out[i].status says how its step went. When the one forward pass fails, each of its
+   generators is run again alone (llm_forward), so each gets its own outcome: one that
+   fails keeps the token it drew in its context (its piece is in out[i], stop
+   LLM_GEN_ERROR), its KV cache holds every token but that one and it has no logits
+   pending (skipped from then on, until llm_gen_prompt_ids(g, NULL, 0) runs the token).
+   Returns LLM_OK when every step went well, else the first failed generator's status. */
+typedef enum llm_gen_step {
+    LLM_GEN_STEPPED = 0,  /* it took its step: drew out.token and ran it unless the reply ended */
+    LLM_GEN_SKIP_PROMPT,  /* no logits pending: llm_gen_next would return LLM_EINVAL */
+    LLM_GEN_SKIP_STOPPED  /* the reply had ended (out.stop says why): llm_gen_next repeats it */
+} llm_gen_step;
+typedef struct llm_gen_piece {
+    const char *piece;    /* the text now safe to show, len bytes (valid until the generator's next step) */
+    size_t len;
+    llm_gen_stop stop;    /* llm_gen_next's *stop (LLM_GEN_NONE for SKIP_PROMPT) */
+    llm_status status;    /* llm_gen_next's return value (LLM_OK when skipped) */
+    int token;            /* the id drawn in this step (g->token); -1 when none was */
+    llm_gen_step step;
+} llm_gen_piece;
+/* Scratch of a step of n generators of this config: llm_forward_batch's, and n rows of
+   logits, states, tokens and positions; 0 for a config the forward pass cannot run or n
+   outside 1..LLM_BATCH_MAX. A step of fewer generators fits in it too. */
+LLMDEF size_t llm_gen_batch_bytes(const llm_config *c, int n);
+LLMDEF llm_status llm_gen_next_batch(llm_gen *const *gens, int n, void *scratch, size_t scratch_bytes,
+                                     llm_gen_piece *out, const char **why);
 
 /* Sessions: the conversation as bytes, to keep characters' memories across loads. A
    session holds the context's tokens, the KV cache rows 0 .. len-1 of every layer and
@@ -9019,16 +9071,13 @@ static void llm__gen_end(llm_gen *g, llm_gen_stop why, size_t *on) {
     g->stopped = why;
 }
 
-LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_gen_stop *stop) {
-    size_t on = 0, dn = 0;
+/* The first half of a step: draws the next token from the logits pending and shows its
+   bytes (*on of sbuf); *run = 1 when the reply goes on, so the token must be run for the
+   next logits (llm_gen_next runs it alone, llm_gen_next_batch with the others). */
+static llm_status llm__gen_draw(llm_gen *g, size_t *on, int *run) {
+    size_t dn = 0;
     int tok, e;
-    llm_status st;
-    if (piece) *piece = g && g->sbuf ? g->sbuf : "";
-    if (len) *len = 0;
-    if (stop) *stop = LLM_GEN_ERROR;
-    if (!g || !g->tokens || !piece || !len || !stop) return LLM_EINVAL;
-    if (g->stopped != LLM_GEN_NONE) return *stop = g->stopped, LLM_OK;
-    if (!g->has_logits) return LLM_EINVAL; /* no prompt yet */
+    *on = 0, *run = 0;
     tok = llm_sample(&g->sampler, g->logits);
     g->has_logits = 0; /* the sampler overwrote them */
     if (tok < 0) return LLM_ERANGE; /* every token banned */
@@ -9036,21 +9085,35 @@ LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_
     g->n_drawn++;
     for (e = 0; e < g->n_eog; e++)
         if (tok == g->eog[e]) {
-            llm__gen_end(g, LLM_GEN_EOG, &on);
-            *len = on, *stop = g->stopped;
+            llm__gen_end(g, LLM_GEN_EOG, on);
             return LLM_OK;
         }
     g->tokens[g->n_tokens++] = tok;
     if (g->v && llm_vocab_stream_push(&g->dec, tok, g->dbuf, g->dcap, &dn) != LLM_OK) dn = 0; /* padding id */
-    llm__gen_show(g, g->dbuf, dn, 0, &on);
-    if (g->stop.stopped >= 0) llm__gen_end(g, LLM_GEN_STOP_STRING, &on);
-    else if (g->max_tokens > 0 && g->n_drawn >= g->max_tokens) llm__gen_end(g, LLM_GEN_MAX_TOKENS, &on);
-    else if (g->n_tokens > g->state.capacity) llm__gen_end(g, LLM_GEN_CONTEXT_FULL, &on);
-    *len = on;
+    llm__gen_show(g, g->dbuf, dn, 0, on);
+    if (g->stop.stopped >= 0) llm__gen_end(g, LLM_GEN_STOP_STRING, on);
+    else if (g->max_tokens > 0 && g->n_drawn >= g->max_tokens) llm__gen_end(g, LLM_GEN_MAX_TOKENS, on);
+    else if (g->n_tokens > g->state.capacity) llm__gen_end(g, LLM_GEN_CONTEXT_FULL, on);
+    *run = g->stopped == LLM_GEN_NONE;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_gen_next(llm_gen *g, const char **piece, size_t *len, llm_gen_stop *stop) {
+    size_t on = 0;
+    int run;
+    llm_status st;
+    if (piece) *piece = g && g->sbuf ? g->sbuf : "";
+    if (len) *len = 0;
+    if (stop) *stop = LLM_GEN_ERROR;
+    if (!g || !g->tokens || !piece || !len || !stop) return LLM_EINVAL;
     if (g->stopped != LLM_GEN_NONE) return *stop = g->stopped, LLM_OK;
-    /* the token just drawn, for the logits of the next one */
-    st = llm_forward(&g->state, g->w, &tok, 1, g->n_tokens - 1, g->logits, 0, g->th);
+    if (!g->has_logits) return LLM_EINVAL; /* no prompt yet */
+    st = llm__gen_draw(g, &on, &run);
+    *len = on;
     if (st != LLM_OK) return st;
+    if (!run) return *stop = g->stopped, LLM_OK;
+    /* the token just drawn, for the logits of the next one */
+    LLM__MTRY(llm_forward(&g->state, g->w, &g->token, 1, g->n_tokens - 1, g->logits, 0, g->th));
     g->has_logits = 1;
     *stop = LLM_GEN_NONE;
     return LLM_OK;
@@ -9067,6 +9130,106 @@ LLMDEF llm_status llm_gen_run(llm_gen *g, llm_gen_callback cb, void *user, llm_g
         if (cb(user, piece, len) != 0 && why == LLM_GEN_NONE) g->stopped = why = LLM_GEN_CALLBACK;
     } while (why == LLM_GEN_NONE);
     *stop = why;
+    return LLM_OK;
+}
+
+/* ---- several generators in one step ---- */
+
+/* A batched step's scratch, each part 64-byte aligned: llm_forward_batch's, then for the
+   generators queued for the forward pass their indices in gens, states, tokens, positions
+   and logits [n][vocab]. */
+typedef struct llm__gen_blayout {
+    uint64_t q, seqs, toks, pos, logits, total;
+} llm__gen_blayout;
+
+static int llm__gen_batch_layout(const llm_config *c, int n, llm__gen_blayout *L) {
+    size_t fb = llm_forward_batch_bytes(c, n);
+    uint64_t o = LLM__MALIGN(fb);
+    if (fb == 0) return 0;
+    L->q = o, o += LLM__MALIGN((uint64_t)n * sizeof(int));
+    L->seqs = o, o += LLM__MALIGN((uint64_t)n * sizeof(llm_state *));
+    L->toks = o, o += LLM__MALIGN((uint64_t)n * sizeof(int));
+    L->pos = o, o += LLM__MALIGN((uint64_t)n * sizeof(int));
+    L->logits = o, o += LLM__MALIGN((uint64_t)n * (uint64_t)c->vocab * sizeof(float));
+    L->total = o + 64;
+    return L->total <= (uint64_t)SIZE_MAX;
+}
+
+LLMDEF size_t llm_gen_batch_bytes(const llm_config *c, int n) {
+    llm__gen_blayout L;
+    if (!c || n <= 0 || n > LLM_BATCH_MAX || !llm__gen_batch_layout(c, n, &L)) return 0;
+    return (size_t)L.total;
+}
+
+/* Every refusal of llm_gen_next_batch, found before any generator is touched. */
+static const char *llm__gen_batch_check(llm_gen *const *gens, int n, const void *scratch, size_t bytes,
+                                        const llm_gen_piece *out) {
+    int i, j;
+    if (!gens || !out) return "gens or out is NULL";
+    if (n <= 0 || n > LLM_BATCH_MAX) return "n is outside 1..LLM_BATCH_MAX";
+    for (i = 0; i < n; i++) {
+        const llm_gen *g = gens[i];
+        if (!g || !g->tokens) return "a generator is NULL or not initialized";
+        for (j = 0; j < i; j++)
+            if (gens[j] == g)
+                return "a generator is listed twice (one KV cache cannot take two tokens at one position)";
+        if (g->w != gens[0]->w) return "the generators run different weights (one step reads one llm_weights for all)";
+        if (!llm__config_same(&g->state.config, &gens[0]->state.config))
+            return "the generators' configs differ (one set of weights runs every sequence)";
+    }
+    if (!scratch || bytes < llm_gen_batch_bytes(&gens[0]->state.config, n))
+        return "scratch is smaller than llm_gen_batch_bytes(config, n)";
+    return NULL;
+}
+
+LLMDEF llm_status llm_gen_next_batch(llm_gen *const *gens, int n, void *scratch, size_t scratch_bytes,
+                                     llm_gen_piece *out, const char **why) {
+    const char *bad = llm__gen_batch_check(gens, n, scratch, scratch_bytes, out);
+    llm__gen_blayout L;
+    char *base;
+    llm_state **seqs;
+    float *logits;
+    int *q, *toks, *pos, i, k = 0, V, run;
+    llm_status st;
+    if (why) *why = bad ? bad : "ok";
+    if (bad) return LLM_EINVAL;
+    V = gens[0]->state.config.vocab;
+    llm__gen_batch_layout(&gens[0]->state.config, n, &L);
+    base = (char *)llm__align64(scratch);
+    q = (int *)(void *)(base + L.q), seqs = (llm_state **)(void *)(base + L.seqs);
+    toks = (int *)(void *)(base + L.toks), pos = (int *)(void *)(base + L.pos);
+    logits = (float *)(void *)(base + L.logits);
+    /* each generator's draw (llm_gen_next's first half); those whose reply goes on queue */
+    for (i = 0; i < n; i++) {
+        llm_gen *g = gens[i];
+        llm_gen_piece *p = &out[i];
+        size_t on = 0;
+        p->piece = g->sbuf ? g->sbuf : "", p->len = 0, p->status = LLM_OK, p->token = -1;
+        p->stop = g->stopped, p->step = LLM_GEN_SKIP_STOPPED;
+        if (g->stopped != LLM_GEN_NONE) continue;
+        p->step = LLM_GEN_SKIP_PROMPT;
+        if (!g->has_logits) continue;
+        p->step = LLM_GEN_STEPPED;
+        st = llm__gen_draw(g, &on, &run);
+        p->len = on, p->status = st;
+        p->stop = st != LLM_OK ? LLM_GEN_ERROR : g->stopped; /* NONE for the queued, once they run */
+        if (st == LLM_OK) p->token = g->token;
+        if (st == LLM_OK && run) q[k] = i, seqs[k] = &g->state, toks[k] = g->token, pos[k++] = g->n_tokens - 1;
+    }
+    /* one forward pass for every queued token: the weights read once for all k */
+    st = k > 0 ? llm_forward_batch(seqs, k, gens[0]->w, toks, pos, logits, base, gens[0]->th) : LLM_OK;
+    for (i = 0; i < k; i++) {
+        llm_gen *g = gens[q[i]];
+        llm_status sti = LLM_OK;
+        if (st == LLM_OK) memcpy(g->logits, logits + (size_t)i * V, sizeof(float) * (size_t)V);
+        /* the batch failed and rewound every cache to pos[i]: each token alone now, so each
+           generator gets the outcome llm_gen_next would have given it */
+        else sti = llm_forward(&g->state, g->w, &g->token, 1, pos[i], g->logits, 0, g->th);
+        if (sti == LLM_OK) g->has_logits = 1;
+        else out[q[i]].status = sti, out[q[i]].stop = LLM_GEN_ERROR;
+    }
+    for (i = 0; i < n; i++) /* the first failure, in the order given */
+        if (out[i].status != LLM_OK) return out[i].status;
     return LLM_OK;
 }
 

@@ -9,7 +9,9 @@
    110M (104 with 2 threads), runq.c 122 int8 (224), stories260K 23,000; llama.cpp prefill
    of 128 tokens 760 tok/s. Then B = 1, 2, 4, 8 conversations decoded together
    (llm_forward_batch): tokens/s in total and per conversation, and the share of the read
-   roof (the weights once per step plus each conversation's KV rows). */
+   roof (the weights once per step plus each conversation's KV rows). Then B = 1, 2, 4
+   generators (llm_gen, greedy) stepped together by llm_gen_next_batch: the
+   generation step an app calls, the same forward pass plus sampling and stop checks. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -192,6 +194,55 @@ static double batch_rate(const llm_config *c, const llm_weights *const *ws, int 
     return best;
 }
 
+/* B generators stepped together by llm_gen_next_batch, generator i after a prompt of
+   p0 + 4 i tokens, n steps: steps/s. Each step points every generator at the next copy of
+   the weights (one llm_weights for all of them in a step, as the call requires), so the
+   weights come from memory as in the rows above. */
+static double gen_batch_rate(const llm_config *c, const llm_weights *const *ws, int nw, int B, int p0, int n,
+                             llm_threads *th, int reps) {
+    enum { MAXB = 8 };
+    llm_gen g[MAXB], *gens[MAXB];
+    llm_gen_piece out[MAXB];
+    llm_gen_params gp = llm_gen_params_default();
+    int *prompt = (int *)malloc((size_t)(p0 + 4 * MAXB) * sizeof(int)), i, j, r;
+    size_t sb = llm_gen_batch_bytes(c, B);
+    void *scratch = malloc(sb);
+    double best = 0;
+    if (!prompt || !scratch || sb == 0 || B > MAXB) exit(1);
+    for (i = 0; i < p0 + 4 * MAXB; i++) prompt[i] = (i * 7919 + 1) % c->vocab;
+    /* greedy: random weights give a near-flat distribution, where run.c's top-p would sort
+       some 30,000 candidates per token, which a trained model's peaked one never costs */
+    gp.sampler.greedy = 1;
+    for (i = 0; i < B; i++) {
+        gp.capacity = p0 + 4 * i + n + 1, gp.sampler.seed = BENCH_SEED + (uint64_t)i; /* no vocabulary: no EOG */
+        if (llm_gen_create(&g[i], c, ws[0], NULL, &gp, th) != LLM_OK) exit(1);
+        gens[i] = &g[i];
+    }
+    for (r = 0; r < reps; r++) {
+        double t0, c0;
+        for (i = 0; i < B; i++) {
+            g[i].w = ws[0];
+            llm_gen_reset(&g[i]);
+            if (llm_gen_prompt_ids(&g[i], prompt, p0 + 4 * i) != LLM_OK) exit(1);
+        }
+        c0 = roofs_cpu_seconds(th), t0 = roofs_now();
+        for (j = 0; j < n; j++) {
+            for (i = 0; i < B; i++) g[i].w = ws[j % nw];
+            if (llm_gen_next_batch(gens, B, scratch, sb, out, NULL) != LLM_OK) exit(1);
+            for (i = 0; i < B; i++)
+                if (out[i].step != LLM_GEN_STEPPED || out[i].stop != LLM_GEN_NONE) {
+                    fprintf(stderr, "bench_decode: generator %d stopped at step %d (%s)\n", i, j, llm_gen_stop_name(out[i].stop));
+                    exit(1);
+                }
+        }
+        t0 = roofs_now() - t0, c0 = roofs_cpu_seconds(th) - c0;
+        if (n / t0 > best) best = n / t0, g_share = c0 / (t0 * llm_threads_count(th));
+    }
+    for (i = 0; i < B; i++) llm_gen_free(&g[i]);
+    free(prompt), free(scratch);
+    return best;
+}
+
 static const char *verdict(double value, double target) { return value >= target ? "met" : "MISSED"; }
 
 int main(void) {
@@ -292,6 +343,20 @@ int main(void) {
                        "(%.2fx B = 1), CPU share %3.0f%%, %.1f MB/step -> %3.0f%% of read bandwidth\n",
                        q ? "int8" : "fp32", B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share, bst / 1e6,
                        100 * r * bst / 1e9 / bw[nt]);
+            }
+        }
+        /* the same through the generation step an app calls (llm_gen_next_batch) */
+        for (nt = 1; nt <= 2; nt++) {
+            static const int bs[3] = {1, 2, 4};
+            double r1 = 0;
+            int bi;
+            for (bi = 0; bi < 3; bi++) {
+                int B = bs[bi];
+                r = gen_batch_rate(&mp->c, ws, nw, B, 32, 32, nt == 2 ? th2 : NULL, 2);
+                if (B == 1) r1 = r;
+                printf("  110M %s batched generation (llm_gen_next_batch), B = %d, %d thread%s: %6.1f tok/s total, "
+                       "%6.1f per conversation (%.2fx B = 1), CPU share %3.0f%%\n",
+                       q ? "int8" : "fp32", B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share);
             }
         }
         for (k = 0; k < nw; k++) big_free(&copies[k]);

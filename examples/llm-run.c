@@ -45,8 +45,15 @@ static const char *usage =
     "                 BOS in nats, exp of it, the token count and tokens/s\n"
     "  --json         with --ppl: the same figures as JSON\n"
     "  --threads <N>  worker threads, 1..1024, default 1 (a warning past the cores online)\n"
+    "  --parallel <N> -m generate as N streams, 1..64, seeds s, s+1, ..., s+N-1, generated\n"
+    "                 together (each step reads the weights once for all of them); printed\n"
+    "                 when all have ended, each after a '--- stream k of N (seed S) ---'\n"
+    "                 line as -s S alone prints it (--ids too); -n counts each stream's\n"
+    "                 positions and must leave room past the prompt\n"
     "  --lora FILE    apply a LoRA adapter (llama.cpp's GGUF adapter layout, F32; llm.h's\n"
-    "                 llm_lora_save_gguf writes one) at inference, without merging it\n"
+    "                 llm_lora_save_gguf writes one) at inference, without merging it\n";
+/* (two strings: C99 compilers need only take 4095 characters in one) */
+static const char *usage_more =
     "Sampling beyond run.c's (any of these switches to llm.h's sampler chain; with -t -p -s\n"
     "alone it draws run.c's tokens):\n"
     "  --top-k <N>    keep the N most likely tokens, 0 = off (default)\n"
@@ -326,6 +333,83 @@ static int run_ids(llm_model *m, const char *path, const char *out_path, int n_t
     llm_threads_free(th);
     llm_model_free(m);
     free(logits), free(ids);
+    return 0;
+}
+
+/* ---- --parallel N: several streams of one prompt, generated together ----------------
+   One llm_gen per stream (its own KV cache, sampler and seed: s, s+1, ...), and every step
+   ONE llm_gen_next_batch for all of them: the weights are read once per step for every
+   stream still going, which is how an app runs several conversations at once. A stream
+   ends as -m generate's run does (BOS in llama2.c's models, a vocabulary's EOS / EOT, or
+   -n positions); when all have ended each is printed as -m generate prints its run, after
+   a "--- stream k of N (seed S) ---" line, so stream k is what -s S alone prints. */
+static void print_tokens(run_tok *t, const int *ids, int n, int print_ids) {
+    int i;
+    if (print_ids) {
+        for (i = 0; i < n; i++) printf("%d\n", ids[i]);
+        return;
+    }
+    if (t->is_vocab) {
+        char out[8];
+        size_t len = 0;
+        llm_vocab_stream_init(&t->s, &t->v, 0);
+        tok_print(t, -1, ids[0]);
+        for (i = 1; i < n; i++) tok_print(t, ids[i - 1], ids[i]);
+        if (llm_vocab_stream_flush(&t->s, out, sizeof out, &len) == LLM_OK) fwrite(out, 1, len, stdout);
+    } else {
+        for (i = 1; i < n; i++) tok_print(t, ids[i - 1], ids[i]);
+    }
+    printf("\n");
+}
+
+static int run_parallel(llm_model *m, run_tok *tok, const int *ids, int n_prompt, int steps, int n,
+                        const llm_sampler_params *sp, int print_ids, int n_threads, llm_threads *th) {
+    llm_gen *gens = (llm_gen *)calloc((size_t)n, sizeof *gens);
+    llm_gen **list = (llm_gen **)malloc((size_t)n * sizeof *list);
+    llm_gen_piece *out = (llm_gen_piece *)malloc((size_t)n * sizeof *out);
+    size_t sb = llm_gen_batch_bytes(&m->config, n);
+    void *scratch = sb ? malloc(sb) : NULL;
+    llm_gen_params gp = llm_gen_params_default();
+    int bos_ends = 1, i, live = n, n_steps = 0, n_tok = 0;
+    const char *why = NULL;
+    double t0, secs;
+    llm_status st;
+    if (!gens || !list || !out || !scratch) return fail("--parallel", LLM_ENOMEM, NULL);
+    gp.capacity = steps, gp.prefill_chunk = n_prompt < 256 ? n_prompt : 256; /* -m generate's sizes */
+    if (!tok->is_vocab) gp.eog = &bos_ends, gp.n_eog = 1; /* BOS ends a llama2.c story */
+    for (i = 0; i < n; i++) {
+        gp.sampler = *sp, gp.sampler.seed = sp->seed + (uint64_t)i;
+        st = llm_gen_create(&gens[i], &m->config, &m->weights, tok->is_vocab ? &tok->v : NULL, &gp, th);
+        if (st != LLM_OK) return fail("--parallel: a generator", st, NULL);
+        /* the prompt as -m generate runs it: all but its last token in one prefill, then the
+           last one as the first decode step (the same logits, to the bit) */
+        if (n_prompt > 1 && (st = llm_gen_prompt_ids(&gens[i], ids, n_prompt - 1)) != LLM_OK)
+            return fail("--parallel: the prompt", st, NULL);
+        if ((st = llm_gen_prompt_ids(&gens[i], ids + n_prompt - 1, 1)) != LLM_OK)
+            return fail("--parallel: the prompt", st, NULL);
+        list[i] = &gens[i];
+    }
+    t0 = now_s();
+    while (live > 0) {
+        if ((st = llm_gen_next_batch(list, n, scratch, sb, out, &why)) != LLM_OK)
+            return fail("--parallel: generating", st, strcmp(why, "ok") != 0 ? why : NULL);
+        n_steps++;
+        for (live = 0, i = 0; i < n; i++) {
+            if (out[i].step == LLM_GEN_STEPPED && out[i].stop != LLM_GEN_EOG) n_tok++;
+            if (out[i].step == LLM_GEN_STEPPED && out[i].stop == LLM_GEN_NONE) live++;
+        }
+    }
+    secs = now_s() - t0;
+    for (i = 0; i < n; i++) {
+        printf("--- stream %d of %d (seed %llu) ---\n", i + 1, n, (unsigned long long)(sp->seed + (uint64_t)i));
+        print_tokens(tok, gens[i].tokens, gens[i].n_tokens, print_ids);
+        llm_gen_free(&gens[i]);
+    }
+    fflush(stdout);
+    if (secs > 0)
+        fprintf(stderr, "llm-run: --parallel %d: %d tokens in %d steps at %.1f tok/s in total (%.1f per stream), %d "
+                "thread%s\n", n, n_tok, n_steps, n_tok / secs, n_tok / secs / n, n_threads, n_threads > 1 ? "s" : "");
+    free(gens), free(list), free(out), free(scratch);
     return 0;
 }
 
@@ -675,7 +759,7 @@ int main(int argc, char **argv) {
     float temperature = 1.0f, topp = 0.9f;
     unsigned long long seed = 0;
     int steps = 256, steps_given = 0, print_ids = 0, n_threads = 1, i, n_prompt = 0, n_pre = 0, pos, token, next, *ids, cores;
-    int tok_given = 0, chain = 0;
+    int tok_given = 0, chain = 0, parallel = 0;
     const char *ids_in = NULL, *logits_out = NULL, *ppl_path = NULL, *lora_path = NULL;
     int json = 0;
     chat_opts co;
@@ -693,7 +777,7 @@ int main(int argc, char **argv) {
     memset(&co, 0, sizeof co);
     /* run.c's command line: the checkpoint, then "-x value" pairs; every value checked */
     if (argc < 2) {
-        fputs(usage, stderr);
+        fputs(usage, stderr), fputs(usage_more, stderr);
         return 1;
     }
     llm_args_init(&a, argc, argv, err, sizeof err);
@@ -707,7 +791,7 @@ int main(int argc, char **argv) {
         } else if (llm_args_is_help(&a)) {
             if (!llm_args_switch(&a)) ok = 0;
             else {
-                fputs(usage, stdout);
+                fputs(usage, stdout), fputs(usage_more, stdout);
                 return 0;
             }
         } else if (llm_args_is(&a, "--ids")) {
@@ -724,6 +808,8 @@ int main(int argc, char **argv) {
             json = 1;
         } else if (llm_args_is(&a, "--threads")) {
             if ((ok = llm_args_int(&a, 1, 1024, &v))) n_threads = (int)v;
+        } else if (llm_args_is(&a, "--parallel")) {
+            if ((ok = llm_args_int(&a, 1, 64, &v))) parallel = (int)v;
         } else if (llm_args_is(&a, "-t")) {
             if ((ok = llm_args_num(&a, 0, HUGE_VAL, &x))) temperature = (float)x;
             if (ok && !isfinite(temperature)) ok = llm_args_fail(&a, "-t: %g is too large for a float", x);
@@ -804,6 +890,11 @@ int main(int argc, char **argv) {
     co.sp.temperature = temperature > 0 ? temperature : 1.0f;
     co.sp.top_p = topp > 0 && topp < 1 ? topp : 1.0f;
     co.sp.seed = seed;
+    if (parallel && (strcmp(mode, "chat") == 0 || ids_in || ppl_path)) {
+        fprintf(stderr, "llm-run: --parallel: not with %s (it runs -m generate's prompt N times)\n",
+                ids_in ? "--ids-in" : ppl_path ? "--ppl" : "-m chat");
+        return 1;
+    }
     if (strcmp(mode, "chat") == 0) {
         if (lora_path) {
             fprintf(stderr, "llm-run: --lora: not with -m chat yet\n");
@@ -861,6 +952,19 @@ int main(int argc, char **argv) {
     if (!ids || !logits) return fail("memory", LLM_ENOMEM, NULL);
     if ((st = tok_prompt(&tok, prompt, ids, (int)strlen(prompt) + 3, &n_prompt)) != LLM_OK) return fail("-i", st, NULL);
     if (n_prompt == 0) return fail("-i", LLM_EINVAL, "an empty prompt, and the vocabulary has no BOS to start from");
+    if (parallel) {
+        int rc;
+        if (n_prompt > steps) {
+            fprintf(stderr, "llm-run: -n %d: --parallel needs room past the prompt's %d tokens\n", steps, n_prompt);
+            return 1;
+        }
+        rc = run_parallel(&model, &tok, ids, n_prompt, steps, parallel, &co.sp, print_ids, n_threads, th);
+        tok_free(&tok);
+        llm_model_free(&model);
+        llm_threads_free(th);
+        free(ids), free(logits);
+        return rc;
+    }
 
     /* all the memory the loop needs, allocated once: KV cache for `steps` positions,
        activations for a prefill of the whole prompt (in chunks of at most 256) */

@@ -86,6 +86,13 @@ run|$M -z $Z --frequency-penalty x|--frequency-penalty|not a number
 run|$M -z $Z --presence-penalty|--presence-penalty|needs a value
 run|$M -m chat --stop 1 --stop 2 --stop 3 --stop 4 --stop 5 --stop 6 --stop 7 --stop 8 --stop 9|--stop|at most 8
 run|$M -z $Z -m talk|-m|unknown mode
+run|$M -z $Z --parallel 0|--parallel|not a whole number in 1..64
+run|$M -z $Z --parallel 65|--parallel|not a whole number in 1..64
+run|$M -z $Z --parallel|--parallel|needs a value
+run|$M -m chat --parallel 2|--parallel|not with -m chat
+run|$M --ids-in $T/text.txt --parallel 2|--parallel|not with --ids-in
+run|$M -z $Z --ppl $T/text.txt --parallel 2|--parallel|not with --ppl
+run|$M -z $Z -n 1 -i Once --parallel 2|-n 1|room past the prompt
 run|$M -z $Z -y hello|-y|needs -m chat
 run|$M -z $Z --ids=1|--ids|takes no value
 run|$M -z $Z -q 1|-q|unknown option
@@ -259,6 +266,21 @@ cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 $RUN "$M" -z "$Z" -n 3 --threads $((cores + 1)) > "$T/out" 2> "$T/err"; rc=$?
 if [ "$rc" -eq 0 ] && grep -q "warning: --threads $((cores + 1)) is more than the $cores cores" "$T/err"; then ok
 else bad "llm-run --threads $((cores + 1)) on $cores cores: rc $rc, $(head -c 200 "$T/err")"; fi
+
+# ---- --parallel 3 (one llm_gen_next_batch per step): stream k, seed 4 + k, is what -s 4+k
+# alone prints, as ids and as text; the speed line counts all the streams' tokens
+$RUN "$M" -z "$Z" -n 40 -s 5 -i "Once upon a time" --parallel 3 --ids > "$T/par" 2> "$T/perr"; rc=$?
+$RUN "$M" -z "$Z" -n 40 -s 5 -i "Once upon a time" --parallel 3 > "$T/part" 2>> "$T/perr" || rc=1
+same=0
+for k in 1 2 3; do
+  $RUN "$M" -z "$Z" -n 40 -s $((4 + k)) -i "Once upon a time" --ids > "$T/one" 2> /dev/null
+  $RUN "$M" -z "$Z" -n 40 -s $((4 + k)) -i "Once upon a time" > "$T/onet" 2> /dev/null
+  awk -v k=$k '/^--- stream [0-9]+ of 3 /{ f = ($3 == k); next } f' "$T/par" | cmp -s - "$T/one" &&
+    awk -v k=$k '/^--- stream [0-9]+ of 3 /{ f = ($3 == k); next } f' "$T/part" | cmp -s - "$T/onet" && same=$((same + 1))
+done
+if [ "$rc" -eq 0 ] && [ "$same" -eq 3 ] && [ "$(grep -c '^--- stream [123] of 3 (seed [567]) ---$' "$T/par")" -eq 3 ] &&
+   grep -q -- "--parallel 3: [0-9]* tokens in [0-9]* steps at .* tok/s in total" "$T/perr"; then ok
+else bad "llm-run --parallel 3: rc $rc, $same of 3 streams as -s alone prints them, $(head -c 200 "$T/perr")"; fi
 
 # ---- llm-tokenize: "Hello world" (string 12 of each ../shared/vocab .inp) gives the .out's
 # ids; --decode gives the bytes back; --special makes <|im_start|> one id, and only then

@@ -8,6 +8,8 @@
 #include "test.h"
 #include "gguf_writer.h"
 #include "filecheck.h"
+#include "ref_model.h"
+#include "internals.h"
 
 enum { D = 16, FF = 32, NL = 2, NH = 4, NKV = 2, CTX = 96 };
 
@@ -462,6 +464,285 @@ static void test_chat_reuse(tm *t) {
     llm_gen_free(&g);
 }
 
+/* ---- llm_gen_next_batch: n generators stepped together = each stepped alone ---------- */
+
+/* Generator i of the batched tests: each its own sampler and seed, prompt, stop strings,
+   limit, capacity and KV cache dtype (the vocabulary's </s> ends any of them). */
+static const char *batch_params(int i, llm_gen_params *gp) {
+    static const char *const stops[2] = {"d", " a"}; /* frequent in this model's text */
+    *gp = llm_gen_params_default();
+    gp->capacity = CTX, gp->prefill_chunk = 8, gp->max_tokens = 24;
+    switch (i % 5) {
+    case 0: gp->sampler = sampling(21); return "ab ba the";
+    case 1: gp->sampler.greedy = 1, gp->max_tokens = 4; return "ab"; /* stops early */
+    case 2:
+        gp->sampler = sampling(22), gp->sampler.top_k = 5, gp->stops = stops, gp->n_stops = 2, gp->kv_dtype = LLM_F16;
+        return "hello ab";
+    case 3: gp->sampler = sampling(23), gp->capacity = 12, gp->kv_dtype = LLM_INT8; return "the ab"; /* fills its context */
+    default:
+        gp->sampler = sampling(24), gp->sampler.min_p = 0.05f, gp->sampler.temperature = 1.3f;
+        gp->sampler.frequency_penalty = 0.5f, gp->sampler.top_p = 1.0f;
+        return "ba";
+    }
+}
+
+/* One step: gens[] (B's generators at slot[i] of it, with others around them) through
+   llm_gen_next_batch, and a[i] through llm_gen_next. Every out[] field, the pieces'
+   bytes, the logits pending and the context must be those of the generator alone (one
+   with no logits pending, which llm_gen_next refuses, is skipped); the call's status is
+   the first failure's in gens[] order. Returns the mismatches; *live counts the replies
+   still going, seen[] the stop reasons. */
+static int batch_step_vs_alone(llm_gen *a, llm_gen *const *gens, int m, const int *slot, int n, void *scratch,
+                               size_t sb, int *live, int *seen) {
+    llm_gen_piece out[8];
+    const char *why = NULL;
+    llm_status st = llm_gen_next_batch(gens, m, scratch, sb, out, &why), want_st = LLM_OK;
+    int i, bad = 0, first = m, V = a[0].state.config.vocab;
+    *live = 0;
+    for (i = 0; i < n; i++) {
+        const char *piece;
+        size_t len;
+        llm_gen_stop why_a;
+        llm_gen_step want = a[i].stopped != LLM_GEN_NONE ? LLM_GEN_SKIP_STOPPED
+                            : !a[i].has_logits           ? LLM_GEN_SKIP_PROMPT
+                                                         : LLM_GEN_STEPPED;
+        int drawn = a[i].n_drawn, ok;
+        llm_status sa = llm_gen_next(&a[i], &piece, &len, &why_a);
+        const llm_gen_piece *p = &out[slot[i]];
+        const llm_gen *b = gens[slot[i]];
+        if (want == LLM_GEN_SKIP_PROMPT) /* alone: refused (no prompt); batched: passed over */
+            ok = sa == LLM_EINVAL && p->status == LLM_OK && p->stop == LLM_GEN_NONE && p->len == 0;
+        else
+            ok = p->status == sa && p->stop == why_a && p->len == len && memcmp(p->piece, piece, len) == 0;
+        ok = ok && p->step == want && p->token == (a[i].n_drawn != drawn ? a[i].token : -1) && b->token == a[i].token &&
+             b->has_logits == a[i].has_logits && b->n_tokens == a[i].n_tokens && b->stopped == a[i].stopped &&
+             b->state.kv.len == a[i].state.kv.len &&
+             memcmp(b->tokens, a[i].tokens, sizeof(int) * (size_t)a[i].n_tokens) == 0 &&
+             (!a[i].has_logits || memcmp(b->logits, a[i].logits, sizeof(float) * (size_t)V) == 0);
+        if (!ok && bad++ == 0)
+            fprintf(stderr, "    generator %d of %d: batched status %d stop %d len %zu token %d step %d, alone %d %d %zu %d\n",
+                    i, n, (int)p->status, (int)p->stop, p->len, p->token, (int)p->step, (int)sa, (int)why_a, len,
+                    a[i].token);
+        if (why_a == LLM_GEN_NONE) ++*live;
+        if (seen && why_a >= 0 && why_a < LLM_GEN_STOP_COUNT) seen[why_a] = 1;
+        if (want == LLM_GEN_STEPPED && sa != LLM_OK && slot[i] < first) first = slot[i], want_st = sa;
+    }
+    if (st != want_st) bad++;
+    for (i = 0; i < m; i++) /* the others: never prompted, skipped without a change */
+        if (gens[i]->n_tokens == 0 && (out[i].step != LLM_GEN_SKIP_PROMPT || out[i].status != LLM_OK || out[i].len != 0 ||
+                                       out[i].token != -1 || out[i].stop != LLM_GEN_NONE || gens[i]->has_logits))
+            bad++;
+    return bad;
+}
+
+/* Two sessions' bytes equal: the whole state (context, KV rows, logits pending, sampler,
+   held bytes) the same. */
+static int same_session(const llm_gen *x, const llm_gen *y) {
+    size_t nx = llm_gen_session_bytes(x), ny = llm_gen_session_bytes(y), kx = 0, ky = 0;
+    unsigned char *bx = (unsigned char *)malloc(nx ? nx : 1), *by = (unsigned char *)malloc(ny ? ny : 1);
+    int same = nx == ny && bx && by && llm_gen_session_save(x, bx, nx, &kx) == LLM_OK &&
+               llm_gen_session_save(y, by, ny, &ky) == LLM_OK && kx == ky && memcmp(bx, by, kx) == 0;
+    free(bx), free(by);
+    return same;
+}
+
+/* n = 1..5 generators (with one never prompted riding along from n = 2 on, first in the
+   list at n = 3), batched on a 2-thread pool, against n twins stepped alone; no step
+   allocates (the implementation's allocator counts its calls). */
+static void test_batch_matches_alone(tm *t) {
+    llm_gen a[5], b[5], u;
+    llm_gen *gens[6];
+    int n, i, step, slot[5], bad = 0, sess_bad = 0, seen[LLM_GEN_STOP_COUNT] = {0}, live = 1, steps = 0;
+    long allocs = 0;
+    llm_threads *th = test_pool(2, 1, "llm_gen_next_batch on a 2-thread pool (one thread instead)");
+    for (n = 1; n <= 5; n++) {
+        int m = n + (n >= 2), at = 0;
+        size_t sb = llm_gen_batch_bytes(&t->m.config, m);
+        char *raw = (char *)malloc(sb + 1), *scratch = raw + 1; /* any alignment */
+        llm_gen_params gp;
+        CHECK(sb > 0 && raw);
+        CHECK_OK(llm_gen_create(&u, &t->m.config, &t->m.weights, &t->v, (batch_params(0, &gp), &gp), NULL));
+        if (n == 3) gens[at++] = &u;
+        for (i = 0; i < n; i++) {
+            const char *prompt = batch_params(i, &gp);
+            CHECK_OK(llm_gen_create(&a[i], &t->m.config, &t->m.weights, &t->v, &gp, NULL));
+            CHECK_OK(llm_gen_create(&b[i], &t->m.config, &t->m.weights, &t->v, &gp, th));
+            CHECK_OK(llm_gen_prompt(&a[i], prompt, strlen(prompt), LLM_ENCODE_BOS));
+            CHECK_OK(llm_gen_prompt(&b[i], prompt, strlen(prompt), LLM_ENCODE_BOS));
+            slot[i] = at, gens[at++] = &b[i];
+        }
+        if (n >= 2 && n != 3) gens[at++] = &u;
+        allocs -= test_alloc_count;
+        for (step = 0, live = 1; step < 40 && live; step++, steps++)
+            bad += batch_step_vs_alone(a, gens, m, slot, n, scratch, sb, &live, seen);
+        allocs += test_alloc_count;
+        CHECK_MSG(!live, "n = %d: every reply ends within 40 steps (max_tokens 24)", n);
+        for (i = 0; i < n; i++) {
+            if (!same_session(&a[i], &b[i])) sess_bad++;
+            llm_gen_free(&a[i]), llm_gen_free(&b[i]);
+        }
+        llm_gen_free(&u);
+        free(raw);
+    }
+    CHECK_MSG(bad == 0, "%d mismatches of the batched step against llm_gen_next alone, over %d steps", bad, steps);
+    CHECK_MSG(sess_bad == 0, "%d generators' sessions differ between batched and alone", sess_bad);
+    CHECK_MSG(allocs == 0, "%ld allocations in %d steps (batched and alone): none is the contract", allocs, steps);
+    /* the runs covered the stops: max tokens (early and late), a full context, a stop string */
+    CHECK(seen[LLM_GEN_MAX_TOKENS] && seen[LLM_GEN_CONTEXT_FULL] && seen[LLM_GEN_STOP_STRING]);
+    llm_threads_free(th);
+}
+
+/* A refused call changes nothing: not the generators, not out[]. */
+static void expect_refused(llm_gen *const *gens, int n, void *scratch, size_t sb, llm_gen_piece *out, const llm_gen *a,
+                           const char *reason) {
+    const char *why = NULL;
+    unsigned char before[sizeof(llm_gen_piece) * 2];
+    int nt = a->n_tokens, hl = a->has_logits, tok = a->token;
+    uint64_t rng = a->sampler.rng;
+    llm_status st;
+    if (out) memset(out, 0x5a, sizeof before), memcpy(before, out, sizeof before);
+    st = llm_gen_next_batch(gens, n, scratch, sb, out, &why);
+    CHECK_MSG(st == LLM_EINVAL && why && strstr(why, reason), "refused with '%s': %s, why '%s'", reason,
+              llm_status_str(st), why ? why : "(none)");
+    CHECK(a->n_tokens == nt && a->has_logits == hl && a->token == tok && a->sampler.rng == rng);
+    if (out) CHECK(memcmp(before, out, sizeof before) == 0);
+}
+
+static void test_batch_refusals(tm *t) {
+    llm_gen a, b, other_cfg, other_w, none;
+    llm_gen *gens[2];
+    llm_gen_piece out[2];
+    llm_gen_params gp;
+    llm_config oc = t->m.config;
+    llm_weights w2 = t->m.weights; /* the same arrays through another llm_weights */
+    const llm_config *c = &t->m.config;
+    size_t sb = llm_gen_batch_bytes(c, 2);
+    void *scratch = malloc(sb);
+    const char *prompt = batch_params(0, &gp);
+    oc.rope_theta = 500000.0f;
+    memset(&none, 0, sizeof none);
+    CHECK(llm_gen_batch_bytes(c, 0) == 0 && llm_gen_batch_bytes(c, LLM_BATCH_MAX + 1) == 0 && llm_gen_batch_bytes(NULL, 1) == 0);
+    CHECK(llm_gen_batch_bytes(c, LLM_BATCH_MAX) > llm_gen_batch_bytes(c, 2) && sb > llm_gen_batch_bytes(c, 1));
+    CHECK_OK(llm_gen_create(&a, c, &t->m.weights, &t->v, &gp, NULL));
+    CHECK_OK(llm_gen_create(&b, c, &t->m.weights, &t->v, &gp, NULL));
+    CHECK_OK(llm_gen_create(&other_cfg, &oc, &t->m.weights, &t->v, &gp, NULL));
+    CHECK_OK(llm_gen_create(&other_w, c, &w2, &t->v, &gp, NULL));
+    CHECK_OK(llm_gen_prompt(&a, prompt, strlen(prompt), LLM_ENCODE_BOS));
+    CHECK_OK(llm_gen_prompt(&b, prompt, strlen(prompt), LLM_ENCODE_BOS));
+    CHECK_OK(llm_gen_prompt(&other_cfg, prompt, strlen(prompt), LLM_ENCODE_BOS));
+    CHECK_OK(llm_gen_prompt(&other_w, prompt, strlen(prompt), LLM_ENCODE_BOS));
+    gens[0] = &a, gens[1] = &b;
+    expect_refused(gens, 0, scratch, sb, out, &a, "outside 1..LLM_BATCH_MAX");
+    expect_refused(gens, LLM_BATCH_MAX + 1, scratch, sb, out, &a, "outside 1..LLM_BATCH_MAX");
+    expect_refused(NULL, 2, scratch, sb, out, &a, "NULL");
+    expect_refused(gens, 2, scratch, sb, NULL, &a, "NULL");
+    expect_refused(gens, 2, scratch, sb - 1, out, &a, "scratch is smaller");
+    expect_refused(gens, 2, NULL, sb, out, &a, "scratch is smaller");
+    gens[1] = &a;
+    expect_refused(gens, 2, scratch, sb, out, &a, "listed twice");
+    gens[1] = NULL;
+    expect_refused(gens, 2, scratch, sb, out, &a, "not initialized");
+    gens[1] = &none;
+    expect_refused(gens, 2, scratch, sb, out, &a, "not initialized");
+    gens[1] = &other_cfg;
+    expect_refused(gens, 2, scratch, sb, out, &a, "configs differ");
+    gens[1] = &other_w;
+    expect_refused(gens, 2, scratch, sb, out, &a, "different weights");
+    /* one scratch of n serves fewer too */
+    gens[1] = &b;
+    CHECK_OK(llm_gen_next_batch(gens, 1, scratch, sb, out, NULL));
+    CHECK(out[0].step == LLM_GEN_STEPPED && out[0].token == a.token && a.n_drawn == 1 && b.n_drawn == 0);
+    llm_gen_free(&a), llm_gen_free(&b), llm_gen_free(&other_cfg), llm_gen_free(&other_w);
+    free(scratch);
+}
+
+/* A forward pass that fails (a layer's weight taken away after the prompts) fails each
+   generator as llm_gen_next does alone: the same status, piece, context and KV rows, no
+   logits pending; the next step skips them; with the weight back, llm_gen_prompt_ids(g,
+   NULL, 0) runs the drawn token and both go on alike. */
+static void test_batch_forward_error(tm *t) {
+    llm_layer_weights la[NL], lb[NL];
+    llm_weights wa = t->m.weights, wb = t->m.weights;
+    llm_gen a[3], b[3];
+    llm_gen *gens[3];
+    llm_gen_piece out[3];
+    int i, slot[3] = {0, 1, 2}, live = 1, bad = 0, step, failed = 0;
+    size_t sb = llm_gen_batch_bytes(&t->m.config, 3);
+    void *scratch = malloc(sb);
+    memcpy(la, t->layers, sizeof la), memcpy(lb, t->layers, sizeof lb);
+    wa.layers = la, wb.layers = lb;
+    for (i = 0; i < 3; i++) {
+        llm_gen_params gp;
+        const char *prompt = batch_params(i == 1 ? 4 : i, &gp); /* no early stop among them */
+        CHECK_OK(llm_gen_create(&a[i], &t->m.config, &wa, &t->v, &gp, NULL));
+        CHECK_OK(llm_gen_create(&b[i], &t->m.config, &wb, &t->v, &gp, NULL));
+        CHECK_OK(llm_gen_prompt(&a[i], prompt, strlen(prompt), LLM_ENCODE_BOS));
+        CHECK_OK(llm_gen_prompt(&b[i], prompt, strlen(prompt), LLM_ENCODE_BOS));
+        gens[i] = &b[i];
+    }
+    la[1].w2.data = lb[1].w2.data = NULL; /* after layer 0 and layer 1's attention wrote K and V */
+    bad += batch_step_vs_alone(a, gens, 3, slot, 3, scratch, sb, &live, NULL);
+    for (i = 0; i < 3; i++)
+        if (a[i].stopped == LLM_GEN_NONE) { /* drew, then failed */
+            failed++;
+            CHECK(!b[i].has_logits && b[i].state.kv.len == b[i].n_tokens - 1);
+        }
+    CHECK_MSG(failed > 0, "the broken weight failed %d of 3 generators", failed);
+    /* the failed ones wait for a prompt */
+    CHECK_OK(llm_gen_next_batch(gens, 3, scratch, sb, out, NULL));
+    for (i = 0; i < 3; i++)
+        if (b[i].stopped == LLM_GEN_NONE) CHECK(out[i].step == LLM_GEN_SKIP_PROMPT && out[i].len == 0);
+    la[1].w2.data = lb[1].w2.data = t->layers[1].w2.data;
+    for (i = 0; i < 3; i++)
+        if (a[i].stopped == LLM_GEN_NONE) {
+            CHECK_OK(llm_gen_prompt_ids(&a[i], NULL, 0));
+            CHECK_OK(llm_gen_prompt_ids(&b[i], NULL, 0));
+        }
+    for (step = 0; step < 40 && live; step++) bad += batch_step_vs_alone(a, gens, 3, slot, 3, scratch, sb, &live, NULL);
+    CHECK_MSG(bad == 0, "%d mismatches of the batched step against llm_gen_next alone around a failed forward pass", bad);
+    for (i = 0; i < 3; i++) {
+        CHECK(same_session(&a[i], &b[i]));
+        llm_gen_free(&a[i]), llm_gen_free(&b[i]);
+    }
+    free(scratch);
+}
+
+/* One generator's forward pass refused where the other's goes on: learned positions end
+   at max_seq_len 10 and generator 0's capacity (16) runs past them, while generator 1 is a
+   position behind. Alone, llm_gen_next fails only generator 0 (LLM_ERANGE); batched, the
+   same: the one llm_forward_batch is refused, each token runs again alone, and generator 1
+   goes on to its full context. */
+static void test_batch_one_fails(void) {
+    llm_config c = llm_config_default();
+    rnd_model m;
+    llm_gen a[2], b[2];
+    llm_gen *gens[2];
+    llm_gen_params gp = llm_gen_params_default();
+    static const int p0[3] = {1, 2, 3}, p1[2] = {4, 5};
+    int i, slot[2] = {0, 1}, live = 1, step, bad = 0;
+    size_t sb;
+    void *scratch;
+    c.name = "learned", c.d_model = 16, c.n_layers = 2, c.n_heads = 2, c.n_kv_heads = 2, c.d_ff = 32, c.vocab = 40;
+    c.max_seq_len = 10, c.pos = LLM_POS_LEARNED;
+    rnd_model_make(&m, &c);
+    sb = llm_gen_batch_bytes(&c, 2), scratch = malloc(sb);
+    for (i = 0; i < 2; i++) {
+        gp.capacity = i == 0 ? 16 : 10, gp.sampler = sampling(31 + (uint64_t)i), gp.sampler.greedy = i == 0;
+        CHECK_OK(llm_gen_create(&a[i], &c, &m.w, NULL, &gp, NULL));
+        CHECK_OK(llm_gen_create(&b[i], &c, &m.w, NULL, &gp, NULL));
+        CHECK_OK(llm_gen_prompt_ids(&a[i], i == 0 ? p0 : p1, i == 0 ? 3 : 2));
+        CHECK_OK(llm_gen_prompt_ids(&b[i], i == 0 ? p0 : p1, i == 0 ? 3 : 2));
+        gens[i] = &b[i];
+    }
+    for (step = 0; step < 20 && live; step++) bad += batch_step_vs_alone(a, gens, 2, slot, 2, scratch, sb, &live, NULL);
+    CHECK_MSG(bad == 0, "%d mismatches of the batched step against llm_gen_next alone, one generator failing", bad);
+    CHECK(b[0].stopped == LLM_GEN_NONE && !b[0].has_logits && b[0].n_tokens == 11 && b[0].state.kv.len == 10);
+    CHECK(b[1].stopped == LLM_GEN_CONTEXT_FULL && b[1].n_tokens == 11);
+    for (i = 0; i < 2; i++) llm_gen_free(&a[i]), llm_gen_free(&b[i]);
+    rnd_model_free(&m);
+    free(scratch);
+}
+
 int main(void) {
     tm t;
     if (make_model(&t)) {
@@ -469,7 +750,11 @@ int main(void) {
         test_stop_reasons(&t);
         test_sessions(&t);
         test_chat_reuse(&t);
+        test_batch_matches_alone(&t);
+        test_batch_refusals(&t);
+        test_batch_forward_error(&t);
     }
+    test_batch_one_fails();
     free_model(&t);
     return test_done();
 }
