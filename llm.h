@@ -552,7 +552,7 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
    quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
-   40,320) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
+   37,440) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -4795,7 +4795,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     void (*dq)(const unsigned char *blk, float *y);
     float (*qdot)(const unsigned char *w, const llm__q8x *x, int64_t n);
     void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt,
-                 size_t pf); /* xd: x's block scales, ldx apart per token, as contiguous floats */
+                 size_t pf); /* xd: x's block scales as contiguous floats (LLM__XS_OFF), ldx apart per token */
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -5331,6 +5331,10 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
    every tile shape, so which tile computed it (and so the thread count, and the tokens
    beside it) never changes its bits. Blocks are only 2-byte aligned: every load is
    unaligned. */
+/* llm__linear_q's stack: x quantized (LLM__LQ_BLOCKS blocks, d_in <= 37,440) with its
+   scales again as contiguous floats: d at xd[i], d sum(q) at xd[LLM__XS_OFF + i]; 64 KiB */
+#define LLM__LQ_BLOCKS 1170
+#define LLM__XS_OFF (LLM__LQ_BLOCKS + 4)
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
 #define LLM__QV 1
 #define LLM__QR 4 /* rows per tile at one token */
@@ -5606,11 +5610,19 @@ static inline float llm__qh(const unsigned char *p) {
 typedef float32x4_t llm__qf4;
 static inline llm__qf4 llm__qf4_load(const float *f) { return vld1q_f32(f); }
 static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { vst1q_f32(o, vmulq_f32(a, vld1q_f32(b))); }
+static inline llm__qf4 llm__qf4_fma(const float *a, const float *b, llm__qf4 c) { return vfmaq_f32(c, vld1q_f32(a), vld1q_f32(b)); }
+static inline float llm__qf4_hsum(llm__qf4 a) { return vaddvq_f32(a); }
 #else
 typedef __m128 llm__qf4;
 static inline llm__qf4 llm__qf4_load(const float *f) { return _mm_loadu_ps(f); }
 static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { _mm_storeu_ps(o, _mm_mul_ps(a, _mm_loadu_ps(b))); }
+static inline llm__qf4 llm__qf4_fma(const float *a, const float *b, llm__qf4 c) { return _mm_fmadd_ps(_mm_loadu_ps(a), _mm_loadu_ps(b), c); }
+static inline float llm__qf4_hsum(llm__qf4 a) {
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    return _mm_cvtss_f32(_mm_add_ss(a, _mm_movehdup_ps(a)));
+}
 #endif
+static const float llm__zeros4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 static inline llm__qf4 llm__qf4_h(const unsigned char *p, int stride, int n) {
     int k;
 #if defined(__F16C__) && !defined(LLM__NEON)
@@ -5709,46 +5721,50 @@ static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, 
    floats, so a sub-block costs its codes, one dot, one scale product and one FMA. Codes: a
    32-byte run's low nibbles are sub-block 2i, its high nibbles 2i + 1; Q5_K's fifth bit
    is bit j of qh. */
-LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nsb,
-                               const int five, const int nr, const int nt, size_t pf) {
+LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx,
+                               int nsb, const int five, const int nr, const int nt, size_t pf) {
     const int bytes = five ? 176 : 144;
+    const float *xs = xd + LLM__XS_OFF;
     llm__qf acc[LLM__QR * LLM__QT];
-    float mn[LLM__QR * LLM__QT];
+    llm__qf4 mn[LLM__QR * LLM__QT];
     int b, r, t, j;
     LLM__UNROLL
-    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = llm__qf4_load(llm__zeros4);
     for (b = 0; b < nsb; b++) {
         const unsigned char *p[LLM__QR];
-        float dsc[LLM__QR][8], dmn[LLM__QR][8];
+        float dsc[LLM__QR][8], dmn[LLM__QR][8], sc[LLM__QR * LLM__QT][8];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
             if (pf) LLM__PREFETCH(p[r] + pf), LLM__PREFETCH(p[r] + pf + 64), LLM__PREFETCH(p[r] + pf + 128);
             llm__qk4_scales(p[r] + 4, llm__qh(p[r]), llm__qh(p[r] + 2), dsc[r], dmn[r]);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) { /* (d sc_j) dx_j, and the mins' (-dmin mn_j) (dx_j sum(qx_j)) */
+                const size_t o = (size_t)t * ldx + (size_t)b * 8;
+                llm__qf4_mul_store(sc[r * nt + t], llm__qf4_load(dsc[r]), xd + o);
+                llm__qf4_mul_store(sc[r * nt + t] + 4, llm__qf4_load(dsc[r] + 4), xd + o + 4);
+                mn[r * nt + t] = llm__qf4_fma(dmn[r] + 4, xs + o + 4, llm__qf4_fma(dmn[r], xs + o, mn[r * nt + t]));
+            }
         }
         for (j = 0; j < 8; j++) { /* (a loop: unrolled, the scales would move by shuffles instead of loads) */
             llm__qb q[LLM__QR];
-            llm__qf dv[LLM__QR];
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 llm__qb v = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * (j / 2));
                 q[r] = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
                 if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
-                dv[r] = llm__qf_set1(dsc[r][j]);
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
                 LLM__UNROLL
-                for (r = 0; r < nr; r++) {
-                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu(q[r], xb->q, llm__qi_set1(0)), llm__qf_mulx(dv[r], &xb->d), acc[r * nt + t]);
-                    mn[r * nt + t] = fmaf(dmn[r][j], xb->ds, mn[r * nt + t]);
-                }
+                for (r = 0; r < nr; r++)
+                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu(q[r], xb->q, llm__qi_set1(0)), llm__qf_set1(sc[r * nt + t][j]), acc[r * nt + t]);
             }
         }
     }
     LLM__UNROLL
-    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
+    for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + llm__qf4_hsum(mn[r]);
 }
 
 /* Q6_K: per super-block d and 16 int8 scales of 16 values; 32-value run j (half h = j / 4,
@@ -5809,8 +5825,8 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
 #define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_0, R, T, pf)
 #define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q4_1, R, T, pf)
 #define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_1, R, T, pf)
-#define LLM__K_Q4_K(R, T) ((void)xd, llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 0, R, T, pf))
-#define LLM__K_Q5_K(R, T) ((void)xd, llm__qk_q45k(o, w, ldw, x, ldx, n / 256, 1, R, T, pf))
+#define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 0, R, T, pf)
+#define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 1, R, T, pf)
 #define LLM__K_Q6_K(R, T) ((void)xd, llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf))
 LLM__QTILE(llm__qt_q8_0, LLM__K_Q8_0)
 LLM__QTILE(llm__qt_q4_0, LLM__K_Q4_0)
@@ -5902,11 +5918,10 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     }
 }
 
-#define LLM__LQ_BLOCKS 1260 /* 64 KiB of quantized activations and their scales (d_in <= 40,320) */
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
-    float xd[LLM__LQ_BLOCKS + 4]; /* (+4: a group of four read past the last block) */
+    float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) (+4: a group of four read past the last block) */
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
     int tp, t;
@@ -5920,7 +5935,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
-        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d;
+        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
         xd[t] = xd[t + 1] = xd[t + 2] = xd[t + 3] = 0.0f;
         llm_threads_run(th, llm__lq_task, &c);
     }
