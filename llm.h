@@ -5318,10 +5318,13 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
    after it are written once against it. A weight block's codes are unpacked into one
    llm__qb (nibbles split, fifth and sixth bits or'ed in), its integer dot with a block of
    x gives int32 lanes (llm__qi) whose sum is exact, and those are converted and scaled in
-   fp32 once per block: acc += float(lanes) * (dw dx). Offsets in the codes (Q4_0's q - 8,
-   Q5_0's q - 16) are cancelled exactly in int32 by starting the lanes at -off * sum(qx)
-   spread over the lanes (x's ns); the mins of Q4_1 / Q5_1 / Q4_K / Q5_K are m * (dx
-   sum(qx)) (x's ds), added in fp32 per block.
+   fp32 once per block: acc += float(lanes) * (dw dx). The products dw dx are made several
+   blocks at a time (x's scales are also kept as contiguous floats) and each is broadcast
+   from memory into its FMA: a block's scale costs no shuffle, the port the broadcasts and
+   conversions of fp16 would otherwise share. Offsets in the codes (Q4_0's q - 8, Q5_0's
+   q - 16, Q6_K's q - 32) are cancelled exactly in int32 by starting the lanes at -off *
+   sum(qx) spread over the lanes (x's ns, s16); the mins of Q4_1 / Q5_1 / Q4_K / Q5_K are m
+   * (dx sum(qx)) (x's ds), added in fp32.
    Blocking: a kernel takes nr weight rows (ldw bytes apart) against nt tokens (x blocks
    ldx apart), nr x nt independent accumulators. One token (decode): 4 rows, so four
    chains hide the FMA latency and four streams keep the memory busy. Several tokens
@@ -5329,7 +5332,8 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
    once for 4 tokens and read from memory once per panel (the rows stay in L1 across the
    panel's token groups). Every (row, token) result is the same sequence of operations in
    every tile shape, so which tile computed it (and so the thread count, and the tokens
-   beside it) never changes its bits. Blocks are only 2-byte aligned: every load is
+   beside it) never changes its bits. At one token the tile asks for the next tile's
+   rows (prefetch) as it reads its own. Blocks are only 2-byte aligned: every load is
    unaligned. */
 /* llm__linear_q's stack: x quantized (LLM__LQ_BLOCKS blocks, d_in <= 37,440) with its
    scales again as contiguous floats: d at xd[i], d sum(q) at xd[LLM__XS_OFF + i]; 64 KiB */
@@ -5353,9 +5357,8 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
 #if defined(LLM__AVX512) || defined(LLM__AVX2)
 /* -- x86: 256-bit integer code (AVX2; AVX-512 builds run it too, with VNNI's vpdpbusd
    when AVX512VNNI + AVX512VL or AVX-VNNI are compiled in). vpmaddubsw multiplies unsigned
-   by signed bytes and adds pairs into int16, vpmaddwd adds pairs of those into int32 (by
-   ones, or by the sub-block scales); codes are at most 63 and |qx| <= 127, so no pair
-   saturates. The lanes: 8 int32, lane i holding bytes 4i..4i+3. */
+   by signed bytes and adds pairs into int16, vpmaddwd adds pairs of those into int32;
+   codes are at most 63 and |qx| <= 127, so no pair saturates. The lanes: 8 int32, lane i holding bytes 4i..4i+3. */
 typedef __m256i llm__qb;
 typedef __m256i llm__qi;
 typedef __m256 llm__qf;
@@ -5935,8 +5938,10 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
-        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
-        xd[t] = xd[t + 1] = xd[t + 2] = xd[t + 3] = 0.0f;
+#ifdef LLM__QV /* (only the vector tiles read them) */
+        for (t = 0; t < c.nt * (d_in / 32) + 4; t++) /* (+4 zeros: a group of four read past the end) */
+            xd[t] = t < c.nt * (d_in / 32) ? xq[t].d : 0.0f, xd[LLM__XS_OFF + t] = t < c.nt * (d_in / 32) ? xq[t].ds : 0.0f;
+#endif
         llm_threads_run(th, llm__lq_task, &c);
     }
     return LLM_OK;
@@ -10947,9 +10952,10 @@ static llm_status llm__take_experts(const llm__trow *r, int l, const llm_config 
                                     llm_layer_weights *y, llm__aux *aux, const char **why) {
     char name[96];
     int k = r->off == offsetof(llm_layer_weights, w1) ? 0 : r->off == offsetof(llm_layer_weights, w2) ? 1 : 2, e;
-    llm_weight *tab = aux->xt + (size_t)l * (size_t)c->n_experts * 3;
+    llm_weight *tab;
     llm__tsrc t;
     if (!aux->xt) LLM__FFAIL(why, "the experts' table needs room: aux smaller than llm_hf_aux_floats", LLM_EINVAL);
+    tab = aux->xt + (size_t)l * (size_t)c->n_experts * 3;
     for (e = 0; e < c->n_experts; e++) {
         t = find(ctx, llm__layer_name(name, llm__layer_prefix[1], l, r->hf, e));
         LLM__MTRY(llm__take(&t, llm__dim(c, r->rows), llm__dim(c, r->cols), 0, &tab[3 * e + k], NULL, aux, why));
