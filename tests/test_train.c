@@ -1211,6 +1211,74 @@ static void test_train_save_gguf(void) {
     free(l1), free(l2), free(buf), free(mem);
 }
 
+/* The step's element-wise phases (norms and their backward, the FFN's activation, RoPE,
+   the loss, the residual adds, the zeroed buffers) and the update (the gradient norm,
+   AdamW) split rows or parameter ranges over the pool: 1, 2 and 3 threads give the same
+   loss, gradients, norm and parameters, bit for bit. The shapes are big enough that each
+   phase runs on the pool (n d = 16384 values, n vocab = 65536, 77-93 K parameters, head
+   rows of 16: 256-row blocks of 4096 values). */
+static void test_train_threads(void) {
+    enum { B = 2, T = 128 };
+    llm_threads *pools[3];
+    int family, k;
+    pools[0] = NULL;
+    pools[1] = test_pool(2, 7 * 11, "element-wise phases: 2 threads against 1");
+    pools[2] = test_pool(3, 7 * 11, "element-wise phases: 3 threads against 1");
+    for (family = 0; family < 7; family++) {
+        llm_config c = tiny_config(family);
+        size_t bytes;
+        llm_train t[3];
+        void *mem[3];
+        double loss[3], gn[3], again[3];
+        int tok[B * T], tgt[B * T], i;
+        llm_adamw opt;
+        c.d_model = 64, c.d_ff = 96, c.vocab = 256; /* 4 heads of 16 */
+        c.max_seq_len = T;
+        if (family == 6) c.embed_scale = 8.0f;
+        bytes = llm_train_bytes(&c, B, T);
+        memset(&opt, 0, sizeof opt);
+        opt.lr = 1e-2f, opt.weight_decay = 0.1f;
+        for (i = 0; i < B * T; i++) tok[i] = (i * 7 + 3) % c.vocab, tgt[i] = i % 5 == 4 ? -1 : (i * 11 + 1) % c.vocab;
+        for (k = 0; k < 3; k++) {
+            mem[k] = malloc(bytes);
+            CHECK_OK(llm_train_init(&t[k], mem[k], bytes, &c, B, T));
+            CHECK_OK(llm_train_init_params(&t[k], 5 + family, 0.2f));
+        }
+        CHECK_MSG(t[0].n_params >= 2 * 16384, "family %d: %lld parameters, too few for the update's pool", family,
+                  (long long)t[0].n_params);
+        for (k = 0; k < 3; k++) {
+            float *g = (float *)malloc(sizeof(float) * (size_t)t[k].n_params);
+            if (k && !pools[k]) {
+                free(g);
+                continue;
+            }
+            CHECK_OK(llm_train_step(&t[k], tok, tgt, 0.0f, &loss[k], pools[k]));
+            memcpy(g, t[k].grads, sizeof(float) * (size_t)t[k].n_params);
+            /* the update's norm is llm_clip_grad_norm's, and clip 0.05 scales (the norm is ~1) */
+            CHECK_OK(llm_train_update_ex(&t[k], &opt, 0.05, &gn[k], pools[k]));
+            CHECK(gn[k] == llm_clip_grad_norm(g, t[k].n_params, 0.0) && gn[k] > 0.05);
+            CHECK_OK(llm_train_step(&t[k], tok, tgt, 0.0f, &again[k], pools[k]));
+            CHECK_OK(llm_train_update_ex(&t[k], &opt, 0.0, NULL, pools[k]));
+            free(g);
+            if (k == 0) continue;
+            CHECK_MSG(memcmp(&loss[0], &loss[k], sizeof(double)) == 0 && memcmp(&again[0], &again[k], sizeof(double)) == 0,
+                      "family %d, %d threads: loss %.17g %.17g against %.17g %.17g", family, k + 1, loss[k], again[k],
+                      loss[0], again[0]);
+            CHECK(memcmp(&gn[0], &gn[k], sizeof(double)) == 0);
+            CHECK_MSG(memcmp(t[0].params, t[k].params, sizeof(float) * (size_t)t[0].n_params) == 0,
+                      "family %d, %d threads: parameters differ", family, k + 1);
+            CHECK(memcmp(t[0].m, t[k].m, sizeof(float) * (size_t)t[0].n_params) == 0);
+            CHECK(memcmp(t[0].v, t[k].v, sizeof(float) * (size_t)t[0].n_params) == 0);
+            CHECK(t[k].step == 2 && again[k] < loss[k]);
+        }
+        for (i = 0; i < t[0].n_params && t[0].grads[i] == 0.0f; i++) {} /* the update zeroed the gradients */
+        CHECK(i == t[0].n_params);
+        for (k = 0; k < 3; k++) free(mem[k]);
+    }
+    for (k = 1; k < 3; k++)
+        if (pools[k]) llm_threads_free(pools[k]);
+}
+
 int main(void) {
     test_matmul_ex();
     test_linear_backward();
@@ -1230,5 +1298,6 @@ int main(void) {
     test_train_save_gguf();
     test_train_recompute();
     test_train_accumulate();
+    test_train_threads();
     return test_done();
 }
