@@ -3574,8 +3574,10 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
 
 /* Pack of a row-major [K][N] operand whose strips run along its rows: rows [0, kc) x
    columns [0, nc) -> dst[strip][k][R], columns past nc zero. Plain copies, R floats at a
-   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T). */
-static void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
+   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T).
+   Inlined so that R is a constant and each row's copy is a few vector moves, not a call
+   to memcpy per 8 or 48 floats (the backward's GEMMs pack every operand this way). */
+LLM__WINLINE void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
     int j0, j, k;
     for (j0 = 0; j0 < nc; j0 += R, dst += (ptrdiff_t)kc * R) {
         int nr = nc - j0 < R ? nc - j0 : R;
@@ -15260,11 +15262,13 @@ static void llm__axpy(float *y, float a, const float *x, int n) {
 
 /* One KV head and its query heads: pass 1 finds each query row's softmax max and sum
    (online, Milakov & Gimelshein 2018), pass 2 rebuilds P_ij key by key and adds the four
-   products of the header comment. */
+   products of the header comment. Pass 1 keeps the first LLM__ATTB_KEYS scores, so pass 2
+   reads them instead of taking q . k again (the same bits: the same dot). */
+enum { LLM__ATTB_KEYS = 2048 };
 static void llm__attb_head(const llm__attb *a, int kh) {
     int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j;
     const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
-    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
+    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd, sc[LLM__ATTB_KEYS];
     for (h = kh * g; h < (kh + 1) * g; h++)
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
@@ -15272,12 +15276,13 @@ static void llm__attb_head(const llm__attb *a, int kh) {
             float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dot(doi, a->out + row, hd);
             for (j = 0; j <= i; j++) {
                 float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
+                if (j < LLM__ATTB_KEYS) sc[j] = s;
                 if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
                 else sum += LLM_EXPF(s - mx);
             }
             for (j = 0; j <= i; j++) {
                 const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
-                float p = LLM_EXPF(a->scale * llm__dot(qi, kj, hd) - mx) / sum;
+                float p = LLM_EXPF((j < LLM__ATTB_KEYS ? sc[j] : a->scale * llm__dot(qi, kj, hd)) - mx) / sum;
                 float ds = p * (llm__dot(doi, vj, hd) - Di) * a->scale;
                 llm__axpy(dV + (size_t)j * hd, p, doi, hd);
                 llm__axpy(dqi, ds, kj, hd);
