@@ -15405,7 +15405,7 @@ LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, i
 enum { LLM__SS_CHUNKS = 1024, LLM__SS_MIN = 16384 };
 static int64_t llm__ss_chunk(int64_t n) {
     int64_t c = (n + LLM__SS_CHUNKS - 1) / LLM__SS_CHUNKS;
-    return c > LLM__SS_MIN ? c : LLM__SS_MIN;
+    return c > LLM__SS_MIN ? c : (int64_t)LLM__SS_MIN;
 }
 static double llm__ss_part(const float *g, int64_t n, int64_t chunk, int64_t ci) {
     int64_t i, i1 = (ci + 1) * chunk < n ? (ci + 1) * chunk : n;
@@ -15843,7 +15843,7 @@ static void llm__train_norm_bwd_ex(int kind, float eps, float *dx, float *dw, fl
     memset(&r, 0, sizeof r);
     r.o = dx, r.o2 = dw, r.o3 = db, r.a = dy, r.b = x, r.w = w, r.width = width, r.kind = kind, r.eps = eps, r.zero = zero;
     for (b0 = 0; b0 < rows; b0 += LLM__TR_BLOCK) {
-        r.row0 = b0, r.nrows = rows - b0 < LLM__TR_BLOCK ? rows - b0 : LLM__TR_BLOCK;
+        r.row0 = b0, r.nrows = rows - b0 < LLM__TR_BLOCK ? rows - b0 : (int64_t)LLM__TR_BLOCK;
         llm__tr_run(&r, llm__tr_norm_dx, b0, r.nrows, r.nrows * width, th);
         if (dw || db) llm__tr_run(&r, llm__tr_norm_dw, 0, width, r.nrows * width, th);
     }
