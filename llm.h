@@ -2011,6 +2011,9 @@ LLMDEF void llm_train_zero_grad(llm_train *t);
    gradients. *grad_norm (if not NULL) gets the norm before clipping. A NaN or inf norm
    skips the step (LLM_ERANGE), leaving the parameters as they were. */
 LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm);
+/* The same on a pool (th may be NULL): the gradient norm and AdamW split over parameter
+   ranges, the same bits for any thread count. */
+LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm, llm_threads *th);
 
 #ifdef __cplusplus
 }
@@ -3635,8 +3638,10 @@ static void llm__pack_w(float *bp, const float *w, ptrdiff_t ldw, int kc, int nc
 
 /* Pack of a row-major [K][N] operand whose strips run along its rows: rows [0, kc) x
    columns [0, nc) -> dst[strip][k][R], columns past nc zero. Plain copies, R floats at a
-   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T). */
-static void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
+   time. B of llm_matmul (R = NR), and A stored transposed (R = MR, the backward's dY^T).
+   Inlined so that R is a constant and each row's copy is a few vector moves, not a call
+   to memcpy per 8 or 48 floats (the backward's GEMMs pack every operand this way). */
+LLM__WINLINE void llm__pack_cols(float *dst, const float *src, ptrdiff_t ld, int kc, int nc, const int R) {
     int j0, j, k;
     for (j0 = 0; j0 < nc; j0 += R, dst += (ptrdiff_t)kc * R) {
         int nr = nc - j0 < R ? nc - j0 : R;
@@ -15549,34 +15554,42 @@ LLMDEF llm_status llm_linear_backward(float *dx, float *dW, float *db, const flo
 }
 
 /* y = x r w with r = 1 / sqrt(mean(x^2) + eps), so dr/dx_j = -r^3 x_j / n:
-     dx_j += r w_j dy_j - (r^3 / n) x_j sum_i w_i dy_i x_i,   dw_i += r x_i dy_i. */
-LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
-                                       float eps) {
+     dx_j += r w_j dy_j - (r^3 / n) x_j sum_i w_i dy_i x_i,   dw_i += r x_i dy_i.
+   In two halves, so that a step can split rows for dx and columns for dw: one row's dx,
+   returning r, then dw's columns [i0, i1). */
+static float llm__rms_bwd_dx(float *dx, const float *dy, const float *x, const float *w, int n, float eps) {
     double ss = 0.0, dot = 0.0;
     float r, c;
     int i;
-    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
     for (i = 0; i < n; i++) {
         ss += (double)x[i] * x[i];
         dot += (double)(w ? w[i] : 1.0f) * dy[i] * x[i];
     }
     r = (float)(1.0 / LLM_SQRT(ss / n + eps));
     c = (float)((double)r * r * r * dot / n);
-    for (i = 0; i < n; i++) {
-        if (dx) dx[i] += r * (w ? w[i] : 1.0f) * dy[i] - c * x[i];
-        if (dw) dw[i] += r * x[i] * dy[i];
-    }
+    for (i = 0; dx && i < n; i++) dx[i] += r * (w ? w[i] : 1.0f) * dy[i] - c * x[i];
+    return r;
+}
+static void llm__rms_bwd_dw(float *dw, const float *dy, const float *x, float r, int64_t i0, int64_t i1) {
+    int64_t i;
+    for (i = i0; i < i1; i++) dw[i] += r * x[i] * dy[i];
+}
+LLMDEF llm_status llm_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, int n,
+                                       float eps) {
+    float r;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    r = llm__rms_bwd_dx(dx, dy, x, w, n, eps);
+    if (dw) llm__rms_bwd_dw(dw, dy, x, r, 0, n);
     return LLM_OK;
 }
 
 /* y = xh w + b with xh = (x - mean) r; with g = w dy:
-     dx += r (g - mean(g) - xh mean(g xh)),   dw += xh dy,   db += dy. */
-LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
-                                         const float *w, int n, float eps) {
+     dx += r (g - mean(g) - xh mean(g xh)),   dw += xh dy,   db += dy.
+   Split as RMSNorm's: one row's dx (returning r, and the mean in *mean_out), then dw and db. */
+static float llm__ln_bwd_dx(float *dx, const float *dy, const float *x, const float *w, int n, float eps, double *mean_out) {
     double mean = 0.0, var = 0.0, mg = 0.0, mgx = 0.0;
     float r;
     int i;
-    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
     for (i = 0; i < n; i++) mean += x[i];
     mean /= n;
     for (i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
@@ -15587,12 +15600,28 @@ LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const 
         mgx += g * (x[i] - mean) * r;
     }
     mg /= n, mgx /= n;
-    for (i = 0; i < n; i++) {
+    for (i = 0; dx && i < n; i++) {
         float xh = (float)((x[i] - mean) * r);
-        if (dx) dx[i] += r * (float)((w ? w[i] : 1.0f) * dy[i] - mg - xh * mgx);
-        if (dw) dw[i] += xh * dy[i];
+        dx[i] += r * (float)((w ? w[i] : 1.0f) * dy[i] - mg - xh * mgx);
+    }
+    *mean_out = mean;
+    return r;
+}
+static void llm__ln_bwd_dwb(float *dw, float *db, const float *dy, const float *x, double mean, float r, int64_t i0,
+                            int64_t i1) {
+    int64_t i;
+    for (i = i0; i < i1; i++) {
+        if (dw) dw[i] += (float)((x[i] - mean) * r) * dy[i];
         if (db) db[i] += dy[i];
     }
+}
+LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                         const float *w, int n, float eps) {
+    double mean;
+    float r;
+    if (!dy || !x || n <= 0 || !(eps >= 0.0f)) return LLM_EINVAL;
+    r = llm__ln_bwd_dx(dx, dy, x, w, n, eps, &mean);
+    llm__ln_bwd_dwb(dw, db, dy, x, mean, r, 0, n);
     return LLM_OK;
 }
 
@@ -15666,11 +15695,13 @@ static void llm__axpy(float *y, float a, const float *x, int n) {
 
 /* One KV head and its query heads: pass 1 finds each query row's softmax max and sum
    (online, Milakov & Gimelshein 2018), pass 2 rebuilds P_ij key by key and adds the four
-   products of the header comment. */
+   products of the header comment. Pass 1 keeps the first LLM__ATTB_KEYS scores, so pass 2
+   reads them instead of taking q . k again (the same bits: the same dot). */
+enum { LLM__ATTB_KEYS = 2048 };
 static void llm__attb_head(const llm__attb *a, int kh) {
     int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j;
     const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
-    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
+    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd, sc[LLM__ATTB_KEYS];
     for (h = kh * g; h < (kh + 1) * g; h++)
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
@@ -15678,12 +15709,13 @@ static void llm__attb_head(const llm__attb *a, int kh) {
             float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dot(doi, a->out + row, hd);
             for (j = 0; j <= i; j++) {
                 float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
+                if (j < LLM__ATTB_KEYS) sc[j] = s;
                 if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
                 else sum += LLM_EXPF(s - mx);
             }
             for (j = 0; j <= i; j++) {
                 const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
-                float p = LLM_EXPF(a->scale * llm__dot(qi, kj, hd) - mx) / sum;
+                float p = LLM_EXPF((j < LLM__ATTB_KEYS ? sc[j] : a->scale * llm__dot(qi, kj, hd)) - mx) / sum;
                 float ds = p * (llm__dot(doi, vj, hd) - Di) * a->scale;
                 llm__axpy(dV + (size_t)j * hd, p, doi, hd);
                 llm__axpy(dqi, ds, kj, hd);
@@ -15715,32 +15747,39 @@ LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const 
 
 /* ---- the loss --------------------------------------------------------------------------- */
 
+/* One token's row: its loss (0 when target < 0, dz then zeroed), dz written when not NULL. */
+static double llm__ce_row(float *dz, const float *z, int target, int vocab, float scale) {
+    float mx = -INFINITY;
+    double sum = 0.0, lse;
+    int i;
+    if (target < 0) {
+        if (dz) memset(dz, 0, sizeof(float) * (size_t)vocab);
+        return 0.0;
+    }
+    for (i = 0; i < vocab; i++)
+        if (z[i] > mx) mx = z[i];
+    for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
+    lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
+    if (dz) {
+        float zt = z[target]; /* read before dz overwrites it in place */
+        for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
+        dz[target] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
+        return lse - zt;
+    }
+    return lse - z[target];
+}
+
 LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
                                     int n_tokens, int vocab, float scale) {
     double total = 0.0;
-    int t, i, used = 0;
+    int t, used = 0;
     if (!logits || !target || n_tokens <= 0 || vocab <= 0) return LLM_EINVAL;
     for (t = 0; t < n_tokens; t++)
         if (target[t] >= vocab) return LLM_EINVAL;
     for (t = 0; t < n_tokens; t++) {
-        const float *z = logits + (size_t)t * vocab;
-        float *dz = dlogits ? dlogits + (size_t)t * vocab : NULL, mx = -INFINITY;
-        double sum = 0.0, lse;
-        if (target[t] < 0) {
-            if (dz) memset(dz, 0, sizeof(float) * (size_t)vocab);
-            continue;
-        }
-        for (i = 0; i < vocab; i++)
-            if (z[i] > mx) mx = z[i];
-        for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
-        lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
-        total += lse - z[target[t]];
-        used++;
-        if (dz) {
-            float zt = z[target[t]]; /* read before dz overwrites it in place */
-            for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
-            dz[target[t]] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
-        }
+        double l = llm__ce_row(dlogits ? dlogits + (size_t)t * vocab : NULL, logits + (size_t)t * vocab, target[t], vocab,
+                               scale);
+        if (target[t] >= 0) total += l, used++;
     }
     if (loss) *loss = used ? total / used : 0.0;
     if (counted) *counted = used;
@@ -15759,30 +15798,61 @@ LLMDEF llm_status llm_embedding_backward(float *dE, const float *dx, const int *
 
 /* ---- the optimizer ----------------------------------------------------------------------- */
 
-LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t) {
-    float b1, b2, eps, lr, wd, c1, c2;
-    int64_t i;
-    if (!p || !m || !v || !g || n <= 0 || !opt || t < 1) return LLM_EINVAL;
-    b1 = opt->beta1 > 0.0f ? opt->beta1 : 0.9f;
-    b2 = opt->beta2 > 0.0f ? opt->beta2 : 0.999f;
-    eps = opt->eps > 0.0f ? opt->eps : 1e-8f;
-    lr = opt->lr, wd = opt->weight_decay;
-    if (!(b1 < 1.0f) || !(b2 < 1.0f) || !(lr >= 0.0f) || !(wd >= 0.0f)) return LLM_EINVAL;
-    c1 = (float)(1.0 / (1.0 - LLM_POW(b1, (double)t))); /* bias corrections of the two moments */
-    c2 = (float)(1.0 / (1.0 - LLM_POW(b2, (double)t)));
-    for (i = 0; i < n; i++) {
-        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-        p[i] -= lr * (m[i] * c1 / (LLM_SQRTF(v[i] * c2) + eps) + wd * p[i]);
-    }
+/* The step's constants from opt: k = {b1, b2, eps, lr, weight_decay, c1, c2}, c1 and c2 the
+   bias corrections of the two moments; LLM_EINVAL for a field out of range. */
+static llm_status llm__adamw_consts(const llm_adamw *opt, int64_t t, float *k) {
+    k[0] = opt->beta1 > 0.0f ? opt->beta1 : 0.9f;
+    k[1] = opt->beta2 > 0.0f ? opt->beta2 : 0.999f;
+    k[2] = opt->eps > 0.0f ? opt->eps : 1e-8f;
+    k[3] = opt->lr, k[4] = opt->weight_decay;
+    if (!(k[0] < 1.0f) || !(k[1] < 1.0f) || !(k[3] >= 0.0f) || !(k[4] >= 0.0f)) return LLM_EINVAL;
+    k[5] = (float)(1.0 / (1.0 - LLM_POW(k[0], (double)t)));
+    k[6] = (float)(1.0 / (1.0 - LLM_POW(k[1], (double)t)));
     return LLM_OK;
+}
+/* n parameters with decay wd; the gradient read as g s (s != 1: clipping) and, with gzero,
+   zeroed once used: the training state's update in one pass instead of a scale, a step and
+   a memset. */
+static void llm__adamw_run(float *p, float *m, float *v, float *g, int64_t n, const float *k, float wd, float s, int gzero) {
+    const float b1 = k[0], b2 = k[1], eps = k[2], lr = k[3], c1 = k[5], c2 = k[6];
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        float gi = s != 1.0f ? g[i] * s : g[i];
+        m[i] = b1 * m[i] + (1.0f - b1) * gi;
+        v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+        p[i] -= lr * (m[i] * c1 / (LLM_SQRTF(v[i] * c2) + eps) + wd * p[i]);
+        if (gzero) g[i] = 0.0f;
+    }
+}
+LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, int64_t n, const llm_adamw *opt, int64_t t) {
+    float k[7];
+    if (!p || !m || !v || !g || n <= 0 || !opt || t < 1 || llm__adamw_consts(opt, t, k) != LLM_OK) return LLM_EINVAL;
+    llm__adamw_run(p, m, v, (float *)(uintptr_t)g, n, k, k[4], 1.0f, 0); /* g only read */
+    return LLM_OK;
+}
+
+/* The gradients' sum of squares in fixed chunks, each summed in order into its own double,
+   the chunks' sums added in order: the chunk size depends on n only, so a pool that sums
+   chunks in parallel (llm_train_update_ex) gets the serial bits. At most LLM__SS_CHUNKS
+   chunks of at least LLM__SS_MIN values. */
+enum { LLM__SS_CHUNKS = 1024, LLM__SS_MIN = 16384 };
+static int64_t llm__ss_chunk(int64_t n) {
+    int64_t c = (n + LLM__SS_CHUNKS - 1) / LLM__SS_CHUNKS;
+    return c > LLM__SS_MIN ? c : (int64_t)LLM__SS_MIN;
+}
+static double llm__ss_part(const float *g, int64_t n, int64_t chunk, int64_t ci) {
+    int64_t i, i1 = (ci + 1) * chunk < n ? (ci + 1) * chunk : n;
+    double ss = 0.0;
+    for (i = ci * chunk; i < i1; i++) ss += (double)g[i] * g[i];
+    return ss;
 }
 
 LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm) {
     double ss = 0.0, norm;
-    int64_t i;
+    int64_t i, chunk;
     if (!g || n <= 0) return 0.0;
-    for (i = 0; i < n; i++) ss += (double)g[i] * g[i];
+    chunk = llm__ss_chunk(n);
+    for (i = 0; i * chunk < n; i++) ss += llm__ss_part(g, n, chunk, i);
     norm = LLM_SQRT(ss);
     if (max_norm > 0.0 && norm > max_norm && norm < INFINITY) {
         float s = (float)(max_norm / norm);
@@ -16104,39 +16174,177 @@ LLMDEF llm_status llm_lora_merge(const llm_train *t, int layer, unsigned target,
     return LLM_OK;
 }
 
-/* The norm of a block (or the final one) on token rows, forward and backward. */
-static void llm__train_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b, int64_t n) {
-    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
+/* ---- the step's element-wise phases on the pool --------------------------------------------
+
+   Rows (tokens, or heads of tokens) are split by index, one contiguous range per thread,
+   and each row gets the same operations whatever the split, so these phases, like the
+   GEMMs, give bit-identical results for any thread count. A sum across rows (a norm's gain
+   and bias gradients) is split by columns instead, each column summed over the rows in
+   their order. Fewer than LLM__TR_MIN values run on the caller's thread. */
+enum { LLM__TR_MIN = 4096, LLM__TR_BLOCK = 256 }; /* LLM__TR_BLOCK: rows of a norm backward's two passes */
+typedef struct llm__tr llm__tr;
+struct llm__tr {
+    void (*fn)(const llm__tr *r, int64_t i0, int64_t i1);
+    int64_t first, n, width;     /* this run: items first..first+n-1; values per row */
+    float *o, *o2, *o3;          /* outputs */
+    const float *a, *b, *w, *wb; /* inputs, parameters */
+    int kind, heads, seq, zero;  /* LLM_NORM_* or LLM_FFN_*; RoPE's heads and sequence; zero dx first */
+    float eps, dir, scale;       /* a norm's eps; RoPE's direction; the loss gradient's scale */
+    const llm_rope *rope;
+    int64_t row0, nrows;         /* a norm backward's block of rows, and each one's r and mean */
+    float r[LLM__TR_BLOCK];
+    double mean[LLM__TR_BLOCK];
+    const int *target;           /* cross-entropy: the targets, and each row's loss */
+    double *loss;
+};
+static void llm__tr_task(void *ctx, int ith, int nth) {
+    const llm__tr *r = (const llm__tr *)ctx;
+    int64_t i0 = r->n * ith / nth, i1 = r->n * (ith + 1) / nth;
+    if (i0 < i1) r->fn(r, r->first + i0, r->first + i1);
+}
+/* items [first, first + n) of fn, `values` of work in all */
+static void llm__tr_run(llm__tr *r, void (*fn)(const llm__tr *, int64_t, int64_t), int64_t first, int64_t n,
+                        int64_t values, llm_threads *th) {
+    r->fn = fn, r->first = first, r->n = n;
+    llm_threads_run(values >= LLM__TR_MIN ? th : NULL, llm__tr_task, r);
+}
+
+static void llm__tr_zero(const llm__tr *r, int64_t i0, int64_t i1) {
+    memset(r->o + (size_t)(i0 * r->width), 0, sizeof(float) * (size_t)((i1 - i0) * r->width));
+}
+static void llm__tr_add(const llm__tr *r, int64_t i0, int64_t i1) {
+    for (; i0 < i1; i0++) llm_add(r->o + i0 * r->width, r->o + i0 * r->width, r->a + i0 * r->width, (int)r->width);
+}
+/* rows of width zeroed; o += a over rows */
+static void llm__train_zero(float *o, int64_t rows, int64_t width, llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = o, r.width = width;
+    llm__tr_run(&r, llm__tr_zero, 0, rows, rows * width, th);
+}
+static void llm__train_add(float *o, const float *a, int64_t rows, int64_t width, llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = o, r.a = a, r.width = width;
+    llm__tr_run(&r, llm__tr_add, 0, rows, rows * width, th);
+}
+
+/* Norm forward: o = Norm(a) per row, gain w, bias wb */
+static void llm__tr_norm(const llm__tr *r, int64_t i0, int64_t i1) {
+    for (; i0 < i1; i0++) {
+        size_t o = (size_t)(i0 * r->width);
+        if (r->kind == LLM_NORM_RMS) llm_rmsnorm(r->o + o, r->a + o, r->w, (int)r->width, r->eps);
+        else llm_layernorm(r->o + o, r->a + o, r->w, r->wb, (int)r->width, r->eps);
+    }
+}
+/* Norm backward, pass 1 over the block's rows: o += dx (zeroed first with zero) from dy a
+   and x b, keeping each row's r and mean; pass 2 over columns: dw o2 and db o3 summed over
+   the block's rows in order. */
+static void llm__tr_norm_dx(const llm__tr *r, int64_t i0, int64_t i1) {
+    llm__tr *m = (llm__tr *)(uintptr_t)r; /* each row writes only its own r and mean */
+    for (; i0 < i1; i0++) {
+        size_t o = (size_t)(i0 * r->width);
+        float *dx = r->o ? r->o + o : NULL;
+        if (dx && r->zero) memset(dx, 0, sizeof(float) * (size_t)r->width);
+        if (r->kind == LLM_NORM_RMS) m->r[i0 - r->row0] = llm__rms_bwd_dx(dx, r->a + o, r->b + o, r->w, (int)r->width, r->eps);
+        else m->r[i0 - r->row0] = llm__ln_bwd_dx(dx, r->a + o, r->b + o, r->w, (int)r->width, r->eps, &m->mean[i0 - r->row0]);
+    }
+}
+static void llm__tr_norm_dw(const llm__tr *r, int64_t j0, int64_t j1) {
     int64_t i;
-    for (i = 0; i < n; i++) {
-        size_t o = (size_t)i * c->d_model;
-        if (c->norm == LLM_NORM_RMS) llm_rmsnorm(out + o, x + o, w, c->d_model, eps);
-        else llm_layernorm(out + o, x + o, w, b, c->d_model, eps);
+    for (i = 0; i < r->nrows; i++) {
+        size_t o = (size_t)((r->row0 + i) * r->width);
+        if (r->kind != LLM_NORM_RMS) llm__ln_bwd_dwb(r->o2, r->o3, r->a + o, r->b + o, r->mean[i], r->r[i], j0, j1);
+        else if (r->o2) llm__rms_bwd_dw(r->o2, r->a + o, r->b + o, r->r[i], j0, j1);
+    }
+}
+
+/* The norm of a block (or the final one) on token rows, forward and backward. */
+static float llm__train_eps(const llm_config *c) { return c->norm_eps > 0.0f ? c->norm_eps : 1e-5f; }
+static void llm__train_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b, int64_t n,
+                            llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = out, r.a = x, r.w = w, r.wb = b, r.width = c->d_model, r.kind = c->norm, r.eps = llm__train_eps(c);
+    llm__tr_run(&r, llm__tr_norm, 0, n, n * c->d_model, th);
+}
+/* rows of width: dx += (with zero: =) the input's gradient, dw and db += the sums */
+static void llm__train_norm_bwd_ex(int kind, float eps, float *dx, float *dw, float *db, const float *dy, const float *x,
+                                   const float *w, int64_t rows, int64_t width, int zero, llm_threads *th) {
+    llm__tr r;
+    int64_t b0;
+    memset(&r, 0, sizeof r);
+    r.o = dx, r.o2 = dw, r.o3 = db, r.a = dy, r.b = x, r.w = w, r.width = width, r.kind = kind, r.eps = eps, r.zero = zero;
+    for (b0 = 0; b0 < rows; b0 += LLM__TR_BLOCK) {
+        r.row0 = b0, r.nrows = rows - b0 < LLM__TR_BLOCK ? rows - b0 : (int64_t)LLM__TR_BLOCK;
+        llm__tr_run(&r, llm__tr_norm_dx, b0, r.nrows, r.nrows * width, th);
+        if (dw || db) llm__tr_run(&r, llm__tr_norm_dw, 0, width, r.nrows * width, th);
     }
 }
 static void llm__train_norm_bwd(const llm_config *c, float *dx, float *dw, float *db, const float *dy, const float *x,
-                                const float *w, int64_t n) {
-    float eps = c->norm_eps > 0.0f ? c->norm_eps : 1e-5f;
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        size_t o = (size_t)i * c->d_model;
-        if (c->norm == LLM_NORM_RMS) llm_rmsnorm_backward(dx + o, dw, dy + o, x + o, w, c->d_model, eps);
-        else llm_layernorm_backward(dx + o, dw, db, dy + o, x + o, w, c->d_model, eps);
-    }
+                                const float *w, int64_t n, llm_threads *th) {
+    llm__train_norm_bwd_ex(c->norm, llm__train_eps(c), dx, dw, db, dy, x, w, n, c->d_model, 0, th);
 }
 
 /* qk_norm: RMSNorm of each head of hd (rows of heads), out of place, and its backward
    into dx (zeroed here) and dw; the model's rule (llm__model_head_norm) on training rows. */
-static void llm__train_head_norm(const llm_config *c, float *out, const float *x, const float *w, int64_t rows, int hd) {
-    int64_t i;
-    for (i = 0; i < rows; i++) llm_rmsnorm(out + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+static void llm__train_head_norm(const llm_config *c, float *out, const float *x, const float *w, int64_t rows, int hd,
+                                 llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = out, r.a = x, r.w = w, r.width = hd, r.kind = LLM_NORM_RMS, r.eps = llm__model_eps(c);
+    llm__tr_run(&r, llm__tr_norm, 0, rows, rows * hd, th);
 }
 static void llm__train_head_norm_bwd(const llm_config *c, float *dx, float *dw, const float *dy, const float *x,
-                                     const float *w, int64_t rows, int hd) {
-    int64_t i;
-    memset(dx, 0, sizeof(float) * (size_t)(rows * hd));
-    for (i = 0; i < rows; i++)
-        llm_rmsnorm_backward(dx + (size_t)i * hd, dw, dy + (size_t)i * hd, x + (size_t)i * hd, w, hd, llm__model_eps(c));
+                                     const float *w, int64_t rows, int hd, llm_threads *th) {
+    llm__train_norm_bwd_ex(LLM_NORM_RMS, llm__model_eps(c), dx, dw, NULL, dy, x, w, rows, hd, 1, th);
+}
+
+/* The FFN's activation per token row, o = act(a) [* b], and its backward: o (dgate) and o2
+   (dup) = the gradients from dy w, gate a and up b */
+static void llm__tr_glu(const llm__tr *r, int64_t i0, int64_t i1) {
+    for (; i0 < i1; i0++) {
+        size_t o = (size_t)(i0 * r->width);
+        if (r->kind == LLM_FFN_SWIGLU) llm_swiglu(r->o + o, r->a + o, r->b + o, (int)r->width);
+        else if (r->kind == LLM_FFN_GEGLU) llm__geglu(r->o + o, r->a + o, r->b + o, (int)r->width);
+        else llm_gelu(r->o + o, r->a + o, (int)r->width);
+    }
+}
+static void llm__tr_glu_bwd(const llm__tr *r, int64_t i0, int64_t i1) {
+    for (; i0 < i1; i0++) {
+        size_t o = (size_t)(i0 * r->width);
+        int n = (int)r->width;
+        memset(r->o + o, 0, sizeof(float) * (size_t)n);
+        if (r->kind != LLM_FFN_GELU) memset(r->o2 + o, 0, sizeof(float) * (size_t)n);
+        if (r->kind == LLM_FFN_SWIGLU) llm_swiglu_backward(r->o + o, r->o2 + o, r->w + o, r->a + o, r->b + o, n);
+        else if (r->kind == LLM_FFN_GEGLU) llm_geglu_backward(r->o + o, r->o2 + o, r->w + o, r->a + o, r->b + o, n);
+        else llm_gelu_backward(r->o + o, r->w + o, r->a + o, n);
+    }
+}
+
+/* RoPE on token rows [i0, i1) of sequences of seq tokens (position = row % seq), forward
+   (dir 1) or backward (-1); the table holds seq positions (llm__train_setup), so the
+   rotation cannot fail. */
+static void llm__tr_rope(const llm__tr *r, int64_t i0, int64_t i1) {
+    while (i0 < i1) {
+        int64_t pos = i0 % r->seq, cnt = r->seq - pos < i1 - i0 ? r->seq - pos : i1 - i0;
+        (void)llm__rope_rotate(r->rope, r->o + (size_t)(i0 * r->width), (int)cnt, r->heads, (int)pos, r->dir);
+        i0 += cnt;
+    }
+}
+static void llm__train_rope(const llm_train *t, float *x, int64_t n, int heads, float dir, llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = x, r.rope = &t->rope, r.seq = t->seq, r.heads = heads, r.dir = dir, r.width = (int64_t)heads * t->rope.head_dim;
+    llm__tr_run(&r, llm__tr_rope, 0, n, n * r.width, th);
+}
+
+/* Cross-entropy per token row (llm__ce_row): dlogits o in place over the logits a, each
+   row's loss into loss[row], summed afterwards in row order as llm_cross_entropy sums. */
+static void llm__tr_ce(const llm__tr *r, int64_t i0, int64_t i1) {
+    for (; i0 < i1; i0++)
+        r->loss[i0] = llm__ce_row(r->o + (size_t)(i0 * r->width), r->a + (size_t)(i0 * r->width), r->target[i0],
+                                  (int)r->width, r->scale);
 }
 
 /* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V) */
@@ -16255,9 +16463,8 @@ static llm_status llm__tlin_bwd(const llm_train *t, const llm__lbuf *lb, int l, 
 /* Post-norm's x = Norm(y) backward: dy = Norm'(y)^T dx, through the tmp rows, back into
    dx (the gradient of the sum y that both the residual and the sub-layer feed). */
 static void llm__train_renorm_bwd(const llm_config *c, float *dx, float *tmp, float *dw, float *db, const float *y,
-                                  const float *w, int64_t n) {
-    memset(tmp, 0, sizeof(float) * (size_t)(n * c->d_model));
-    llm__train_norm_bwd(c, tmp, dw, db, dx, y, w, n);
+                                  const float *w, int64_t n, llm_threads *th) {
+    llm__train_norm_bwd_ex(c->norm, llm__train_eps(c), tmp, dw, db, dx, y, w, n, c->d_model, 1, th);
     memcpy(dx, tmp, sizeof(float) * (size_t)(n * c->d_model));
 }
 
@@ -16269,51 +16476,48 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
                                        float *tk, float *tv, float *ty, llm_threads *th) {
     const llm_config *c = &t->config;
     const llm_layer_weights *w = &t->layers[l];
-    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c), i;
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c);
     int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     int B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, b, post = c->post_norm;
     const float *in1 = post ? s->x : s->xn1, *in2 = post ? s->xm : s->xn2; /* what each sub-layer reads */
+    llm__tr r;
     llm_status st;
 #define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
-    if (!post) llm__train_norm(c, s->xn1, s->x, w->attn_norm, w->attn_norm_b, n);
+    if (!post) llm__train_norm(c, s->xn1, s->x, w->attn_norm, w->attn_norm_b, n, th);
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WQ, c->qk_norm ? s->qp : s->q, in1, &w->wq, w->bq, n, th));
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WK, c->qk_norm ? s->kp : tk, in1, &w->wk, w->bk, n, th));
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WV, tv, in1, &w->wv, w->bv, n, th));
     if (c->qk_norm) { /* each head of q and k normed on its own (Qwen3), before the rotation */
-        llm__train_head_norm(c, s->q, s->qp, w->q_norm, n * H, (int)hd);
-        llm__train_head_norm(c, tk, s->kp, w->k_norm, n * Hkv, (int)hd);
+        llm__train_head_norm(c, s->q, s->qp, w->q_norm, n * H, (int)hd, th);
+        llm__train_head_norm(c, tk, s->kp, w->k_norm, n * Hkv, (int)hd, th);
     }
-    if (c->pos == LLM_POS_ROPE)
-        for (b = 0; b < B; b++) {
-            LLM__TRY(llm_rope_apply_tokens(&t->rope, s->q + (size_t)b * T * qd, T, H, 0));
-            LLM__TRY(llm_rope_apply_tokens(&t->rope, tk + (size_t)b * T * kvd, T, Hkv, 0));
-        }
+    if (c->pos == LLM_POS_ROPE) {
+        llm__train_rope(t, s->q, n, H, 1.0f, th);
+        llm__train_rope(t, tk, n, Hkv, 1.0f, th);
+    }
     llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1);
     llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1);
     for (b = 0; b < B; b++)
         LLM__TRY(llm_attention(s->att + (size_t)b * T * qd, s->q + (size_t)b * T * qd, s->k + (size_t)b * T * kvd,
                                s->v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WO, ty, s->att, &w->wo, w->bo, n, th));
-    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+    llm__train_add(x, ty, n, d, th);
     if (post) { /* post-norm: x = Norm(x + Attn(x)) */
         memcpy(s->xn1, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, x, s->xn1, w->attn_norm, w->attn_norm_b, n);
+        llm__train_norm(c, x, s->xn1, w->attn_norm, w->attn_norm_b, n, th);
     }
     memcpy(s->xm, x, sizeof(float) * (size_t)(n * d));
-    if (!post) llm__train_norm(c, s->xn2, s->xm, w->ffn_norm, w->ffn_norm_b, n);
+    if (!post) llm__train_norm(c, s->xn2, s->xm, w->ffn_norm, w->ffn_norm_b, n, th);
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_W1, s->g, in2, &w->w1, w->b1, n, th));
     if (c->ffn != LLM_FFN_GELU) LLM__TRY(llm__tlin(t, lb, l, LLM__T_W3, s->u, in2, &w->w3, w->b3, n, th));
-    for (i = 0; i < n; i++) {
-        size_t o = (size_t)(i * ff);
-        if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu(s->h + o, s->g + o, s->u + o, (int)ff);
-        else if (c->ffn == LLM_FFN_GEGLU) llm__geglu(s->h + o, s->g + o, s->u + o, (int)ff);
-        else llm_gelu(s->h + o, s->g + o, (int)ff);
-    }
+    memset(&r, 0, sizeof r);
+    r.o = s->h, r.a = s->g, r.b = s->u, r.width = ff, r.kind = c->ffn;
+    llm__tr_run(&r, llm__tr_glu, 0, n, n * ff, th);
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_W2, ty, s->h, &w->w2, w->b2, n, th));
-    for (i = 0; i < n; i++) llm_add(x + i * d, x + i * d, ty + i * d, (int)d);
+    llm__train_add(x, ty, n, d, th);
     if (post) { /* x = Norm(xm + FFN(xm)) */
         memcpy(s->xn2, x, sizeof(float) * (size_t)(n * d));
-        llm__train_norm(c, x, s->xn2, w->ffn_norm, w->ffn_norm_b, n);
+        llm__train_norm(c, x, s->xn2, w->ffn_norm, w->ffn_norm_b, n, th);
     }
 #undef LLM__TRY
     return LLM_OK;
@@ -16324,6 +16528,8 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     const llm_config *c;
     int64_t n, d, hd, qd, kvd, ff, pl, top, wk, fixed, i;
     int B, T, H, Hkv, V, l, b, counted = 0, gated, post;
+    double total;
+    llm__tr r;
     float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G;
     llm__lbuf lb;
     llm_status st;
@@ -16362,16 +16568,23 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
     }
     memcpy(xL, x, sizeof(float) * (size_t)(n * d));
-    llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n);
+    llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n, th);
     LLM__TRY(llm__tlin(t, &lb, -1, -1, logits, xf, &t->weights.lm_head, NULL, n, th));
-    LLM__TRY(llm_cross_entropy(logits, loss, NULL, logits, targets, (int)n, V,
-                               grad_scale != 0.0f ? grad_scale : counted ? 1.0f / (float)counted : 0.0f));
+    /* the loss, llm_cross_entropy's rows on the pool: each row's loss goes into x and dx
+       (2 n d floats, free until the backward), then the sum in row order */
+    memset(&r, 0, sizeof r);
+    r.o = logits, r.a = logits, r.width = V, r.target = targets, r.loss = (double *)(void *)x;
+    r.scale = grad_scale != 0.0f ? grad_scale : counted ? 1.0f / (float)counted : 0.0f;
+    llm__tr_run(&r, llm__tr_ce, 0, n, n * V, th);
+    for (i = 0, total = 0.0; i < n; i++)
+        if (targets[i] >= 0) total += r.loss[i];
+    if (loss) *loss = counted ? total / counted : 0.0;
 
     /* ---- backward, in the reverse order ---- */
-    memset(dx, 0, sizeof(float) * (size_t)(n * d));
-    memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+    llm__train_zero(dx, n, d, th);
+    llm__train_zero(dxn, n, d, th);
     LLM__TRY(llm__tlin_bwd(t, &lb, -1, -1, dxn, logits, xf, &t->weights.lm_head, n, th));
-    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, t->weights.out_norm, n);
+    llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, t->weights.out_norm, n, th);
     for (l = c->n_layers - 1; l >= 0; l--) {
         const llm_layer_weights *w = &t->layers[l];
         llm__tbuf s = llm__train_layer_bufs(t, l);
@@ -16382,30 +16595,25 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         }
         /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
         if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), s.xn2,
-                                        w->ffn_norm, n);
-        memset(dh, 0, sizeof(float) * (size_t)(n * ff));
+                                        w->ffn_norm, n, th);
+        llm__train_zero(dh, n, ff, th);
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
-        memset(dg, 0, sizeof(float) * (size_t)(n * ff));
-        memset(du, 0, sizeof(float) * (size_t)(n * ff));
-        for (i = 0; i < n; i++) {
-            size_t o = (size_t)(i * ff);
-            if (c->ffn == LLM_FFN_SWIGLU) llm_swiglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
-            else if (c->ffn == LLM_FFN_GEGLU) llm_geglu_backward(dg + o, du + o, dh + o, s.g + o, s.u + o, (int)ff);
-            else llm_gelu_backward(dg + o, dh + o, s.g + o, (int)ff);
-        }
-        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        memset(&r, 0, sizeof r); /* dg and du (zeroed per row) from dh */
+        r.o = dg, r.o2 = du, r.w = dh, r.a = s.g, r.b = s.u, r.width = ff, r.kind = c->ffn;
+        llm__tr_run(&r, llm__tr_glu_bwd, 0, n, n * ff, th);
+        llm__train_zero(dxn, n, d, th);
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W1, dxn, dg, in2, &w->w1, n, th));
         if (gated) LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W3, dxn, du, in2, &w->w3, n, th));
-        if (post) for (i = 0; i < n; i++) llm_add(dx + i * d, dx + i * d, dxn + i * d, (int)d);
-        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n);
+        if (post) llm__train_add(dx, dxn, n, d, th);
+        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n, th);
         /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1); post-norm: x = Norm(x + Attn(x)) */
         if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), s.xn1,
-                                        w->attn_norm, n);
-        memset(datt, 0, sizeof(float) * (size_t)(n * qd));
+                                        w->attn_norm, n, th);
+        llm__train_zero(datt, n, qd, th);
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WO, datt, dx, s.att, &w->wo, n, th));
-        memset(dq, 0, sizeof(float) * (size_t)(n * qd));
-        memset(dk, 0, sizeof(float) * (size_t)(n * kvd));
-        memset(dv, 0, sizeof(float) * (size_t)(n * kvd));
+        llm__train_zero(dq, n, qd, th);
+        llm__train_zero(dk, n, kvd, th);
+        llm__train_zero(dv, n, kvd, th);
         for (b = 0; b < B; b++) {
             size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
             LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
@@ -16413,22 +16621,21 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         }
         llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0);
         llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0); /* dk now holds dV token-major */
-        if (c->pos == LLM_POS_ROPE)
-            for (b = 0; b < B; b++) {
-                LLM__TRY(llm_rope_backward(&t->rope, dq + (size_t)b * T * qd, T, H, 0));
-                LLM__TRY(llm_rope_backward(&t->rope, dkt + (size_t)b * T * kvd, T, Hkv, 0));
-            }
+        if (c->pos == LLM_POS_ROPE) {
+            llm__train_rope(t, dq, n, H, -1.0f, th);
+            llm__train_rope(t, dkt, n, Hkv, -1.0f, th);
+        }
         if (c->qk_norm) { /* through the head norms: dq into datt, dk into dv (both free now) */
             float *gq = LLM__G(LLM__L(l, LLM__T_QN)), *gk = LLM__G(LLM__L(l, LLM__T_KN));
-            llm__train_head_norm_bwd(c, datt, gq, dq, s.qp, w->q_norm, n * H, (int)hd);
-            llm__train_head_norm_bwd(c, dv, gk, dkt, s.kp, w->k_norm, n * Hkv, (int)hd);
+            llm__train_head_norm_bwd(c, datt, gq, dq, s.qp, w->q_norm, n * H, (int)hd, th);
+            llm__train_head_norm_bwd(c, dv, gk, dkt, s.kp, w->k_norm, n * Hkv, (int)hd, th);
         }
-        memset(dxn, 0, sizeof(float) * (size_t)(n * d));
+        llm__train_zero(dxn, n, d, th);
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WQ, dxn, c->qk_norm ? datt : dq, in1, &w->wq, n, th));
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WK, dxn, c->qk_norm ? dv : dkt, in1, &w->wk, n, th));
         LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WV, dxn, dk, in1, &w->wv, n, th));
-        if (post) for (i = 0; i < n; i++) llm_add(dx + i * d, dx + i * d, dxn + i * d, (int)d);
-        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n);
+        if (post) llm__train_add(dx, dxn, n, d, th);
+        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n, th);
     }
     if (LLM__G(LLM__T_POS))
         for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
@@ -16441,31 +16648,59 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     return LLM_OK;
 }
 
-LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
+/* The update on the pool: the sum of squares' chunks (llm__ss_part) split by index, then
+   AdamW over parameter ranges split by index, gradients scaled by the clip and zeroed in
+   the same pass; element by element, so any split gives the same bits. */
+typedef struct llm__upd {
+    llm_train *t;
+    double *part;          /* [chunks] the sums of squares */
+    int64_t chunk, chunks;
+    const float *k;        /* llm__adamw_consts */
+    float s;               /* the clip's scale, 1 for none */
+} llm__upd;
+static void llm__upd_norm(void *ctx, int ith, int nth) {
+    const llm__upd *u = (const llm__upd *)ctx;
+    int64_t c, c1 = u->chunks * (ith + 1) / nth;
+    for (c = u->chunks * ith / nth; c < c1; c++) u->part[c] = llm__ss_part(u->t->grads, u->t->n_params, u->chunk, c);
+}
+static void llm__upd_adamw(void *ctx, int ith, int nth) {
     static const char decays[LLM__T_LAYER] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0};
-    double norm;
-    int64_t slot, base_end;
-    llm_adamw o;
-    llm_status st;
-    if (!t || !t->params || !opt) return LLM_EINVAL;
-    norm = llm_clip_grad_norm(t->grads, t->n_params, clip);
-    if (grad_norm) *grad_norm = norm;
-    if (!(norm < INFINITY)) return LLM_ERANGE;
-    t->step++;
-    base_end = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
+    const llm__upd *u = (const llm__upd *)ctx;
+    llm_train *t = u->t;
+    int64_t slot, p0 = t->n_params * ith / nth, p1 = t->n_params * (ith + 1) / nth;
+    int64_t base_end = LLM__T_GLOBAL + (int64_t)t->config.n_layers * LLM__T_LAYER;
     for (slot = 0; slot < llm__train_nslots(&t->config); slot++) {
         /* decay matrices, embeddings and adapters, not gains or biases */
         int decay = slot >= base_end ? 1 : slot >= LLM__T_GLOBAL ? decays[(slot - LLM__T_GLOBAL) % LLM__T_LAYER]
                                          : slot == LLM__T_EMB || slot == LLM__T_POS || slot == LLM__T_HEAD;
-        if (t->off[slot] < 0) continue;
-        o = *opt;
-        if (!decay) o.weight_decay = 0.0f;
-        st = llm_adamw_step(t->params + t->off[slot], t->m + t->off[slot], t->v + t->off[slot], t->grads + t->off[slot],
-                            t->len[slot], &o, t->step);
-        if (st != LLM_OK) return st;
+        int64_t a = t->off[slot], b = a + t->len[slot]; /* this slot's part of [p0, p1) */
+        if (a < 0) continue;
+        a = a > p0 ? a : p0, b = b < p1 ? b : p1;
+        if (a < b) llm__adamw_run(t->params + a, t->m + a, t->v + a, t->grads + a, b - a, u->k, decay ? u->k[4] : 0.0f, u->s, 1);
     }
-    llm_train_zero_grad(t);
+}
+
+LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm, llm_threads *th) {
+    double part[LLM__SS_CHUNKS], ss = 0.0, norm;
+    float k[7];
+    llm__upd u;
+    int64_t c;
+    if (!t || !t->params || !opt || llm__adamw_consts(opt, t->step + 1, k) != LLM_OK) return LLM_EINVAL;
+    if ((double)t->n_params < 2.0 * LLM__SS_MIN) th = NULL; /* one chunk or two: not worth a hand-off */
+    u.t = t, u.part = part, u.k = k, u.s = 1.0f;
+    u.chunk = llm__ss_chunk(t->n_params), u.chunks = (t->n_params + u.chunk - 1) / u.chunk;
+    llm_threads_run(th, llm__upd_norm, &u);
+    for (c = 0; c < u.chunks; c++) ss += part[c]; /* in chunk order: llm_clip_grad_norm's sum */
+    norm = LLM_SQRT(ss);
+    if (grad_norm) *grad_norm = norm;
+    if (!(norm < INFINITY)) return LLM_ERANGE;
+    if (clip > 0.0 && norm > clip) u.s = (float)(clip / norm);
+    t->step++;
+    llm_threads_run(th, llm__upd_adamw, &u);
     return LLM_OK;
+}
+LLMDEF llm_status llm_train_update(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm) {
+    return llm_train_update_ex(t, opt, clip, grad_norm, NULL);
 }
 
 

@@ -7,7 +7,10 @@
    those). Peer
    measured on this machine (issue 14): PyTorch 1.13 CPU fp32, same shape and batch, 8.0 s
    a step on one thread (128 tokens/s), 6.8 s on two. Targets: >= 50 % of the FMA roof on
-   one thread, >= 1.8x one thread on two. */
+   one thread, >= 1.8x one thread on two.
+   `bench_train step [threads] [steps]` runs steps (default 2: the first one also faults in
+   the activations' pages) and nothing else (no roofs, no LoRA): wall and per-thread CPU
+   seconds of each step's forward + backward and update, for profiling a step. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -76,6 +79,39 @@ static void q4k_block(unsigned char *o, const float *x) {
         }
 }
 
+/* each pool thread's CPU clock, by ith */
+static void cpu_task(void *p, int ith, int nth) {
+    struct timespec ts;
+    (void)nth;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    ((double *)p)[ith & 7] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* steps of t at nt threads: wall and each thread's CPU seconds, for the step and the update */
+static int some_steps(llm_train *t, const int *tok, const int *tgt, int nt, int steps) {
+    llm_threads *th = NULL;
+    llm_adamw opt;
+    double c0[8], c1[8], c2[8], w0, w1, w2, loss, gn;
+    int i, r;
+    memset(&opt, 0, sizeof opt);
+    opt.lr = 1e-4f;
+    if (nt > 1 && llm_threads_create(&th, nt) != LLM_OK) return 1;
+    nt = llm_threads_count(th) < 8 ? llm_threads_count(th) : 8;
+    for (r = 0; r < steps; r++) {
+        llm_threads_run(th, cpu_task, c0), w0 = roofs_now();
+        if (llm_train_step(t, tok, tgt, 0.0f, &loss, th) != LLM_OK) return 1;
+        w1 = roofs_now(), llm_threads_run(th, cpu_task, c1);
+        if (llm_train_update_ex(t, &opt, 1.0, &gn, th) != LLM_OK) return 1;
+        w2 = roofs_now(), llm_threads_run(th, cpu_task, c2);
+        printf("  step %d, %d thread%s: loss %.6f, grad norm %.6f; forward+backward %.2f s wall, update %.3f s wall\n", r + 1,
+               nt, nt > 1 ? "s" : "", loss, gn, w1 - w0, w2 - w1);
+        for (i = 0; i < nt; i++)
+            printf("    thread %d CPU: forward+backward %.2f s, update %.3f s\n", i, c1[i] - c0[i], c2[i] - c1[i]);
+    }
+    if (th) llm_threads_free(th);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     llm_config c = shape();
     double flops_tok, roof[3];
@@ -90,6 +126,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (i = 0; i < B * T; i++) tok[i] = (int)(llm_xorshift_u32(&s) % 32000u), tgt[i] = (int)(llm_xorshift_u32(&s) % 32000u);
+    if (argc > 1 && strcmp(argv[1], "step") == 0) return some_steps(&t, tok, tgt, argc > 2 ? atoi(argv[2]) : 1, argc > 3 ? atoi(argv[3]) : 2);
     flops_tok = 6.0 * (double)t.n_params + 6.0 * c.n_layers * T * c.d_model; /* 12 L T d, halved by the causal mask */
     printf("bench_train: %s, %.1f M parameters, batch %d x %d, %.2f GB of state (llm_train_bytes), %.2f GFLOP per step\n",
            c.name, (double)t.n_params / 1e6, B, T, (double)bytes / 1e9, flops_tok * B * T / 1e9);
