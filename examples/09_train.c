@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
             for (i = 0; i < SEQ; i++) tok[b * SEQ + i] = text[at + i], tgt[b * SEQ + i] = text[at + i + 1];
         }
         opt.lr = llm_lr_cosine(step, steps / 10 + 1, steps, 3e-3f, 3e-4f);
-        if (llm_train_step(&t, tok, tgt, 0.0f, &loss, th) != LLM_OK || llm_train_update(&t, &opt, 1.0, &gn) != LLM_OK) {
+        if (llm_train_step(&t, tok, tgt, 0.0f, &loss, th) != LLM_OK || llm_train_update_ex(&t, &opt, 1.0, &gn, th) != LLM_OK) {
             fprintf(stderr, "09_train: step %d failed\n", step);
             return 1;
         }
