@@ -12785,10 +12785,9 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
     char path[4096], *base, name[256];
     void *mem = NULL;
     unsigned char *data;
-    size_t len, n = 0, i;
-    llm_json_tok *t = NULL;
-    int64_t wm = 0;
-    uint32_t k, j;
+    size_t len;
+    llm__hf_index ix;
+    int k;
     llm_status e;
     FILE *f;
     if (why) *why = "";
@@ -12804,34 +12803,15 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
         fclose(f);
         return llm__shapes_file(s, path, 1, why);
     }
-    /* sharded: the files weight_map names, each once (in order of first mention) */
+    /* sharded: the files weight_map names, each once (in order of first mention), read by
+       llm_hf_load_dir's own index reader */
     llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
     if (llm__read_file(path, 0, &mem, &base, &data, &len, why) != LLM_OK)
         LLM__FFAIL(why, "no model.safetensors or model.safetensors.index.json in the directory", LLM_EIO);
-    e = llm_json_parse((const char *)data, len, NULL, 0, &n, why);
-    if (e == LLM_ERANGE && (t = (llm_json_tok *)LLM_MALLOC(n * sizeof *t)) != NULL)
-        e = llm_json_parse((const char *)data, len, t, n, &n, why);
-    else if (e == LLM_ERANGE) {
-        e = LLM_ENOMEM;
-        if (why) *why = "out of memory";
-    }
-    if (e == LLM_OK && (t[0].type != LLM_JSON_OBJECT || (wm = llm_json_find((const char *)data, t, n, 0, "weight_map")) < 0 ||
-                        t[wm].type != LLM_JSON_OBJECT || t[wm].n == 0)) {
-        e = LLM_EFORMAT;
-        if (why) *why = "model.safetensors.index.json has no weight_map object";
-    }
-    for (k = 0, i = (size_t)wm + 1; e == LLM_OK && k < t[wm].n; k++, i = t[i + 1].next) {
-        const llm_json_tok *v = &t[i + 1];
-        int seen = 0;
-        size_t q;
-        if (v->type != LLM_JSON_STRING || llm_json_str((const char *)data, v, name, sizeof name, NULL) != LLM_OK ||
-            !name[0] || name[0] == '.' || strchr(name, '/') || strchr(name, '\\')) {
-            e = LLM_EFORMAT;
-            if (why) *why = "model.safetensors.index.json: a weight_map value is not a file name in the directory";
-            break;
-        }
-        for (j = 0, q = (size_t)wm + 1; j < k && !seen; j++, q = t[q + 1].next) seen = llm_json_eq((const char *)data, &t[q + 1], name);
-        if (seen) continue;
+    e = llm__hf_index_parse(&ix, (const char *)data, len, s->why, sizeof s->why, why);
+    for (k = 0; e == LLM_OK && k < ix.n_shards; k++) {
+        memcpy(name, ix.shards[k].s, ix.shards[k].n);
+        name[ix.shards[k].n] = '\0';
         if (!llm__path_join(path, sizeof path, dir, name)) {
             e = LLM_EINVAL;
             if (why) *why = "a shard's path is too long";
@@ -12839,7 +12819,7 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
         }
         e = llm__shapes_file(s, path, 1, why);
     }
-    if (t) LLM_FREE(t);
+    llm__hf_index_free(&ix);
     LLM_FREE(mem);
     return e;
 }
