@@ -62,9 +62,9 @@
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
-       LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file read-only
-                           (mmap) instead of reading it into memory; the weights point into the
-                           mapping, which llm_model_free unmaps (implementation file)
+       LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file (every
+                           shard) read-only (mmap) instead of reading it into memory; the weights
+                           point into the mappings, which llm_model_free unmaps (implementation file)
        LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
                            tiles on the stack: the calling thread needs ~256 KiB free too)
 
