@@ -12636,13 +12636,13 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
         names = ix.shards, n = ix.n_shards, indexed = 1;
     }
     /* each shard's header sizes its tables; then one block for all */
-    stb = (size_t *)LLM_MALLOC((size_t)n * (sizeof *stb + 2 * sizeof *fsize));
-    if (!stb) {
+    fsize = (uint64_t *)LLM_MALLOC((size_t)n * (2 * sizeof *fsize + sizeof *stb)); /* the 64-bit arrays first: aligned */
+    if (!fsize) {
         e = LLM_ENOMEM;
         if (why) *why = "out of memory";
         goto fail;
     }
-    fsize = (uint64_t *)(void *)(stb + n), off = fsize + n;
+    off = fsize + n, stb = (size_t *)(void *)(off + n);
     auxn = llm_hf_aux_floats(&c);
     off_aux = LLM__MALIGN((uint64_t)c.n_layers * sizeof(llm_layer_weights));
     off_sts = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
@@ -12724,14 +12724,14 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     }
     llm__hf_index_free(&ix);
     if (imem) LLM_FREE(imem);
-    LLM_FREE(stb);
+    LLM_FREE(fsize);
     LLM_FREE(cmem);
     m->owned = mem;
     return LLM_OK;
 fail:
     llm__hf_index_free(&ix);
     if (imem) LLM_FREE(imem);
-    if (stb) LLM_FREE(stb);
+    if (fsize) LLM_FREE(fsize);
     llm__file_free(mem);
     if (cmem) LLM_FREE(cmem);
     return e;

@@ -942,6 +942,19 @@ static void test_sharded(void) {
         snprintf(from, sizeof from, ", \"%s\": \"model-00003-of-00003.safetensors\"", t[count - 1].name);
         put_sharded(dir, cfg, t, count, 3, replace(idx, from, ""));
         expect_dir("a shard's tensor not in the index", dir, LLM_EFORMAT, t[count - 1].name, n);
+        /* the index of shards 1 and 2 only, shard 3 in the directory: its tensors are missing */
+        {
+            static char two[1 << 16];
+            int k = snprintf(two, sizeof two, "{\"weight_map\": {"), first = 1;
+            for (i = 0; i < count; i++)
+                if (stw_shard_of(i, count, 3) < 2)
+                    k += snprintf(two + k, sizeof two - (size_t)k, "%s\"%s\": \"%s\"", first ? "" : ", ", t[i].name,
+                                  stw_shard_name(file, sizeof file, stw_shard_of(i, count, 3), 3)),
+                        first = 0;
+            snprintf(two + k, sizeof two - (size_t)k, "}}");
+            put_sharded(dir, cfg, t, count, 3, two);
+            expect_dir("a needed tensor in a shard the index does not name", dir, LLM_EFORMAT, "missing", n);
+        }
     }
     put_sharded(dir, cfg, t, count, 3, replace(idx, "\"weight_map\": {", "\"weight_map\": ["));
     expect_dir("broken JSON", dir, LLM_EFORMAT, "", n);
