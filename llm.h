@@ -62,9 +62,9 @@
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
-       LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file read-only
-                           (mmap) instead of reading it into memory; the weights point into the
-                           mapping, which llm_model_free unmaps (implementation file)
+       LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file (every
+                           shard) read-only (mmap) instead of reading it into memory; the weights
+                           point into the mappings, which llm_model_free unmaps (implementation file)
        LLM_THREAD_STACK    minimum stack bytes per worker thread (default 1 MiB; kernels keep their
                            tiles on the stack: the calling thread needs ~256 KiB free too)
 
@@ -1377,6 +1377,13 @@ LLMDEF size_t llm_hf_aux_floats(const llm_config *c);
 LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
                               llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
                               const char **why);
+/* The same over a sharded checkpoint's files (model-00001-of-00004.safetensors, ...), each
+   initialized by the caller: a tensor is read from whichever shard holds it, one that two
+   shards hold is LLM_EFORMAT naming it, and every tensor of every shard must be used.
+   llm_hf_load is this with n_shards 1. The shards' buffers and aux outlive the model. */
+LLMDEF llm_status llm_hf_load_shards(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *shards,
+                                     int n_shards, llm_layer_weights *layers, int n_layers_cap, float *aux,
+                                     size_t aux_floats, const char **why);
 
 /* ---- sizing a model without reading its weights (llm-plan --gguf / --hf) --------------
    A GGUF's or a Hugging Face model's config, read by the loaders' own code (one source of
@@ -1419,8 +1426,11 @@ LLMDEF llm_status llm_hf_shapes_add(llm_model_shapes *s, const void *head, size_
 LLMDEF llm_status llm_llama2c_load_file(llm_model *m, const char *path, const char **why);
 LLMDEF llm_status llm_tokenizer_load_file(llm_tokenizer *t, const char *path, int vocab, const char **why);
 LLMDEF llm_status llm_gguf_load_file(llm_model *m, const char *path, const char **why);
-/* A Hugging Face directory: dir/config.json and dir/model.safetensors (one file; sharded
-   checkpoints are LLM_EUNSUPPORTED for now). */
+/* A Hugging Face directory: dir/config.json and dir/model.safetensors, or the shards
+   dir/model.safetensors.index.json's weight_map names (each read, or mapped under
+   LLM_MMAP, once; none copied). Every weight_map entry must be in the shard it names and
+   every shard's tensor in the weight_map; a value that is not a plain file name in dir
+   ("../x", "/x", "a/b") is refused: LLM_EFORMAT naming the tensor or file. */
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why);
 /* llm_gguf_shapes of a file: reads 4 KiB, then as much as the tables need, each read at
    least doubling: at most max(4 KiB, 2 x the header) bytes (read_bytes), of which any
@@ -10324,11 +10334,9 @@ static void llm__name_sort(int64_t *idx, int64_t n, const void *first_name, size
 /* The entry named `name` (NUL-terminated) in a table sorted by llm__name_sort, or -1.
    llm__names_unique sorts the index and refuses a table where two entries share a name (a
    lookup would be ambiguous), naming it after `what` in buf. */
-static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *name) {
+static int64_t llm__name_find_str(const int64_t *idx, int64_t n, const void *first_name, size_t stride, llm_gguf_str key) {
     const char *first = (const char *)first_name;
-    llm_gguf_str key;
     int64_t lo = 0, hi = n;
-    key.s = name, key.n = strlen(name);
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         int c = llm__gstr_cmp(LLM__NAME_AT(mid), key);
@@ -10337,6 +10345,11 @@ static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_n
         else hi = mid;
     }
     return -1;
+}
+static int64_t llm__name_find(const int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *name) {
+    llm_gguf_str key;
+    key.s = name, key.n = strlen(name);
+    return llm__name_find_str(idx, n, first_name, stride, key);
 }
 static llm_status llm__names_unique(int64_t *idx, int64_t n, const void *first_name, size_t stride, const char *what,
                                     char *buf, size_t cap, const char **why) {
@@ -12051,13 +12064,34 @@ static void llm__hf_xt(const llm_config *c, float *aux, size_t aux_floats, llm__
     ax->p = (float *)(void *)(at + (uintptr_t)bytes);
 }
 
+/* A checkpoint's shards: a tensor is looked up in each (llm_hf_load_shards refuses one
+   that two of them hold, so the first found is the only one). */
+typedef struct llm__shards {
+    llm_safetensors *st;
+    int n;
+} llm__shards;
+static llm_st_tensor *llm__shards_find(const llm__shards *sh, llm_gguf_str name, int skip) {
+    int k;
+    for (k = 0; k < sh->n; k++) {
+        const llm_safetensors *st = &sh->st[k];
+        int64_t i;
+        if (k == skip || st->n_tensors <= 0) continue;
+        i = llm__name_find_str(st->order, st->n_tensors, &st->tensors[0].name, sizeof *st->tensors, name);
+        if (i >= 0) return &st->tensors[i];
+    }
+    return NULL;
+}
+
 /* A safetensors tensor as llm__take sees it: shapes outermost first; F32, F16, BF16;
    each aligned to its element. Marks it used. */
 static llm__tsrc llm__st_src(void *ctx, const char *name) {
-    llm_st_tensor *t = (llm_st_tensor *)(uintptr_t)llm_safetensors_find((const llm_safetensors *)ctx, name);
+    llm_gguf_str key;
+    llm_st_tensor *t;
     llm__tsrc s;
+    key.s = name, key.n = strlen(name);
+    t = llm__shards_find((const llm__shards *)ctx, key, -1);
     memset(&s, 0, sizeof s);
-    s.name.s = name, s.name.n = strlen(name), s.type = -1, s.align = 1;
+    s.name = key, s.type = -1, s.align = 1;
     if (!t) return s;
     t->used = 1;
     s.n_dims = t->n_dims == 1 || t->n_dims == 2 ? t->n_dims : 3;
@@ -12071,34 +12105,56 @@ static llm__tsrc llm__st_src(void *ctx, const char *name) {
     return s;
 }
 
-LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
-                              llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
-                              const char **why) {
+LLMDEF llm_status llm_hf_load_shards(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *shards,
+                                     int n_shards, llm_layer_weights *layers, int n_layers_cap, float *aux,
+                                     size_t aux_floats, const char **why) {
     llm_config c;
     llm_weights w;
     llm__aux ax;
+    llm__shards sh;
     const llm__arch *a;
     int64_t i;
+    int k;
     llm_status e;
     const char *reason;
     if (why) *why = "";
-    if (!m || !st || !layers || !st->tensors) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
+    if (!m || !shards || n_shards < 1 || !layers) LLM__FFAIL(why, "no model, safetensors or layer table", LLM_EINVAL);
+    for (k = 0; k < n_shards; k++)
+        if (!shards[k].tensors) LLM__FFAIL(why, "a shard has no table (llm_safetensors_init failed or was not called)", LLM_EINVAL);
     LLM__MTRY(llm__hf_config(&c, &a, config_json, config_len, NULL, NULL, why));
     e = llm_config_runnable(&c, &reason);
     if (e != LLM_OK) LLM__FFAIL(why, reason, e);
     if (c.n_layers > n_layers_cap) LLM__FFAIL(why, "layer table too small for n_layers", LLM_EINVAL);
     if (!llm__little_endian()) LLM__FFAIL(why, "big-endian host: safetensors weights are little-endian", LLM_EUNSUPPORTED);
-    for (i = 0; i < st->n_tensors; i++) st->tensors[i].used = 0; /* a second load counts afresh */
-    ax.convert = 1, ax.why = st->why;
+    sh.st = shards, sh.n = n_shards;
+    /* a name in two shards: which one the model would read is not defined, so neither.
+       Each shard's names are sorted: a lookup in the later shards costs log n. */
+    for (k = 0; k + 1 < n_shards; k++)
+        for (i = 0; i < shards[k].n_tensors; i++) {
+            llm__shards later;
+            later.st = shards + k + 1, later.n = n_shards - k - 1;
+            if (llm__shards_find(&later, shards[k].tensors[i].name, -1))
+                LLM__GFAIL_NAME(&shards[k], "tensor ", shards[k].tensors[i].name, " is in two shards", LLM_EFORMAT);
+        }
+    for (k = 0; k < n_shards; k++) /* a second load counts afresh */
+        for (i = 0; i < shards[k].n_tensors; i++) shards[k].tensors[i].used = 0;
+    ax.convert = 1, ax.why = shards[0].why;
     llm__hf_xt(&c, aux, aux_floats, &ax);
-    LLM__MTRY(llm__take_model(a, 1, &c, llm__st_src, st, &w, layers, &ax, why));
-    /* every tensor of the file is read: one the forward pass would skip (a bias or a norm
-       this architecture does not have) means the model is not what llm.h would run */
-    for (i = 0; i < st->n_tensors; i++)
-        if (!llm__arch_uses(llm__arch_bits(a, &c), 1, &c, st->tensors[i].name.s, st->tensors[i].name.n))
-            LLM__GFAIL_NAME(st, "tensor ", st->tensors[i].name, " is not used by the forward pass (refused, not ignored)",
-                            LLM_EUNSUPPORTED);
+    LLM__MTRY(llm__take_model(a, 1, &c, llm__st_src, &sh, &w, layers, &ax, why));
+    /* every tensor of every shard is read: one the forward pass would skip (a bias or a
+       norm this architecture does not have) means the model is not what llm.h would run */
+    for (k = 0; k < n_shards; k++)
+        for (i = 0; i < shards[k].n_tensors; i++)
+            if (!llm__arch_uses(llm__arch_bits(a, &c), 1, &c, shards[k].tensors[i].name.s, shards[k].tensors[i].name.n))
+                LLM__GFAIL_NAME(&shards[k], "tensor ", shards[k].tensors[i].name,
+                                " is not used by the forward pass (refused, not ignored)", LLM_EUNSUPPORTED);
     return llm__model_set(m, &c, &w, layers, 0);
+}
+
+LLMDEF llm_status llm_hf_load(llm_model *m, const char *config_json, size_t config_len, llm_safetensors *st,
+                              llm_layer_weights *layers, int n_layers_cap, float *aux, size_t aux_floats,
+                              const char **why) {
+    return llm_hf_load_shards(m, config_json, config_len, st, 1, layers, n_layers_cap, aux, aux_floats, why);
 }
 
 /* ---- sizing a model without reading its weights ----------------------------------------- */
@@ -12328,6 +12384,8 @@ static llm_status llm__load_head(llm_model *m, const char *path, unsigned char *
 typedef struct llm__filemap {
     void *addr; /* NULL: read, not mapped */
     size_t len;
+    struct llm__filemap *more; /* a sharded model's mappings, one per shard (in the block) */
+    size_t n_more;
 } llm__filemap;
 #ifdef LLM_MMAP
 #define LLM__FILE_HEAD 64
@@ -12413,6 +12471,7 @@ static llm_status llm__map_file(const char *path, size_t extra, void **mem, char
         LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
     }
     fm = (llm__filemap *)llm__align64(*mem);
+    memset(fm, 0, sizeof *fm);
     fm->addr = p;
     fm->len = (size_t)sb.st_size;
     *base = (char *)fm + LLM__FILE_HEAD;
@@ -12424,8 +12483,12 @@ static llm_status llm__map_file(const char *path, size_t extra, void **mem, char
 /* Undoes llm__map_file's mapping (not the block: its owner frees that). */
 static void llm__file_unmap(void *owned) {
     llm__filemap *fm = (llm__filemap *)llm__align64(owned);
+    size_t i;
     if (fm->addr) munmap(fm->addr, fm->len);
     fm->addr = NULL;
+    for (i = 0; i < fm->n_more; i++)
+        if (fm->more[i].addr) munmap(fm->more[i].addr, fm->more[i].len);
+    fm->n_more = 0;
 }
 #define LLM__LOAD_FILE llm__map_file
 #else
@@ -12510,16 +12573,225 @@ static const char *llm__path_join(char *buf, size_t cap, const char *dir, const 
     return buf;
 }
 
+/* ---- sharded checkpoints: model.safetensors.index.json ---------------------------------- */
+
+#define LLM__HF_INDEX_MAX ((size_t)1 << 28) /* bytes: Qwen3-30B-A3B's index (18,867 tensors) is ~2 MB */
+#define LLM__HF_MAX_SHARDS 4096             /* Mixtral 8x22B has 59; DeepSeek-V3 163 */
+
+/* An index's JSON tokens and weight_map (the object of tensor name -> shard file), and
+   its distinct shard files in order of first mention (pointing into the text). Keys and
+   values are compared as written: one with a backslash (an escape, or a Windows path)
+   is refused, as llm_safetensors_init refuses escaped tensor names. */
+typedef struct llm__hf_index {
+    const char *text;
+    llm_json_tok *toks;
+    size_t n_toks, wm;
+    llm_gguf_str *shards;
+    int n_shards;
+} llm__hf_index;
+
+static llm_gguf_str llm__tok_str(const char *text, const llm_json_tok *t) {
+    llm_gguf_str s;
+    s.s = text + t->start, s.n = t->len;
+    return s;
+}
+static void llm__hf_index_free(llm__hf_index *ix) {
+    if (ix->toks) LLM_FREE(ix->toks);
+    if (ix->shards) LLM_FREE(ix->shards);
+    memset(ix, 0, sizeof *ix);
+}
+/* The shard holding value v (a name llm__hf_index_parse listed), trying `hint` first: an
+   index lists a shard's tensors together. */
+static int llm__hf_index_shard(const llm__hf_index *ix, llm_gguf_str v, int hint) {
+    int k;
+    if (hint >= 0 && hint < ix->n_shards && llm__gstr_cmp(ix->shards[hint], v) == 0) return hint;
+    for (k = 0; k < ix->n_shards; k++)
+        if (llm__gstr_cmp(ix->shards[k], v) == 0) return k;
+    return -1;
+}
+static llm_status llm__hf_index_parse(llm__hf_index *ix, const char *text, size_t len, char *wb, size_t cap,
+                                      const char **why) {
+    size_t n = 0, i;
+    uint32_t k, n_entries;
+    int64_t wm;
+    llm_status e;
+    memset(ix, 0, sizeof *ix);
+    ix->text = text;
+    if (!text || len > LLM__HF_INDEX_MAX) LLM__FFAIL(why, "model.safetensors.index.json: missing or above 256 MiB", LLM_EFORMAT);
+    e = llm_json_parse(text, len, NULL, 0, &n, why);
+    if (e != LLM_ERANGE && e != LLM_OK) return e;
+    if (n == 0) LLM__FFAIL(why, "model.safetensors.index.json is empty", LLM_EFORMAT);
+    if (!(ix->toks = (llm_json_tok *)LLM_MALLOC(n * sizeof *ix->toks))) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    LLM__MTRY(llm_json_parse(text, len, ix->toks, n, &ix->n_toks, why));
+    if (ix->toks[0].type != LLM_JSON_OBJECT || (wm = llm_json_find(text, ix->toks, ix->n_toks, 0, "weight_map")) < 0 ||
+        ix->toks[wm].type != LLM_JSON_OBJECT || ix->toks[wm].n == 0)
+        LLM__FFAIL(why, "model.safetensors.index.json has no weight_map object", LLM_EFORMAT);
+    ix->wm = (size_t)wm;
+    n_entries = ix->toks[wm].n;
+    ix->shards = (llm_gguf_str *)LLM_MALLOC((n_entries < LLM__HF_MAX_SHARDS ? n_entries : LLM__HF_MAX_SHARDS) * sizeof *ix->shards);
+    if (!ix->shards) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    for (k = 0, i = (size_t)wm + 1; k < n_entries; k++, i = ix->toks[i + 1].next) {
+        llm_gguf_str key = llm__tok_str(text, &ix->toks[i]), v;
+        const llm_json_tok *vt = &ix->toks[i + 1];
+        if (memchr(key.s, '\\', key.n) || !key.n)
+            LLM__FFAIL(why, llm__why_name(wb, cap, "model.safetensors.index.json: tensor name ", key.s, key.n, " is empty or has an escape"),
+                       LLM_EFORMAT);
+        if (vt->type != LLM_JSON_STRING)
+            LLM__FFAIL(why, llm__why_name(wb, cap, "model.safetensors.index.json: tensor ", key.s, key.n, "'s file is not a string"),
+                       LLM_EFORMAT);
+        v = llm__tok_str(text, vt);
+        /* a plain name in the directory: no separator, drive or escape; no ".", "..", dot file */
+        if (!v.n || v.n > 255 || v.s[0] == '.' || memchr(v.s, '/', v.n) || memchr(v.s, '\\', v.n) || memchr(v.s, ':', v.n) ||
+            memchr(v.s, '\0', v.n))
+            LLM__FFAIL(why, llm__why_name(wb, cap, "model.safetensors.index.json: shard \"", v.s, v.n, "\" is not a file name in the directory"),
+                       LLM_EFORMAT);
+        if (llm__hf_index_shard(ix, v, ix->n_shards - 1) >= 0) continue;
+        if (ix->n_shards >= LLM__HF_MAX_SHARDS) LLM__FFAIL(why, "model.safetensors.index.json: more than 4096 shards", LLM_EFORMAT);
+        ix->shards[ix->n_shards++] = v;
+    }
+    return LLM_OK;
+}
+
+/* The index against the shards' own headers: each entry's tensor is in the shard it names,
+   and the shards hold no tensor it leaves out. A name two shards hold, listed once, is left
+   to llm_hf_load_shards, which refuses it by name. */
+static llm_status llm__hf_index_check(const llm__hf_index *ix, const llm_safetensors *sts, char *wb, size_t cap,
+                                      const char **why) {
+    size_t i;
+    uint32_t k, n_entries = ix->toks[ix->wm].n;
+    uint64_t held = 0;
+    int s = 0, q;
+    for (k = 0, i = ix->wm + 1; k < n_entries; k++, i = ix->toks[i + 1].next) {
+        llm_gguf_str key = llm__tok_str(ix->text, &ix->toks[i]);
+        s = llm__hf_index_shard(ix, llm__tok_str(ix->text, &ix->toks[i + 1]), s);
+        if (s < 0 || sts[s].n_tensors <= 0 ||
+            llm__name_find_str(sts[s].order, sts[s].n_tensors, &sts[s].tensors[0].name, sizeof *sts[s].tensors, key) < 0)
+            LLM__FFAIL(why, llm__why_name(wb, cap, "model.safetensors.index.json puts tensor ", key.s, key.n, " in a shard that does not hold it"),
+                       LLM_EFORMAT);
+    }
+    for (q = 0; q < ix->n_shards; q++) held += (uint64_t)sts[q].n_tensors;
+    if (held == n_entries) return LLM_OK;
+    if (held < n_entries) LLM__FFAIL(why, "model.safetensors.index.json's weight_map names a tensor twice", LLM_EFORMAT);
+    /* a tensor the weight_map does not name (a linear search: only on this error's path) */
+    for (q = 0; q < ix->n_shards; q++) {
+        int64_t t;
+        for (t = 0; t < sts[q].n_tensors; t++) {
+            int found = 0;
+            for (k = 0, i = ix->wm + 1; k < n_entries && !found; k++, i = ix->toks[i + 1].next)
+                found = llm__gstr_cmp(llm__tok_str(ix->text, &ix->toks[i]), sts[q].tensors[t].name) == 0;
+            if (!found)
+                LLM__FFAIL(why, llm__why_name(wb, cap, "tensor ", sts[q].tensors[t].name.s, sts[q].tensors[t].name.n,
+                                              " is in a shard but not in model.safetensors.index.json's weight_map"),
+                           LLM_EFORMAT);
+        }
+    }
+    return LLM_OK;
+}
+
+/* "name: reason" in buf (the reason may be in memory about to be freed). */
+static const char *llm__why_file(char *buf, size_t cap, const char *name, const char *reason) {
+    size_t k, i;
+    llm__why_name(buf, cap, "", name, strlen(name), ": ");
+    for (k = strlen(buf), i = 0; reason && reason[i] && k + 1 < cap; i++) buf[k++] = reason[i];
+    buf[k] = '\0';
+    return buf;
+}
+
+/* A safetensors file's size and table bytes (llm_safetensors_bytes), from its first 8 + N
+   bytes; reasons name the file. */
+static llm_status llm__st_file_tables(const char *path, const char *name, size_t *stb, uint64_t *size, char *wb,
+                                      size_t cap, const char **why) {
+    unsigned char head[8], *hdr;
+    uint64_t hn;
+    size_t got;
+    FILE *f = fopen(path, "rb");
+    if (!f) LLM__FFAIL(why, llm__why_file(wb, cap, name, "cannot open it in the directory"), LLM_EIO);
+    if (llm__file_size(f, size) != 0) {
+        fclose(f);
+        LLM__FFAIL(why, llm__why_file(wb, cap, name, "cannot seek in it"), LLM_EIO);
+    }
+    got = fread(head, 1, 8, f);
+    hn = got == 8 ? llm__le64(head) : 0;
+    if (got != 8 || *size < 8 || hn < 2 || hn > *size - 8 || hn > ((uint64_t)1 << 31)) {
+        fclose(f);
+        LLM__FFAIL(why, llm__why_file(wb, cap, name, "header length missing, past the end of the file or above 2 GiB"), LLM_EFORMAT);
+    }
+    hdr = (unsigned char *)LLM_MALLOC((size_t)hn + 8);
+    if (!hdr || fread(hdr + 8, 1, (size_t)hn, f) != (size_t)hn) {
+        fclose(f);
+        if (hdr) LLM_FREE(hdr);
+        LLM__FFAIL(why, hdr ? llm__why_file(wb, cap, name, "ends inside its header") : "out of memory", hdr ? LLM_EFORMAT : LLM_ENOMEM);
+    }
+    fclose(f);
+    memcpy(hdr, head, 8);
+    *stb = llm_safetensors_bytes(hdr, (size_t)hn + 8);
+    LLM_FREE(hdr);
+    if (*stb == 0) LLM__FFAIL(why, llm__why_file(wb, cap, name, "its header is not valid JSON"), LLM_EFORMAT);
+    return LLM_OK;
+}
+
+/* A shard's bytes: mapped (LLM_MMAP: the mapping recorded in *fm) or read into dst, which
+   has room for the size it had when its header was read. */
+static llm_status llm__shard_bytes(const char *path, const char *name, uint64_t size, unsigned char *dst, llm__filemap *fm,
+                                   const unsigned char **data, size_t *len, char *wb, size_t cap, const char **why) {
+#ifdef LLM_MMAP
+    struct stat sb;
+    void *p;
+    int fd = open(path, O_RDONLY);
+    (void)dst;
+    if (fd < 0) LLM__FFAIL(why, llm__why_file(wb, cap, name, "cannot open it in the directory"), LLM_EIO);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0 || (uint64_t)sb.st_size != size) {
+        close(fd);
+        LLM__FFAIL(why, llm__why_file(wb, cap, name, "not a regular file, or it changed while being opened"), LLM_EIO);
+    }
+    p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) LLM__FFAIL(why, llm__why_file(wb, cap, name, "cannot map the file: mmap failed"), LLM_EIO);
+    fm->addr = p, fm->len = (size_t)size;
+    *data = (const unsigned char *)p, *len = (size_t)size;
+    return LLM_OK;
+#else
+    FILE *f;
+    uint64_t now = 0, done = 0;
+    (void)fm;
+    if (!(f = fopen(path, "rb"))) LLM__FFAIL(why, llm__why_file(wb, cap, name, "cannot open it in the directory"), LLM_EIO);
+    if (llm__file_size(f, &now) != 0 || now != size) {
+        fclose(f);
+        LLM__FFAIL(why, llm__why_file(wb, cap, name, "it changed while being opened"), LLM_EIO);
+    }
+    while (done < size) { /* pieces of at most 1 GiB, as llm__read_file */
+        size_t part = size - done > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)(size - done);
+        if (fread(dst + done, 1, part, f) != part) {
+            fclose(f);
+            LLM__FFAIL(why, llm__why_file(wb, cap, name, "short read"), LLM_EIO);
+        }
+        done += part;
+    }
+    fclose(f);
+    *data = dst, *len = (size_t)size;
+    return LLM_OK;
+#endif
+}
+
+/* One block from LLM_MALLOC holds everything: under LLM_MMAP the mapping record first,
+   then the layer table, aux, the shards' llm_safetensors and their tables, the mapping
+   records, config.json's text and (when read) each shard's bytes. */
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
-    char path[4096], *cfg = NULL, *base, *cbase;
-    void *cmem = NULL, *mem = NULL;
-    unsigned char *cdata, head[8], *hdr = NULL, *data;
-    size_t clen, len, stb, auxn, got;
-    uint64_t hn, extra, off_aux, off_st, off_cfg;
+    char path[4096], *cbase, *ibase, *base = NULL, name[256];
+    void *cmem = NULL, *imem = NULL, *mem = NULL;
+    unsigned char *cdata, *idata;
+    size_t clen, ilen, auxn, *stb = NULL;
+    uint64_t off_aux, off_sts, off_maps, off_cfg, total, *fsize = NULL, *off = NULL;
+    llm__hf_index ix;
+    llm_gguf_str one;
+    const llm_gguf_str *names;
+    llm_safetensors *sts = NULL;
+    llm__filemap *maps = NULL;
     llm_config c;
-    llm_safetensors st;
     llm_status e;
     FILE *f;
+    int n = 0, k, indexed = 0;
+    memset(&ix, 0, sizeof ix);
     LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
     if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
     /* config.json: small, read first, it sizes everything else */
@@ -12527,76 +12799,128 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
     e = llm_hf_read_config(&c, (const char *)cdata, clen, why);
     if (e != LLM_OK) goto fail;
+    /* one file, or the shards the index names */
+    if (!llm__path_join(path, sizeof path, dir, "model.safetensors.index.json")) {
+        e = LLM_EINVAL;
+        if (why) *why = "the directory's path is too long";
+        goto fail;
+    }
     llm__path_join(path, sizeof path, dir, "model.safetensors");
-    if (!(f = fopen(path, "rb"))) {
+    if ((f = fopen(path, "rb")) != NULL) {
+        fclose(f);
+        one.s = "model.safetensors", one.n = 17;
+        names = &one, n = 1;
+    } else {
         llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
-        if ((f = fopen(path, "rb")) != NULL) {
-            fclose(f);
-            e = LLM_EUNSUPPORTED;
-            if (why) *why = "sharded safetensors (model.safetensors.index.json) are not read yet";
-        } else {
+        if (!(f = fopen(path, "rb"))) {
             e = LLM_EIO;
-            if (why) *why = "no model.safetensors in the directory";
+            if (why) *why = "no model.safetensors or model.safetensors.index.json in the directory";
+            goto fail;
         }
-        goto fail;
-    }
-    /* the safetensors header sizes its tables */
-    got = fread(head, 1, 8, f);
-    hn = got == 8 ? llm__le64(head) : 0;
-    {
-        uint64_t fsize = 0;
-        if (llm__file_size(f, &fsize) != 0 || fsize < 8 || hn > fsize - 8) hn = 0; /* a length past the end: refused below */
-        if (fseek(f, 8, SEEK_SET) != 0) hn = 0;
-    }
-    if (got != 8 || hn < 2 || hn > ((uint64_t)1 << 31)) {
         fclose(f);
-        e = LLM_EFORMAT;
-        if (why) *why = "model.safetensors: header length missing, past the end of the file or above 2 GiB";
+        e = llm__read_file(path, 0, &imem, &ibase, &idata, &ilen, why);
+        if (e != LLM_OK) goto fail;
+        e = llm__hf_index_parse(&ix, (const char *)idata, ilen, m->why, sizeof m->why, why);
+        if (e != LLM_OK) goto fail;
+        names = ix.shards, n = ix.n_shards, indexed = 1;
+    }
+    /* each shard's header sizes its tables; then one block for all */
+    fsize = (uint64_t *)LLM_MALLOC((size_t)n * (2 * sizeof *fsize + sizeof *stb)); /* the 64-bit arrays first: aligned */
+    if (!fsize) {
+        e = LLM_ENOMEM;
+        if (why) *why = "out of memory";
         goto fail;
     }
-    hdr = (unsigned char *)LLM_MALLOC((size_t)hn + 8);
-    if (!hdr || fread(hdr + 8, 1, (size_t)hn, f) != (size_t)hn) {
-        fclose(f);
-        e = hdr ? LLM_EFORMAT : LLM_ENOMEM;
-        if (why) *why = hdr ? "model.safetensors ends inside its header" : "out of memory";
-        goto fail;
-    }
-    fclose(f);
-    memcpy(hdr, head, 8);
-    stb = llm_safetensors_bytes(hdr, (size_t)hn + 8);
-    LLM_FREE(hdr);
-    hdr = NULL;
-    if (stb == 0) {
-        e = LLM_EFORMAT;
-        if (why) *why = "model.safetensors: its header is not valid JSON";
-        goto fail;
-    }
+    off = fsize + n, stb = (size_t *)(void *)(off + n);
     auxn = llm_hf_aux_floats(&c);
     off_aux = LLM__MALIGN((uint64_t)c.n_layers * sizeof(llm_layer_weights));
-    off_st = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
-    off_cfg = off_st + LLM__MALIGN(stb);
-    extra = off_cfg + clen + 1;
-    e = LLM__LOAD_FILE(path, (size_t)extra, &mem, &base, &data, &len, why);
-    if (e != LLM_OK) goto fail;
+    off_sts = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
+    off_maps = off_sts + LLM__MALIGN((uint64_t)n * sizeof(llm_safetensors));
+    total = off_maps + LLM__MALIGN((uint64_t)n * sizeof(llm__filemap));
+    for (k = 0; k < n; k++) {
+        memcpy(name, names[k].s, names[k].n);
+        name[names[k].n] = '\0';
+        if (!llm__path_join(path, sizeof path, dir, name)) {
+            e = LLM_EINVAL;
+            if (why) *why = "a shard's path is too long";
+            goto fail;
+        }
+        e = llm__st_file_tables(path, name, &stb[k], &fsize[k], m->why, sizeof m->why, why);
+        if (e != LLM_OK) goto fail;
+        off[k] = total;
+        total += LLM__MALIGN(stb[k]);
+    }
+    off_cfg = total;
+    total += LLM__MALIGN((uint64_t)clen + 1);
+#ifndef LLM_MMAP
+    for (k = 0; k < n; k++) total += LLM__MALIGN(fsize[k]); /* the shards' bytes follow, in order */
+#endif
+    if (total > (uint64_t)(SIZE_MAX / 2)) {
+        e = LLM_ENOMEM;
+        if (why) *why = "the shards are too large for this address space";
+        goto fail;
+    }
+    if (!(mem = LLM_MALLOC(LLM__FILE_HEAD + (size_t)total + 128))) {
+        e = LLM_ENOMEM;
+        if (why) *why = "out of memory";
+        goto fail;
+    }
+    base = (char *)llm__align64(mem) + LLM__FILE_HEAD;
+    sts = (llm_safetensors *)(void *)(base + off_sts);
+    maps = (llm__filemap *)(void *)(base + off_maps);
+    memset(sts, 0, (size_t)n * sizeof *sts);
+    memset(maps, 0, (size_t)n * sizeof *maps);
+    if (LLM__FILE_HEAD) {
+        llm__filemap *fm = (llm__filemap *)llm__align64(mem);
+        memset(fm, 0, sizeof *fm);
+        fm->more = maps, fm->n_more = (size_t)n;
+    }
     {
-        cfg = base + off_cfg;
-        memcpy(cfg, cdata, clen);
-        cfg[clen] = '\0';
-        e = llm_safetensors_init(&st, base + off_st, stb, data, len, why);
-        if (e == LLM_OK)
-            e = llm_hf_load(m, cfg, clen, &st, (llm_layer_weights *)(void *)base, c.n_layers, (float *)(void *)(base + off_aux),
-                            auxn, why);
-        if (e != LLM_OK && why && *why == st.why) {
-            memcpy(m->why, st.why, sizeof m->why);
-            *why = m->why;
+        uint64_t at = off_cfg + LLM__MALIGN((uint64_t)clen + 1);
+        for (k = 0; k < n; k++) {
+            const unsigned char *data;
+            unsigned char *dst = NULL; /* mapped: no room for the bytes in the block */
+            size_t len;
+#ifndef LLM_MMAP
+            dst = (unsigned char *)base + at;
+#endif
+            memcpy(name, names[k].s, names[k].n);
+            name[names[k].n] = '\0';
+            llm__path_join(path, sizeof path, dir, name);
+            e = llm__shard_bytes(path, name, fsize[k], dst, &maps[k], &data, &len, m->why, sizeof m->why, why);
+            if (e != LLM_OK) goto fail;
+            at += LLM__MALIGN(fsize[k]);
+            e = llm_safetensors_init(&sts[k], base + off[k], stb[k], data, len, why);
+            if (e != LLM_OK) {
+                if (why) *why = llm__why_file(m->why, sizeof m->why, name, *why);
+                goto fail;
+            }
         }
     }
-    if (e != LLM_OK) goto fail;
+    if (indexed && (e = llm__hf_index_check(&ix, sts, m->why, sizeof m->why, why)) != LLM_OK) goto fail;
+    memcpy(base + off_cfg, cdata, clen);
+    base[off_cfg + clen] = '\0';
+    e = llm_hf_load_shards(m, base + off_cfg, clen, sts, n, (llm_layer_weights *)(void *)base, c.n_layers,
+                           (float *)(void *)(base + off_aux), auxn, why);
+    if (e != LLM_OK) {
+        /* the reason may be in a shard's why, which ends with this call: keep it in the model */
+        for (k = 0; k < n && why; k++)
+            if (*why == sts[k].why) {
+                memcpy(m->why, sts[k].why, sizeof m->why);
+                *why = m->why;
+            }
+        goto fail;
+    }
+    llm__hf_index_free(&ix);
+    if (imem) LLM_FREE(imem);
+    LLM_FREE(fsize);
     LLM_FREE(cmem);
     m->owned = mem;
     return LLM_OK;
 fail:
-    if (hdr) LLM_FREE(hdr);
+    llm__hf_index_free(&ix);
+    if (imem) LLM_FREE(imem);
+    if (fsize) LLM_FREE(fsize);
     llm__file_free(mem);
     if (cmem) LLM_FREE(cmem);
     return e;
@@ -12650,10 +12974,9 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
     char path[4096], *base, name[256];
     void *mem = NULL;
     unsigned char *data;
-    size_t len, n = 0, i;
-    llm_json_tok *t = NULL;
-    int64_t wm = 0;
-    uint32_t k, j;
+    size_t len;
+    llm__hf_index ix;
+    int k;
     llm_status e;
     FILE *f;
     if (why) *why = "";
@@ -12669,34 +12992,15 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
         fclose(f);
         return llm__shapes_file(s, path, 1, why);
     }
-    /* sharded: the files weight_map names, each once (in order of first mention) */
+    /* sharded: the files weight_map names, each once (in order of first mention), read by
+       llm_hf_load_dir's own index reader */
     llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
     if (llm__read_file(path, 0, &mem, &base, &data, &len, why) != LLM_OK)
         LLM__FFAIL(why, "no model.safetensors or model.safetensors.index.json in the directory", LLM_EIO);
-    e = llm_json_parse((const char *)data, len, NULL, 0, &n, why);
-    if (e == LLM_ERANGE && (t = (llm_json_tok *)LLM_MALLOC(n * sizeof *t)) != NULL)
-        e = llm_json_parse((const char *)data, len, t, n, &n, why);
-    else if (e == LLM_ERANGE) {
-        e = LLM_ENOMEM;
-        if (why) *why = "out of memory";
-    }
-    if (e == LLM_OK && (t[0].type != LLM_JSON_OBJECT || (wm = llm_json_find((const char *)data, t, n, 0, "weight_map")) < 0 ||
-                        t[wm].type != LLM_JSON_OBJECT || t[wm].n == 0)) {
-        e = LLM_EFORMAT;
-        if (why) *why = "model.safetensors.index.json has no weight_map object";
-    }
-    for (k = 0, i = (size_t)wm + 1; e == LLM_OK && k < t[wm].n; k++, i = t[i + 1].next) {
-        const llm_json_tok *v = &t[i + 1];
-        int seen = 0;
-        size_t q;
-        if (v->type != LLM_JSON_STRING || llm_json_str((const char *)data, v, name, sizeof name, NULL) != LLM_OK ||
-            !name[0] || name[0] == '.' || strchr(name, '/') || strchr(name, '\\')) {
-            e = LLM_EFORMAT;
-            if (why) *why = "model.safetensors.index.json: a weight_map value is not a file name in the directory";
-            break;
-        }
-        for (j = 0, q = (size_t)wm + 1; j < k && !seen; j++, q = t[q + 1].next) seen = llm_json_eq((const char *)data, &t[q + 1], name);
-        if (seen) continue;
+    e = llm__hf_index_parse(&ix, (const char *)data, len, s->why, sizeof s->why, why);
+    for (k = 0; e == LLM_OK && k < ix.n_shards; k++) {
+        memcpy(name, ix.shards[k].s, ix.shards[k].n);
+        name[ix.shards[k].n] = '\0';
         if (!llm__path_join(path, sizeof path, dir, name)) {
             e = LLM_EINVAL;
             if (why) *why = "a shard's path is too long";
@@ -12704,7 +13008,7 @@ LLMDEF llm_status llm_hf_shapes_dir(llm_model_shapes *s, const char *dir, const 
         }
         e = llm__shapes_file(s, path, 1, why);
     }
-    if (t) LLM_FREE(t);
+    llm__hf_index_free(&ix);
     LLM_FREE(mem);
     return e;
 }

@@ -367,6 +367,56 @@ else bad "llm-plan --hf (sharded): $(head -c 300 "$T/json") $(head -c 200 "$T/er
 printf '{"weight_map": {"x": "../a.safetensors"}}' > "$T/hf_sharded/model.safetensors.index.json"
 $PLAN --hf "$T/hf_sharded" > "$T/out" 2> "$T/err"; rc=$?
 if [ "$rc" -ne 0 ] && grep -q "not a file name in the directory" "$T/err"; then ok; else bad "llm-plan --hf, a shard outside the directory: rc $rc $(head -c 200 "$T/err")"; fi
+# llm-run on a sharded directory: a runnable one-layer model (BF16 matrices, F32 norms,
+# each tensor's bytes a pattern of its own: small positive values) as one file and as two
+# shards give the same logits, byte for byte; a tensor the index misplaces is refused
+u64le() { printf "\\$(printf %o $(($1 & 255)))\\$(printf %o $(($1 >> 8 & 255)))\\0\\0\\0\\0\\0\\0"; }
+run_tensors() { cat <<EOF
+model.embed_tokens.weight BF16 100,64 12800
+model.norm.weight F32 64 256
+model.layers.0.input_layernorm.weight F32 64 256
+model.layers.0.self_attn.q_proj.weight BF16 64,64 8192
+model.layers.0.self_attn.k_proj.weight BF16 32,64 4096
+model.layers.0.self_attn.v_proj.weight BF16 32,64 4096
+model.layers.0.self_attn.o_proj.weight BF16 64,64 8192
+model.layers.0.post_attention_layernorm.weight F32 64 256
+model.layers.0.mlp.gate_proj.weight BF16 128,64 16384
+model.layers.0.mlp.up_proj.weight BF16 128,64 16384
+model.layers.0.mlp.down_proj.weight BF16 64,128 16384
+EOF
+}
+# st_write FILE FIRST LAST: a safetensors file of run_tensors' lines FIRST..LAST
+st_write() {
+  h='{' off=0
+  for t in $(run_tensors | awk -v a="$2" -v b="$3" 'NR >= a && NR <= b { print $1 ":" $2 ":" $3 ":" $4 }'); do
+    nm=${t%%:*} rest=${t#*:}; dt=${rest%%:*} rest=${rest#*:}; sh=${rest%%:*} by=${rest#*:}
+    [ "$h" = '{' ] || h="$h,"
+    h="$h\"$nm\":{\"dtype\":\"$dt\",\"shape\":[$sh],\"data_offsets\":[$off,$((off + by))]}"
+    off=$((off + by))
+  done
+  h="$h}"
+  while [ $(( ${#h} % 8 )) -ne 0 ]; do h="$h "; done
+  { u64le ${#h}; printf '%s' "$h"
+    run_tensors | awk -v a="$2" -v b="$3" 'NR >= a && NR <= b { for (i = 0; i < $4; i++) printf "%c", 32 + (i * 7 + NR * 13) % 29 }'; } > "$1"
+}
+mkdir -p "$T/hf_run" "$T/hf_run2"
+sed 's/"num_hidden_layers": 2/"num_hidden_layers": 1/' "$T/hf/config.json" > "$T/hf_run/config.json"
+cp "$T/hf_run/config.json" "$T/hf_run2/"
+st_write "$T/hf_run/model.safetensors" 1 11
+st_write "$T/hf_run2/model-00001-of-00002.safetensors" 1 5
+st_write "$T/hf_run2/model-00002-of-00002.safetensors" 6 11
+run_tensors | awk '{ printf "%s\"%s\": \"model-0000%d-of-00002.safetensors\"", (NR > 1 ? ", " : "{\"weight_map\": {"), $1, (NR <= 5 ? 1 : 2) } END { print "}}" }' \
+  > "$T/hf_run2/model.safetensors.index.json"
+echo "1 2 3 4 5" > "$T/run_ids.txt"
+$RUN "$T/hf_run" --ids-in "$T/run_ids.txt" --logits-out "$T/l_one.f32" > /dev/null 2> "$T/err"; rc1=$?
+$RUN "$T/hf_run2" --ids-in "$T/run_ids.txt" --logits-out "$T/l_two.f32" > /dev/null 2>> "$T/err"; rc2=$?
+if [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$(wc -c < "$T/l_one.f32")" -eq 2000 ] && cmp -s "$T/l_one.f32" "$T/l_two.f32"; then ok
+else bad "llm-run on two shards: rc $rc1 / $rc2, logits $(wc -c < "$T/l_one.f32" 2>/dev/null) bytes $(head -c 300 "$T/err")"; fi
+sed 's/"model.norm.weight": "model-00001/"model.norm.weight": "model-00002/' "$T/hf_run2/model.safetensors.index.json" > "$T/idx" &&
+  mv "$T/idx" "$T/hf_run2/model.safetensors.index.json"
+$RUN "$T/hf_run2" --ids-in "$T/run_ids.txt" --logits-out "$T/l_two.f32" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -ne 0 ] && [ ! -s "$T/out" ] && grep -q "model.norm.weight in a shard that does not hold it" "$T/err"; then ok
+else bad "llm-run, a tensor the index misplaces: rc $rc $(head -c 200 "$T/err")"; fi
 # an architecture llm-run does not run still plans from its shapes, and says so
 sed 's/"llama"/"mystery"/' "$T/hf/config.json" > "$T/hf_bad/config.json"
 cp "$T/hf/model.safetensors" "$T/hf_bad/"

@@ -128,6 +128,42 @@ STW_FN size_t stw_raw(unsigned char *p, size_t cap, uint64_t header_len, const c
     return b.len;
 }
 
+/* ---- a sharded checkpoint: model-0000k-of-0000n.safetensors + the index ----------------- */
+
+/* shard k's file name (of n), as transformers names them */
+STW_FN const char *stw_shard_name(char *buf, size_t cap, int k, int n) {
+    snprintf(buf, cap, "model-%05d-of-%05d.safetensors", k + 1, n);
+    return buf;
+}
+/* which of n shards tensor i (of count) goes in: contiguous runs, as transformers' size-
+   capped split gives (a MoE's experts of one layer can straddle two shards) */
+STW_FN int stw_shard_of(int i, int count, int n) { return (int)((int64_t)i * n / count); }
+/* shard k of n of the tensors t[count] into p[cap] (p NULL to size it) */
+STW_FN size_t stw_shard(unsigned char *p, size_t cap, const stw_tensor *t, int count, int k, int n) {
+    stw_tensor *sub = (stw_tensor *)malloc((size_t)(count ? count : 1) * sizeof *sub);
+    int i, m = 0;
+    size_t len;
+    if (!sub) return 0;
+    for (i = 0; i < count; i++)
+        if (stw_shard_of(i, count, n) == k) sub[m++] = t[i];
+    len = stw_safetensors(p, cap, sub, m, "{\"format\":\"pt\"}", 0);
+    free(sub);
+    return len;
+}
+/* model.safetensors.index.json for that split into out[cap]; snprintf's count of bytes */
+STW_FN int stw_index_json(char *out, size_t cap, const stw_tensor *t, int count, int n) {
+    uint64_t total = 0;
+    int i, k;
+    char file[64];
+    for (i = 0; i < count; i++) total += stw_count(&t[i]) * (uint64_t)stw_elem_bytes(t[i].dtype);
+    k = snprintf(out, cap, "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {", (unsigned long long)total);
+    for (i = 0; i < count; i++)
+        k += snprintf(out + (k < (int)cap ? k : (int)cap), k < (int)cap ? cap - (size_t)k : 0, "%s\"%s\": \"%s\"", i ? ", " : "",
+                      t[i].name, stw_shard_name(file, sizeof file, stw_shard_of(i, count, n), n));
+    k += snprintf(out + (k < (int)cap ? k : (int)cap), k < (int)cap ? cap - (size_t)k : 0, "}}");
+    return k;
+}
+
 /* ---- a whole model under Hugging Face's names ----------------------------------------- */
 
 #define STW_MAX_TENSORS 512

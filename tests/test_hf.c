@@ -36,7 +36,7 @@ static float bf16_to_f32(uint16_t h) {
 
 /* text with the first `from` replaced by `to` (a static buffer) */
 static const char *replace(const char *text, const char *from, const char *to) {
-    static char out[8192];
+    static char out[1 << 16];
     const char *at = strstr(text, from);
     size_t a;
     if (!at) return "<replace: not found>";
@@ -725,7 +725,7 @@ static void test_dir(void) {
     CHECK(put_file(dir, "config.json", cfg, strlen(cfg)) == 0);
     CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EIO && *why, "no model.safetensors: %s", why);
     CHECK(put_file(dir, "model.safetensors.index.json", "{\"weight_map\": {}}", 18) == 0);
-    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EUNSUPPORTED && strstr(why, "shard"), "sharded: %s", why);
+    CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && strstr(why, "weight_map"), "empty weight_map: %s", why);
     rm_file(dir, "model.safetensors.index.json");
     CHECK(put_file(dir, "model.safetensors", file, 20) == 0); /* cut inside the header */
     CHECK_MSG(llm_hf_load_dir(&dm, dir, &why) == LLM_EFORMAT && *why, "truncated: %s", why);
@@ -784,6 +784,214 @@ static void test_dir(void) {
     CHECK(llm_hf_load_dir(&dm, "build/test_hf.no.such.dir", &why) == LLM_EIO);
     rmdir(dir);
     free(a), free(b), free(file);
+    stw_model_free(&m);
+}
+
+/* ---- sharded directories ----------------------------------------------------------------- */
+
+/* the logits of dir's model (NULL if it does not load: the reason, which may live in the
+   model, copied for the caller) */
+static float *dir_logits(const char *dir, size_t n, const char **why, llm_status *e) {
+    static char kept[256];
+    llm_model dm;
+    float *out = NULL;
+    *e = llm_hf_load_dir(&dm, dir, why);
+    snprintf(kept, sizeof kept, "%s", *why ? *why : "(null)");
+    *why = kept;
+    if (*e != LLM_OK) return NULL;
+    out = (float *)malloc(n * sizeof(float));
+    if (run(&dm.config, &dm.weights, out) != LLM_OK) free(out), out = NULL;
+    llm_model_free(&dm);
+    return out;
+}
+
+/* dir/config.json, the n shards of t and the index (idx, or the writer's own) */
+static void put_sharded(const char *dir, const char *cfg, const stw_tensor *t, int count, int n, const char *idx) {
+    static char index[1 << 16];
+    char file[64];
+    int k;
+    CHECK(put_file(dir, "config.json", cfg, strlen(cfg)) == 0);
+    for (k = 0; k < n; k++) {
+        size_t len = stw_shard(NULL, 0, t, count, k, n);
+        unsigned char *p = (unsigned char *)malloc(len);
+        stw_shard(p, len, t, count, k, n);
+        CHECK(put_file(dir, stw_shard_name(file, sizeof file, k, n), p, len) == 0);
+        free(p);
+    }
+    if (!idx) {
+        CHECK(stw_index_json(index, sizeof index, t, count, n) < (int)sizeof index);
+        idx = index;
+    }
+    CHECK(put_file(dir, "model.safetensors.index.json", idx, strlen(idx)) == 0);
+}
+static void rm_sharded(const char *dir, int n) {
+    char file[64];
+    int k;
+    for (k = 0; k < n; k++) rm_file(dir, stw_shard_name(file, sizeof file, k, n));
+    rm_file(dir, "model.safetensors.index.json");
+    rm_file(dir, "config.json");
+}
+
+static void expect_dir(const char *what, const char *dir, llm_status want, const char *in_why, size_t n) {
+    const char *why = NULL;
+    llm_status e;
+    float *x = dir_logits(dir, n, &why, &e);
+    CHECK_MSG(e == want && why && strstr(why, in_why), "%s: %s (%s), want %s naming \"%s\"", what, llm_status_str(e), why ? why : "",
+              llm_status_str(want), in_why);
+    free(x);
+}
+
+static void test_sharded(void) {
+    llm_config c = base_config();
+    stw_model m;
+    stw_tensor t[STW_MAX_TENSORS];
+    char dir[256], cfg[4096], idx[1 << 16], file[64];
+    static const int splits[3] = {2, 3, 5};
+    unsigned char *one;
+    size_t len, n;
+    int count, i;
+    float *ref;
+    const char *why;
+    llm_status e;
+    llm_model_shapes s1, s2;
+    if (!fc_host_le()) {
+        TEST_SKIP(1, "sharded directories: a big-endian host refuses safetensors weights");
+        return;
+    }
+    c.bias = LLM_BIAS_QKV;
+    snprintf(dir, sizeof dir, "build/test_hf_shards.%ld", (long)getpid());
+    mkdir("build", 0777);
+    if (mkdir(dir, 0777) != 0) {
+        CHECK_MSG(0, "cannot make %s", dir);
+        return;
+    }
+    stw_model_random(&m, &c, 77u);
+    stw_config_json(cfg, sizeof cfg, &c, "qwen2", NULL);
+    count = stw_model_tensors(&m, "BF16", "F32", t);
+    n = 2 * T_TOK * (size_t)c.vocab;
+    /* the reference: the same tensors as one model.safetensors */
+    one = write_file(&m, "BF16", "F32", NULL, NULL, &len);
+    CHECK(put_file(dir, "config.json", cfg, strlen(cfg)) == 0 && put_file(dir, "model.safetensors", one, len) == 0);
+    ref = dir_logits(dir, n, &why, &e);
+    CHECK_MSG(ref != NULL, "one file: %s: %s", llm_status_str(e), why);
+    CHECK_OK(llm_hf_shapes_dir(&s1, dir, &why));
+    rm_file(dir, "model.safetensors");
+    for (i = 0; i < 3 && ref; i++) {
+        float *x;
+        put_sharded(dir, cfg, t, count, splits[i], NULL);
+        x = dir_logits(dir, n, &why, &e);
+        CHECK_MSG(x && memcmp(x, ref, n * sizeof(float)) == 0, "%d shards: %s %s: logits %s", splits[i], llm_status_str(e), why,
+                  x ? "differ from one file's" : "none");
+        free(x);
+        /* llm-plan's sizing agrees with the one file's */
+        CHECK_OK(llm_hf_shapes_dir(&s2, dir, &why));
+        CHECK_MSG(s2.n_tensors == s1.n_tensors && s2.tensor_bytes == s1.tensor_bytes && s2.n_elements == s1.n_elements &&
+                      s2.n_files == splits[i],
+                  "%d shards' shapes: %llu tensors, %llu bytes, %d files", splits[i], (unsigned long long)s2.n_tensors,
+                  (unsigned long long)s2.tensor_bytes, s2.n_files);
+        rm_sharded(dir, splits[i]);
+    }
+    /* the buffer API: the three shards from memory */
+    {
+        llm_safetensors sts[3];
+        llm_layer_weights layers[MAXL];
+        unsigned char *bufs[3];
+        float *aux, *x = (float *)malloc(n * sizeof(float));
+        size_t auxn;
+        llm_model bm;
+        llm_config rc;
+        CHECK_OK(llm_hf_read_config(&rc, cfg, strlen(cfg), &why));
+        auxn = llm_hf_aux_floats(&rc);
+        aux = (float *)malloc(auxn * sizeof(float));
+        for (i = 0; i < 3; i++) {
+            size_t l = stw_shard(NULL, 0, t, count, i, 3);
+            bufs[i] = (unsigned char *)malloc(l);
+            stw_shard(bufs[i], l, t, count, i, 3);
+            CHECK_OK(llm_safetensors_create(&sts[i], bufs[i], l, &why));
+        }
+        e = llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 3, layers, MAXL, aux, auxn, &why);
+        CHECK_MSG(e == LLM_OK, "llm_hf_load_shards: %s", why);
+        if (e == LLM_OK && ref) {
+            CHECK_OK(run(&bm.config, &bm.weights, x));
+            CHECK_MSG(memcmp(x, ref, n * sizeof(float)) == 0, "llm_hf_load_shards' logits differ from one file's");
+        }
+        /* a shard left out: its tensors are missing, by name */
+        e = llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 2, layers, MAXL, aux, auxn, &why);
+        CHECK_MSG(e == LLM_EFORMAT && strstr(why, "missing"), "two of three shards: %s", why);
+        /* the same shard twice: its tensors are in two shards */
+        sts[2] = sts[1];
+        e = llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 3, layers, MAXL, aux, auxn, &why);
+        CHECK_MSG(e == LLM_EFORMAT && strstr(why, "two shards"), "a shard twice: %s", why);
+        CHECK(llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 0, layers, MAXL, aux, auxn, &why) == LLM_EINVAL);
+        for (i = 0; i < 2; i++) llm_safetensors_free(&sts[i]);
+        for (i = 0; i < 3; i++) free(bufs[i]);
+        free(aux), free(x);
+    }
+    /* hostile indexes and shards, each refused with a reason naming the tensor or file */
+    stw_index_json(idx, sizeof idx, t, count, 3);
+    put_sharded(dir, cfg, t, count, 3, replace(idx, stw_shard_name(file, sizeof file, 2, 3), "../x.safetensors"));
+    expect_dir("\"../x\"", dir, LLM_EFORMAT, "../x.safetensors", n);
+    put_sharded(dir, cfg, t, count, 3, replace(idx, stw_shard_name(file, sizeof file, 2, 3), "/tmp/x.safetensors"));
+    expect_dir("an absolute path", dir, LLM_EFORMAT, "/tmp/x.safetensors", n);
+    {   /* the last tensor (in shard 3) said to be in shard 1; left out of the index */
+        char from[160], to[160];
+        snprintf(from, sizeof from, "\"%s\": \"model-00003", t[count - 1].name);
+        snprintf(to, sizeof to, "\"%s\": \"model-00001", t[count - 1].name);
+        put_sharded(dir, cfg, t, count, 3, replace(idx, from, to));
+        expect_dir("a tensor in the wrong shard", dir, LLM_EFORMAT, t[count - 1].name, n);
+        snprintf(from, sizeof from, ", \"%s\": \"model-00003-of-00003.safetensors\"", t[count - 1].name);
+        put_sharded(dir, cfg, t, count, 3, replace(idx, from, ""));
+        expect_dir("a shard's tensor not in the index", dir, LLM_EFORMAT, t[count - 1].name, n);
+        /* the index of shards 1 and 2 only, shard 3 in the directory: its tensors are missing */
+        {
+            static char two[1 << 16];
+            int k = snprintf(two, sizeof two, "{\"weight_map\": {"), first = 1;
+            for (i = 0; i < count; i++)
+                if (stw_shard_of(i, count, 3) < 2)
+                    k += snprintf(two + k, sizeof two - (size_t)k, "%s\"%s\": \"%s\"", first ? "" : ", ", t[i].name,
+                                  stw_shard_name(file, sizeof file, stw_shard_of(i, count, 3), 3)),
+                        first = 0;
+            snprintf(two + k, sizeof two - (size_t)k, "}}");
+            put_sharded(dir, cfg, t, count, 3, two);
+            expect_dir("a needed tensor in a shard the index does not name", dir, LLM_EFORMAT, "missing", n);
+        }
+    }
+    put_sharded(dir, cfg, t, count, 3, replace(idx, "\"weight_map\": {", "\"weight_map\": ["));
+    expect_dir("broken JSON", dir, LLM_EFORMAT, "", n);
+    put_sharded(dir, cfg, t, count, 3, replace(idx, "\"model-00001-of-00003.safetensors\"", "7"));
+    expect_dir("a number for a file", dir, LLM_EFORMAT, "not a string", n);
+    put_sharded(dir, cfg, t, count, 3, replace(idx, "model-00002-of-00003", "model-00009-of-00003"));
+    expect_dir("a shard that is not there", dir, LLM_EIO, "model-00009-of-00003", n);
+    put_sharded(dir, cfg, t, count, 3, NULL);
+    CHECK(put_file(dir, stw_shard_name(file, sizeof file, 1, 3), "not a safetensors file at all", 29) == 0);
+    expect_dir("a shard that is not safetensors", dir, LLM_EFORMAT, "model-00002-of-00003", n);
+    {   /* a truncated shard; a tensor in two shards (shard 1 also holds shard 3's first tensor) */
+        size_t l = stw_shard(NULL, 0, t, count, 1, 3);
+        unsigned char *p = (unsigned char *)malloc(l);
+        stw_shard(p, l, t, count, 1, 3);
+        CHECK(put_file(dir, file, p, l - 3) == 0);
+        expect_dir("a truncated shard", dir, LLM_EFORMAT, "model-00002-of-00003", n);
+        free(p);
+        put_sharded(dir, cfg, t, count, 3, NULL);
+        {
+            int first = 0;
+            stw_tensor sub[STW_MAX_TENSORS];
+            int k = 0;
+            while (stw_shard_of(first, count, 3) != 2) first++;
+            for (i = 0; i < count; i++)
+                if (stw_shard_of(i, count, 3) == 0) sub[k++] = t[i];
+            sub[k++] = t[first];
+            l = stw_safetensors(NULL, 0, sub, k, NULL, 0);
+            p = (unsigned char *)malloc(l);
+            stw_safetensors(p, l, sub, k, NULL, 0);
+            CHECK(put_file(dir, stw_shard_name(file, sizeof file, 0, 3), p, l) == 0);
+            expect_dir("a tensor in two shards", dir, LLM_EFORMAT, t[first].name, n);
+            free(p);
+        }
+    }
+    rm_sharded(dir, 3);
+    rmdir(dir);
+    free(ref), free(one);
     stw_model_free(&m);
 }
 
@@ -1177,6 +1385,7 @@ int main(void) {
     test_hf_archs();
     test_hostile();
     test_dir();
+    test_sharded();
     test_stories();
     return test_done();
 }

@@ -887,6 +887,54 @@ static void test_hf_dir(const char *arch) {
         hf_free(&h);
         llm_model_free(&dm);
     }
+    {   /* the same tensors as 5 shards and an index: the same logits, bit for bit, with a
+           layer's experts split across shards (the writer's contiguous runs) */
+        static char idx[1 << 16];
+        char file[64], pre[32];
+        int k, l, split = 0;
+        llm_model_shapes one;
+        memset(&one, 0, sizeof one);
+        CHECK_OK(llm_hf_shapes_dir(&one, dir, &why));
+        for (l = 0; l < c.n_layers; l++) {
+            int lo = 5, hi = -1, i;
+            snprintf(pre, sizeof pre, "model.layers.%d.", l);
+            for (i = 0; i < f.n; i++)
+                if (!strncmp(f.t[i].name, pre, strlen(pre)) && strstr(f.t[i].name, "experts.")) {
+                    int q = stw_shard_of(i, f.n, 5);
+                    lo = q < lo ? q : lo, hi = q > hi ? q : hi;
+                }
+            split |= hi > lo;
+        }
+        CHECK_MSG(split, "%s: no layer's experts straddle two shards", arch);
+        for (k = 0; k < 5; k++) {
+            size_t len = stw_shard(NULL, 0, f.t, f.n, k, 5);
+            unsigned char *q = (unsigned char *)malloc(len);
+            stw_shard(q, len, f.t, f.n, k, 5);
+            CHECK(put_file(dir, stw_shard_name(file, sizeof file, k, 5), q, len) == 0);
+            free(q);
+        }
+        CHECK(stw_index_json(idx, sizeof idx, f.t, f.n, 5) < (int)sizeof idx);
+        CHECK(put_file(dir, "model.safetensors.index.json", idx, strlen(idx)) == 0);
+        snprintf(path, sizeof path, "%s/model.safetensors", dir), remove(path);
+        e = llm_hf_load_dir(&dm, dir, &why);
+        CHECK_MSG(fc_load_is(e, &why, LLM_OK), "%s, 5 shards: llm_hf_load_dir: %s: %s", arch, llm_status_str(e), why);
+        if (e == LLM_OK) {
+            llm_state s;
+            CHECK_OK(llm_state_create(&s, &dm.config, 16, 16, LLM_F32));
+            CHECK_OK(llm_forward(&s, &dm.weights, toks, 16, 0, b, 1, NULL));
+            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, "%s: 5 shards' logits differ from one file's", arch);
+            llm_state_free(&s);
+            llm_model_free(&dm);
+        }
+        memset(&sh, 0, sizeof sh);
+        CHECK_OK(llm_hf_shapes_dir(&sh, dir, &why));
+        CHECK_MSG(sh.n_files == 5 && sh.n_tensors == one.n_tensors && sh.n_elements == one.n_elements &&
+                      sh.tensor_bytes == one.tensor_bytes,
+                  "%s, 5 shards: llm_hf_shapes_dir: %d files, %llu tensors", arch, sh.n_files, (unsigned long long)sh.n_tensors);
+        for (k = 0; k < 5; k++) snprintf(path, sizeof path, "%s/%s", dir, stw_shard_name(file, sizeof file, k, 5)), remove(path);
+        snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir), remove(path);
+        CHECK(put_file(dir, "model.safetensors", f.p, f.len) == 0);
+    }
     memset(&sh, 0, sizeof sh);
     CHECK_OK(llm_hf_shapes_dir(&sh, dir, &why));
     CHECK_MSG(!sh.not_run[0] || (!fc_host_le() && fc_mentions(sh.not_run, "big-endian")), "%s: llm_hf_shapes_dir: not run: %s", arch,

@@ -289,6 +289,36 @@ static int put_safetensors_seeds(const char *dir) {
     return bad;
 }
 
+/* fuzz_hf_index: uint16 index length, model.safetensors.index.json, one shard; a tiny
+   llama's tensors split 1, 2 and 3 ways (the shard is the first: with more than one,
+   the index names tensors it does not hold) */
+static int put_index_seeds(const char *dir) {
+    static stw_model m;
+    static stw_tensor t[STW_MAX_TENSORS];
+    static char idx[1 << 14];
+    llm_config c = llm_config_default();
+    int n, split, bad = 0;
+    c.d_model = 8, c.n_layers = 1, c.n_heads = 2, c.n_kv_heads = 1, c.d_ff = 16, c.vocab = 8, c.max_seq_len = 16;
+    c.rope_layout = LLM_ROPE_HALVES;
+    if (stw_model_random(&m, &c, 7u)) return 1;
+    n = stw_model_tensors(&m, "BF16", "F32", t);
+    for (split = 1; split <= 3; split++) {
+        int il = stw_index_json(idx, sizeof idx, t, n, split);
+        size_t len = stw_shard(NULL, 0, t, n, 0, split);
+        unsigned char *p = (unsigned char *)malloc(2 + (size_t)il + len);
+        char name[32];
+        if (!p || il >= (int)sizeof idx) return 1;
+        p[0] = (unsigned char)(il & 0xff), p[1] = (unsigned char)(il >> 8);
+        memcpy(p + 2, idx, (size_t)il);
+        stw_shard(p + 2 + il, len, t, n, 0, split);
+        snprintf(name, sizeof name, "llama_%d_shards", split);
+        bad |= put(dir, "fuzz_hf_index", name, p, 2 + (size_t)il + len);
+        free(p);
+    }
+    stw_model_free(&m);
+    return bad;
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "build/fuzz/corpus";
     int bad = 0, i;
@@ -352,6 +382,7 @@ int main(int argc, char **argv) {
     bad |= vocab_seeds(dir);
     bad |= put_json_seeds(dir);
     bad |= put_safetensors_seeds(dir);
+    bad |= put_index_seeds(dir);
     {   /* sessions of fuzz_session.h's generator: mid-reply (logits pending), at its end */
         static unsigned char sess[4096];
         static fzs z;
