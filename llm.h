@@ -9229,7 +9229,10 @@ LLMDEF llm_status llm_gen_next_batch(llm_gen *const *gens, int n, void *scratch,
     if (why) *why = bad ? bad : "ok";
     if (bad) return LLM_EINVAL;
     V = gens[0]->state.config.vocab;
-    llm__gen_batch_layout(&gens[0]->state.config, n, &L);
+    if (!llm__gen_batch_layout(&gens[0]->state.config, n, &L)) {
+        if (why) *why = "the batch's scratch layout overflows (config too large)";
+        return LLM_EINVAL;
+    }
     base = (char *)llm__align64(scratch);
     q = (int *)(void *)(base + L.q), seqs = (llm_state **)(void *)(base + L.seqs);
     toks = (int *)(void *)(base + L.toks), pos = (int *)(void *)(base + L.pos);
