@@ -5333,10 +5333,9 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
    after it are written once against it. A weight block's codes are unpacked into one
    llm__qb (nibbles split, fifth and sixth bits or'ed in), its integer dot with a block of
    x gives int32 lanes (llm__qi) whose sum is exact, and those are converted and scaled in
-   fp32 once per block: acc += float(lanes) * (dw dx). The products dw dx are made several
-   blocks at a time (x's scales are also kept as contiguous floats) and each is broadcast
-   from memory into its FMA: a block's scale costs no shuffle, the port the broadcasts and
-   conversions of fp16 would otherwise share. Offsets in the codes (Q4_0's q - 8, Q5_0's
+   fp32 once per block: acc += float(lanes) * (dw dx). Q4_K / Q5_K make their sub-block
+   products eight at a time (x's scales are also kept as contiguous floats) and broadcast
+   each from memory into its FMA, so a sub-block's scale costs no shuffle. Offsets in the codes (Q4_0's q - 8, Q5_0's
    q - 16, Q6_K's q - 32) are cancelled exactly in int32 by starting the lanes at -off *
    sum(qx) spread over the lanes (x's ns, s16); the mins of Q4_1 / Q5_1 / Q4_K / Q5_K are m
    * (dx sum(qx)) (x's ds), added in fp32.
@@ -5353,7 +5352,7 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
 /* llm__linear_q's stack: x quantized (LLM__LQ_BLOCKS blocks, d_in <= 37,440) with its
    scales again as contiguous floats: d at xd[i], d sum(q) at xd[LLM__XS_OFF + i]; 64 KiB */
 #define LLM__LQ_BLOCKS 1170
-#define LLM__XS_OFF (LLM__LQ_BLOCKS + 4)
+#define LLM__XS_OFF LLM__LQ_BLOCKS
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || defined(LLM__NEON)
 #define LLM__QV 1
 #define LLM__QR 4 /* rows per tile at one token */
@@ -5620,10 +5619,7 @@ static inline float llm__qh(const unsigned char *p) {
 #endif
 #endif
 
-/* Four blocks' fp16 scales, stride bytes apart (n < 4: the first n, the rest 0), as
-   floats: with F16C one conversion of the four gathered in a 64-bit word. The kernels
-   multiply them by x's four scales at once and broadcast each product from memory, so a
-   block's scale costs no shuffle. */
+/* Four floats (Q4_K / Q5_K's scale products and mins, eight sub-blocks as two halves) */
 #if defined(LLM__NEON)
 typedef float32x4_t llm__qf4;
 static inline llm__qf4 llm__qf4_load(const float *f) { return vld1q_f32(f); }
@@ -5641,24 +5637,21 @@ static inline float llm__qf4_hsum(llm__qf4 a) {
 }
 #endif
 static const float llm__zeros4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-static inline llm__qf4 llm__qf4_h(const unsigned char *p, int stride, int n) {
-    int k;
+
+/* A block's fp16 scale at p in every lane. With F16C it is converted straight from an
+   8-byte load (p[0..7]: every format that calls this has 6 more bytes of its block after
+   the scale), which needs no move from a general register. */
+static inline llm__qf llm__qf_h(const unsigned char *p) {
 #if defined(__F16C__) && !defined(LLM__NEON)
-    uint64_t h = 0;
-    for (k = 0; k < n; k++) h |= (uint64_t)(p[k * stride] | p[k * stride + 1] << 8) << (16 * k);
-    return _mm_cvtph_ps(_mm_set_epi64x(0, (long long)h));
+    return _mm256_broadcastss_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
 #else
-    float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (k = 0; k < n; k++) f[k] = llm__qh(p + k * stride);
-    return llm__qf4_load(f);
+    return llm__qf_set1(llm__qh(p));
 #endif
 }
 
-/* The 32-value formats: block b's codes, offset, scale (and min). Blocks go in groups of
-   four: their scales dw dx per (row, token) first (xd: x's scales, ldx apart per token,
-   read four at a time), then each block's dot. */
+/* The 32-value formats: block b's codes, offset, scale (and min) */
 enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
-LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int nb,
+LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
                             const int fmt, const int nr, const int nt, size_t pf) {
     const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
     const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
@@ -5666,46 +5659,35 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
-    int b, r, t, k;
+    int b, r, t;
     LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = 0.0f;
-    for (b = 0; b < nb; b += 4) {
-        const int g = nb - b < 4 ? nb - b : 4;
-        float sc[LLM__QR * LLM__QT][4];
+    for (b = 0; b < nb; b++) {
+        llm__qb q[LLM__QR];
+        llm__qf d[LLM__QR];
+        float m[LLM__QR];
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            const llm__qf4 dw = llm__qf4_h(p, bytes, g);
-            if (pf)
-                for (k = 0; k < g * bytes; k += 64) LLM__PREFETCH(p + pf + k);
-            LLM__UNROLL
-            for (t = 0; t < nt; t++) llm__qf4_mul_store(sc[r * nt + t], dw, xd + (size_t)t * ldx + b);
+            if (pf) LLM__PREFETCH(p + pf);
+            d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
+            switch (fmt) {
+            case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
+            case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
+            case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
+            case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
+            default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
+            }
         }
-        for (k = 0; k < g; k++) {
-            llm__qb q[LLM__QR];
-            float m[LLM__QR];
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + b;
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
-                const unsigned char *p = w + (size_t)r * ldw + (size_t)(b + k) * (size_t)bytes;
-                m[r] = has_min ? llm__qh(p + 2) : 0.0f;
-                switch (fmt) {
-                case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
-                case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
-                case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
-                case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
-                default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
-                }
-            }
-            LLM__UNROLL
-            for (t = 0; t < nt; t++) {
-                const llm__q8x *xb = x + (size_t)t * ldx + b + k;
-                LLM__UNROLL
-                for (r = 0; r < nr; r++) {
-                    llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
-                                                    : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
-                    acc[r * nt + t] = llm__qf_fma(s, llm__qf_set1(sc[r * nt + t][k]), acc[r * nt + t]);
-                    if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
-                }
+                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
+                                                : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                acc[r * nt + t] = llm__qf_fma(s, llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
+                if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
             }
         }
     }
@@ -5838,11 +5820,11 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
         } else if (nr == 2) K(2, LLM__QT);                                                                           \
         else K(1, LLM__QT);                                                                                          \
     }
-#define LLM__K_Q8_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)
-#define LLM__K_Q4_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q4_0, R, T, pf)
-#define LLM__K_Q5_0(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_0, R, T, pf)
-#define LLM__K_Q4_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q4_1, R, T, pf)
-#define LLM__K_Q5_1(R, T) llm__qk32(o, w, ldw, x, xd, ldx, n / 32, LLM__QK_Q5_1, R, T, pf)
+#define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf))
+#define LLM__K_Q4_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T, pf))
+#define LLM__K_Q5_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T, pf))
+#define LLM__K_Q4_1(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T, pf))
+#define LLM__K_Q5_1(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T, pf))
 #define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 0, R, T, pf)
 #define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 1, R, T, pf)
 #define LLM__K_Q6_K(R, T) ((void)xd, llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf))
@@ -5939,7 +5921,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
-    float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) (+4: a group of four read past the last block) */
+    float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) */
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
     int tp, t;
@@ -5954,8 +5936,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
 #ifdef LLM__QV /* (only the vector tiles read them) */
-        for (t = 0; t < c.nt * (d_in / 32) + 4; t++) /* (+4 zeros: a group of four read past the end) */
-            xd[t] = t < c.nt * (d_in / 32) ? xq[t].d : 0.0f, xd[LLM__XS_OFF + t] = t < c.nt * (d_in / 32) ? xq[t].ds : 0.0f;
+        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
 #endif
         llm_threads_run(th, llm__lq_task, &c);
     }
