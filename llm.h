@@ -1524,6 +1524,8 @@ typedef struct llm_vocab {
     int32_t special_at[257];    /* special[special_at[b] .. special_at[b+1]) start with byte b */
     int32_t byte_id[256];       /* the token of a raw byte (<0xNN>, or byte-level's), or -1 */
     int32_t max_piece;          /* the longest piece, in bytes */
+    int spm_words;              /* SentencePiece: no piece has a space after another byte, so the
+                                   text is merged word by word (linear time, the same ids) */
     void *owned;
     char why[160];              /* a reason naming the field (*why may point here) */
 } llm_vocab;
@@ -14756,10 +14758,14 @@ static llm_status llm__vocab_finish(llm_vocab *v, const char **why) {
     int32_t count[257];
     for (i = 0; i < 256; i++) v->byte_id[i] = -1;
     v->max_piece = 0;
+    v->spm_words = v->kind == LLM_VOCAB_SPM;
     for (i = 0; i < n; i++) {
         int t = v->type[i];
         const char *s = v->text + v->off[i];
+        uint32_t b;
         if ((int32_t)v->len[i] > v->max_piece) v->max_piece = (int32_t)v->len[i];
+        for (b = 1; b < v->len[i] && v->spm_words; b++) /* a merge across "x|_" would need such a piece */
+            if (s[b] == ' ' && s[b - 1] != ' ') v->spm_words = 0;
         if (t == LLM_TOKEN_BYTE) {
             int h0, h1;
             if (v->len[i] != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || (h0 = llm__hexval(s[3])) < 0 ||
@@ -15161,7 +15167,14 @@ static void llm__enc_fragment(llm__enc *e, const char *t, size_t n, int after_sp
         if (v->add_space_prefix && after_special) buf[k++] = ' ';
         memcpy(buf + k, t, n);
         e->s = buf;
-        llm__enc_word(e, 0, (int32_t)(n + k));
+        if (v->spm_words) { /* each word with the spaces before it: no piece spans two */
+            int32_t a = 0, i;
+            for (i = 1; i < (int32_t)(n + k); i++)
+                if (buf[i] == ' ' && buf[i - 1] != ' ') llm__enc_word(e, a, i), a = i;
+            llm__enc_word(e, a, (int32_t)(n + k));
+        } else {
+            llm__enc_word(e, 0, (int32_t)(n + k));
+        }
         return;
     }
     if (v->pretok == LLM_PRETOK_QWEN2) {

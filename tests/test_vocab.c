@@ -122,6 +122,25 @@ static int run_pair(const llm_vocab *v, const char *name, const char *inp, size_
     return match;
 }
 
+/* SentencePiece word by word (spm_words: linear time) against the whole text as one
+   sequence of merges: the same ids, memcmp, over the whole .inp file as one text (its
+   lines, spaces, newlines and code indentation) and with LLM_ENCODE_BOS. */
+static void spm_words_same(const llm_vocab *v, const char *name, const char *text, size_t n) {
+    llm_vocab whole = *v;
+    size_t cap = n + 8, na = 0, nb = 0, sb = llm_vocab_scratch_bytes(v, n);
+    int32_t *a = (int32_t *)malloc(cap * sizeof(int32_t)), *b = (int32_t *)malloc(cap * sizeof(int32_t));
+    void *scratch = malloc(sb);
+    if (!a || !b || !scratch) abort();
+    CHECK_MSG(v->spm_words, "%s: a piece has a space after another byte, so it is merged as one sequence (slow)", name);
+    whole.spm_words = 0;
+    CHECK_OK(llm_vocab_encode(v, text, n, LLM_ENCODE_BOS, a, cap, &na, scratch, sb));
+    CHECK_OK(llm_vocab_encode(&whole, text, n, LLM_ENCODE_BOS, b, cap, &nb, scratch, sb));
+    CHECK_MSG(na == nb && memcmp(a, b, na * sizeof(int32_t)) == 0, "%s: %zu ids word by word, %zu as one sequence, or they differ",
+              name, na, nb);
+    printf("%s: %zu bytes as one text: %zu ids, word by word and as one sequence alike\n", name, n, na);
+    free(a), free(b), free(scratch);
+}
+
 static void test_gguf_pairs(void) {
     static const struct { const char *file; int lossless; } f[] = {
         {"ggml-vocab-llama-spm.gguf", 1}, {"ggml-vocab-phi-3.gguf", 1}, {"ggml-vocab-gpt-2.gguf", 1},
@@ -148,7 +167,9 @@ static void test_gguf_pairs(void) {
             llm_status st = llm_vocab_create_gguf(&v, &g, &why);
             CHECK_MSG(st == LLM_OK, "%s: %s: %s", f[i].file, llm_status_str(st), why);
             if (st == LLM_OK) {
+                static const char code[] = "def f(x):\n    if x  >  1:\n        return   x\n\t\t  end   \n  a b  c   d    e     f";
                 run_pair(&v, f[i].file, inp, in_n, out, f[i].lossless, &lines);
+                if (v.kind == LLM_VOCAB_SPM) spm_words_same(&v, f[i].file, inp, in_n), spm_words_same(&v, f[i].file, code, strlen(code));
                 llm_vocab_free(&v);
             }
             llm_gguf_free(&g);
