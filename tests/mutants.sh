@@ -93,8 +93,8 @@ if [ "${1:-}" = --job ]; then
         # a private working directory each: tests write scratch files under build/
         rd=$WORK/run/$id.$s
         mkdir -p "$rd/build"
-        if [ "$s" = shared ]; then models=$SHARED_MODELS; else models=/nonexistent; fi
-        (cd "$rd" && env -u LLM_REQUIRE_SHARED LLM_MODELS_DIR="$models" \
+        if [ "$s" = shared ]; then models=$SHARED_MODELS vocab=$SHARED_VOCAB; else models=/nonexistent vocab=/nonexistent; fi
+        (cd "$rd" && env -u LLM_REQUIRE_SHARED LLM_MODELS_DIR="$models" LLM_VOCAB_DIR="$vocab" \
             timeout -k 5 "$MUTANT_TIMEOUT" "$bin") >"$WORK/log/$id.$s" 2>&1
         rc=$?
         if [ $rc -eq 0 ]; then st=pass
@@ -241,8 +241,9 @@ if [ "${1:-}" = --list ]; then
 fi
 
 # ---- the settings: with ../shared (when it is there) and without ---------------------------
-SHARED_MODELS=""
+SHARED_MODELS="" SHARED_VOCAB=/nonexistent
 [ -d ../shared/models ] && SHARED_MODELS=$(cd ../shared/models && pwd)
+[ -d ../shared/vocab ] && SHARED_VOCAB=$(cd ../shared/vocab && pwd) # (test_vocab's real tokenizers)
 case "${MUTANTS_SHARED:-}" in
     0) SETTINGS=noshared ;;
     1) SETTINGS=shared
@@ -250,7 +251,7 @@ case "${MUTANTS_SHARED:-}" in
     *) SETTINGS="shared noshared"
        [ -n "$SHARED_MODELS" ] || { echo "mutants: ../shared/models missing: only the no-shared runs"; SETTINGS=noshared; } ;;
 esac
-export SETTINGS SHARED_MODELS
+export SETTINGS SHARED_MODELS SHARED_VOCAB
 
 # ---- the jobs: every (mutant, variant, test), after the baseline of each pair used --------
 variants_of() { # a manifest line's variants: its `only`, else MUTANT_VARIANTS
