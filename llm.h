@@ -16982,7 +16982,7 @@ static void llm__upd_adamw(void *ctx, int ith, int nth) {
 }
 
 LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double clip, double *grad_norm, llm_threads *th) {
-    double part[LLM__SS_CHUNKS], ss = 0.0, norm;
+    double part[LLM__SS_CHUNKS] = {0.0}, ss = 0.0, norm; /* (filled by llm__upd_norm; zeroed for the analyzers) */
     float k[7];
     llm__upd u;
     int64_t c;
