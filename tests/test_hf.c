@@ -893,7 +893,7 @@ static void test_sharded(void) {
     }
     /* the buffer API: the three shards from memory */
     {
-        llm_safetensors sts[3];
+        llm_safetensors sts[3], third;
         llm_layer_weights layers[MAXL];
         unsigned char *bufs[3];
         float *aux, *x = (float *)malloc(n * sizeof(float));
@@ -919,11 +919,12 @@ static void test_sharded(void) {
         e = llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 2, layers, MAXL, aux, auxn, &why);
         CHECK_MSG(e == LLM_EFORMAT && strstr(why, "missing"), "two of three shards: %s", why);
         /* the same shard twice: its tensors are in two shards */
-        sts[2] = sts[1];
+        third = sts[2], sts[2] = sts[1];
         e = llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 3, layers, MAXL, aux, auxn, &why);
         CHECK_MSG(e == LLM_EFORMAT && strstr(why, "two shards"), "a shard twice: %s", why);
         CHECK(llm_hf_load_shards(&bm, cfg, strlen(cfg), sts, 0, layers, MAXL, aux, auxn, &why) == LLM_EINVAL);
         for (i = 0; i < 2; i++) llm_safetensors_free(&sts[i]);
+        llm_safetensors_free(&third);
         for (i = 0; i < 3; i++) free(bufs[i]);
         free(aux), free(x);
     }
