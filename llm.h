@@ -5624,12 +5624,14 @@ static inline float llm__qh(const unsigned char *p) {
 /* Four floats (Q4_K / Q5_K's scale products and mins, eight sub-blocks as two halves) */
 #if defined(LLM__NEON)
 typedef float32x4_t llm__qf4;
+static inline llm__qf4 llm__qf4_zero(void) { return vdupq_n_f32(0.0f); }
 static inline llm__qf4 llm__qf4_load(const float *f) { return vld1q_f32(f); }
 static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { vst1q_f32(o, vmulq_f32(a, vld1q_f32(b))); }
 static inline llm__qf4 llm__qf4_fma(const float *a, const float *b, llm__qf4 c) { return vfmaq_f32(c, vld1q_f32(a), vld1q_f32(b)); }
 static inline float llm__qf4_hsum(llm__qf4 a) { return vaddvq_f32(a); }
 #else
 typedef __m128 llm__qf4;
+static inline llm__qf4 llm__qf4_zero(void) { return _mm_setzero_ps(); }
 static inline llm__qf4 llm__qf4_load(const float *f) { return _mm_loadu_ps(f); }
 static inline void llm__qf4_mul_store(float *o, llm__qf4 a, const float *b) { _mm_storeu_ps(o, _mm_mul_ps(a, _mm_loadu_ps(b))); }
 static inline llm__qf4 llm__qf4_fma(const float *a, const float *b, llm__qf4 c) { return _mm_fmadd_ps(_mm_loadu_ps(a), _mm_loadu_ps(b), c); }
@@ -5638,7 +5640,6 @@ static inline float llm__qf4_hsum(llm__qf4 a) {
     return _mm_cvtss_f32(_mm_add_ss(a, _mm_movehdup_ps(a)));
 }
 #endif
-static const float llm__zeros4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
 /* A block's fp16 scale at p in every lane. With F16C it is converted straight from an
    8-byte load (p[0..7]: every format that calls this has 6 more bytes of its block after
@@ -5731,7 +5732,7 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
     llm__qf4 mn[LLM__QR * LLM__QT];
     int b, r, t, j;
     LLM__UNROLL
-    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = llm__qf4_load(llm__zeros4);
+    for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = llm__qf4_zero();
     for (b = 0; b < nsb; b++) {
         const unsigned char *p[LLM__QR];
         float dsc[LLM__QR][8], dmn[LLM__QR][8], sc[LLM__QR * LLM__QT][8];

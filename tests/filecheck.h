@@ -6,6 +6,7 @@
    status and a reason that says so. Include after llm.h and test.h. */
 #ifndef LLM_FILECHECK_H
 #define LLM_FILECHECK_H
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,20 @@ TEST_UNUSED static int fc_le_floats_are(const void *p, const float *x, size_t n)
         if (fc_le32((const unsigned char *)p + 4 * i) != u) return 0;
     }
     return 1;
+}
+
+/* max |x[i]|, and max |a[i] - b[i]| (a NaN on either side is the largest difference) */
+TEST_UNUSED static double fc_max_abs(const float *x, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    return m;
+}
+TEST_UNUSED static double fc_max_diff(const float *a, const float *b, size_t n) {
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) m = !(fabs((double)a[i] - b[i]) <= m) ? fabs((double)a[i] - b[i]) : m;
+    return m;
 }
 
 /* case-insensitive: does why mention name? */

@@ -179,18 +179,6 @@ static llm_status run(const llm_config *c, const llm_weights *w, float *out) {
     return e;
 }
 
-static double max_abs(const float *x, size_t n) {
-    double m = 0;
-    size_t i;
-    for (i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
-    return m;
-}
-static double max_diff(const float *a, const float *b, size_t n) {
-    double m = 0;
-    size_t i;
-    for (i = 0; i < n; i++) m = fabs((double)a[i] - b[i]) > m || a[i] != a[i] ? fabs((double)a[i] - b[i]) : m;
-    return m;
-}
 
 static llm_config base_config(void) {
     llm_config c = llm_config_default();
@@ -245,15 +233,15 @@ static void check_case(const char *what, const llm_config *c, const char *model_
             CHECK(h.m.weights.layers[0].wq.data >= (const void *)file && h.m.weights.layers[0].wq.data < (const void *)(file + len));
             CHECK_OK(run(&h.m.config, &h.m.weights, a));
             CHECK_MSG(memcmp(a, b, n * sizeof(float)) == 0, "%s %s/%s: llm_hf_load's logits differ from the same weights direct: %.3g",
-                      what, dt, vdt, max_diff(a, b, n));
+                      what, dt, vdt, fc_max_diff(a, b, n));
         }
-        rel = max_diff(b, g, n) / max_abs(b, n);
+        rel = fc_max_diff(b, g, n) / fc_max_abs(b, n);
         if (rel > worst_interleaved) worst_interleaved = rel;
         /* the permutation only reorders q.k's sum over a head: measured 2.5e-7 (AVX2),
            2.8e-7 (AVX-512) and 4.0e-7 (scalar) of the largest logit: float rounding of
            that reordered dot product, through 2 layers */
         CHECK_MSG(rel < 2e-6, "%s %s/%s: interleaved (GGUF-style) run differs by %.3g of max |logit|", what, dt, vdt, rel);
-        CHECK(max_abs(b, n) > 0.5); /* logits that say something */
+        CHECK(fc_max_abs(b, n) > 0.5); /* logits that say something */
         free_direct(&D);
         free_direct(&G);
         hf_free(&h);
@@ -280,7 +268,7 @@ static void check_matters(const char *what, const llm_config *c, const llm_confi
     }
     CHECK_OK(run(&D.c, &D.w, a));
     CHECK_OK(run(&E.c, &E.w, b));
-    CHECK_MSG(max_diff(a, b, n) > 1e-3, "%s does not change the logits (%.3g)", what, max_diff(a, b, n));
+    CHECK_MSG(fc_max_diff(a, b, n) > 1e-3, "%s does not change the logits (%.3g)", what, fc_max_diff(a, b, n));
     free_direct(&D), free_direct(&E);
     stw_model_free(&m);
     free(a), free(b);
@@ -1118,7 +1106,7 @@ static void test_stories(void) {
         CHECK_OK(llm_state_create(&s2, &gm.config, 256, 256, LLM_F32));
         CHECK_OK(llm_forward(&s, &hm.weights, want, 256, 0, a, 1, NULL));
         CHECK_OK(llm_forward(&s2, &gm.weights, want, 256, 0, b, 1, NULL));
-        rel = max_diff(a, b, 256 * V) / max_abs(b, 256 * V);
+        rel = fc_max_diff(a, b, 256 * V) / fc_max_abs(b, 256 * V);
         printf("test_hf: stories260K, HF directory vs stories260K.gguf, 256 positions: max |diff| %.3g of max |logit|\n", rel);
         /* measured 1.8e-6 (AVX-512), 2.1e-6 (AVX2), 2.2e-6 (scalar): the reordered q.k
            sums over 256 positions and 5 layers, float rounding (stories260K.bin and the

@@ -661,18 +661,6 @@ static const char *replace(const char *text, const char *from, const char *to) {
     return out;
 }
 
-static double max_abs_f(const float *x, size_t n) {
-    double m = 0;
-    size_t i;
-    for (i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
-    return m;
-}
-static double max_diff_f(const float *a, const float *b, size_t n) {
-    double m = 0;
-    size_t i;
-    for (i = 0; i < n; i++) m = !(fabs((double)a[i] - b[i]) <= m) ? fabs((double)a[i] - b[i]) : m;
-    return m;
-}
 
 /* The config of an HF MoE test: test_arch's, Qwen3-MoE with 12 experts (names that sort
    experts.10 before experts.2). */
@@ -740,10 +728,10 @@ static void test_hf_vs_gguf(const char *arch, const char *dtype, int order) {
         CHECK_OK(llm_forward(&s, &h.m.weights, toks, T, 0, a, 1, NULL));
         llm_state_free(&s);
         if (strcmp(arch, "mixtral")) {
-            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, "%s %s: HF and GGUF logits differ (%.3g)", arch, dtype, max_diff_f(a, b, n));
+            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, "%s %s: HF and GGUF logits differ (%.3g)", arch, dtype, fc_max_diff(a, b, n));
             printf("    %s %s: HF directory vs GGUF, %d tokens: bit-identical logits\n", arch, dtype, T);
         } else {
-            double rel = max_diff_f(a, b, n) / max_abs_f(b, n);
+            double rel = fc_max_diff(a, b, n) / fc_max_abs(b, n);
             /* the same weights with q/k rows permuted: only q.k's sum over a head is
                reordered, and the router's softmax amplifies that (as decode vs prefill
                above); measured F32 / BF16: 1.8e-6 / 2.4e-6 (AVX-512), 2.2e-6 / 3.9e-6 (scalar) */
