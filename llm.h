@@ -551,10 +551,21 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
 /* The same with W in any llm_weight format (converted or dequantized on the fly).
    LLM_INT8 quantizes x the same way (per group, on ~64 KiB of stack) and multiplies in
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
-   quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack; d_in at most
-   37,440) and take integer dots per block. LLM_EUNSUPPORTED for other types. */
+   quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack, and 16 KiB per
+   thread for llm_linear_wx's many-token kernel; d_in at most 37,440) and take integer
+   dots per block. LLM_EUNSUPPORTED for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
+/* The same with flags. LLM_LIN_PREFILL says the n tokens are one sequence's (a prefill
+   chunk), so no caller compares a token's row with the same token run alone: ggml's block
+   formats may then take the many-token kernel (AVX-512 VNNI builds, from 8 tokens on),
+   whose sums run in another order than one token's, so its results agree with
+   llm_linear_w's within float rounding rather than bit for bit. Any thread count still
+   gives the same bits. llm_linear_w is llm_linear_wx with flags 0: each token's row the
+   same bits whatever tokens share the call (llm_forward_batch relies on it). */
+#define LLM_LIN_PREFILL 1u
+LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
+                                int n_tokens, int d_in, int d_out, unsigned flags, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th);
 
@@ -4801,7 +4812,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     llm_status (*check)(const llm_weight *w, int d_in);               /* layout valid for rows of d_in */
     void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
     llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
-                         int d_out, llm_threads *th); /* a whole linear layer, or NULL: panels below */
+                         int d_out, unsigned flags, llm_threads *th); /* a whole linear layer, or NULL: panels below */
     void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
     void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
     /* ggml's formats (a GGUF tensor's type id, -1 for none) and, for its block formats, what
@@ -4813,6 +4824,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     float (*qdot)(const unsigned char *w, const llm__q8x *x, int64_t n);
     void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt,
                  size_t pf); /* xd: x's block scales as contiguous floats (LLM__XS_OFF), ldx apart per token */
+    const struct llm__qpf *qp; /* the many-token kernel's packing of 16 rows (llm__qp_*), or NULL */
 } llm__wfmt;
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
@@ -4882,7 +4894,8 @@ static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int n) {
     llm_dequantize_int8(dst, (const int8_t *)w->data + row * n, w->scale + row * n / w->group_size, n, w->group_size);
 }
 static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
-                                  int d_out, llm_threads *th) {
+                                  int d_out, unsigned flags, llm_threads *th) {
+    (void)flags; /* fp32: the same bits for any tokens beside a row anyway */
     return llm_linear(y, x, (const float *)w->data, b, n_tokens, d_in, d_out, th);
 }
 /* fp16 / bf16: nr rows against token t; dot4: LLM__WR rows x LLM__WT tokens. */
@@ -5844,6 +5857,231 @@ LLM__QTILE(llm__qt_q6_k, LLM__K_Q6_K)
 #define LLM__QTF(tile) NULL /* no vector kernels: the scalar dots */
 #endif /* LLM__QV */
 
+/* ---- ggml's block formats, many tokens of one sequence: rows in lanes ------------------
+   A prefill chunk multiplies every weight row by many tokens, so the rows can be
+   rearranged once for all of them: 16 rows' codes of a block are transposed, and decoded
+   to unsigned bytes, into eight 512-bit vectors whose int32 lane i holds four consecutive
+   codes of row i; a token's four x codes, broadcast, meet them in one vpdpbusd (4 products
+   for each of 16 rows), and a block's conversion and scaling (one cvt, one mul, one FMA)
+   serve 16 rows instead of one. A code offset (Q4_0's q - 8, Q5_0's q - 16, Q6_K's q - 32,
+   Q8_0's q + 128 that makes its codes unsigned) is cancelled exactly by starting the
+   int32 lanes at -off sum(qx); the mins are (m) (dx sum qx) per block as in the tiles.
+   Each (token, row) sums a block in int32 and adds the blocks in fp32 in block order, so
+   the thread count and the other tokens never change its bits; but the order is not the
+   one-token kernels', so it runs only for LLM_LIN_PREFILL.
+   Blocking: a K-chunk of LLM__PKB blocks of 32 of 16 rows (8 KiB of codes, in L1) is
+   packed, then up to LLM__QP_TOK tokens of the panel run over it LLM__PT at a time (each
+   code vector loaded once for LLM__PT tokens, their int32 and fp32 accumulators in
+   registers), their sums kept per token and row across the chunks. */
+#if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#define LLM__QP 1
+#define LLM__PKB 16    /* blocks of 32 values per K-chunk: two K-quant super-blocks */
+#define LLM__PT 8      /* tokens per register tile */
+#define LLM__QP_TOK 64 /* tokens per packed chunk (their sums: 4 KiB of stack) */
+#define LLM__QP_MIN 8  /* tokens from which llm__linear_q takes this kernel */
+typedef struct llm__qpk { /* 16 rows of a K-chunk, packed */
+    __m512i q[LLM__PKB][8];       /* q[b][k] lane i: row i's codes 4k..4k+3 of block b, unsigned */
+    float sc[LLM__PKB][2][16];    /* the rows' scale per block (Q6_K: per 16 values) */
+    float mn[LLM__PKB][16];       /* the min's factor, formats with one */
+} llm__qpk;
+typedef struct llm__qpf {
+    /* pack nb blocks of 32 from rows p[0..15] (a zero row for padding) at byte offset o;
+       g: lane i = row i's offset from p[0] for the gathers, live: the real rows */
+    void (*pack)(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb);
+    int off;     /* the codes' offset: lanes start at off * -sum(qx) (of each half for Q6_K) */
+    int halves;  /* 2: a scale per 16 values */
+    int has_min; /* mn used */
+} llm__qpf;
+
+/* out[j] lane i = dword j of the 16 bytes at p[i] (four 4 x 4 transposes of dwords, one
+   per 128-bit lane: v[a] holds rows a, a + 4, a + 8, a + 12) */
+static inline void llm__qp_t16(__m512i *out, const unsigned char *const *p, size_t o) {
+    __m512i v[4], t[4];
+    int a;
+    for (a = 0; a < 4; a++) {
+        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(p[a] + o)));
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 4] + o)), 1);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 8] + o)), 2);
+        v[a] = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 12] + o)), 3);
+    }
+    t[0] = _mm512_unpacklo_epi32(v[0], v[1]), t[1] = _mm512_unpackhi_epi32(v[0], v[1]);
+    t[2] = _mm512_unpacklo_epi32(v[2], v[3]), t[3] = _mm512_unpackhi_epi32(v[2], v[3]);
+    out[0] = _mm512_unpacklo_epi64(t[0], t[2]), out[1] = _mm512_unpackhi_epi64(t[0], t[2]);
+    out[2] = _mm512_unpacklo_epi64(t[1], t[3]), out[3] = _mm512_unpackhi_epi64(t[1], t[3]);
+}
+/* the 32-bit words at p[0] + g[i] + o of the live rows (0 for the others) */
+static inline __m512i llm__qp_g32(const unsigned char *p0, __m512i g, __mmask16 live, size_t o) {
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, g, p0 + o, 1);
+}
+/* the fp16 in the low (hi = 0) or high half of each word, as floats */
+static inline __m512 llm__qp_h(__m512i w, int hi) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(hi ? _mm512_srli_epi32(w, 16) : w)); }
+static inline __m512i llm__qp_lo(__m512i v) { return _mm512_and_si512(v, _mm512_set1_epi8(15)); }
+static inline __m512i llm__qp_hi(__m512i v) { return _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(15)); }
+/* codes 4k..4k+3 of each lane plus 16 where bit 4k + m of the lane's 32 bits h is set */
+static inline __m512i llm__qp_bit5(__m512i q, __m512i h, int k) {
+    const __m512i sel = _mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0x00000000);
+    __m512i b = _mm512_shuffle_epi8(h, _mm512_add_epi8(sel, _mm512_set1_epi8((char)(k / 2))));
+    __mmask64 m = _mm512_test_epi8_mask(b, _mm512_set1_epi32(k % 2 ? (int)0x80402010 : 0x08040201));
+    return _mm512_mask_add_epi8(q, m, q, _mm512_set1_epi8(16));
+}
+
+/* The 32-value formats: nibbles (and fifth bits) or bytes, one fp16 scale (and min) */
+LLM__WINLINE void llm__qp_pack32(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb, const int fmt) {
+    const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+    const int qs = fmt == LLM__QK_Q8_0 || fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q4_1 ? 4 : fmt == LLM__QK_Q5_0 ? 6 : 8;
+    int b, j;
+    for (b = 0; b < nb; b++) {
+        const size_t o = (size_t)b * (size_t)bytes;
+        __m512i t[8], w = llm__qp_g32(p[0], g, live, o);
+        _mm512_storeu_ps(k->sc[b][0], llm__qp_h(w, 0));
+        if (fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1) _mm512_storeu_ps(k->mn[b], llm__qp_h(w, 1));
+        llm__qp_t16(t, p, o + (size_t)qs);
+        if (fmt == LLM__QK_Q8_0) {
+            llm__qp_t16(t + 4, p, o + 18);
+            for (j = 0; j < 8; j++) k->q[b][j] = _mm512_xor_si512(t[j], _mm512_set1_epi8((char)0x80)); /* q + 128 */
+            continue;
+        }
+        for (j = 0; j < 4; j++) k->q[b][j] = llm__qp_lo(t[j]), k->q[b][j + 4] = llm__qp_hi(t[j]);
+        if (fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1) {
+            __m512i h = llm__qp_g32(p[0], g, live, o + (fmt == LLM__QK_Q5_0 ? 2 : 4));
+            for (j = 0; j < 8; j++) k->q[b][j] = llm__qp_bit5(k->q[b][j], h, j);
+        }
+    }
+}
+static void llm__qp_pack_q8_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q8_0); }
+static void llm__qp_pack_q4_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q4_0); }
+static void llm__qp_pack_q4_1(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q4_1); }
+static void llm__qp_pack_q5_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q5_0); }
+static void llm__qp_pack_q5_1(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q5_1); }
+
+/* Q4_K / Q5_K (layout: llm__qk_q45k): a 32-byte run's low nibbles are sub-block 2i, its
+   high ones 2i + 1; Q5_K's fifth bit of value l in sub-block j is bit j of qh[l] */
+LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const unsigned char *const *p, int nb, const int five) {
+    const int bytes = five ? 176 : 144;
+    int s, i, j, r;
+    for (s = 0; s < nb / 8; s++) {
+        const size_t o = (size_t)s * (size_t)bytes;
+        __m512i h[8];
+        if (five) llm__qp_t16(h, p, o + 16), llm__qp_t16(h + 4, p, o + 32);
+        for (i = 0; i < 4; i++) {
+            __m512i t[8];
+            llm__qp_t16(t, p, o + (five ? 48 : 16) + 32 * (size_t)i), llm__qp_t16(t + 4, p, o + (five ? 64 : 32) + 32 * (size_t)i);
+            for (j = 0; j < 8; j++) {
+                __m512i a = llm__qp_lo(t[j]), b = llm__qp_hi(t[j]);
+                if (five) {
+                    a = _mm512_mask_add_epi8(a, _mm512_test_epi8_mask(h[j], _mm512_set1_epi8((char)(1 << (2 * i)))), a, _mm512_set1_epi8(16));
+                    b = _mm512_mask_add_epi8(b, _mm512_test_epi8_mask(h[j], _mm512_set1_epi8((char)(2 << (2 * i)))), b, _mm512_set1_epi8(16));
+                }
+                k->q[8 * s + 2 * i][j] = a, k->q[8 * s + 2 * i + 1][j] = b;
+            }
+        }
+        for (r = 0; r < 16; r++) {
+            float dsc[8], dmn[8];
+            llm__qk4_scales(p[r] + o + 4, llm__qh(p[r] + o), llm__qh(p[r] + o + 2), dsc, dmn);
+            for (j = 0; j < 8; j++) k->sc[8 * s + j][0][r] = dsc[j], k->mn[8 * s + j][r] = dmn[j];
+        }
+    }
+}
+static void llm__qp_pack_q4_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
+    (void)g, (void)live, llm__qp_pack45k(k, p, nb, 0);
+}
+static void llm__qp_pack_q5_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
+    (void)g, (void)live, llm__qp_pack45k(k, p, nb, 1);
+}
+/* Q6_K (layout: llm__qk_q6k): block j = 4 h + q takes the low (q < 2) or high nibbles of
+   ql's run 2 h + q % 2 and bits 2q, 2q + 1 of qh's run h; a scale per 16 values */
+static void llm__qp_pack_q6_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
+    int s, h, q, j, r, i;
+    (void)g, (void)live;
+    for (s = 0; s < nb / 8; s++) {
+        const size_t o = (size_t)s * 210;
+        for (h = 0; h < 2; h++) {
+            __m512i l[2][8], u[8];
+            llm__qp_t16(u, p, o + 128 + 32 * (size_t)h), llm__qp_t16(u + 4, p, o + 144 + 32 * (size_t)h);
+            for (i = 0; i < 2; i++)
+                llm__qp_t16(l[i], p, o + 64 * (size_t)h + 32 * (size_t)i), llm__qp_t16(l[i] + 4, p, o + 64 * (size_t)h + 32 * (size_t)i + 16);
+            for (q = 0; q < 4; q++)
+                for (j = 0; j < 8; j++) {
+                    __m512i lo = q < 2 ? llm__qp_lo(l[q % 2][j]) : llm__qp_hi(l[q % 2][j]);
+                    __m512i hb = _mm512_and_si512(_mm512_srli_epi16(u[j], (unsigned)(2 * q)), _mm512_set1_epi8(3));
+                    k->q[8 * s + 4 * h + q][j] = _mm512_or_si512(lo, _mm512_slli_epi16(hb, 4));
+                }
+        }
+        for (r = 0; r < 16; r++) {
+            const float d = llm__qh(p[r] + o + 208);
+            const signed char *sc = (const signed char *)(p[r] + o + 192);
+            for (j = 0; j < 16; j++) k->sc[8 * s + j / 2][j % 2][r] = d * (float)sc[j];
+        }
+    }
+}
+static const llm__qpf llm__qp_q8_0 = {llm__qp_pack_q8_0, 128, 1, 0};
+static const llm__qpf llm__qp_q4_0 = {llm__qp_pack_q4_0, 8, 1, 0};
+static const llm__qpf llm__qp_q4_1 = {llm__qp_pack_q4_1, 0, 1, 1};
+static const llm__qpf llm__qp_q5_0 = {llm__qp_pack_q5_0, 16, 1, 0};
+static const llm__qpf llm__qp_q5_1 = {llm__qp_pack_q5_1, 0, 1, 1};
+static const llm__qpf llm__qp_q4_k = {llm__qp_pack_q4_k, 0, 1, 1};
+static const llm__qpf llm__qp_q5_k = {llm__qp_pack_q5_k, 0, 1, 1};
+static const llm__qpf llm__qp_q6_k = {llm__qp_pack_q6_k, 32, 2, 0};
+#define LLM__QPF(f) (&(f))
+
+/* acc[t][16] += the packed rows' dots with nt tokens' blocks x[t ldx + b] (b < nb), their
+   scales at xd[t ldx + b] (and d sum(q) LLM__XS_OFF further) */
+static inline int32_t llm__qp_x4(const int8_t *q) {
+    int32_t v;
+    memcpy(&v, q, 4);
+    return v;
+}
+LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, size_t ldx, int nb, int off,
+                              const int halves, const int has_min, const int nt) {
+    __m512 y[LLM__PT];
+    int b, t, h, j;
+    LLM__UNROLL
+    for (t = 0; t < nt; t++) y[t] = _mm512_loadu_ps(acc + 16 * t);
+    for (b = 0; b < nb; b++) {
+        LLM__UNROLL
+        for (h = 0; h < halves; h++) {
+            const __m512 s = _mm512_loadu_ps(k->sc[b][h]);
+            __m512i a[LLM__PT];
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) { /* off * -sum(qx), of the block or of its half */
+                const llm__q8x *xb = x + (size_t)t * ldx + b;
+                a[t] = _mm512_set1_epi32(halves == 2 ? -off * xb->s16[h] : off * xb->ns);
+            }
+            LLM__UNROLL
+            for (j = 4 * h; j < 4 * h + 8 / halves; j++) {
+                const __m512i q = k->q[b][j];
+                LLM__UNROLL
+                for (t = 0; t < nt; t++) a[t] = _mm512_dpbusd_epi32(a[t], q, _mm512_set1_epi32(llm__qp_x4(x[(size_t)t * ldx + b].q + 4 * j)));
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++)
+                y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]), _mm512_mul_ps(s, _mm512_set1_ps(xd[(size_t)t * ldx + b])), y[t]);
+        }
+        if (has_min) {
+            const __m512 m = _mm512_loadu_ps(k->mn[b]);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xd[LLM__XS_OFF + (size_t)t * ldx + b]), y[t]);
+        }
+    }
+    LLM__UNROLL
+    for (t = 0; t < nt; t++) _mm512_storeu_ps(acc + 16 * t, y[t]);
+}
+/* the shapes: LLM__PT tokens, then 4, 2, 1 for the rest */
+#define LLM__QP_RUNS(name, H, M)                                                                                   \
+    static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, size_t ldx, int nb, int off, int nt) { \
+        for (; nt >= LLM__PT; nt -= LLM__PT, acc += 16 * LLM__PT, x += LLM__PT * ldx, xd += LLM__PT * ldx)          \
+            llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, LLM__PT);                                                   \
+        if (nt >= 4) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 4), nt -= 4, acc += 64, x += 4 * ldx, xd += 4 * ldx; \
+        if (nt >= 2) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 2), nt -= 2, acc += 32, x += 2 * ldx, xd += 2 * ldx; \
+        if (nt >= 1) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 1);                                                \
+    }
+LLM__QP_RUNS(llm__qp_run1, 1, 0)
+LLM__QP_RUNS(llm__qp_run1m, 1, 1)
+LLM__QP_RUNS(llm__qp_run2, 2, 0)
+#else
+#define LLM__QPF(f) NULL
+#endif /* LLM__QP */
+
 /* The weight-format table's row and check routines for ggml's block formats: a row of
    an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
 static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
@@ -5867,7 +6105,45 @@ typedef struct llm__lq {
     const float *b;
     float *y;
     int t0, nt, d_in, d_out;
+    int qp; /* the many-token kernel (LLM_LIN_PREFILL, at least LLM__QP_MIN tokens) */
 } llm__lq;
+
+#ifdef LLM__QP
+/* This thread's panels of 16 rows, each packed a K-chunk at a time for up to
+   LLM__QP_TOK tokens and run over them (llm__qp_run). */
+static void llm__qp_task(const llm__lq *c, int ith, int nth) {
+    static const unsigned char zero[LLM__PKB * 34]; /* a padding row's chunk (the largest: Q8_0's 16 blocks) */
+    const llm__qpf *f = c->f->qp;
+    const int bpb = c->f->blk / 32, nb = c->d_in / 32; /* blocks of 32 per format block */
+    const size_t ldx = (size_t)nb, ld = c->row_bytes;
+    int64_t np = (c->d_out + 15) / 16;
+    int p0 = (int)(np * ith / nth), p1 = (int)(np * (ith + 1) / nth), pn, t0, kc, r, t;
+    llm__qpk k;
+    float acc[LLM__QP_TOK * 16];
+    for (pn = p0; pn < p1; pn++) {
+        const int r0 = 16 * pn, nr = c->d_out - r0 < 16 ? c->d_out - r0 : 16;
+        const __mmask16 live = (__mmask16)((1u << nr) - 1u);
+        const __m512i g = _mm512_mullo_epi32(_mm512_set1_epi32((int)ld), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        for (t0 = 0; t0 < c->nt; t0 += LLM__QP_TOK) {
+            const int nt = c->nt - t0 < LLM__QP_TOK ? c->nt - t0 : LLM__QP_TOK;
+            memset(acc, 0, sizeof(float) * 16 * (size_t)nt);
+            for (kc = 0; kc < nb; kc += LLM__PKB) {
+                const int n = nb - kc < LLM__PKB ? nb - kc : LLM__PKB;
+                const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)t0 * ldx + (size_t)kc;
+                const unsigned char *p[16];
+                for (r = 0; r < 16; r++) p[r] = r < nr ? c->w + (size_t)(r0 + r) * ld + o : zero;
+                f->pack(&k, p, g, live, n);
+                if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
+                else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
+                else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
+            }
+            for (t = 0; t < nt; t++)
+                for (r = 0; r < nr; r++)
+                    c->y[(size_t)(c->t0 + t0 + t) * (size_t)c->d_out + (size_t)(r0 + r)] = acc[16 * t + r] + (c->b ? c->b[r0 + r] : 0.0f);
+        }
+    }
+}
+#endif
 
 #ifdef LLM__QV
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
@@ -5903,6 +6179,12 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     int64_t nblk = (c->d_out + LLM__WR - 1) / LLM__WR;
     int r0 = (int)(nblk * ith / nth * LLM__WR), r1 = (int)(nblk * (ith + 1) / nth * LLM__WR), r, t, nb = c->d_in / 32;
     if (r1 > c->d_out) r1 = c->d_out;
+#ifdef LLM__QP
+    if (c->qp) {
+        llm__qp_task(c, ith, nth);
+        return;
+    }
+#endif
 #ifdef LLM__QV
     if (c->f->tile) {
         int nr;
@@ -5922,7 +6204,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
 }
 
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, llm_threads *th) {
+                                int d_out, unsigned flags, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
     float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) */
     const llm__wfmt *f = llm__wfmt_of(W->type);
@@ -5934,6 +6216,11 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     c.w = (const unsigned char *)W->data;
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
     c.f = f, c.xq = xq, c.xd = xd, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+#ifdef LLM__QP
+    c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp;
+#else
+    c.qp = 0, (void)flags;
+#endif
     tp = LLM__LQ_BLOCKS / (d_in / 32);
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
@@ -5955,23 +6242,23 @@ static void llm__dq_f16(const unsigned char *b, float *y) { *y = llm__h(b); }
 static void llm__dq_bf16(const unsigned char *b, float *y) { *y = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); }
 
 static const llm__wfmt llm__wfmts[] = {
-    /* name   bits blk bytes scales          check           row            linear           prep          rows            ggml dq           qdot            tile */
-    {"f32",   32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,           0,  llm__dq_f32,  NULL,           NULL},
-    {"f16",   16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16,  1,  llm__dq_f16,  NULL,           NULL},
-    {"bf16",  16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16, 30, llm__dq_bf16, NULL,           NULL},
-    {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL},
-    {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL},
+    /* name   bits blk bytes scales          check           row            linear           prep          rows            ggml dq           qdot            tile   qp */
+    {"f32",   32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,           0,  llm__dq_f32,  NULL,           NULL, NULL},
+    {"f16",   16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16,  1,  llm__dq_f16,  NULL,           NULL, NULL},
+    {"bf16",  16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16, 30, llm__dq_bf16, NULL,           NULL, NULL},
+    {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL, NULL},
+    {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL, NULL},
     /* ggml's block formats (scales inside the blocks): the whole layer in llm__linear_q */
-    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0)},
-    {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0)},
-    {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1)},
-    {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0)},
-    {"q5_1",  6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 7,  llm__dq_q5_1, llm__qdot_q5_1, LLM__QTF(llm__qt_q5_1)},
-    {"q2_k",  2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 10, llm__dq_q2_k, llm__qdot_q2_k, NULL},
-    {"q3_k",  3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 11, llm__dq_q3_k, llm__qdot_q3_k, NULL},
-    {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k)},
-    {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k)},
-    {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k)},
+    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0), LLM__QPF(llm__qp_q8_0)},
+    {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0), LLM__QPF(llm__qp_q4_0)},
+    {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1), LLM__QPF(llm__qp_q4_1)},
+    {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0), LLM__QPF(llm__qp_q5_0)},
+    {"q5_1",  6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 7,  llm__dq_q5_1, llm__qdot_q5_1, LLM__QTF(llm__qt_q5_1), LLM__QPF(llm__qp_q5_1)},
+    {"q2_k",  2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 10, llm__dq_q2_k, llm__qdot_q2_k, NULL, NULL},
+    {"q3_k",  3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 11, llm__dq_q3_k, llm__qdot_q3_k, NULL, NULL},
+    {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
+    {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
+    {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
@@ -6027,6 +6314,11 @@ static void llm__lw_task(void *ctx, int ith, int nth) {
 
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                int d_out, llm_threads *th) {
+    return llm_linear_wx(y, x, W, b, n_tokens, d_in, d_out, 0, th);
+}
+
+LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                int d_out, unsigned flags, llm_threads *th) {
     const llm__wfmt *f = W ? llm__wfmt_of(W->type) : NULL;
     int8_t xq[LLM__Q8_XMAX];
     float xs[LLM__Q8_GMAX];
@@ -6036,7 +6328,7 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
     if (!f || !f->check || (!f->linear && !f->rows)) return LLM_EUNSUPPORTED;
     if ((st = f->check(W, d_in)) != LLM_OK) return st;
-    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, th);
+    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, flags, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
     llm__lw c = {f, W, y, x, b, d_in, d_out, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}; /* the panel and buffers below */
     c.row_bytes = (size_t)d_in / (size_t)f->blk * (size_t)f->blk_bytes;
@@ -7296,10 +7588,10 @@ static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >
 /* y = x W^T + b, plus a LoRA adapter's s B (A x) per token when ad has one (u = s A x in
    chunks of 64 ranks on the stack, so the block needs no scratch for it). */
 static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
-                                 int d_out, const llm_lora_ab *ad, llm_threads *th) {
+                                 int d_out, const llm_lora_ab *ad, unsigned lf, llm_threads *th) {
     float u[64];
     int t, k0, k, o, kn;
-    llm_status st = llm_linear_w(y, x, W, b, n, d_in, d_out, th);
+    llm_status st = llm_linear_wx(y, x, W, b, n, d_in, d_out, lf, th);
     if (st != LLM_OK || !ad || !ad->a) return st;
     if (!ad->b || ad->rank <= 0) return LLM_EINVAL;
     for (t = 0; t < n; t++)
@@ -7387,6 +7679,7 @@ typedef struct llm__model_buf {
     float *xb, *q, *k, *v, *att, *hb, *hb2;
     float *probs, *ew, *gx, *gy, *acc;
     int32_t *ei, *ord, *cnt;
+    unsigned lf; /* llm_linear_wx's flags: LLM_LIN_PREFILL for one sequence's tokens */
 } llm__model_buf;
 
 #define LLM__NBUF 15
@@ -7473,11 +7766,11 @@ static llm_status llm__moe_expert(const llm_config *c, float *y, const float *x,
                                   const llm_weight *w2, int n, int ff, const llm__model_buf *b, llm_threads *th) {
     const llm__ffn_info *ffn = &llm__ffn_kinds[c->ffn];
     int d = c->d_model, i;
-    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, NULL, th));
-    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, NULL, th));
+    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, NULL, b->lf, th));
+    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, NULL, b->lf, th));
     for (i = 0; i < n; i++)
         LLM__MTRY(ffn->glu(b->hb + (size_t)i * ff, b->hb + (size_t)i * ff, b->hb2 + (size_t)i * ff, ff));
-    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, NULL, th);
+    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, NULL, b->lf, th);
 }
 
 /* One token's router probabilities p[E] (overwritten) -> its k experts e[k] in order of
@@ -7503,7 +7796,7 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
     size_t row = (size_t)d * sizeof(float);
     if ((int64_t)n * k > INT32_MAX) return LLM_EINVAL; /* ord holds t k + slot as an int32 */
     /* route: probabilities over all experts, then each token's top k */
-    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, NULL, th));
+    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, NULL, b->lf, th));
     for (t = 0; t < n; t++) {
         float *p = b->probs + (size_t)t * E;
         LLM__MTRY(llm_softmax(p, p, E));
@@ -7596,13 +7889,14 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
     ffn = &llm__ffn_kinds[c->ffn];
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
+    b.lf = n_seg == 1 ? LLM_LIN_PREFILL : 0u; /* several sequences: each row as its token alone gets it */
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
-    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), th));
-    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), th));
-    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), th));
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), b.lf, th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), b.lf, th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), b.lf, th));
     /* qk_norm: each head of q and k normed on its own, before the rotation */
     if (c->qk_norm) {
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
@@ -7628,7 +7922,7 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
                                          llm__model_th(th, work)));
     }
     /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
-    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), th));
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), b.lf, th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
@@ -7640,17 +7934,17 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
         LLM__MTRY(llm__moe_ffn(c, w, in, n, &b, th));
     } else {
         /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), th));
+        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), b.lf, th));
         if (ffn->matrices == 2) {
             for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
         } else {
             /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), th));
+            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), b.lf, th));
             for (i = 0; i < n; i++)
                 LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
         }
         /* down-projection back to d */
-        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), th));
+        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), b.lf, th));
     }
     /* sandwich: normed; then the second residual add */
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
@@ -7795,7 +8089,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
                 LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
                 h = xb;
             }
-            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, th));
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, LLM_LIN_PREFILL, th));
             if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
@@ -7916,7 +8210,7 @@ static llm_status llm__forward_batch_run(llm_state *const *seqs, int B, const ll
         LLM__MTRY(llm__model_norm(c, xb, x, w->out_norm, w->out_norm_b, B, d));
         h = xb;
     }
-    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, NULL, th));
+    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, NULL, 0, th));
     if (c->final_softcap > 0) llm__model_softcap(logits, (size_t)B * c->vocab, c->final_softcap);
     return LLM_OK;
 }

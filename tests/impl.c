@@ -44,6 +44,14 @@ const int llm_test__vector_lanes = 0;
 const double llm_test__exp_relerr = 0;
 #endif
 
+#if defined(LLM__QP)
+const int llm_test__qkernels = 2;
+#elif defined(LLM__QV)
+const int llm_test__qkernels = 1;
+#else
+const int llm_test__qkernels = 0;
+#endif
+
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len) { return llm__piece(t, id, len); }
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out) {
     return llm__tok_start(t, text, bos, ids, cap, n_out);

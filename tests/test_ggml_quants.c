@@ -13,6 +13,7 @@
 #include "llm.h"
 #include "test.h"
 #include "filecheck.h"
+#include "internals.h"
 
 /* ---- the reference ------------------------------------------------------------------ */
 
@@ -749,7 +750,13 @@ static void test_dot_kernels(void) {
    blocks (96); 13 rows (tiles of 4 and a last single row); a bias. Bits: every result is one tile shape's or another's, and those agree by
    design, so the 17-token call, each call of its first n_tokens (1..16), each token
    alone, and 2 and 3 threads are all memcmp-equal. An inf in one token's activations
-   turns that token's outputs NaN and leaves the other token's bits alone. */
+   turns that token's outputs NaN and leaves the other token's bits alone.
+   With LLM_LIN_PREFILL (the many-token kernel in AVX-512 VNNI builds, rows in lanes) the
+   same checks over 70 tokens and 37 rows (three panels of 16, the last padded; token
+   groups of 8, 4, 2, 1 and of 64; K-chunks of 16 blocks and the 8 after them): measured
+   9.6e-8 of sum |w x| at worst, the same tolerance; calls of its first 8..69 tokens and
+   2 and 3 threads memcmp-equal (a token alone takes the one-token kernels, another
+   order: the reference is its check). */
 static void qk_quantize_ref(const float *x, int n, double *xq) { /* llm.h's 8-bit blocks of 32 */
     int b, j;
     for (b = 0; b < n / 32; b++) {
@@ -766,7 +773,7 @@ static void qk_quantize_ref(const float *x, int n, double *xq) { /* llm.h's 8-bi
     }
 }
 
-static void test_kernel_shapes(void) {
+static void test_kernel_shapes(unsigned flags) {
     static const struct {
         llm_dtype dt;
         uint32_t gt;
@@ -775,18 +782,17 @@ static void test_kernel_shapes(void) {
                {LLM_Q5_0, 6, 32, 22, 0, -1},      {LLM_Q5_1, 7, 32, 24, 0, 2},      {LLM_Q2_K, 10, 256, 84, 80, 82},
                {LLM_Q3_K, 11, 256, 110, 108, -1}, {LLM_Q4_K, 12, 256, 144, 0, 2}, {LLM_Q5_K, 13, 256, 176, 0, 2},
                {LLM_Q6_K, 14, 256, 210, 208, -1}};
-    enum { DMAX = 768, D_OUT = 13, NT = 17 };
-    static unsigned char w[D_OUT * (DMAX / 32) * 34];
-    static float wf[D_OUT * DMAX], x[NT * DMAX], xi[2 * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT];
+    enum { DMAX = 768, OMAX = 37, TMAX = 70 };
+    static unsigned char w[OMAX * (DMAX / 32) * 34];
+    static float wf[OMAX * DMAX], x[TMAX * DMAX], xi[9 * DMAX], b[OMAX], y[TMAX * OMAX], y2[TMAX * OMAX];
+    static const int sub[9] = {8, 9, 15, 16, 17, 63, 64, 65, 69}; /* prefill calls of the first n tokens */
+    const int pre = flags != 0, D_OUT = pre ? 37 : 13, NT = pre ? 70 : 17, NI = pre ? 9 : 2;
     static double xq[DMAX];
     llm_threads *th2 = test_pool(2, 20, "block-format kernels: 2 threads"), *th3 = test_pool(3, 20, "block-format kernels: 3 threads");
     double worst = 0;
     int k, r, t, j;
-#ifdef LLM__QV
-    const char *path = "vector";
-#else
-    const char *path = "scalar";
-#endif
+    const char *path = llm_test__qkernels ? "vector" : "scalar";
+    if (pre) path = llm_test__qkernels == 2 ? "rows in lanes (AVX-512 VNNI)" : "no many-token kernel in this build: the tiles";
     for (r = 0; r < D_OUT; r++) b[r] = 0.1f * test_randf();
     for (k = 0; k < 10; k++) {
         int dins[2] = {768, 96}, di;
@@ -807,7 +813,7 @@ static void test_kernel_shapes(void) {
             for (i = 0; i < (size_t)NT * (size_t)din; i++) x[i] = test_randf() * (i % 37 == 0 ? 4.0f : 1.0f);
             memset(&W, 0, sizeof W);
             W.type = K[k].dt, W.data = w;
-            if (!CHECK_OK(llm_linear_w(y, x, &W, b, NT, din, D_OUT, NULL))) continue;
+            if (!CHECK_OK(llm_linear_wx(y, x, &W, b, NT, din, D_OUT, flags, NULL))) continue;
             for (t = 0; t < NT; t++) {
                 qk_quantize_ref(x + (size_t)t * din, din, xq);
                 for (r = 0; r < D_OUT; r++) {
@@ -824,35 +830,37 @@ static void test_kernel_shapes(void) {
                 }
             }
             /* the first n_tokens of the same x, and each token alone: the same bits */
-            for (nt = 1; nt < NT; nt++) {
-                CHECK_OK(llm_linear_w(y2, x, &W, b, nt, din, D_OUT, NULL));
-                if (memcmp(y, y2, sizeof(float) * (size_t)nt * D_OUT) != 0 && bad_bits++ == 0)
-                    fprintf(stderr, "    %s d_in %d: %d tokens differ from the first %d of 17\n", llm_dtype_name(K[k].dt), din, nt, nt);
+            for (nt = 1; nt < (pre ? 10 : NT); nt++) {
+                int n = pre ? sub[nt - 1] : nt;
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, n, din, D_OUT, flags, NULL));
+                if (memcmp(y, y2, sizeof(float) * (size_t)n * D_OUT) != 0 && bad_bits++ == 0)
+                    fprintf(stderr, "    %s d_in %d: %d tokens differ from the first %d of %d\n", llm_dtype_name(K[k].dt), din, n, n, NT);
             }
-            for (t = 0; t < NT; t++) {
+            for (t = 0; t < (pre ? 0 : NT); t++) {
                 CHECK_OK(llm_linear_w(y2, x + (size_t)t * din, &W, b, 1, din, D_OUT, NULL));
                 if (memcmp(y + t * D_OUT, y2, sizeof(float) * D_OUT) != 0 && bad_bits++ == 0)
                     fprintf(stderr, "    %s d_in %d: token %d alone differs from its row of 17\n", llm_dtype_name(K[k].dt), din, t);
             }
             if (th2 && th3) { /* rows split between threads: the same bits */
-                CHECK_OK(llm_linear_w(y2, x, &W, b, NT, din, D_OUT, th2));
-                CHECK_MSG(memcmp(y, y2, sizeof y2) == 0, "%s d_in %d: 2 threads differ", llm_dtype_name(K[k].dt), din);
-                CHECK_OK(llm_linear_w(y2, x, &W, b, 5, din, D_OUT, th3));
-                CHECK_MSG(memcmp(y, y2, sizeof(float) * 5 * D_OUT) == 0, "%s d_in %d: 3 threads differ", llm_dtype_name(K[k].dt), din);
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, NT, din, D_OUT, flags, th2));
+                CHECK_MSG(memcmp(y, y2, sizeof(float) * (size_t)NT * D_OUT) == 0, "%s d_in %d: 2 threads differ", llm_dtype_name(K[k].dt), din);
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, pre ? 9 : 5, din, D_OUT, flags, th3));
+                CHECK_MSG(memcmp(y, y2, sizeof(float) * (pre ? 9 : 5) * D_OUT) == 0, "%s d_in %d: 3 threads differ", llm_dtype_name(K[k].dt), din);
             }
-            /* an inf in token 0: its outputs NaN, token 1's bits unchanged */
-            memcpy(xi, x, sizeof(float) * 2 * (size_t)din);
+            /* an inf in token 0: its outputs NaN, the other tokens' bits unchanged */
+            memcpy(xi, x, sizeof(float) * (size_t)NI * (size_t)din);
             xi[din / 2] = INFINITY;
-            CHECK_OK(llm_linear_w(y2, xi, &W, b, 2, din, D_OUT, NULL));
+            CHECK_OK(llm_linear_wx(y2, xi, &W, b, NI, din, D_OUT, flags, NULL));
             for (r = 0; r < D_OUT; r++) bad_nan += y2[r] == y2[r];
             CHECK_MSG(bad_nan == 0, "%s d_in %d: %d outputs of the token with an inf are not NaN", llm_dtype_name(K[k].dt), din, bad_nan);
-            CHECK_MSG(memcmp(y + D_OUT, y2 + D_OUT, sizeof(float) * D_OUT) == 0, "%s d_in %d: an inf in token 0 changed token 1",
+            CHECK_MSG(memcmp(y + D_OUT, y2 + D_OUT, sizeof(float) * (size_t)(NI - 1) * D_OUT) == 0, "%s d_in %d: an inf in token 0 changed the others",
                       llm_dtype_name(K[k].dt), din);
             CHECK_MSG(bad_ref == 0, "%s d_in %d: %d outputs off the reference (%s kernels)", llm_dtype_name(K[k].dt), din, bad_ref, path);
             CHECK_MSG(bad_bits == 0, "%s d_in %d: %d calls whose bits differ", llm_dtype_name(K[k].dt), din, bad_bits);
         }
     }
-    printf("block-format kernels (%s), 1..17 tokens, 13 rows: worst error %.3g of sum |w x| (tolerance 5e-7)\n", path, worst);
+    printf("block-format kernels (%s), %s tokens, %d rows: worst error %.3g of sum |w x| (tolerance 5e-7)\n", path,
+           pre ? "8..70" : "1..17", D_OUT, worst);
     llm_threads_free(th2);
     llm_threads_free(th3);
 }
@@ -869,7 +877,8 @@ int main(void) {
     test_floats();
     test_errors();
     test_dot_kernels();
-    test_kernel_shapes();
+    test_kernel_shapes(0);
+    test_kernel_shapes(LLM_LIN_PREFILL);
     test_files();
     printf("block formats: %ld values compared with the reference\n", (long)values_checked);
     return test_done();
