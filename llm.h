@@ -6024,43 +6024,42 @@ static const llm__qpf llm__qp_q5_k = {llm__qp_pack_q5_k, 0, 1, 1};
 static const llm__qpf llm__qp_q6_k = {llm__qp_pack_q6_k, 32, 2, 0};
 #define LLM__QPF(f) (&(f))
 
-/* acc[t][16] += the packed rows' dots with nt tokens' blocks x[t ldx + b] (b < nb), their
-   scales at xd[t ldx + b] (and d sum(q) LLM__XS_OFF further) */
+/* acc[t][16] += the packed rows' dots with nt tokens' blocks x[b ldb + t] (b < nb): x is
+   laid out block by block, the tokens of a block side by side, so one pointer and constant
+   offsets reach every token's codes; their scales at xd[b ldb + t] (d sum(q) LLM__XS_OFF
+   further) and the lanes' starting values (off * -sum(qx), per half for Q6_K) at
+   xc[2 (b ldb + t) + h] */
 static inline int32_t llm__qp_x4(const int8_t *q) {
     int32_t v;
     memcpy(&v, q, 4);
     return v;
 }
-LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, size_t ldx, int nb, int off,
-                              const int halves, const int has_min, const int nt) {
+LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb,
+                              int nb, const int halves, const int has_min, const int nt) {
     __m512 y[LLM__PT];
     int b, t, h, j;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = _mm512_loadu_ps(acc + 16 * t);
-    for (b = 0; b < nb; b++) {
+    for (b = 0; b < nb; b++, x += ldb, xd += ldb, xc += 2 * ldb) {
         LLM__UNROLL
         for (h = 0; h < halves; h++) {
             const __m512 s = _mm512_loadu_ps(k->sc[b][h]);
             __m512i a[LLM__PT];
             LLM__UNROLL
-            for (t = 0; t < nt; t++) { /* off * -sum(qx), of the block or of its half */
-                const llm__q8x *xb = x + (size_t)t * ldx + b;
-                a[t] = _mm512_set1_epi32(halves == 2 ? -off * xb->s16[h] : off * xb->ns);
-            }
+            for (t = 0; t < nt; t++) a[t] = _mm512_set1_epi32(xc[2 * t + h]);
             LLM__UNROLL
             for (j = 4 * h; j < 4 * h + 8 / halves; j++) {
                 const __m512i q = k->q[b][j];
                 LLM__UNROLL
-                for (t = 0; t < nt; t++) a[t] = _mm512_dpbusd_epi32(a[t], q, _mm512_set1_epi32(llm__qp_x4(x[(size_t)t * ldx + b].q + 4 * j)));
+                for (t = 0; t < nt; t++) a[t] = _mm512_dpbusd_epi32(a[t], q, _mm512_set1_epi32(llm__qp_x4(x[t].q + 4 * j)));
             }
             LLM__UNROLL
-            for (t = 0; t < nt; t++)
-                y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]), _mm512_mul_ps(s, _mm512_set1_ps(xd[(size_t)t * ldx + b])), y[t]);
+            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]), _mm512_mul_ps(s, _mm512_set1_ps(xd[t])), y[t]);
         }
         if (has_min) {
             const __m512 m = _mm512_loadu_ps(k->mn[b]);
             LLM__UNROLL
-            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xd[LLM__XS_OFF + (size_t)t * ldx + b]), y[t]);
+            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xd[LLM__XS_OFF + t]), y[t]);
         }
     }
     LLM__UNROLL
@@ -6068,12 +6067,13 @@ LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, 
 }
 /* the shapes: LLM__PT tokens, then 4, 2, 1 for the rest */
 #define LLM__QP_RUNS(name, H, M)                                                                                   \
-    static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, size_t ldx, int nb, int off, int nt) { \
-        for (; nt >= LLM__PT; nt -= LLM__PT, acc += 16 * LLM__PT, x += LLM__PT * ldx, xd += LLM__PT * ldx)          \
-            llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, LLM__PT);                                                   \
-        if (nt >= 4) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 4), nt -= 4, acc += 64, x += 4 * ldx, xd += 4 * ldx; \
-        if (nt >= 2) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 2), nt -= 2, acc += 32, x += 2 * ldx, xd += 2 * ldx; \
-        if (nt >= 1) llm__qp_run(acc, k, x, xd, ldx, nb, off, H, M, 1);                                                \
+    static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb, int nb, \
+                     int nt) {                                                                                         \
+        for (; nt >= LLM__PT; nt -= LLM__PT, acc += 16 * LLM__PT, x += LLM__PT, xd += LLM__PT, xc += 2 * LLM__PT)     \
+            llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, LLM__PT);                                                    \
+        if (nt >= 4) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 4), nt -= 4, acc += 64, x += 4, xd += 4, xc += 8;   \
+        if (nt >= 2) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 2), nt -= 2, acc += 32, x += 2, xd += 2, xc += 4;   \
+        if (nt >= 1) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 1);                                                 \
     }
 LLM__QP_RUNS(llm__qp_run1, 1, 0)
 LLM__QP_RUNS(llm__qp_run1m, 1, 1)
@@ -6105,7 +6105,8 @@ typedef struct llm__lq {
     const float *b;
     float *y;
     int t0, nt, d_in, d_out;
-    int qp; /* the many-token kernel (LLM_LIN_PREFILL, at least LLM__QP_MIN tokens) */
+    int qp;            /* the many-token kernel (LLM_LIN_PREFILL, at least LLM__QP_MIN tokens): then */
+    const int32_t *xc; /* x is stored block by block (index b nt + t) and xc holds its lanes' start */
 } llm__lq;
 
 #ifdef LLM__QP
@@ -6115,7 +6116,7 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
     static const unsigned char zero[LLM__PKB * 34]; /* a padding row's chunk (the largest: Q8_0's 16 blocks) */
     const llm__qpf *f = c->f->qp;
     const int bpb = c->f->blk / 32, nb = c->d_in / 32; /* blocks of 32 per format block */
-    const size_t ldx = (size_t)nb, ld = c->row_bytes;
+    const size_t ld = c->row_bytes;
     int64_t np = (c->d_out + 15) / 16;
     int p0 = (int)(np * ith / nth), p1 = (int)(np * (ith + 1) / nth), pn, t0, kc, r, t;
     llm__qpk k;
@@ -6129,13 +6130,14 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
             memset(acc, 0, sizeof(float) * 16 * (size_t)nt);
             for (kc = 0; kc < nb; kc += LLM__PKB) {
                 const int n = nb - kc < LLM__PKB ? nb - kc : LLM__PKB;
-                const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)t0 * ldx + (size_t)kc;
+                const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)kc * (size_t)c->nt + (size_t)t0;
                 const unsigned char *p[16];
                 for (r = 0; r < 16; r++) p[r] = r < nr ? c->w + (size_t)(r0 + r) * ld + o : zero;
                 f->pack(&k, p, g, live, n);
-                if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
-                else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
-                else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, ldx, n, f->off, nt);
+                const size_t ldb = (size_t)c->nt; /* (x is block by block here: llm__linear_q) */
+                if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
+                else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
+                else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
             }
             for (t = 0; t < nt; t++)
                 for (r = 0; r < nr; r++)
@@ -6207,9 +6209,12 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
                                 int d_out, unsigned flags, llm_threads *th) {
     llm__q8x xq[LLM__LQ_BLOCKS];
     float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) */
+#ifdef LLM__QP
+    int32_t xc[2 * LLM__LQ_BLOCKS];
+#endif
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
-    int tp, t;
+    int tp, t, i, nb = d_in / 32;
     if (!f->qdot) return LLM_EUNSUPPORTED;
     if (d_in % f->blk) return LLM_EINVAL;
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
@@ -6217,16 +6222,25 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
     c.f = f, c.xq = xq, c.xd = xd, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
 #ifdef LLM__QP
-    c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp;
+    c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp, c.xc = xc;
 #else
-    c.qp = 0, (void)flags;
+    c.qp = 0, c.xc = NULL, (void)flags;
 #endif
-    tp = LLM__LQ_BLOCKS / (d_in / 32);
+    tp = LLM__LQ_BLOCKS / nb;
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (d_in / 32), d_in);
+        if (!c.qp)
+            for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, xq + (size_t)t * (size_t)nb, d_in);
+        else /* block by block, the panel's tokens side by side (llm__qp_run) */
+            for (t = 0; t < c.nt; t++)
+                for (i = 0; i < nb; i++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in + 32 * (size_t)i, xq + (size_t)i * (size_t)c.nt + t, 32);
 #ifdef LLM__QV /* (only the vector tiles read them) */
-        for (t = 0; t < c.nt * (d_in / 32); t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
+        for (t = 0; t < c.nt * nb; t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
+#endif
+#ifdef LLM__QP
+        if (c.qp)
+            for (t = 0; t < c.nt * nb; t++)
+                xc[2 * t] = f->qp->halves == 2 ? -f->qp->off * xq[t].s16[0] : f->qp->off * xq[t].ns, xc[2 * t + 1] = -f->qp->off * xq[t].s16[1];
 #endif
         llm_threads_run(th, llm__lq_task, &c);
     }

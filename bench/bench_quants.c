@@ -59,14 +59,14 @@ static void *xalloc(size_t n) {
 
 /* seconds per call of n_tokens against every copy, best of 3 passes (after a warm-up) */
 static double time_calls(llm_weight *W, unsigned char *data, size_t wbytes, int copies, const float *x, float *y, int n_tokens,
-                         llm_threads *th) {
+                         unsigned flags, llm_threads *th) {
     double best = 1e30;
     int pass, c;
     for (pass = -1; pass < 3; pass++) {
         double t0 = roofs_now(), t;
         for (c = 0; c < copies; c++) {
             W->data = data + wbytes * (size_t)c;
-            if (llm_linear_w(y, x, W, NULL, n_tokens, DIN, DOUT, th) != LLM_OK) {
+            if (llm_linear_wx(y, x, W, NULL, n_tokens, DIN, DOUT, flags, th) != LLM_OK) {
                 fprintf(stderr, "bench_quants: llm_linear_w failed\n");
                 exit(1);
             }
@@ -349,7 +349,10 @@ int main(int argc, char **argv) {
     llm_threads *pools[3] = {NULL, NULL, NULL};
     double rroof[3], froof[3];
     unsigned long long r = 0x9E3779B97F4A7C15ull;
-    int nth, fi, npools = 1, toks[3] = {1, 4, 16}, k;
+    /* 1, 4 and 16 tokens as batched conversations run them (each row the bits of its token
+       alone), then 16 as a prefill chunk (LLM_LIN_PREFILL: the many-token kernel) */
+    int nth, fi, npools = 1, toks[4] = {1, 4, 16, 16}, k;
+    static const char *const tlabel[4] = {"1", "4", "16", "16 pre"};
     size_t i;
     if (llm_threads_create(&pools[2], 2) == LLM_OK) npools = 2;
     for (i = 0; i < (size_t)MAXT * DIN; i++) x[i] = (float)(i % 97) / 97.0f - 0.5f;
@@ -396,16 +399,17 @@ int main(int argc, char **argv) {
             l2 = (double)(wbytes / DOUT) * rows / best / 1e9;
         }
         for (nth = 1; nth <= npools; nth++)
-            for (k = 0; k < 3; k++) {
-                double t = time_calls(&W, data, wbytes, copies, x, y, toks[k], pools[nth]);
+            for (k = 0; k < 4; k++) {
+                double t = time_calls(&W, data, wbytes, copies, x, y, toks[k], k == 3 ? LLM_LIN_PREFILL : 0u, pools[nth]);
                 double gbs = (double)wbytes / t / 1e9, gf = 2.0 * toks[k] * DOUT * DIN / t / 1e9;
-                printf("%-6s %3d %6d %10.1f %9.1f %7.0f%% %9.1f %7.1f%%", f->name, nth, toks[k], t * 1e6, gbs,
+                printf("%-6s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
                        100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth]);
                 if (nth == 1 && k == 0) printf(" %9.1f", l2);
                 printf("\n");
             }
     }
-    if (part_k) printf("\ntargets (issue 12): GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it); 16 tokens <= 3x one\n");
+    if (part_k) printf("\ntargets (issue 12): GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it); 16 tokens <= 3x one\n"
+                       "(16: batched conversations, each row its token's one-token bits; 16 pre: a prefill chunk, LLM_LIN_PREFILL)\n");
     if (part_m) bench_110m(pools, npools, rroof, argc > 2 ? argv[2] : NULL);
     if (!only) bench_open();
     llm_threads_free(pools[2]);

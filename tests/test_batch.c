@@ -197,15 +197,18 @@ static llm_config batch_config(void) {
     return c;
 }
 
-/* B = 1, 2, 3, 5 at different positions: freshly started (0), long past a 64-key
-   attention tile (70), short (5), rewound (20 -> 18), one token (1). */
+/* B = 1, 2, 3, 5, 8 at different positions: freshly started (0), long past a 64-key
+   attention tile (70), short (5), rewound (20 -> 18, 33 -> 30), one token (1). Eight rows
+   are as many as a prefill chunk needs for the block formats' many-token kernel, which a
+   batched step must not take (its sums are not one token's). */
 static void batch_cases(const llm_config *c, const llm_weights *w, llm_threads *th, const char *what) {
-    static const int pre[5] = {0, 70, 5, 20, 1}, start[5] = {0, 70, 5, 18, 1};
+    static const int pre[8] = {0, 70, 5, 20, 1, 9, 33, 2}, start[8] = {0, 70, 5, 18, 1, 9, 30, 2};
     static const int pre1[1] = {70}, start1[1] = {70};
     check_batch(c, w, 1, pre1, start1, 3, th, what);
     check_batch(c, w, 2, pre, start, 4, th, what);
     check_batch(c, w, 3, pre, start, 4, th, what);
     check_batch(c, w, 5, pre, start, 4, th, what);
+    check_batch(c, w, 8, pre, start, 2, th, what);
 }
 
 static void test_batch_models(llm_threads *th) {
