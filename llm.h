@@ -6113,7 +6113,7 @@ typedef struct llm__lq {
 /* This thread's panels of 16 rows, each packed a K-chunk at a time for up to
    LLM__QP_TOK tokens and run over them (llm__qp_run). */
 static void llm__qp_task(const llm__lq *c, int ith, int nth) {
-    static const unsigned char zero[LLM__PKB * 34]; /* a padding row's chunk (the largest: Q8_0's 16 blocks) */
+    static const unsigned char zero[LLM__PKB * 34] = {0}; /* a padding row's chunk (the largest: Q8_0's 16 blocks) */
     const llm__qpf *f = c->f->qp;
     const int bpb = c->f->blk / 32, nb = c->d_in / 32; /* blocks of 32 per format block */
     const size_t ld = c->row_bytes;
