@@ -5975,10 +5975,12 @@ LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const unsigned char *const *p, in
                 k->q[8 * s + 2 * i][j] = a, k->q[8 * s + 2 * i + 1][j] = b;
             }
         }
-        for (r = 0; r < 16; r++) {
+        for (r = 0; r < 16; r++) { /* row r's 8 scales and mins into lane r of 8 vectors each */
             float dsc[8], dmn[8];
+            const __m256i j8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             llm__qk4_scales(p[r] + o + 4, llm__qh(p[r] + o), llm__qh(p[r] + o + 2), dsc, dmn);
-            for (j = 0; j < 8; j++) k->sc[8 * s + j][0][r] = dsc[j], k->mn[8 * s + j][r] = dmn[j];
+            _mm256_i32scatter_ps(&k->sc[8 * s][0][r], _mm256_slli_epi32(j8, 5), _mm256_loadu_ps(dsc), 4);
+            _mm256_i32scatter_ps(&k->mn[8 * s][r], _mm256_slli_epi32(j8, 4), _mm256_loadu_ps(dmn), 4);
         }
     }
 }
@@ -6007,10 +6009,10 @@ static void llm__qp_pack_q6_k(llm__qpk *k, const unsigned char *const *p, __m512
                     k->q[8 * s + 4 * h + q][j] = _mm512_or_si512(lo, _mm512_slli_epi16(hb, 4));
                 }
         }
-        for (r = 0; r < 16; r++) {
-            const float d = llm__qh(p[r] + o + 208);
-            const signed char *sc = (const signed char *)(p[r] + o + 192);
-            for (j = 0; j < 16; j++) k->sc[8 * s + j / 2][j % 2][r] = d * (float)sc[j];
+        for (r = 0; r < 16; r++) { /* row r's 16 scales d sc_j into lane r of sc[8 s + j / 2][j % 2], 16 floats apart */
+            const __m512 v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p[r] + o + 192))));
+            _mm512_i32scatter_ps(&k->sc[8 * s][0][r], _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 4),
+                                 _mm512_mul_ps(v, _mm512_set1_ps(llm__qh(p[r] + o + 208))), 4);
         }
     }
 }
