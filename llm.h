@@ -4782,7 +4782,8 @@ LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf,
    the block as ggml's Q8_0 / Q4_K do), plus, for scales == LLM__SCALE_GROUP, one fp32 per
    group_size values in llm_weight.scale. Adding a format: one row here, its kernels
    (check, row, and prep / dot / dot4 or linear; for a ggml block format dq, qdot and
-   tile, with linear = llm__linear_q), and tests.
+   tile, with linear = llm__linear_q, and qp, its packing for the many-token kernel, if
+   it has one), and tests.
 
    The three int8 layouts, by name:
      "int8" bits      the estimators' LLM_INT8: 8 bits a value, scales not counted
