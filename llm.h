@@ -2128,7 +2128,8 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
    optionally, an in-register transpose for W's pack (>>matmul) and an int8 dot product
    (>>weights, llm__dot_q8), which otherwise fall back to generic code. ggml's block
    formats add a small integer vocabulary of their own (32 int8 codes: llm__qb, >>weights'
-   fenced kernel block, one part per ISA family), which the scalar build does without. */
+   fenced kernel block, one part per ISA family) and one for their many-token kernel (rows
+   in int32 lanes: llm__pc), which the scalar build does without. */
 
 #if !defined(LLM_NO_SIMD) && defined(__AVX512F__)
 #define LLM__AVX512 1
@@ -5860,164 +5861,364 @@ LLM__QTILE(llm__qt_q6_k, LLM__K_Q6_K)
 
 /* ---- ggml's block formats, many tokens of one sequence: rows in lanes ------------------
    A prefill chunk multiplies every weight row by many tokens, so the rows can be
-   rearranged once for all of them: 16 rows' codes of a block are transposed, and decoded
-   to unsigned bytes, into eight 512-bit vectors whose int32 lane i holds four consecutive
-   codes of row i; a token's four x codes, broadcast, meet them in one vpdpbusd (4 products
-   for each of 16 rows), and a block's conversion and scaling (one cvt, one mul, one FMA)
-   serve 16 rows instead of one. A code offset (Q4_0's q - 8, Q5_0's q - 16, Q6_K's q - 32,
-   Q8_0's q + 128 that makes its codes unsigned) is cancelled exactly by starting the
-   int32 lanes at -off sum(qx); the mins are (m) (dx sum qx) per block as in the tiles.
+   rearranged once for all of them: LLM__PL rows' codes of a block (16 with AVX-512, 8
+   with AVX2, 4 with NEON) are transposed, and decoded to bytes, into eight vectors whose
+   int32 lane i holds four consecutive codes of row i; a token's four x codes, broadcast,
+   meet them in one dot instruction (vpdpbusd, vpmaddubsw + vpmaddwd, sdot: 4 products for
+   each row), and a block's conversion and scaling (one cvt, one mul, one FMA) serve
+   LLM__PL rows instead of one. On x86 the codes are unsigned (the dot multiplies unsigned
+   by signed bytes): an offset (Q4_0's q - 8, Q5_0's q - 16, Q6_K's q - 32, and the q + 128
+   that makes Q8_0's codes unsigned) is cancelled exactly by starting the int32 lanes at
+   off * -sum(qx); NEON's sdot takes the signed codes as they are. The mins are
+   (m) (dx sum qx) per block, as in the tiles.
    Each (token, row) sums a block in int32 and adds the blocks in fp32 in block order, so
    the thread count and the other tokens never change its bits; but the order is not the
    one-token kernels', so it runs only for LLM_LIN_PREFILL.
-   Blocking: a K-chunk of LLM__PKB blocks of 32 of 16 rows (8 KiB of codes, in L1) is
-   packed, then up to LLM__QP_TOK tokens of the panel run over it LLM__PT at a time (each
-   code vector loaded once for LLM__PT tokens, their int32 and fp32 accumulators in
-   registers), their sums kept per token and row across the chunks. */
-#if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+   Blocking: a K-chunk of LLM__PKB blocks of 32 of LLM__PL rows (at most 8 KiB of codes, in
+   L1) is packed, then up to LLM__QP_TOK tokens of the panel run over it LLM__PT at a time
+   (each code vector loaded once for LLM__PT tokens, their int32 and fp32 accumulators in
+   registers), their sums kept per token and row across the chunks. The vocabulary below
+   (transposes, nibbles, extra bits, gathers, the dot) is written once per ISA; the packing
+   and the kernel after it once. */
+#if defined(LLM__AVX512) || defined(LLM__AVX2) || (defined(LLM__NEON) && defined(__ARM_FEATURE_DOTPROD))
 #define LLM__QP 1
 #define LLM__PKB 16    /* blocks of 32 values per K-chunk: two K-quant super-blocks */
 #define LLM__PT 8      /* tokens per register tile */
-#define LLM__QP_TOK 64 /* tokens per packed chunk (their sums: 4 KiB of stack) */
+#define LLM__QP_TOK 64 /* tokens per packed chunk (their sums: at most 4 KiB of stack) */
 #define LLM__QP_MIN 8  /* tokens from which llm__linear_q takes this kernel */
-typedef struct llm__qpk { /* 16 rows of a K-chunk, packed */
-    __m512i q[LLM__PKB][8];       /* q[b][k] lane i: row i's codes 4k..4k+3 of block b, unsigned */
-    float sc[LLM__PKB][2][16];    /* the rows' scale per block (Q6_K: per 16 values) */
-    float mn[LLM__PKB][16];       /* the min's factor, formats with one */
-} llm__qpk;
-typedef struct llm__qpf {
-    /* pack nb blocks of 32 from rows p[0..15] (a zero row for padding) at byte offset o;
-       g: lane i = row i's offset from p[0] for the gathers, live: the real rows */
-    void (*pack)(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb);
-    int off;     /* the codes' offset: lanes start at off * -sum(qx) (of each half for Q6_K) */
-    int halves;  /* 2: a scale per 16 values */
-    int has_min; /* mn used */
-} llm__qpf;
 
-/* out[j] lane i = dword j of the 16 bytes at p[i] (four 4 x 4 transposes of dwords, one
-   per 128-bit lane: v[a] holds rows a, a + 4, a + 8, a + 12) */
-static inline void llm__qp_t16(__m512i *out, const unsigned char *const *p, size_t o) {
+#if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+/* -- AVX-512 (BW, VNNI): 16 rows, vpdpbusd */
+#define LLM__PL 16
+#define LLM__PK_UNSIGNED 1 /* codes unsigned, offsets cancelled by the lanes' start */
+#define LLM__PK_U8 1       /* the dot takes codes up to 255: Q8_0's q + 128 */
+typedef __m512i llm__pc;   /* codes: 4 bytes per lane */
+typedef __m512i llm__pa;   /* int32 lanes */
+typedef __m512 llm__pw;
+typedef struct llm__pkr {
+    const unsigned char *p[LLM__PL]; /* each row's chunk (a zero row for padding) */
+    __m512i g;                       /* row i's offset from p[0], for the gathers */
+    __mmask16 live;                  /* the real rows */
+} llm__pkr;
+static inline void llm__pk_rows_g(llm__pkr *r, size_t ld, int nr) {
+    r->g = _mm512_mullo_epi32(_mm512_set1_epi32((int)ld), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    r->live = (__mmask16)((1u << nr) - 1u);
+}
+/* out[j] lane i = dword j of the 16 bytes at p[i] + o: four 4 x 4 transposes of dwords,
+   one per 128-bit lane (v[a] holds rows a, a + 4, a + 8, a + 12) */
+static inline void llm__pk_t16(llm__pc *out, const llm__pkr *r, size_t o) {
     __m512i v[4], t[4];
     int a;
     for (a = 0; a < 4; a++) {
-        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(p[a] + o)));
-        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 4] + o)), 1);
-        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 8] + o)), 2);
-        v[a] = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(p[a + 12] + o)), 3);
+        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(r->p[a] + o)));
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(r->p[a + 4] + o)), 1);
+        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(r->p[a + 8] + o)), 2);
+        v[a] = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(const void *)(r->p[a + 12] + o)), 3);
     }
     t[0] = _mm512_unpacklo_epi32(v[0], v[1]), t[1] = _mm512_unpackhi_epi32(v[0], v[1]);
     t[2] = _mm512_unpacklo_epi32(v[2], v[3]), t[3] = _mm512_unpackhi_epi32(v[2], v[3]);
     out[0] = _mm512_unpacklo_epi64(t[0], t[2]), out[1] = _mm512_unpackhi_epi64(t[0], t[2]);
     out[2] = _mm512_unpacklo_epi64(t[1], t[3]), out[3] = _mm512_unpackhi_epi64(t[1], t[3]);
 }
-/* the 32-bit words at p[0] + g[i] + o of the live rows (0 for the others) */
-static inline __m512i llm__qp_g32(const unsigned char *p0, __m512i g, __mmask16 live, size_t o) {
-    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, g, p0 + o, 1);
+/* the 32-bit words at p[i] + o of the live rows (0 for the others) */
+static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), r->live, r->g, r->p[0] + o, 1);
 }
-/* the fp16 in the low (hi = 0) or high half of each word, as floats */
-static inline __m512 llm__qp_h(__m512i w, int hi) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(hi ? _mm512_srli_epi32(w, 16) : w)); }
-static inline __m512i llm__qp_lo(__m512i v) { return _mm512_and_si512(v, _mm512_set1_epi8(15)); }
-static inline __m512i llm__qp_hi(__m512i v) { return _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(15)); }
-/* codes 4k..4k+3 of each lane plus 16 where bit 4k + m of the lane's 32 bits h is set */
-static inline __m512i llm__qp_bit5(__m512i q, __m512i h, int k) {
+/* dst[i] = the fp16 at p[i] + o, as a float */
+static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
+    _mm512_storeu_ps(dst, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(llm__pk_words(r, o))));
+}
+static inline llm__pc llm__pk_lo(llm__pc v) { return _mm512_and_si512(v, _mm512_set1_epi8(15)); }
+static inline llm__pc llm__pk_hi(llm__pc v) { return _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(15)); }
+static inline llm__pc llm__pk_or(llm__pc a, llm__pc b) { return _mm512_or_si512(a, b); }
+static inline llm__pc llm__pk_u8(llm__pc v) { return _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)); } /* q + 128 */
+/* q + 16 where bit 4k + m of the lane's 32 bits h is set (byte m of the lane): byte k / 2
+   of h copied to the lane's four bytes, each tested against its own bit */
+static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
     const __m512i sel = _mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0x00000000);
     __m512i b = _mm512_shuffle_epi8(h, _mm512_add_epi8(sel, _mm512_set1_epi8((char)(k / 2))));
     __mmask64 m = _mm512_test_epi8_mask(b, _mm512_set1_epi32(k % 2 ? (int)0x80402010 : 0x08040201));
     return _mm512_mask_add_epi8(q, m, q, _mm512_set1_epi8(16));
 }
+/* q + 16 where the byte of h has bit `bit` */
+static inline llm__pc llm__pk_bitb(llm__pc q, llm__pc h, int bit) {
+    return _mm512_mask_add_epi8(q, _mm512_test_epi8_mask(h, _mm512_set1_epi8((char)bit)), q, _mm512_set1_epi8(16));
+}
+/* ((u >> s) & 3) << 4 per byte: Q6_K's top bits */
+static inline llm__pc llm__pk_top2(llm__pc u, int s) {
+    return _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)s), _mm512_set1_epi8(3)), 4);
+}
+/* dst[j * stride] = v[j], j < n (8 or 16): one row's scales into its lane */
+static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
+    const __m512i j = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(stride));
+    const __mmask16 m = (__mmask16)(n == 16 ? 0xffff : 0xff);
+    _mm512_mask_i32scatter_ps(dst, m, j, _mm512_maskz_loadu_ps(m, v), 4);
+}
+static inline llm__pa llm__pa_set1(int32_t v) { return _mm512_set1_epi32(v); }
+static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) { return _mm512_dpbusd_epi32(a, q, _mm512_set1_epi32(x4)); }
+static inline llm__pw llm__pw_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void llm__pw_store(float *p, llm__pw v) { _mm512_storeu_ps(p, v); }
+/* y + float(a) (s dx) and y + m (dx sum qx) */
+static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) {
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(dx)), y);
+}
+static inline llm__pw llm__pw_min(llm__pw y, llm__pw m, float ds) { return _mm512_fmadd_ps(m, _mm512_set1_ps(ds), y); }
+
+#elif defined(LLM__AVX2) || defined(LLM__AVX512)
+/* -- AVX2 (and AVX-512 without BW / VNNI): 8 rows, vpdpbusd with AVX-VNNI or AVX512VL
+   VNNI, else vpmaddubsw + vpmaddwd (codes at most 63 against |qx| <= 127: no pair
+   saturates; so Q8_0, whose q + 128 would, keeps the tiles there) */
+#define LLM__PL 8
+#define LLM__PK_UNSIGNED 1
+#if defined(LLM__QDP)
+#define LLM__PK_U8 1
+#endif
+typedef __m256i llm__pc;
+typedef __m256i llm__pa;
+typedef __m256 llm__pw;
+typedef struct llm__pkr {
+    const unsigned char *p[LLM__PL];
+    __m256i g;
+    __m256i live; /* all ones in the real rows' lanes */
+} llm__pkr;
+static inline void llm__pk_rows_g(llm__pkr *r, size_t ld, int nr) {
+    const __m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    r->g = _mm256_mullo_epi32(_mm256_set1_epi32((int)ld), i);
+    r->live = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), i);
+}
+static inline void llm__pk_t16(llm__pc *out, const llm__pkr *r, size_t o) { /* (as AVX-512's, two 128-bit lanes) */
+    __m256i v[4], t[4];
+    int a;
+    for (a = 0; a < 4; a++)
+        v[a] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(r->p[a] + o))),
+                                       _mm_loadu_si128((const __m128i *)(const void *)(r->p[a + 4] + o)), 1);
+    t[0] = _mm256_unpacklo_epi32(v[0], v[1]), t[1] = _mm256_unpackhi_epi32(v[0], v[1]);
+    t[2] = _mm256_unpacklo_epi32(v[2], v[3]), t[3] = _mm256_unpackhi_epi32(v[2], v[3]);
+    out[0] = _mm256_unpacklo_epi64(t[0], t[2]), out[1] = _mm256_unpackhi_epi64(t[0], t[2]);
+    out[2] = _mm256_unpacklo_epi64(t[1], t[3]), out[3] = _mm256_unpackhi_epi64(t[1], t[3]);
+}
+static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
+    return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), (const int *)(const void *)(r->p[0] + o), r->g, r->live, 1);
+}
+static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
+#ifdef __F16C__
+    const __m256i w = _mm256_shuffle_epi8(llm__pk_words(r, o), _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1,
+                                                                                  4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+    _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(w, 0x08))));
+#else
+    int i;
+    for (i = 0; i < LLM__PL; i++) dst[i] = llm__qh(r->p[i] + o);
+#endif
+}
+static inline llm__pc llm__pk_lo(llm__pc v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
+static inline llm__pc llm__pk_hi(llm__pc v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
+static inline llm__pc llm__pk_or(llm__pc a, llm__pc b) { return _mm256_or_si256(a, b); }
+static inline llm__pc llm__pk_u8(llm__pc v) { return _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80)); }
+static inline llm__pc llm__pk_bitb(llm__pc q, llm__pc h, int bit) {
+    const __m256i b = _mm256_set1_epi8((char)bit);
+    return _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(h, b), b), _mm256_set1_epi8(16)));
+}
+static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
+    const __m256i sel = _mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0c0c0c0c, 0, 0x04040404, 0x08080808, 0x0c0c0c0c);
+    const __m256i bit = _mm256_set1_epi32(k % 2 ? (int)0x80402010 : 0x08040201);
+    const __m256i b = _mm256_and_si256(_mm256_shuffle_epi8(h, _mm256_add_epi8(sel, _mm256_set1_epi8((char)(k / 2)))), bit);
+    return _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(b, bit), _mm256_set1_epi8(16)));
+}
+static inline llm__pc llm__pk_top2(llm__pc u, int s) {
+    return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(u, _mm_cvtsi32_si128(s)), _mm256_set1_epi8(3)), 4);
+}
+static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
+    int j;
+    for (j = 0; j < n; j++) dst[j * stride] = v[j];
+}
+static inline llm__pa llm__pa_set1(int32_t v) { return _mm256_set1_epi32(v); }
+static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
+#ifdef LLM__QDP
+    return LLM__QDP(a, q, _mm256_set1_epi32(x4));
+#else
+    return _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(q, _mm256_set1_epi32(x4)), _mm256_set1_epi16(1)));
+#endif
+}
+static inline llm__pw llm__pw_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void llm__pw_store(float *p, llm__pw v) { _mm256_storeu_ps(p, v); }
+static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) {
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(a), _mm256_mul_ps(s, _mm256_set1_ps(dx)), y);
+}
+static inline llm__pw llm__pw_min(llm__pw y, llm__pw m, float ds) { return _mm256_fmadd_ps(m, _mm256_set1_ps(ds), y); }
+
+#else
+/* -- NEON with the dot product extension: 4 rows, sdot on the signed codes */
+#define LLM__PL 4
+#define LLM__PK_UNSIGNED 0
+#define LLM__PK_U8 1
+typedef uint8x16_t llm__pc;
+typedef int32x4_t llm__pa;
+typedef float32x4_t llm__pw;
+typedef struct llm__pkr {
+    const unsigned char *p[LLM__PL];
+} llm__pkr;
+static inline void llm__pk_rows_g(llm__pkr *r, size_t ld, int nr) { (void)r, (void)ld, (void)nr; }
+static inline void llm__pk_t16(llm__pc *out, const llm__pkr *r, size_t o) { /* one 4 x 4 transpose of dwords */
+    uint32x4x2_t a = vtrnq_u32(vreinterpretq_u32_u8(vld1q_u8(r->p[0] + o)), vreinterpretq_u32_u8(vld1q_u8(r->p[1] + o)));
+    uint32x4x2_t b = vtrnq_u32(vreinterpretq_u32_u8(vld1q_u8(r->p[2] + o)), vreinterpretq_u32_u8(vld1q_u8(r->p[3] + o)));
+    out[0] = vreinterpretq_u8_u32(vcombine_u32(vget_low_u32(a.val[0]), vget_low_u32(b.val[0])));
+    out[1] = vreinterpretq_u8_u32(vcombine_u32(vget_low_u32(a.val[1]), vget_low_u32(b.val[1])));
+    out[2] = vreinterpretq_u8_u32(vcombine_u32(vget_high_u32(a.val[0]), vget_high_u32(b.val[0])));
+    out[3] = vreinterpretq_u8_u32(vcombine_u32(vget_high_u32(a.val[1]), vget_high_u32(b.val[1])));
+}
+static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
+    uint32_t w[LLM__PL];
+    int i;
+    for (i = 0; i < LLM__PL; i++) w[i] = llm__le32(r->p[i] + o);
+    return vreinterpretq_u8_u32(vld1q_u32(w));
+}
+static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
+    int i;
+    for (i = 0; i < LLM__PL; i++) dst[i] = llm__qh(r->p[i] + o);
+}
+static inline llm__pc llm__pk_lo(llm__pc v) { return vandq_u8(v, vdupq_n_u8(15)); }
+static inline llm__pc llm__pk_hi(llm__pc v) { return vshrq_n_u8(v, 4); }
+static inline llm__pc llm__pk_or(llm__pc a, llm__pc b) { return vorrq_u8(a, b); }
+static inline llm__pc llm__pk_u8(llm__pc v) { return v; } /* (signed codes: Q8_0's as they are) */
+static inline llm__pc llm__pk_bitb(llm__pc q, llm__pc h, int bit) {
+    return vorrq_u8(q, vandq_u8(vtstq_u8(h, vdupq_n_u8((uint8_t)bit)), vdupq_n_u8(16)));
+}
+static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
+    static const uint8_t sel[16] = {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12};
+    const uint8x16_t b = vqtbl1q_u8(h, vaddq_u8(vld1q_u8(sel), vdupq_n_u8((uint8_t)(k / 2))));
+    const uint8x16_t bit = vreinterpretq_u8_u32(vdupq_n_u32(k % 2 ? 0x80402010u : 0x08040201u));
+    return vorrq_u8(q, vandq_u8(vtstq_u8(b, bit), vdupq_n_u8(16)));
+}
+static inline llm__pc llm__pk_top2(llm__pc u, int s) {
+    return vshlq_n_u8(vandq_u8(vshlq_u8(u, vdupq_n_s8((int8_t)-s)), vdupq_n_u8(3)), 4);
+}
+static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
+    int j;
+    for (j = 0; j < n; j++) dst[j * stride] = v[j];
+}
+static inline llm__pa llm__pa_set1(int32_t v) { return vdupq_n_s32(v); }
+static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
+    return vdotq_s32(a, vreinterpretq_s8_u8(q), vreinterpretq_s8_s32(vdupq_n_s32(x4)));
+}
+static inline llm__pw llm__pw_load(const float *p) { return vld1q_f32(p); }
+static inline void llm__pw_store(float *p, llm__pw v) { vst1q_f32(p, v); }
+static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) { return vfmaq_f32(y, vcvtq_f32_s32(a), vmulq_n_f32(s, dx)); }
+static inline llm__pw llm__pw_min(llm__pw y, llm__pw m, float ds) { return vfmaq_n_f32(y, m, ds); }
+#endif
+
+typedef struct llm__qpk { /* LLM__PL rows of a K-chunk, packed */
+    llm__pc q[LLM__PKB][8];           /* q[b][k] lane i: row i's codes 4k..4k+3 of block b */
+    float sc[LLM__PKB][2][LLM__PL];   /* the rows' scale per block (Q6_K: per 16 values) */
+    float mn[LLM__PKB][LLM__PL];      /* the min's factor, formats with one */
+} llm__qpk;
+typedef struct llm__qpf {
+    void (*pack)(llm__qpk *k, const llm__pkr *r, int nb); /* nb blocks of 32 from the rows' chunks */
+    int off;     /* the codes' offset: Q4_0's 8 ... (Q8_0: 128, the unsigned form's) */
+    int halves;  /* 2: a scale per 16 values */
+    int has_min; /* mn used */
+} llm__qpf;
+/* the codes as the dot takes them: unsigned with the lanes cancelling off (x86), or
+   signed (NEON) */
+static inline llm__pc llm__pk_code(llm__pc v, int off) {
+#if LLM__PK_UNSIGNED
+    return off == 128 ? llm__pk_u8(v) : v;
+#else
+    return off == 128 || off == 0 ? v : vreinterpretq_u8_s8(vsubq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8((int8_t)off)));
+#endif
+}
 
 /* The 32-value formats: nibbles (and fifth bits) or bytes, one fp16 scale (and min) */
-LLM__WINLINE void llm__qp_pack32(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb, const int fmt) {
+LLM__WINLINE void llm__qp_pack32(llm__qpk *k, const llm__pkr *r, int nb, const int fmt) {
     const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
     const int qs = fmt == LLM__QK_Q8_0 || fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q4_1 ? 4 : fmt == LLM__QK_Q5_0 ? 6 : 8;
+    const int off = fmt == LLM__QK_Q8_0 ? 128 : fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
     int b, j;
     for (b = 0; b < nb; b++) {
         const size_t o = (size_t)b * (size_t)bytes;
-        __m512i t[8], w = llm__qp_g32(p[0], g, live, o);
-        _mm512_storeu_ps(k->sc[b][0], llm__qp_h(w, 0));
-        if (fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1) _mm512_storeu_ps(k->mn[b], llm__qp_h(w, 1));
-        llm__qp_t16(t, p, o + (size_t)qs);
+        llm__pc t[8];
+        llm__pk_halves(k->sc[b][0], r, o);
+        if (fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1) llm__pk_halves(k->mn[b], r, o + 2);
+        llm__pk_t16(t, r, o + (size_t)qs);
         if (fmt == LLM__QK_Q8_0) {
-            llm__qp_t16(t + 4, p, o + 18);
-            for (j = 0; j < 8; j++) k->q[b][j] = _mm512_xor_si512(t[j], _mm512_set1_epi8((char)0x80)); /* q + 128 */
+            llm__pk_t16(t + 4, r, o + 18);
+            for (j = 0; j < 8; j++) k->q[b][j] = llm__pk_code(t[j], 128);
             continue;
         }
-        for (j = 0; j < 4; j++) k->q[b][j] = llm__qp_lo(t[j]), k->q[b][j + 4] = llm__qp_hi(t[j]);
+        for (j = 0; j < 4; j++) k->q[b][j] = llm__pk_lo(t[j]), k->q[b][j + 4] = llm__pk_hi(t[j]);
         if (fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1) {
-            __m512i h = llm__qp_g32(p[0], g, live, o + (fmt == LLM__QK_Q5_0 ? 2 : 4));
-            for (j = 0; j < 8; j++) k->q[b][j] = llm__qp_bit5(k->q[b][j], h, j);
+            const llm__pc h = llm__pk_words(r, o + (fmt == LLM__QK_Q5_0 ? 2 : 4));
+            for (j = 0; j < 8; j++) k->q[b][j] = llm__pk_bit5(k->q[b][j], h, j);
         }
+        for (j = 0; j < 8; j++) k->q[b][j] = llm__pk_code(k->q[b][j], off);
     }
 }
-static void llm__qp_pack_q8_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q8_0); }
-static void llm__qp_pack_q4_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q4_0); }
-static void llm__qp_pack_q4_1(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q4_1); }
-static void llm__qp_pack_q5_0(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q5_0); }
-static void llm__qp_pack_q5_1(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) { llm__qp_pack32(k, p, g, live, nb, LLM__QK_Q5_1); }
+static void llm__qp_pack_q4_0(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q4_0); }
+static void llm__qp_pack_q4_1(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q4_1); }
+static void llm__qp_pack_q5_0(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q5_0); }
+static void llm__qp_pack_q5_1(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q5_1); }
 
 /* Q4_K / Q5_K (layout: llm__qk_q45k): a 32-byte run's low nibbles are sub-block 2i, its
    high ones 2i + 1; Q5_K's fifth bit of value l in sub-block j is bit j of qh[l] */
-LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const unsigned char *const *p, int nb, const int five) {
+LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const llm__pkr *r, int nb, const int five) {
     const int bytes = five ? 176 : 144;
-    int s, i, j, r;
+    int s, i, j, w;
     for (s = 0; s < nb / 8; s++) {
         const size_t o = (size_t)s * (size_t)bytes;
-        __m512i h[8];
-        if (five) llm__qp_t16(h, p, o + 16), llm__qp_t16(h + 4, p, o + 32);
+        llm__pc h[8];
+        if (five) llm__pk_t16(h, r, o + 16), llm__pk_t16(h + 4, r, o + 32);
         for (i = 0; i < 4; i++) {
-            __m512i t[8];
-            llm__qp_t16(t, p, o + (five ? 48 : 16) + 32 * (size_t)i), llm__qp_t16(t + 4, p, o + (five ? 64 : 32) + 32 * (size_t)i);
+            llm__pc t[8];
+            llm__pk_t16(t, r, o + (five ? 48 : 16) + 32 * (size_t)i), llm__pk_t16(t + 4, r, o + (five ? 64 : 32) + 32 * (size_t)i);
             for (j = 0; j < 8; j++) {
-                __m512i a = llm__qp_lo(t[j]), b = llm__qp_hi(t[j]);
-                if (five) {
-                    a = _mm512_mask_add_epi8(a, _mm512_test_epi8_mask(h[j], _mm512_set1_epi8((char)(1 << (2 * i)))), a, _mm512_set1_epi8(16));
-                    b = _mm512_mask_add_epi8(b, _mm512_test_epi8_mask(h[j], _mm512_set1_epi8((char)(2 << (2 * i)))), b, _mm512_set1_epi8(16));
-                }
+                llm__pc a = llm__pk_lo(t[j]), b = llm__pk_hi(t[j]);
+                if (five) a = llm__pk_bitb(a, h[j], 1 << (2 * i)), b = llm__pk_bitb(b, h[j], 2 << (2 * i));
                 k->q[8 * s + 2 * i][j] = a, k->q[8 * s + 2 * i + 1][j] = b;
             }
         }
-        for (r = 0; r < 16; r++) { /* row r's 8 scales and mins into lane r of 8 vectors each */
+        for (w = 0; w < LLM__PL; w++) { /* row w's 8 scales and mins into lane w of 8 vectors each */
             float dsc[8], dmn[8];
-            const __m256i j8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            llm__qk4_scales(p[r] + o + 4, llm__qh(p[r] + o), llm__qh(p[r] + o + 2), dsc, dmn);
-            _mm256_i32scatter_ps(&k->sc[8 * s][0][r], _mm256_slli_epi32(j8, 5), _mm256_loadu_ps(dsc), 4);
-            _mm256_i32scatter_ps(&k->mn[8 * s][r], _mm256_slli_epi32(j8, 4), _mm256_loadu_ps(dmn), 4);
+            const unsigned char *p = r->p[w] + o;
+            llm__qk4_scales(p + 4, llm__qh(p), llm__qh(p + 2), dsc, dmn);
+            llm__pk_put(&k->sc[8 * s][0][w], 2 * LLM__PL, dsc, 8);
+            llm__pk_put(&k->mn[8 * s][w], LLM__PL, dmn, 8);
         }
     }
 }
-static void llm__qp_pack_q4_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
-    (void)g, (void)live, llm__qp_pack45k(k, p, nb, 0);
-}
-static void llm__qp_pack_q5_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
-    (void)g, (void)live, llm__qp_pack45k(k, p, nb, 1);
-}
+static void llm__qp_pack_q4_k(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack45k(k, r, nb, 0); }
+static void llm__qp_pack_q5_k(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack45k(k, r, nb, 1); }
 /* Q6_K (layout: llm__qk_q6k): block j = 4 h + q takes the low (q < 2) or high nibbles of
    ql's run 2 h + q % 2 and bits 2q, 2q + 1 of qh's run h; a scale per 16 values */
-static void llm__qp_pack_q6_k(llm__qpk *k, const unsigned char *const *p, __m512i g, __mmask16 live, int nb) {
-    int s, h, q, j, r, i;
-    (void)g, (void)live;
+static void llm__qp_pack_q6_k(llm__qpk *k, const llm__pkr *r, int nb) {
+    int s, h, q, j, w, i;
     for (s = 0; s < nb / 8; s++) {
         const size_t o = (size_t)s * 210;
         for (h = 0; h < 2; h++) {
-            __m512i l[2][8], u[8];
-            llm__qp_t16(u, p, o + 128 + 32 * (size_t)h), llm__qp_t16(u + 4, p, o + 144 + 32 * (size_t)h);
+            llm__pc l[2][8], u[8];
+            llm__pk_t16(u, r, o + 128 + 32 * (size_t)h), llm__pk_t16(u + 4, r, o + 144 + 32 * (size_t)h);
             for (i = 0; i < 2; i++)
-                llm__qp_t16(l[i], p, o + 64 * (size_t)h + 32 * (size_t)i), llm__qp_t16(l[i] + 4, p, o + 64 * (size_t)h + 32 * (size_t)i + 16);
+                llm__pk_t16(l[i], r, o + 64 * (size_t)h + 32 * (size_t)i), llm__pk_t16(l[i] + 4, r, o + 64 * (size_t)h + 32 * (size_t)i + 16);
             for (q = 0; q < 4; q++)
                 for (j = 0; j < 8; j++) {
-                    __m512i lo = q < 2 ? llm__qp_lo(l[q % 2][j]) : llm__qp_hi(l[q % 2][j]);
-                    __m512i hb = _mm512_and_si512(_mm512_srli_epi16(u[j], (unsigned)(2 * q)), _mm512_set1_epi8(3));
-                    k->q[8 * s + 4 * h + q][j] = _mm512_or_si512(lo, _mm512_slli_epi16(hb, 4));
+                    const llm__pc lo = q < 2 ? llm__pk_lo(l[q % 2][j]) : llm__pk_hi(l[q % 2][j]);
+                    k->q[8 * s + 4 * h + q][j] = llm__pk_code(llm__pk_or(lo, llm__pk_top2(u[j], 2 * q)), 32);
                 }
         }
-        for (r = 0; r < 16; r++) { /* row r's 16 scales d sc_j into lane r of sc[8 s + j / 2][j % 2], 16 floats apart */
-            const __m512 v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p[r] + o + 192))));
-            _mm512_i32scatter_ps(&k->sc[8 * s][0][r], _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 4),
-                                 _mm512_mul_ps(v, _mm512_set1_ps(llm__qh(p[r] + o + 208))), 4);
+        for (w = 0; w < LLM__PL; w++) { /* row w's 16 scales d sc_j into lane w of sc[8 s + j / 2][j % 2] */
+            const unsigned char *p = r->p[w] + o;
+            const float d = llm__qh(p + 208);
+            float v[16];
+            for (j = 0; j < 16; j++) v[j] = d * (float)(signed char)p[192 + j];
+            llm__pk_put(&k->sc[8 * s][0][w], LLM__PL, v, 16);
         }
     }
 }
+#ifdef LLM__PK_U8
+static void llm__qp_pack_q8_0(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q8_0); }
 static const llm__qpf llm__qp_q8_0 = {llm__qp_pack_q8_0, 128, 1, 0};
+#define LLM__QPF8(f) (&(f))
+#else
+#define LLM__QPF8(f) NULL /* (vpmaddubsw would saturate on q + 128: the tiles) */
+#endif
 static const llm__qpf llm__qp_q4_0 = {llm__qp_pack_q4_0, 8, 1, 0};
 static const llm__qpf llm__qp_q4_1 = {llm__qp_pack_q4_1, 0, 1, 1};
 static const llm__qpf llm__qp_q5_0 = {llm__qp_pack_q5_0, 16, 1, 0};
@@ -6027,11 +6228,11 @@ static const llm__qpf llm__qp_q5_k = {llm__qp_pack_q5_k, 0, 1, 1};
 static const llm__qpf llm__qp_q6_k = {llm__qp_pack_q6_k, 32, 2, 0};
 #define LLM__QPF(f) (&(f))
 
-/* acc[t][16] += the packed rows' dots with nt tokens' blocks x[b ldb + t] (b < nb): x is
-   laid out block by block, the tokens of a block side by side, so one pointer and constant
-   offsets reach every token's codes; their scales at xd[b ldb + t] (d sum(q) LLM__XS_OFF
-   further) and the lanes' starting values (off * -sum(qx), per half for Q6_K) at
-   xc[2 (b ldb + t) + h] */
+/* acc[t][LLM__PL] += the packed rows' dots with nt tokens' blocks x[b ldb + t] (b < nb):
+   x is laid out block by block, the tokens of a block side by side, so one pointer and
+   constant offsets reach every token's codes; their scales at xd[b ldb + t] (d sum(q)
+   LLM__XS_OFF further) and, on x86, the lanes' starting values (off * -sum(qx), per half
+   for Q6_K) at xc[2 (b ldb + t) + h] */
 static inline int32_t llm__qp_x4(const int8_t *q) {
     int32_t v;
     memcpy(&v, q, 4);
@@ -6039,43 +6240,43 @@ static inline int32_t llm__qp_x4(const int8_t *q) {
 }
 LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb,
                               int nb, const int halves, const int has_min, const int nt) {
-    __m512 y[LLM__PT];
+    llm__pw y[LLM__PT];
     int b, t, h, j;
     LLM__UNROLL
-    for (t = 0; t < nt; t++) y[t] = _mm512_loadu_ps(acc + 16 * t);
+    for (t = 0; t < nt; t++) y[t] = llm__pw_load(acc + LLM__PL * t);
     for (b = 0; b < nb; b++, x += ldb, xd += ldb, xc += 2 * ldb) {
         LLM__UNROLL
         for (h = 0; h < halves; h++) {
-            const __m512 s = _mm512_loadu_ps(k->sc[b][h]);
-            __m512i a[LLM__PT];
+            const llm__pw s = llm__pw_load(k->sc[b][h]);
+            llm__pa a[LLM__PT];
             LLM__UNROLL
-            for (t = 0; t < nt; t++) a[t] = _mm512_set1_epi32(xc[2 * t + h]);
+            for (t = 0; t < nt; t++) a[t] = llm__pa_set1(LLM__PK_UNSIGNED ? xc[2 * t + h] : 0);
             LLM__UNROLL
             for (j = 4 * h; j < 4 * h + 8 / halves; j++) {
-                const __m512i q = k->q[b][j];
+                const llm__pc q = k->q[b][j];
                 LLM__UNROLL
-                for (t = 0; t < nt; t++) a[t] = _mm512_dpbusd_epi32(a[t], q, _mm512_set1_epi32(llm__qp_x4(x[t].q + 4 * j)));
+                for (t = 0; t < nt; t++) a[t] = llm__pa_dot(a[t], q, llm__qp_x4(x[t].q + 4 * j));
             }
             LLM__UNROLL
-            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]), _mm512_mul_ps(s, _mm512_set1_ps(xd[t])), y[t]);
+            for (t = 0; t < nt; t++) y[t] = llm__pw_acc(y[t], a[t], s, xd[t]);
         }
         if (has_min) {
-            const __m512 m = _mm512_loadu_ps(k->mn[b]);
+            const llm__pw m = llm__pw_load(k->mn[b]);
             LLM__UNROLL
-            for (t = 0; t < nt; t++) y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xd[LLM__XS_OFF + t]), y[t]);
+            for (t = 0; t < nt; t++) y[t] = llm__pw_min(y[t], m, xd[LLM__XS_OFF + t]);
         }
     }
     LLM__UNROLL
-    for (t = 0; t < nt; t++) _mm512_storeu_ps(acc + 16 * t, y[t]);
+    for (t = 0; t < nt; t++) llm__pw_store(acc + LLM__PL * t, y[t]);
 }
 /* the shapes: LLM__PT tokens, then 4, 2, 1 for the rest */
 #define LLM__QP_RUNS(name, H, M)                                                                                   \
     static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb, int nb, \
                      int nt) {                                                                                         \
-        for (; nt >= LLM__PT; nt -= LLM__PT, acc += 16 * LLM__PT, x += LLM__PT, xd += LLM__PT, xc += 2 * LLM__PT)     \
+        for (; nt >= LLM__PT; nt -= LLM__PT, acc += LLM__PL * LLM__PT, x += LLM__PT, xd += LLM__PT, xc += 2 * LLM__PT) \
             llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, LLM__PT);                                                    \
-        if (nt >= 4) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 4), nt -= 4, acc += 64, x += 4, xd += 4, xc += 8;   \
-        if (nt >= 2) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 2), nt -= 2, acc += 32, x += 2, xd += 2, xc += 4;   \
+        if (nt >= 4) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 4), nt -= 4, acc += 4 * LLM__PL, x += 4, xd += 4, xc += 8; \
+        if (nt >= 2) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 2), nt -= 2, acc += 2 * LLM__PL, x += 2, xd += 2, xc += 4; \
         if (nt >= 1) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 1);                                                 \
     }
 LLM__QP_RUNS(llm__qp_run1, 1, 0)
@@ -6083,6 +6284,7 @@ LLM__QP_RUNS(llm__qp_run1m, 1, 1)
 LLM__QP_RUNS(llm__qp_run2, 2, 0)
 #else
 #define LLM__QPF(f) NULL
+#define LLM__QPF8(f) NULL
 #endif /* LLM__QP */
 
 /* The weight-format table's row and check routines for ggml's block formats: a row of
@@ -6113,38 +6315,36 @@ typedef struct llm__lq {
 } llm__lq;
 
 #ifdef LLM__QP
-/* This thread's panels of 16 rows, each packed a K-chunk at a time for up to
+/* This thread's panels of LLM__PL rows, each packed a K-chunk at a time for up to
    LLM__QP_TOK tokens and run over them (llm__qp_run). */
 static void llm__qp_task(const llm__lq *c, int ith, int nth) {
     static const unsigned char zero[LLM__PKB * 34] = {0}; /* a padding row's chunk (the largest: Q8_0's 16 blocks) */
     const llm__qpf *f = c->f->qp;
     const int bpb = c->f->blk / 32, nb = c->d_in / 32; /* blocks of 32 per format block */
-    const size_t ld = c->row_bytes;
-    int64_t np = (c->d_out + 15) / 16;
-    int p0 = (int)(np * ith / nth), p1 = (int)(np * (ith + 1) / nth), pn, t0, kc, r, t;
+    const size_t ld = c->row_bytes, ldb = (size_t)c->nt; /* (x is block by block here: llm__linear_q) */
+    int64_t np = (c->d_out + LLM__PL - 1) / LLM__PL;
+    int p0 = (int)(np * ith / nth), p1 = (int)(np * (ith + 1) / nth), pn, t0, kc, i, t;
     llm__qpk k;
-    float acc[LLM__QP_TOK * 16];
+    llm__pkr rows;
+    float acc[LLM__QP_TOK * LLM__PL];
     for (pn = p0; pn < p1; pn++) {
-        const int r0 = 16 * pn, nr = c->d_out - r0 < 16 ? c->d_out - r0 : 16;
-        const __mmask16 live = (__mmask16)((1u << nr) - 1u);
-        const __m512i g = _mm512_mullo_epi32(_mm512_set1_epi32((int)ld), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        const int r0 = LLM__PL * pn, nr = c->d_out - r0 < LLM__PL ? c->d_out - r0 : LLM__PL;
+        llm__pk_rows_g(&rows, ld, nr);
         for (t0 = 0; t0 < c->nt; t0 += LLM__QP_TOK) {
             const int nt = c->nt - t0 < LLM__QP_TOK ? c->nt - t0 : LLM__QP_TOK;
-            memset(acc, 0, sizeof(float) * 16 * (size_t)nt);
+            memset(acc, 0, sizeof(float) * LLM__PL * (size_t)nt);
             for (kc = 0; kc < nb; kc += LLM__PKB) {
                 const int n = nb - kc < LLM__PKB ? nb - kc : LLM__PKB;
-                const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)kc * (size_t)c->nt + (size_t)t0;
-                const unsigned char *p[16];
-                for (r = 0; r < 16; r++) p[r] = r < nr ? c->w + (size_t)(r0 + r) * ld + o : zero;
-                f->pack(&k, p, g, live, n);
-                const size_t ldb = (size_t)c->nt; /* (x is block by block here: llm__linear_q) */
+                const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)kc * ldb + (size_t)t0;
+                for (i = 0; i < LLM__PL; i++) rows.p[i] = i < nr ? c->w + (size_t)(r0 + i) * ld + o : zero;
+                f->pack(&k, &rows, n);
                 if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
                 else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
                 else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
             }
             for (t = 0; t < nt; t++)
-                for (r = 0; r < nr; r++)
-                    c->y[(size_t)(c->t0 + t0 + t) * (size_t)c->d_out + (size_t)(r0 + r)] = acc[16 * t + r] + (c->b ? c->b[r0 + r] : 0.0f);
+                for (i = 0; i < nr; i++)
+                    c->y[(size_t)(c->t0 + t0 + t) * (size_t)c->d_out + (size_t)(r0 + i)] = acc[LLM__PL * t + i] + (c->b ? c->b[r0 + i] : 0.0f);
         }
     }
 }
@@ -6240,7 +6440,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
 #ifdef LLM__QV /* (only the vector tiles read them) */
         for (t = 0; t < c.nt * nb; t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
 #endif
-#ifdef LLM__QP
+#if defined(LLM__QP) && LLM__PK_UNSIGNED
         if (c.qp)
             for (t = 0; t < c.nt * nb; t++)
                 xc[2 * t] = f->qp->halves == 2 ? -f->qp->off * xq[t].s16[0] : f->qp->off * xq[t].ns, xc[2 * t + 1] = -f->qp->off * xq[t].s16[1];
@@ -6266,7 +6466,7 @@ static const llm__wfmt llm__wfmts[] = {
     {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL, NULL},
     {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL, NULL},
     /* ggml's block formats (scales inside the blocks): the whole layer in llm__linear_q */
-    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0), LLM__QPF(llm__qp_q8_0)},
+    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0), LLM__QPF8(llm__qp_q8_0)},
     {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0), LLM__QPF(llm__qp_q4_0)},
     {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1), LLM__QPF(llm__qp_q4_1)},
     {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0), LLM__QPF(llm__qp_q5_0)},

@@ -44,12 +44,15 @@ const int llm_test__vector_lanes = 0;
 const double llm_test__exp_relerr = 0;
 #endif
 
-#if defined(LLM__QP)
-const int llm_test__qkernels = 2;
-#elif defined(LLM__QV)
+#ifdef LLM__QV
 const int llm_test__qkernels = 1;
 #else
 const int llm_test__qkernels = 0;
+#endif
+#ifdef LLM__QP
+const int llm_test__qp_rows = LLM__PL;
+#else
+const int llm_test__qp_rows = 0;
 #endif
 
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len) { return llm__piece(t, id, len); }

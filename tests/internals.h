@@ -31,9 +31,10 @@ void llm_test__f32_to_f16_row(uint16_t *dst, const float *src, size_t n);
 void llm_test__vector_exp(float *dst, const float *src);
 extern const int llm_test__vector_lanes;
 extern const double llm_test__exp_relerr;
-/* >>weights: the block formats' kernels in this build: 0 the scalar dots, 1 the vector
-   tiles, 2 those and the many-token kernel (LLM_LIN_PREFILL's rows in lanes) */
-extern const int llm_test__qkernels;
+/* >>weights: the block formats' kernels in this build: llm_test__qkernels is 0 for the
+   scalar dots, 1 for the vector tiles; llm_test__qp_rows the rows per vector of the
+   many-token kernel (LLM_LIN_PREFILL's rows in lanes), 0 without one */
+extern const int llm_test__qkernels, llm_test__qp_rows;
 /* >>tokenizer: a SentencePiece piece, the start of an encoding (before merges), a pair's id */
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len);
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out);

@@ -751,8 +751,8 @@ static void test_dot_kernels(void) {
    design, so the 17-token call, each call of its first n_tokens (1..16), each token
    alone, and 2 and 3 threads are all memcmp-equal. An inf in one token's activations
    turns that token's outputs NaN and leaves the other token's bits alone.
-   With LLM_LIN_PREFILL (the many-token kernel in AVX-512 VNNI builds, rows in lanes) the
-   same checks over 70 tokens and 37 rows (three panels of 16, the last padded; token
+   With LLM_LIN_PREFILL (the many-token kernel: AVX-512, AVX2, NEON with sdot) the
+   same checks over 70 tokens and 37 rows (panels of 16, 8 or 4 rows, the last padded; token
    groups of 8, 4, 2, 1 and of 64; K-chunks of 16 blocks and the 8 after them): measured
    8.2e-8 of sum |w x| at worst over the ten formats, the same tolerance; calls of its first 8..69 tokens and
    2 and 3 threads memcmp-equal (a token alone takes the one-token kernels, another
@@ -791,8 +791,10 @@ static void test_kernel_shapes(unsigned flags) {
     llm_threads *th2 = test_pool(2, 20, "block-format kernels: 2 threads"), *th3 = test_pool(3, 20, "block-format kernels: 3 threads");
     double worst = 0;
     int k, r, t, j;
-    const char *path = llm_test__qkernels ? "vector" : "scalar";
-    if (pre) path = llm_test__qkernels == 2 ? "rows in lanes (AVX-512 VNNI)" : "no many-token kernel in this build: the tiles";
+    char path[64];
+    if (!pre) sprintf(path, "%s", llm_test__qkernels ? "vector" : "scalar");
+    else if (llm_test__qp_rows) sprintf(path, "rows in lanes, %d per vector", llm_test__qp_rows);
+    else sprintf(path, "no many-token kernel in this build: the tiles");
     for (r = 0; r < D_OUT; r++) b[r] = 0.1f * test_randf();
     for (k = 0; k < 10; k++) {
         int dins[2] = {768, 96}, di;
