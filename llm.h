@@ -6427,7 +6427,9 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
 #ifdef LLM__QP
     c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp, c.xc = xc;
 #else
-    c.qp = 0, c.xc = NULL, (void)flags;
+    c.qp = 0;
+    c.xc = NULL;
+    (void)flags;
 #endif
     tp = LLM__LQ_BLOCKS / nb;
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
