@@ -2102,6 +2102,7 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
    NEON, else scalar; LLM_NO_SIMD forces scalar). Each block below defines, for its ISA:
      llm__rv            a vector of LLM__RVN floats
      load / store / set1 / add / sub / mul / div / fma (a b + c) / max / min / abs
+     sqrt (correctly rounded, as IEEE sqrtf)
      round (to nearest even) / trunc / pow2i (2^n for integral n) / ge_or (x >= t ? a : b)
      hsum / hmax        horizontal sum and maximum;  llm__vsum4: four hsums at once
      load_n / store_n   the first n < LLM__RVN floats (a row's tail), the rest zero
@@ -2199,6 +2200,7 @@ LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
 static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return _mm512_sqrt_ps(a); }
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
 }
@@ -2235,6 +2237,7 @@ LLM__RV_X86(256, round)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return _mm256_sqrt_ps(a); }
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
 }
@@ -2279,6 +2282,7 @@ static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
 LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return vsqrtq_f32(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
 static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
@@ -16130,8 +16134,26 @@ static llm_status llm__adamw_consts(const llm_adamw *opt, int64_t t, float *k) {
    a memset. */
 static void llm__adamw_run(float *p, float *m, float *v, float *g, int64_t n, const float *k, float wd, float s, int gzero) {
     const float b1 = k[0], b2 = k[1], eps = k[2], lr = k[3], c1 = k[5], c2 = k[6];
-    int64_t i;
-    for (i = 0; i < n; i++) {
+    int64_t i = 0;
+#ifdef LLM__RV
+    {   /* the scalar loop's operations in its order, a vector at a time (no fma; the vector
+           sqrt rounds as sqrtf does): the same bits, so any split of [0, n) gives the same */
+        const llm__rv vb1 = llm__rv_set1(b1), vb2 = llm__rv_set1(b2), va1 = llm__rv_set1(1.0f - b1);
+        const llm__rv va2 = llm__rv_set1(1.0f - b2), veps = llm__rv_set1(eps), vlr = llm__rv_set1(lr);
+        const llm__rv vc1 = llm__rv_set1(c1), vc2 = llm__rv_set1(c2), vwd = llm__rv_set1(wd), vs = llm__rv_set1(s);
+        for (; n - i >= LLM__RVN; i += LLM__RVN) {
+            llm__rv gi = s != 1.0f ? llm__rv_mul(llm__rv_load(g + i), vs) : llm__rv_load(g + i), pi = llm__rv_load(p + i), u;
+            llm__rv mi = llm__rv_add(llm__rv_mul(vb1, llm__rv_load(m + i)), llm__rv_mul(va1, gi));
+            llm__rv vi = llm__rv_add(llm__rv_mul(vb2, llm__rv_load(v + i)), llm__rv_mul(llm__rv_mul(va2, gi), gi));
+            u = llm__rv_div(llm__rv_mul(mi, vc1), llm__rv_add(llm__rv_sqrt(llm__rv_mul(vi, vc2)), veps));
+            llm__rv_store(m + i, mi);
+            llm__rv_store(v + i, vi);
+            llm__rv_store(p + i, llm__rv_sub(pi, llm__rv_mul(vlr, llm__rv_add(u, llm__rv_mul(vwd, pi)))));
+            if (gzero) llm__rv_store(g + i, llm__rv_set1(0.0f));
+        }
+    }
+#endif
+    for (; i < n; i++) {
         float gi = s != 1.0f ? g[i] * s : g[i];
         m[i] = b1 * m[i] + (1.0f - b1) * gi;
         v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
