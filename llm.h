@@ -543,7 +543,7 @@ typedef struct llm_weight {
 
 /* y[n][out] = x[n][in] W[out][in]^T + b[out]; b may be NULL. n_tokens = 1 is the decode
    GEMV. y must not overlap x. Any pool size gives bit-identical results; SIMD and scalar
-   builds agree within float rounding (tests: 1e-5 of sum |x W|). Needs about 180 KiB of
+   builds agree within float rounding (tests: 1e-5 of sum |x W|). Needs about 155 KiB of
    stack per thread for packing buffers (no heap). LLM_EINVAL for NULL pointers, sizes
    <= 0, or element counts whose byte size overflows a ptrdiff_t. */
 LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const float *b,
@@ -2113,6 +2113,7 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
    NEON, else scalar; LLM_NO_SIMD forces scalar). Each block below defines, for its ISA:
      llm__rv            a vector of LLM__RVN floats
      load / store / set1 / add / sub / mul / div / fma (a b + c) / max / min / abs
+     sqrt (correctly rounded, as IEEE sqrtf)
      round (to nearest even) / trunc / pow2i (2^n for integral n) / ge_or (x >= t ? a : b)
      hsum / hmax        horizontal sum and maximum;  llm__vsum4: four hsums at once
      load_n / store_n   the first n < LLM__RVN floats (a row's tail), the rest zero
@@ -2211,6 +2212,7 @@ LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_load_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
 static inline void llm__rv_store_n(float *p, llm__rv v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm512_abs_ps(a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return _mm512_sqrt_ps(a); }
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), b, a);
 }
@@ -2247,6 +2249,7 @@ LLM__RV_X86(256, round)
 #define LLM__RV_OP2(op) static inline llm__rv llm__rv_##op(llm__rv a, llm__rv b) { return _mm256_##op##_ps(a, b); }
 LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_abs(llm__rv a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return _mm256_sqrt_ps(a); }
 static inline llm__rv llm__rv_ge_or(llm__rv x, llm__rv t, llm__rv a, llm__rv b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GE_OQ));
 }
@@ -2291,6 +2294,7 @@ static inline llm__rv llm__rv_set1(float f) { return vdupq_n_f32(f); }
 LLM__RV_BINARY(LLM__RV_OP2)
 static inline llm__rv llm__rv_fma(llm__rv a, llm__rv b, llm__rv c) { return vfmaq_f32(c, a, b); }
 static inline llm__rv llm__rv_abs(llm__rv a) { return vabsq_f32(a); }
+static inline llm__rv llm__rv_sqrt(llm__rv a) { return vsqrtq_f32(a); }
 static inline llm__rv llm__rv_round(llm__rv a) { return vrndnq_f32(a); }
 static inline llm__rv llm__rv_trunc(llm__rv a) { return vrndq_f32(a); }
 static inline llm__rv llm__rv_pow2i(llm__rv n) {
@@ -2623,7 +2627,7 @@ LLMDEF llm_status llm_threads_create(llm_threads **out, int n_threads) {
     pthread_mutex_init(&th->mu, NULL);
     pthread_cond_init(&th->wake, NULL);
     pthread_cond_init(&th->done, NULL);
-    /* The kernels keep their tiles on the stack (GEMM packing ~176 KiB, attention ~140 KiB):
+    /* The kernels keep their tiles on the stack (GEMM packing ~152 KiB, attention ~140 KiB):
        ask for at least LLM_THREAD_STACK, since some libcs (musl: 128 KiB) default lower. */
     pthread_attr_init(&attr);
     if (pthread_attr_getstacksize(&attr, &stack) != 0 || stack < (size_t)LLM_THREAD_STACK)
@@ -3411,40 +3415,42 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
      micro-kernel loads NR/16 = 3 vectors of B and broadcasts MR = 8 values of A, then
      does 8 x 3 = 24 FMAs: 11 loads feed 24 FMAs, so the FMA units never wait on loads,
      and 24 independent sums hide the 4-cycle FMA latency.
-   - L1 (48 KiB) holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) during a kernel
-     call, and what fits of the KC x NR sliver of B (256 x 48 floats = 48 KiB) that all
-     MC / MR = 16 slivers of A reuse in turn; the rest streams from L2 at 3 vectors per
-     24 FMAs, well within L2 bandwidth.
-   - L2 (1 MiB) holds the packed MC x KC block of A (128 x 256 floats = 128 KiB: every
-     token of a prefill chunk) and the KC x NC block of B (NC = 48: one sliver).
-   - DRAM: W is read once per MC = 128 tokens, so a prefill of <= 128 tokens reads each
-     weight exactly once. That read is the one thing that can stall: while the kernels
-     chew on one block of B, they prefetch the next one, a cache line every few k-steps.
+   - L1 (48 KiB) holds the MR x KC sliver of A (8 x 256 floats = 8 KiB) while the
+     NC / NR = 3 slivers of a B panel pass it, each KC x NR (256 x 48 floats = 48 KiB)
+     streamed from L2 at 3 vectors per 24 FMAs, well within L2 bandwidth.
+   - L2 (1 MiB) holds the packed KC x NC panel of B (256 x 144 floats = 144 KiB), which
+     every row of A reuses, and the MC x KC block of A passing through it.
+   - DRAM: W is read and packed once per call (per thread when threads split the rows),
+     whatever the number of tokens. That read is the one thing that can stall: while the
+     kernels chew on one block of A, they prefetch the next one, and during the last
+     block the next panel of B, a cache line every few k-steps.
 
-   WHY PACK. The micro-kernel wants, for each k, its MR values of A and its NR values of B
-   side by side, in the order it uses them. In x and W they are a whole row apart (16 KiB
-   for d = 4096, and such power-of-two strides also fall into the same cache sets).
-   Packing copies a block once into contiguous slivers, A as [MR-strip][k][MR] and B as
-   [NR-strip][k][NR], padding edges with zeros so the micro-kernel never branches. A
-   linear layer's W is stored [out][in], i.e. B transposed, so its pack transposes 16 x 16
-   blocks in registers: a fraction of a cycle per weight, against 2 * 128 flops.
+   WHY PACK B, NOT A. The micro-kernel wants, for each k, its NR values of B side by side:
+   in W they are a whole row apart (16 KiB for d = 4096). Packing copies a panel once into
+   contiguous slivers [NR-strip][k][NR], padding edges with zeros so the micro-kernel never
+   branches. A linear layer's W is stored [out][in], i.e. B transposed, so its pack
+   transposes 16 x 16 blocks in registers: a fraction of a cycle per weight, against
+   2 * M flops. A's MR values per k are broadcast one at a time, which a load does as well
+   from MR rows a stride apart as from one packed line, so A is read in place: a pack of A
+   would be repeated for every panel of B (N / NC times) and cost more than it saves. Only
+   a last strip of fewer than MR rows is copied aside, padded with zero rows.
 
-   LOOPS (outer to inner): k in KC blocks, tokens in MC blocks (pack A), columns in NC
-   blocks (pack B, prefetch the next), then MR x NR tiles. Every C element is summed in
-   the same order whatever its tile or thread, so threaded results equal unthreaded ones
-   bit for bit. Threads split the columns (or, when there are too few, the rows), each
-   packing its own blocks on its own stack: (MC + NC) * KC floats = 176 KiB with AVX-512.
+   LOOPS (outer to inner): columns in NC panels, k in KC blocks (pack the B panel), tokens
+   in MC blocks (prefetch the next), MR-row slivers of A, NR-column slivers of B: the MR x NR
+   tiles. Every C element sums its KC blocks in order, each with the same micro-kernel,
+   whatever its tile or thread, so threaded results equal unthreaded ones bit for bit.
+   Threads split the columns (or, when there are too few, the rows), each packing its own
+   panels on its own stack: (NC + MR) * KC floats = 152 KiB with AVX-512.
 
    Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
    is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
    2 accumulators each); 2..LLM__SMALL_N tokens share one pass over the rows likewise. */
 
-/* The register tile of each ISA, MR rows x NR = NV vectors of C, and how the micro-kernel
-   gets a[i] into every lane: x86 broadcasts it from memory; NEON loads the MR values of
-   A as two vectors and multiplies by a lane (fmla by element), 2 loads instead of 8.
-   LLM__MK_ROWS(X) and LLM__MK_COLS(X, i) list the rows and the row's vectors, so the
-   micro-kernel below is written once with every accumulator a named register variable
-   (arrays of them end up on the stack). */
+/* The register tile of each ISA, MR rows x NR = NV vectors of C. The micro-kernel gets
+   a[i] into every lane by broadcasting it from memory (x86 vbroadcastss, NEON ld1r), so A
+   can be read where it lies, a row stride apart. LLM__MK_ROWS(X) and LLM__MK_COLS(X, i)
+   list the rows and the row's vectors, so the micro-kernel below is written once with
+   every accumulator a named register variable (arrays of them end up on the stack). */
 #if defined(LLM__AVX512)
 #define LLM__MR 8
 #define LLM__NV 3 /* 24 zmm accumulators + 3 of B + 1 broadcast, of 32 */
@@ -3453,16 +3459,10 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
 #define LLM__NV 2 /* 12 ymm accumulators + 2 + 1, of 16 */
 #elif defined(LLM__NEON)
 #define LLM__MR 8
-#define LLM__NV 3 /* 24 q-register accumulators + 3 of B + 2 of A, of 32 */
-#define LLM__MK_LOAD_A(a) llm__rv a0 = vld1q_f32(a), a1 = vld1q_f32((a) + 4);
-#define LLM__MK_A(a, i) vdupq_laneq_f32((i) < 4 ? a0 : a1, (i) & 3)
+#define LLM__NV 3 /* 24 q-register accumulators + 3 of B + 1 broadcast, of 32 */
 #else
 #define LLM__MR 4
 #define LLM__NV 8 /* the scalar kernel: one float per "vector" */
-#endif
-#ifndef LLM__MK_A
-#define LLM__MK_LOAD_A(a)
-#define LLM__MK_A(a, i) llm__rv_set1((a)[i])
 #endif
 #define LLM__NR (LLM__NV * LLM__RVN)
 #if LLM__MR == 8
@@ -3478,11 +3478,11 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
 #ifndef LLM__KC /* (overridable only to tune) */
 #define LLM__KC 256
 #endif
-#ifndef LLM__MC
-#define LLM__MC (LLM__MR * ((128 + LLM__MR - 1) / LLM__MR)) /* >= 128 tokens: a prefill chunk packs W once */
+#ifndef LLM__MC /* rows of A per block: read in place, so no buffer */
+#define LLM__MC (LLM__MR * ((128 + LLM__MR - 1) / LLM__MR))
 #endif
-#ifndef LLM__NC
-#define LLM__NC (LLM__NR * (48 / LLM__NR))
+#ifndef LLM__NC /* columns of a packed B panel: 144 x KC floats = 144 KiB */
+#define LLM__NC (LLM__NR * (144 / LLM__NR))
 #endif
 /* Kernels whose row or tile counts are constants at each call site, inlined so they unroll. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -3513,15 +3513,17 @@ typedef struct llm__pf {
         }                                          \
     }
 
-/* ---- the micro-kernel: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc packed steps.
-   a: packed [kc][MR], b: packed [kc][NR]; bias: NR values or NULL (= zeros). Per k: NV
-   loads of B, MR broadcasts of A, MR x NV independent FMAs (the register tile above). */
+/* ---- the micro-kernel: C[MR][NR] = acc ? C + A B : bias + A B, A B over kc steps.
+   a: MR rows of A, a[i * ra + k * ka] the value of row i at step k (A in place: ra = lda,
+   ka = 1; A stored transposed: ra = 1, ka = lda; a packed strip: ra = 1, ka = MR);
+   b: packed [kc][NR]; bias: NR values or NULL (= zeros). Per k: NV loads of B, MR
+   broadcasts of A, MR x NV independent FMAs (the register tile above). */
 #ifdef LLM__MK_ROWS
 #define LLM__MK_ZERO(i, j) llm__rv c##i##j = llm__rv_set1(0.0f);
 #define LLM__MK_ZEROS(i) LLM__MK_COLS(LLM__MK_ZERO, i)
 #define LLM__MK_FMA(i, j) c##i##j = llm__rv_fma(t, b##j, c##i##j);
-#define LLM__MK_ROW(i)            \
-    t = LLM__MK_A(a, i);          \
+#define LLM__MK_ROW(i)                \
+    t = llm__rv_set1(ak[(i) * ra]);   \
     LLM__MK_COLS(LLM__MK_FMA, i)
 #define LLM__MK_STORE(i, j) llm__rv_store(r + (j) * LLM__RVN, llm__rv_add(acc ? llm__rv_load(r + (j) * LLM__RVN) : s##j, c##i##j));
 #define LLM__MK_STORES(i)                \
@@ -3532,14 +3534,14 @@ typedef struct llm__pf {
 #define LLM__MK_DECL_B(i, j) llm__rv b##j, s##j = llm__rv_set1(0.0f);
 #define LLM__MK_LOAD_B(i, j) b##j = llm__rv_load(b + (j) * LLM__RVN);
 #define LLM__MK_BIAS(i, j) s##j = llm__rv_load(bias + (j) * LLM__RVN);
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
+static void llm__kernel(int kc, const float *a, ptrdiff_t ra, ptrdiff_t ka, const float *b, float *c,
+                        ptrdiff_t ldc, const float *bias, int acc, llm__pf pf) {
     llm__rv t;
     int k;
     LLM__MK_COLS(LLM__MK_DECL_B, 0)
     LLM__MK_ROWS(LLM__MK_ZEROS)
-    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) {
-        LLM__MK_LOAD_A(a)
+    for (k = 0; k < kc; k++, b += LLM__NR) {
+        const float *ak = a + k * ka; /* (never past A's end, which a += ka would reach) */
         LLM__PF_STEP(pf);
         LLM__MK_COLS(LLM__MK_LOAD_B, 0)
         LLM__MK_ROWS(LLM__MK_ROW)
@@ -3551,15 +3553,16 @@ static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdif
 }
 #else
 /* The scalar micro-kernel: the readable statement of what the vector one does. */
-static void llm__kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, const float *bias,
-                        int acc, llm__pf pf) {
+static void llm__kernel(int kc, const float *a, ptrdiff_t ra, ptrdiff_t ka, const float *b, float *c,
+                        ptrdiff_t ldc, const float *bias, int acc, llm__pf pf) {
     float t[LLM__MR][LLM__NR];
     int i, j, k;
     memset(t, 0, sizeof t);
-    for (k = 0; k < kc; k++, a += LLM__MR, b += LLM__NR) { /* one rank-1 update per k */
+    for (k = 0; k < kc; k++, b += LLM__NR) { /* one rank-1 update per k */
+        const float *ak = a + k * ka;
         LLM__PF_STEP(pf);
         for (i = 0; i < LLM__MR; i++)
-            for (j = 0; j < LLM__NR; j++) t[i][j] += a[i] * b[j];
+            for (j = 0; j < LLM__NR; j++) t[i][j] += ak[i * ra] * b[j];
     }
     for (i = 0; i < LLM__MR; i++)
         for (j = 0; j < LLM__NR; j++)
@@ -3692,64 +3695,78 @@ typedef struct llm__gemm {
     int a_trans, accum; /* A stored [k][m] (the backward's dY^T); C += A B */
 } llm__gemm;
 
-/* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers. */
+/* Kernel call q of nq's share of what the next pack reads (`runs` runs of len floats, ld
+   apart, from p; NULL: nothing): runs [r0, r1), a cache line every few of its kc k-steps. */
+static llm__pf llm__pf_share(const float *p, ptrdiff_t ld, int runs, int len, int q, int nq, int kc) {
+    llm__pf pf;
+    int r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
+    int lines = (r1 - r0) * ((len + 15) / 16);
+    pf.p = p && r1 > r0 ? p + (ptrdiff_t)r0 * ld : NULL;
+    pf.ld = ld;
+    pf.len = len;
+    pf.rows = r1 - r0;
+    pf.every = lines > 0 && kc / lines > 1 ? kc / lines : 1;
+    pf.off = 0;
+    pf.tick = 1;
+    return pf;
+}
+
+/* C rows [m0, m1) x columns [n0, n1), using the caller's packing buffers: bp for a B panel,
+   ap for one strip of A's last rows. */
 static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, int m1, int n0, int n1) {
-    int pc, ic, jc, ir, jr, i, j, kc, mc, nc, mr, nr, acc;
+    /* A's row i, step k at a[i * ra + k * ka], read in place */
+    const ptrdiff_t ra = g->a_trans ? 1 : g->lda, ka = g->a_trans ? g->lda : 1;
+    int jc, pc, ic, jr, ir, i, j, nc, kc, mc, nr, mr, acc;
     /* (blocks advance by their own size, so no index ever passes INT_MAX) */
-    for (pc = 0; pc < g->k; pc += kc) {
-        acc = pc > 0 || g->accum;
-        kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC;
-        for (ic = m0; ic < m1; ic += mc) {
-            mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
-            if (g->a_trans)
-                llm__pack_cols(ap, g->a + (ptrdiff_t)pc * g->lda + ic, g->lda, kc, mc, LLM__MR);
+    for (jc = n0; jc < n1; jc += nc) {
+        nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
+        for (pc = 0; pc < g->k; pc += kc) {
+            kc = g->k - pc < LLM__KC ? g->k - pc : LLM__KC;
+            acc = pc > 0 || g->accum;
+            if (g->b_trans) /* the B panel, packed once for all the rows */
+                llm__pack_w(bp, g->b + (ptrdiff_t)jc * g->ldb + pc, g->ldb, kc, nc);
             else
-                llm__pack_a(ap, g->a + (ptrdiff_t)ic * g->lda + pc, g->lda, mc, kc);
-            for (jc = n0; jc < n1; jc += nc) {
-                nc = n1 - jc < LLM__NC ? n1 - jc : LLM__NC;
-                const float *bsrc = g->b_trans ? g->b + (ptrdiff_t)jc * g->ldb + pc : g->b + (ptrdiff_t)pc * g->ldb + jc;
-                if (g->b_trans)
-                    llm__pack_w(bp, bsrc, g->ldb, kc, nc);
-                else
-                    llm__pack_cols(bp, bsrc, g->ldb, kc, nc, LLM__NR);
-                /* the next block: next columns, else the next rows or k */
-                int npc = pc, njc, nkc, nnc, q = 0;
-                int nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
-                const float *nb;
-                if (jc + nc < n1) {
-                    njc = jc + nc;
-                } else { /* the last column block: back to n0, and after the last row block, next k */
-                    njc = n0;
-                    if (ic + mc >= m1) npc = pc + kc;
+                llm__pack_cols(bp, g->b + (ptrdiff_t)pc * g->ldb + jc, g->ldb, kc, nc, LLM__NR);
+            for (ic = m0; ic < m1; ic += mc) {
+                const float *next; /* what comes next: runs runs of len floats, ld apart */
+                ptrdiff_t ld;
+                int runs, len, q = 0, nq;
+                mc = m1 - ic < LLM__MC ? m1 - ic : LLM__MC;
+                nq = ((mc + LLM__MR - 1) / LLM__MR) * ((nc + LLM__NR - 1) / LLM__NR); /* kernel calls */
+                if (ic + mc < m1) { /* the next rows of A */
+                    int nmc = m1 - ic - mc < LLM__MC ? m1 - ic - mc : LLM__MC;
+                    next = g->a + (ptrdiff_t)(ic + mc) * ra + (ptrdiff_t)pc * ka;
+                    ld = g->lda, runs = g->a_trans ? kc : nmc, len = g->a_trans ? nmc : kc;
+                } else { /* after the last, the next B panel: the next k, else the next columns */
+                    int npc = pc + kc < g->k ? pc + kc : 0, njc = pc + kc < g->k ? jc : jc + nc;
+                    int nkc = g->k - npc < LLM__KC ? g->k - npc : LLM__KC, nnc = n1 - njc < LLM__NC ? n1 - njc : LLM__NC;
+                    next = njc >= n1 ? NULL
+                           : g->b_trans ? g->b + (ptrdiff_t)njc * g->ldb + npc
+                                        : g->b + (ptrdiff_t)npc * g->ldb + njc;
+                    ld = g->ldb, runs = g->b_trans ? nnc : nkc, len = g->b_trans ? nkc : nnc;
                 }
-                nkc = g->k - npc < LLM__KC ? g->k - npc : LLM__KC;
-                nnc = n1 - njc < LLM__NC ? n1 - njc : LLM__NC;
-                nb = npc >= g->k ? NULL
-                     : g->b_trans ? g->b + (ptrdiff_t)njc * g->ldb + npc
-                                  : g->b + (ptrdiff_t)npc * g->ldb + njc;
+                /* each sliver of A stays in L1 while the panel's slivers of B pass it */
                 for (ir = 0; ir < mc; ir += mr) {
+                    const float *as = g->a + (ptrdiff_t)(ic + ir) * ra + (ptrdiff_t)pc * ka;
+                    ptrdiff_t ras = ra, kas = ka;
                     mr = mc - ir < LLM__MR ? mc - ir : LLM__MR;
-                    const float *as = ap + (ptrdiff_t)ir * kc;
+                    if (mr < LLM__MR) { /* the last rows, packed with zero rows below them: no read passes A's end */
+                        if (g->a_trans)
+                            llm__pack_cols(ap, as, g->lda, kc, mr, LLM__MR);
+                        else
+                            llm__pack_a(ap, as, g->lda, mr, kc);
+                        as = ap, ras = 1, kas = LLM__MR;
+                    }
                     for (jr = 0; jr < nc; jr += nr, q++) {
-                        nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
-                        llm__pf pf; /* this call's share of the next block: runs [r0, r1) */
-                        int runs = g->b_trans ? nnc : nkc, len = g->b_trans ? nkc : nnc;
-                        int r0 = (int)((int64_t)runs * q / nq), r1 = (int)((int64_t)runs * (q + 1) / nq);
-                        int lines = (r1 - r0) * ((len + 15) / 16);
-                        pf.p = nb && r1 > r0 ? nb + (ptrdiff_t)r0 * g->ldb : NULL;
-                        pf.ld = g->ldb;
-                        pf.len = len;
-                        pf.rows = r1 - r0;
-                        pf.every = lines > 0 && kc / lines > 1 ? kc / lines : 1;
-                        pf.off = 0;
-                        pf.tick = 1;
+                        const float *bs = bp + (ptrdiff_t)jr * kc, *bias = g->bias ? g->bias + jc + jr : NULL;
                         float *c = g->c + (ptrdiff_t)(ic + ir) * g->ldc + jc + jr;
-                        const float *bias = g->bias ? g->bias + jc + jr : NULL;
+                        llm__pf pf = llm__pf_share(next, ld, runs, len, q, nq, kc);
+                        nr = nc - jr < LLM__NR ? nc - jr : LLM__NR;
                         if (mr == LLM__MR && nr == LLM__NR) {
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, c, g->ldc, bias, acc, pf);
+                            llm__kernel(kc, as, ras, kas, bs, c, g->ldc, bias, acc, pf);
                         } else { /* edge tile: compute a full tile aside, keep the valid part */
                             float t[LLM__MR * LLM__NR];
-                            llm__kernel(kc, as, bp + (ptrdiff_t)jr * kc, t, LLM__NR, NULL, 0, pf);
+                            llm__kernel(kc, as, ras, kas, bs, t, LLM__NR, NULL, 0, pf);
                             for (i = 0; i < mr; i++)
                                 for (j = 0; j < nr; j++) {
                                     float *ci = c + (ptrdiff_t)i * g->ldc + j;
@@ -3765,7 +3782,7 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
 
 static void llm__gemm_task(void *ctx, int ith, int nth) {
     const llm__gemm *g = (const llm__gemm *)ctx;
-    float abuf[LLM__MC * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
+    float abuf[LLM__MR * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
     int64_t nstrips = ((int64_t)g->n + LLM__NR - 1) / LLM__NR, mstrips = ((int64_t)g->m + LLM__MR - 1) / LLM__MR;
     int64_t e0, e1;
     int m0 = 0, m1 = g->m, n0 = 0, n1 = g->n;
@@ -16630,8 +16647,26 @@ static llm_status llm__adamw_consts(const llm_adamw *opt, int64_t t, float *k) {
    a memset. */
 static void llm__adamw_run(float *p, float *m, float *v, float *g, int64_t n, const float *k, float wd, float s, int gzero) {
     const float b1 = k[0], b2 = k[1], eps = k[2], lr = k[3], c1 = k[5], c2 = k[6];
-    int64_t i;
-    for (i = 0; i < n; i++) {
+    int64_t i = 0;
+#ifdef LLM__RV
+    {   /* the scalar loop's operations in its order, a vector at a time (no fma; the vector
+           sqrt rounds as sqrtf does): the same bits, so any split of [0, n) gives the same */
+        const llm__rv vb1 = llm__rv_set1(b1), vb2 = llm__rv_set1(b2), va1 = llm__rv_set1(1.0f - b1);
+        const llm__rv va2 = llm__rv_set1(1.0f - b2), veps = llm__rv_set1(eps), vlr = llm__rv_set1(lr);
+        const llm__rv vc1 = llm__rv_set1(c1), vc2 = llm__rv_set1(c2), vwd = llm__rv_set1(wd), vs = llm__rv_set1(s);
+        for (; n - i >= LLM__RVN; i += LLM__RVN) {
+            llm__rv gi = s != 1.0f ? llm__rv_mul(llm__rv_load(g + i), vs) : llm__rv_load(g + i), pi = llm__rv_load(p + i), u;
+            llm__rv mi = llm__rv_add(llm__rv_mul(vb1, llm__rv_load(m + i)), llm__rv_mul(va1, gi));
+            llm__rv vi = llm__rv_add(llm__rv_mul(vb2, llm__rv_load(v + i)), llm__rv_mul(llm__rv_mul(va2, gi), gi));
+            u = llm__rv_div(llm__rv_mul(mi, vc1), llm__rv_add(llm__rv_sqrt(llm__rv_mul(vi, vc2)), veps));
+            llm__rv_store(m + i, mi);
+            llm__rv_store(v + i, vi);
+            llm__rv_store(p + i, llm__rv_sub(pi, llm__rv_mul(vlr, llm__rv_add(u, llm__rv_mul(vwd, pi)))));
+            if (gzero) llm__rv_store(g + i, llm__rv_set1(0.0f));
+        }
+    }
+#endif
+    for (; i < n; i++) {
         float gi = s != 1.0f ? g[i] * s : g[i];
         m[i] = b1 * m[i] + (1.0f - b1) * gi;
         v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;

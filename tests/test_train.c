@@ -415,6 +415,29 @@ static void test_adamw(void) {
     CHECK(llm_adamw_step(p, m, v, g, N, &opt, 1) == LLM_EINVAL);
 }
 
+/* The vector loop (whole vectors of a long run) against the scalar one (runs of one value):
+   the same bits for every parameter and moment, so a pool's split of the parameters
+   cannot change them. Gradients of every scale, zeros among them. */
+static void test_adamw_vector(void) {
+    enum { N = 67 }; /* several vectors of every width and a tail */
+    float p[N], m[N] = {0}, v[N] = {0}, g[N], p1[N], m1[N] = {0}, v1[N] = {0};
+    llm_adamw opt;
+    int t, i;
+    memset(&opt, 0, sizeof opt);
+    opt.lr = 0.01f, opt.weight_decay = 0.1f;
+    test_fill(p, N, 1.0f);
+    memcpy(p1, p, sizeof p);
+    for (t = 1; t <= 5; t++) {
+        test_fill(g, N, 1.0f);
+        for (i = 0; i < N; i++) g[i] *= (float)(1 << (i % 24)) * 1e-4f;
+        g[3] = g[40] = 0.0f;
+        CHECK_OK(llm_adamw_step(p, m, v, g, N, &opt, t));
+        for (i = 0; i < N; i++) CHECK_OK(llm_adamw_step(p1 + i, m1 + i, v1 + i, g + i, 1, &opt, t));
+    }
+    CHECK_MSG(memcmp(p, p1, sizeof p) == 0, "AdamW: vector and scalar parameters differ");
+    CHECK(memcmp(m, m1, sizeof m) == 0 && memcmp(v, v1, sizeof v) == 0);
+}
+
 static void test_clip_and_schedule(void) {
     float g[3] = {3, 4, 0}, h[2] = {1, INFINITY};
     CHECK_NEAR(llm_clip_grad_norm(g, 3, 10.0), 5.0, 1e-12);
@@ -1325,6 +1348,7 @@ int main(void) {
     test_cross_entropy();
     test_embedding_backward();
     test_adamw();
+    test_adamw_vector();
     test_clip_and_schedule();
     test_learns();
     test_train_sizes();
