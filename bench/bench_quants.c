@@ -1,14 +1,16 @@
 /* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1)
-   through llm_linear_w, beside this machine's roofs measured in the same run.
+   through llm_linear_w / llm_linear_wx, beside this machine's roofs measured in the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
    and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
    through, so the weights come from memory (this VM's last-level cache is 105 MiB), best
    of 3 passes. "L2 GB/s" is one thread on ~512 KiB of rows called repeatedly: the
    kernel's own ceiling; when it is well above the read roof the GEMV is memory-bound.
-   Small batches (4 and 16 tokens: prefill chunks, batched conversations): the same
-   copies, effective GB/s of weights (bytes / time, as if streamed once per call) and
-   GFLOP/s (2 flops per weight per token) against the FMA roof.
+   Small batches (4 and 16 tokens as batched conversations run them, each row the bits of
+   its token alone; and 16 as a prefill chunk, llm_linear_wx with LLM_LIN_PREFILL, the
+   many-token kernel): the same copies, effective GB/s of weights (bytes / time, as if
+   streamed once per call) and GFLOP/s (2 flops per weight per token) against the FMA
+   roof, and what 16 tokens cost against one.
    The block bytes are random with moderate fp16 scales: the kernels' speed does not
    depend on the values.
 
@@ -16,7 +18,7 @@
    32000, tied output) built in memory in F32, Q8_0, Q4_0, the Q4_K_M mix (llama.cpp's
    choice: Q6_K for attn_v and ffn_down on the layers it gives more bits, Q6_K output,
    Q4_K elsewhere), Q6_K and Q5_0: decode tok/s (1 and 2 threads) with the bytes streamed
-   per token and their share of the read roof, and prefill of 128 tokens. Copies of the
+   per token and their share of the read roof, and prefill of 128 tokens (against F32's). Copies of the
    weights (up to 600 MB) are cycled token by token so decode reads memory, not the LLC.
    Last, opening that Q4_K_M model as a GGUF from a buffer (written in memory with the
    tests' writer): llm_gguf_create + llm_gguf_load in microseconds, the bytes they may
@@ -190,6 +192,7 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
         int mix;
     } kinds[] = {{"F32", LLM_F32, -1}, {"Q8_0", LLM_Q8_0, -1}, {"Q4_0", LLM_Q4_0, -1},
                  {"Q4_K_M", LLM_Q4_K, 1}, {"Q6_K", LLM_Q6_K, -1}, {"Q5_0", LLM_Q5_0, -1}};
+    double pre1[6] = {0, 0, 0, 0, 0, 0}; /* prefill of 128, 1 thread, per kind */
     static qmodel ms[8];
     llm_config c;
     int k, nth;
@@ -219,8 +222,15 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
                100.0 * d[1] * bytes / 1e9 / rroof[1], d[2], npools > 1 ? 100.0 * d[2] * bytes / 1e9 / rroof[2] : 0.0,
                d[1] > 0 ? d[2] / d[1] : 0.0, p[1], p[2]);
         for (i = 0; i < nw; i++) qmodel_free(&ms[i]);
+        pre1[k] = p[1];
     }
     printf("tok/s; %% read: bytes per token x tok/s against the read roof of the same thread count\n");
+    if (pre1[0] > 0) { /* issue 12: integer dots make 4-bit prefill at least as fast as fp32's */
+        printf("prefill of 128 on 1 thread against F32's (target >= 1 for the 4-bit types):");
+        for (k = 1; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
+            if (pre1[k] > 0) printf(" %s %.2fx%s", kinds[k].name, pre1[k] / pre1[0], k == 2 || k == 3 ? (pre1[k] >= pre1[0] ? " met" : " MISSED") : "");
+        printf("\n");
+    }
 }
 
 /* ---- opening the 110M Q4_K_M file from a buffer ---- */
@@ -372,7 +382,7 @@ int main(int argc, char **argv) {
         const qformat *f = &formats[fi];
         size_t wbytes = (size_t)DOUT * (DIN / f->block) * (size_t)f->bytes;
         int copies = (int)(SPAN / wbytes), c;
-        double l2 = 0;
+        double l2 = 0, t1[4] = {0, 0, 0, 0};
         llm_weight W;
         for (i = 0; i < wbytes; i++) {
             r = r * 6364136223846793005ull + 1442695040888963407ull;
@@ -401,12 +411,15 @@ int main(int argc, char **argv) {
         for (nth = 1; nth <= npools; nth++)
             for (k = 0; k < 4; k++) {
                 double t = time_calls(&W, data, wbytes, copies, x, y, toks[k], k == 3 ? LLM_LIN_PREFILL : 0u, pools[nth]);
+                if (nth == 1) t1[k] = t;
                 double gbs = (double)wbytes / t / 1e9, gf = 2.0 * toks[k] * DOUT * DIN / t / 1e9;
                 printf("%-6s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
                        100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth]);
                 if (nth == 1 && k == 0) printf(" %9.1f", l2);
                 printf("\n");
             }
+        printf("%-6s 16 tokens cost %.1fx one token batched, %.1fx as a prefill chunk (target <= 3x): %s\n", f->name, t1[2] / t1[0],
+               t1[3] / t1[0], t1[3] / t1[0] <= 3.0 ? "met" : "MISSED");
     }
     if (part_k) printf("\ntargets (issue 12): GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it); 16 tokens <= 3x one\n"
                        "(16: batched conversations, each row its token's one-token bits; 16 pre: a prefill chunk, LLM_LIN_PREFILL)\n");
