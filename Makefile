@@ -63,9 +63,8 @@ LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
 # hosts; on AArch64 the native build is NEON already). Without the tools it is a SKIP.
-# qemu is make test's slowest part, so each program runs as soon as it is linked, alongside
-# the rest of the build (<program>.ran: its output and exit status, made again by every
-# make), and run.sh replays the record with the native results.
+# qemu is make test's slowest part (a third of its CPU, one program after another on one
+# core): a make of its own builds and runs these, started first (test-neon, below).
 NEON_TESTS := $(filter test_rowops test_quant test_kernels test_attention test_model test_ggml_quants,$(TESTS))
 NEON_BINS = $(addprefix $(B)/neon/,$(NEON_TESTS)) $(B)/neon/dotprod/test_quant $(B)/neon/dotprod/test_ggml_quants
 ifeq ($(UNAME_M),x86_64)
@@ -146,7 +145,7 @@ $(1)/llm_impl.o: tests/impl.c tests/internals.h llm.h
 $(addsuffix $(5),$(addprefix $(1)/,$(filter $(SELF_IMPL),$(4)))): $(1)/%$(5): tests/%.c $(DEPS)
 	@mkdir -p $$(@D)
 	$(2) -I. $$< -o $$@ $$(LDLIBS)
-$(addsuffix $(5),$(addprefix $(1)/,$(filter-out $(SELF_IMPL),$(4)))): $(1)/%$(5): $(3)/%.o $(1)/llm_impl.o
+$(addsuffix $(5),$(addprefix $(1)/,$(filter-out $(SELF_IMPL),$(4)))): $(1)/%$(5): $(1)/llm_impl.o $(3)/%.o
 	$(2) $$^ -o $$@ $$(LDLIBS)
 endef
 # $(call TEST_OBJS,objects dir,compile command)
@@ -202,9 +201,23 @@ $(B)/test/link/cli_check: tests/cli_check.sh tests/cli_compare.awk $(CLI)/llm-ru
 	printf '#!/bin/sh\nexec sh tests/cli_check.sh $(B) $(CLI)\n' > $@
 	chmod +x $@
 
-# (the NEON programs first: they run while the rest compiles)
-test: $(TEST_NEON) $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS)
-	@sh tests/run.sh $(TEST_BINS) $(TEST_MMAP) $(LINK_BINS) $(TEST_NEON)
+# make test runs each program as a make job as soon as it is linked (<program>.ran: its
+# output and exit status, made again by every make; see the rule at the NEON block's end),
+# so the runs fill the cores alongside the compiles, and run.sh replays the records.
+# Programs of one name run one after the other (a test's scratch files under build/ have
+# fixed names): each record after the one before it in TEST_RUNS. A plain make starts the
+# jobs of every compile before those of any link (it walks the whole graph once per round):
+# the NEON lane, whose qemu runs are the longest chain, is a make of its own (test-neon),
+# started first, so its runs begin once its own objects are built.
+TEST_RUNS = $(addsuffix .ran,$(TEST_BINS) $(TEST_MMAP) $(LINK_BINS))
+chain = $(if $(word 2,$(1)),$(eval $(word 2,$(1)): | $(word 1,$(1)))$(call chain,$(wordlist 2,$(words $(1)),$(1))))
+$(foreach t,$(TESTS) test_mmap,$(call chain,$(filter %/$(t).ran,$(TEST_RUNS))))
+test-neon:
+	@$(if $(TEST_NEON),$(MAKE) --no-print-directory $(TEST_NEON),:)
+.PHONY: test-neon
+# (the link checks' records first: their compiles are the longest left after the NEON lane's)
+test: test-neon $(addsuffix .ran,$(LINK_BINS)) $(TEST_RUNS)
+	@sh tests/run.sh $(TEST_RUNS) $(TEST_NEON)
 
 # ---- mutation testing (issue 16): tests/mutants.sh says how; slow (minutes), not in CI --
 mutants:
@@ -310,8 +323,9 @@ neon: $(NEON_BINS)
 	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
 # make test's record of one run (above): a script that prints the output and exits with the
-# status. The two test_quant (and test_ggml_quants) never run at once, as in run.sh.
-$(B)/neon/%.ran: $(B)/neon/% FORCE
+# status. The two test_quant (and test_ggml_quants) never run at once, as in run.sh (the
+# NEON programs only read files: they may run beside the x86-64 ones of their name).
+$(TEST_RUNS) $(addsuffix .ran,$(NEON_BINS)): %.ran: % FORCE
 	@./$< > $@.out 2>&1; printf '#!/bin/sh\ncat %s\nexit %s\n' "$@.out" "$$?" > $@ && chmod +x $@
 $(foreach t,test_quant test_ggml_quants,$(eval $(B)/neon/dotprod/$(t).ran: | $(B)/neon/$(t).ran))
 FORCE:
