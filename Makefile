@@ -165,17 +165,22 @@ $(eval $(call TEST_SET,$(B)/test/mmap,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) -DLLM
 
 # A misspelled LLM_IMPLEMENTATION compiles and links to nothing: link a user file
 # against an implementation file. LLM_STATIC: two private copies in one program.
-# The header must also compile as C++11 with the implementation.
-$(B)/test/link/link_impl.o: tests/link_impl.c llm.h | $(B)/test/link
+# The header must also compile as C++11 with the implementation. (The compiles make their
+# directory themselves: a prerequisite still to be made, even a directory, puts a compile
+# in make test's next round, after every other compile.)
+$(B)/test/link/link_impl.o: tests/link_impl.c llm.h
+	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -c $< -o $@
 $(B)/test/link/link_check: tests/link_user.c $(B)/test/link/link_impl.o llm.h | $(B)/test/link
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. tests/link_user.c $(B)/test/link/link_impl.o -o $@ $(LDLIBS)
-$(B)/test/link/static_check: tests/link_static.c llm.h | $(B)/test/link
+$(B)/test/link/static_check: tests/link_static.c llm.h
+	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -DLLM_STATIC -DPART_A -c tests/link_static.c -o $(B)/test/link/static_a.o
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -DLLM_STATIC -DPART_B -c tests/link_static.c -o $(B)/test/link/static_b.o
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -DLLM_STATIC tests/link_static.c \
 	  $(B)/test/link/static_a.o $(B)/test/link/static_b.o -o $@ $(LDLIBS)
-$(B)/test/link/cxx_check: tests/cxx_check.cpp llm.h | $(B)/test/link
+$(B)/test/link/cxx_check: tests/cxx_check.cpp llm.h
+	@mkdir -p $(@D)
 	$(CXX) -std=c++11 $(WARN) $(OPT) $(ARCH) $(THREADS) -I. $< -o $@ $(LDLIBS)
 
 # The programs below (the README's example, the tools) each #define LLM_IMPLEMENTATION:
@@ -328,11 +333,13 @@ neon: $(NEON_BINS)
 	@sh tests/run.sh $(NEON_BINS)
 .PHONY: neon
 # make test's record of one run (above): a script that prints the output and exits with the
-# status. The two test_quant (and test_ggml_quants) never run at once, as in run.sh (the
-# NEON programs only read files: they may run beside the x86-64 ones of their name).
+# status. The NEON programs only read files: they may run beside the x86-64 ones of their
+# name.
 $(TEST_RUNS) $(addsuffix .ran,$(NEON_BINS)): %.ran: % FORCE
 	@./$< > $@.out 2>&1; printf '#!/bin/sh\ncat %s\nexit %s\n' "$@.out" "$$?" > $@ && chmod +x $@
-$(foreach t,test_quant test_ggml_quants,$(eval $(B)/neon/dotprod/$(t).ran: | $(B)/neon/$(t).ran))
+# The NEON records are made one after another: qemu is one lane, a second one would take
+# the core the x86-64 build needs (and the two test_quant never run at once, as in run.sh).
+$(call chain,$(addsuffix .ran,$(NEON_BINS)))
 FORCE:
 .PHONY: FORCE
 
