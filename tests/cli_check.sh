@@ -6,9 +6,12 @@
 #    parsed, compared to the table's printed precision); --help / -h: usage on stdout, rc 0;
 #  - llm-run --ppl against a perplexity computed here from --logits-out of the same ids,
 #    its table and --json the same figures.
-# usage: cli_check.sh BUILD_DIR   (needs BUILD/llm-run, BUILD/llm-plan, BUILD/examples/08_generate)
+# usage: cli_check.sh BUILD_DIR [TOOLS_DIR]   (needs TOOLS/llm-run, TOOLS/llm-plan,
+#   TOOLS/llm-tokenize, TOOLS/examples/08_generate; TOOLS_DIR is BUILD_DIR unless given;
+#   the scratch files, and 08_generate's random pair, are under BUILD_DIR)
 B=${1:-build}
-RUN=$B/llm-run PLAN=$B/llm-plan TOK=$B/llm-tokenize
+X=${2:-$B}
+RUN=$X/llm-run PLAN=$X/llm-plan TOK=$X/llm-tokenize
 T=$B/cli_check
 pass=0 fail=0 skip=0
 rm -rf "$T" && mkdir -p "$T/dir" || exit 1
@@ -19,7 +22,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 M=../shared/models/stories260K.bin Z=../shared/models/synth512.bin
 if [ ! -f "$M" ] || [ ! -f "$Z" ]; then
   M=$B/08_random.bin Z=$B/08_random_tok.bin
-  [ -f "$M" ] || "$B/examples/08_generate" >/dev/null 2>&1
+  [ -f "$M" ] || "$X/examples/08_generate" >/dev/null 2>&1
 fi
 : > "$T/empty.bin"
 printf 'Once upon a time there was a text file.\n' > "$T/text.txt"

@@ -8,6 +8,8 @@
 # slow under qemu, so they never hold up a native lane). Two programs of the same name
 # (build/test/native/test_x and build/test/scalar/test_x) never run at once: a test's
 # scratch files under build/ have fixed names. The results are printed in the order given.
+# make test gives it records (<program>.ran, a script that prints a run's output and exits
+# with its status: make ran the programs as jobs); each result is named by its program.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-run.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 i=0
@@ -71,9 +73,9 @@ while [ "$k" -le "$n" ]; do
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 40
-    echo "FAILED: $t (exit $rc)"
+    echo "FAILED: ${t%.ran} (exit $rc)"
   else
-    printf '%-28s %s\n' "$t" "$(printf '%s' "$line" | sed 's/^[^:]*: //')"
+    printf '%-28s %s\n' "${t%.ran}" "$(printf '%s' "$line" | sed 's/^[^:]*: //')"
     printf '%s\n' "$out" | grep -E '^SKIP [0-9]+: ' | sed 's/^/    /'
   fi
 done
