@@ -561,11 +561,18 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
    formats may then take the many-token kernel (AVX-512 VNNI builds, from 8 tokens on),
    whose sums run in another order than one token's, so its results agree with
    llm_linear_w's within float rounding rather than bit for bit. Any thread count still
-   gives the same bits. llm_linear_w is llm_linear_wx with flags 0: each token's row the
-   same bits whatever tokens share the call (llm_forward_batch relies on it). */
+   gives the same bits. llm_linear_w is llm_linear_wx with flags 0 and no scratch: each
+   token's row the same bits whatever tokens share the call (llm_forward_batch relies on
+   it). scratch (optional, any alignment): with llm_linear_wx_bytes(n_tokens, d_in) bytes
+   or more, that kernel quantizes all n tokens' activations into it at once and reads
+   each weight once per call; without, it takes as many tokens at a time as 64 KiB of
+   stack holds (1,170 blocks of 32: 9 tokens at d_in = 4096), reading the weights once
+   per such panel. */
 #define LLM_LIN_PREFILL 1u
+LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
-                                int n_tokens, int d_in, int d_out, unsigned flags, llm_threads *th);
+                                int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
+                                size_t scratch_bytes, llm_threads *th);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th);
 
@@ -4830,8 +4837,8 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     int scales;    /* LLM__SCALE_NONE, or LLM__SCALE_GROUP: separate fp32 per group_size values */
     llm_status (*check)(const llm_weight *w, int d_in);               /* layout valid for rows of d_in */
     void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
-    llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
-                         int d_out, unsigned flags, llm_threads *th); /* a whole linear layer, or NULL: panels below */
+    llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in, int d_out,
+                         unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th); /* a whole layer, or NULL: panels below */
     void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
     void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
     /* ggml's formats (a GGUF tensor's type id, -1 for none) and, for its block formats, what
@@ -4913,8 +4920,8 @@ static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int n) {
     llm_dequantize_int8(dst, (const int8_t *)w->data + row * n, w->scale + row * n / w->group_size, n, w->group_size);
 }
 static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
-                                  int d_out, unsigned flags, llm_threads *th) {
-    (void)flags; /* fp32: the same bits for any tokens beside a row anyway */
+                                  int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
+    (void)flags, (void)scratch, (void)scratch_bytes; /* fp32: the same bits for any tokens beside a row anyway */
     return llm_linear(y, x, (const float *)w->data, b, n_tokens, d_in, d_out, th);
 }
 /* fp16 / bf16: nr rows against token t; dot4: LLM__WR rows x LLM__WT tokens. */
@@ -6247,21 +6254,21 @@ static const llm__qpf llm__qp_q6_k = {llm__qp_pack_q6_k, 32, 2, 0};
 
 /* acc[t][LLM__PL] += the packed rows' dots with nt tokens' blocks x[b ldb + t] (b < nb):
    x is laid out block by block, the tokens of a block side by side, so one pointer and
-   constant offsets reach every token's codes; their scales at xd[b ldb + t] (d sum(q)
-   LLM__XS_OFF further) and, on x86, the lanes' starting values (off * -sum(qx), per half
-   for Q6_K) at xc[2 (b ldb + t) + h] */
+   constant offsets reach every token's codes; their scales at xd[b ldb + t], d sum(q) at
+   xs[b ldb + t] and, on x86, the lanes' starting values (off * -sum(qx), per half for
+   Q6_K) at xc[2 (b ldb + t) + h] */
 static inline int32_t llm__qp_x4(const int8_t *q) {
     int32_t v;
     memcpy(&v, q, 4);
     return v;
 }
-LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb,
-                              int nb, const int halves, const int has_min, const int nt) {
+LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const float *xs, const int32_t *xc,
+                              size_t ldb, int nb, const int halves, const int has_min, const int nt) {
     llm__pw y[LLM__PT];
     int b, t, h, j;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = llm__pw_load(acc + LLM__PL * t);
-    for (b = 0; b < nb; b++, x += ldb, xd += ldb, xc += 2 * ldb) {
+    for (b = 0; b < nb; b++, x += ldb, xd += ldb, xs += ldb, xc += 2 * ldb) {
         LLM__UNROLL
         for (h = 0; h < halves; h++) {
             const llm__pw s = llm__pw_load(k->sc[b][h]);
@@ -6280,7 +6287,7 @@ LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, 
         if (has_min) {
             const llm__pw m = llm__pw_load(k->mn[b]);
             LLM__UNROLL
-            for (t = 0; t < nt; t++) y[t] = llm__pw_min(y[t], m, xd[LLM__XS_OFF + t]);
+            for (t = 0; t < nt; t++) y[t] = llm__pw_min(y[t], m, xs[t]);
         }
     }
     LLM__UNROLL
@@ -6288,13 +6295,16 @@ LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, 
 }
 /* the shapes: LLM__PT tokens, then 4, 2, 1 for the rest */
 #define LLM__QP_RUNS(name, H, M)                                                                                   \
-    static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const int32_t *xc, size_t ldb, int nb, \
-                     int nt) {                                                                                         \
-        for (; nt >= LLM__PT; nt -= LLM__PT, acc += LLM__PL * LLM__PT, x += LLM__PT, xd += LLM__PT, xc += 2 * LLM__PT) \
-            llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, LLM__PT);                                                    \
-        if (nt >= 4) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 4), nt -= 4, acc += 4 * LLM__PL, x += 4, xd += 4, xc += 8; \
-        if (nt >= 2) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 2), nt -= 2, acc += 2 * LLM__PL, x += 2, xd += 2, xc += 4; \
-        if (nt >= 1) llm__qp_run(acc, k, x, xd, xc, ldb, nb, H, M, 1);                                                 \
+    static void name(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const float *xs, const int32_t *xc,   \
+                     size_t ldb, int nb, int nt) {                                                                     \
+        int n;                                                                                                         \
+        for (; nt > 0; nt -= n, acc += LLM__PL * n, x += n, xd += n, xs += n, xc += 2 * n) {                           \
+            n = nt >= LLM__PT ? LLM__PT : nt >= 4 ? 4 : nt >= 2 ? 2 : 1;                                               \
+            if (n == LLM__PT) llm__qp_run(acc, k, x, xd, xs, xc, ldb, nb, H, M, LLM__PT);                              \
+            else if (n == 4) llm__qp_run(acc, k, x, xd, xs, xc, ldb, nb, H, M, 4);                                      \
+            else if (n == 2) llm__qp_run(acc, k, x, xd, xs, xc, ldb, nb, H, M, 2);                                      \
+            else llm__qp_run(acc, k, x, xd, xs, xc, ldb, nb, H, M, 1);                                                  \
+        }                                                                                                              \
     }
 LLM__QP_RUNS(llm__qp_run1, 1, 0)
 LLM__QP_RUNS(llm__qp_run1m, 1, 1)
@@ -6328,7 +6338,8 @@ typedef struct llm__lq {
     float *y;
     int t0, nt, d_in, d_out;
     int qp;            /* the many-token kernel (LLM_LIN_PREFILL, at least LLM__QP_MIN tokens): then */
-    const int32_t *xc; /* x is stored block by block (index b nt + t) and xc holds its lanes' start */
+    const int32_t *xc; /* x is stored block by block (index b nt + t), xc holds its lanes' start */
+    const float *xs;   /* and xs its d sum(q) */
 } llm__lq;
 
 #ifdef LLM__QP
@@ -6355,9 +6366,9 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
                 const size_t o = (size_t)(kc / bpb) * (size_t)c->f->blk_bytes, xo = (size_t)kc * ldb + (size_t)t0;
                 for (i = 0; i < LLM__PL; i++) rows.p[i] = i < nr ? c->w + (size_t)(r0 + i) * ld + o : zero;
                 f->pack(&k, &rows, n);
-                if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
-                else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
-                else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, c->xc + 2 * xo, ldb, n, nt);
+                if (f->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
+                else if (f->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
+                else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
             }
             for (t = 0; t < nt; t++)
                 for (i = 0; i < nr; i++)
@@ -6425,12 +6436,22 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     }
 }
 
+/* Bytes of llm_linear_wx's scratch for n tokens of d_in: per block of 32 values its
+   llm__q8x, d, d sum(q) and the two lane starts; and room to align. */
+LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in) {
+    uint64_t blocks;
+    if (n_tokens <= 0 || d_in <= 0) return 0;
+    blocks = (uint64_t)n_tokens * (uint64_t)((d_in + 31) / 32);
+    if (blocks > ((uint64_t)SIZE_MAX - 64) / (sizeof(llm__q8x) + 16)) return 0;
+    return (size_t)(blocks * (sizeof(llm__q8x) + 16) + 64);
+}
+
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, unsigned flags, llm_threads *th) {
-    llm__q8x xq[LLM__LQ_BLOCKS];
-    float xd[2 * LLM__XS_OFF]; /* x's d, then at LLM__XS_OFF its d sum(q) */
+                                int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
+    llm__q8x xq_stack[LLM__LQ_BLOCKS], *xq = xq_stack;
+    float xd_stack[2 * LLM__XS_OFF], *xd = xd_stack, *xs = xd + LLM__XS_OFF; /* x's d, and its d sum(q) */
 #ifdef LLM__QP
-    int32_t xc[2 * LLM__LQ_BLOCKS];
+    int32_t xc_stack[2 * LLM__LQ_BLOCKS], *xc = xc_stack;
 #endif
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
@@ -6440,15 +6461,25 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
     c.w = (const unsigned char *)W->data;
     c.row_bytes = (size_t)(d_in / f->blk) * (size_t)f->blk_bytes;
-    c.f = f, c.xq = xq, c.xd = xd, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    c.f = f, c.b = b, c.y = y, c.d_in = d_in, c.d_out = d_out;
+    tp = LLM__LQ_BLOCKS / nb;
 #ifdef LLM__QP
-    c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp, c.xc = xc;
+    c.qp = (flags & LLM_LIN_PREFILL) && n_tokens >= LLM__QP_MIN && f->qp;
+    if (c.qp && n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in)) {
+        /* every token at once: each weight read once */
+        size_t n = (size_t)n_tokens * (size_t)nb;
+        xq = (llm__q8x *)llm__align64(scratch);
+        xd = (float *)(void *)(xq + n), xs = xd + n;
+        xc = (int32_t *)(void *)(xd + 2 * n);
+        tp = n_tokens;
+    }
+    c.xc = xc;
 #else
     c.qp = 0;
     c.xc = NULL;
-    (void)flags;
+    (void)flags, (void)scratch, (void)scratch_bytes;
 #endif
-    tp = LLM__LQ_BLOCKS / nb;
+    c.xq = xq, c.xd = xd, c.xs = xs;
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         if (!c.qp)
@@ -6457,7 +6488,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
             for (t = 0; t < c.nt; t++)
                 for (i = 0; i < nb; i++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in + 32 * (size_t)i, xq + (size_t)i * (size_t)c.nt + t, 32);
 #ifdef LLM__QV /* (only the vector tiles read them) */
-        for (t = 0; t < c.nt * nb; t++) xd[t] = xq[t].d, xd[LLM__XS_OFF + t] = xq[t].ds;
+        for (t = 0; t < c.nt * nb; t++) xd[t] = xq[t].d, xs[t] = xq[t].ds;
 #endif
 #if defined(LLM__QP) && LLM__PK_UNSIGNED
         if (c.qp)
@@ -6550,11 +6581,11 @@ static void llm__lw_task(void *ctx, int ith, int nth) {
 
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                int d_out, llm_threads *th) {
-    return llm_linear_wx(y, x, W, b, n_tokens, d_in, d_out, 0, th);
+    return llm_linear_wx(y, x, W, b, n_tokens, d_in, d_out, 0, NULL, 0, th);
 }
 
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                int d_out, unsigned flags, llm_threads *th) {
+                                int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
     const llm__wfmt *f = W ? llm__wfmt_of(W->type) : NULL;
     int8_t xq[LLM__Q8_XMAX];
     float xs[LLM__Q8_GMAX];
@@ -6564,7 +6595,7 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
     if (!y || !x || !W || !W->data || n_tokens <= 0 || d_in <= 0 || d_out <= 0) return LLM_EINVAL;
     if (!f || !f->check || (!f->linear && !f->rows)) return LLM_EUNSUPPORTED;
     if ((st = f->check(W, d_in)) != LLM_OK) return st;
-    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, flags, th);
+    if (f->linear) return f->linear(y, x, W, b, n_tokens, d_in, d_out, flags, scratch, scratch_bytes, th);
     if ((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK) th = NULL;
     llm__lw c = {f, W, y, x, b, d_in, d_out, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}; /* the panel and buffers below */
     c.row_bytes = (size_t)d_in / (size_t)f->blk * (size_t)f->blk_bytes;
@@ -7823,11 +7854,19 @@ static llm_threads *llm__model_th(llm_threads *th, int64_t work) { return work >
 
 /* y = x W^T + b, plus a LoRA adapter's s B (A x) per token when ad has one (u = s A x in
    chunks of 64 ranks on the stack, so the block needs no scratch for it). */
+/* llm_linear_wx's flags and scratch for a block's linear layers */
+typedef struct llm__linx {
+    unsigned flags; /* LLM_LIN_PREFILL for one sequence's tokens */
+    void *scratch;  /* llm_linear_wx_bytes(n, the widest d_in) bytes, or NULL */
+    size_t bytes;
+} llm__linx;
+
 static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, const float *b, int n, int d_in,
-                                 int d_out, const llm_lora_ab *ad, unsigned lf, llm_threads *th) {
+                                 int d_out, const llm_lora_ab *ad, const llm__linx *lx, llm_threads *th) {
     float u[64];
     int t, k0, k, o, kn;
-    llm_status st = llm_linear_wx(y, x, W, b, n, d_in, d_out, lf, th);
+    llm_status st = lx ? llm_linear_wx(y, x, W, b, n, d_in, d_out, lx->flags, lx->scratch, lx->bytes, th)
+                       : llm_linear_w(y, x, W, b, n, d_in, d_out, th);
     if (st != LLM_OK || !ad || !ad->a) return st;
     if (!ad->b || ad->rank <= 0) return LLM_EINVAL;
     for (t = 0; t < n; t++)
@@ -7915,10 +7954,10 @@ typedef struct llm__model_buf {
     float *xb, *q, *k, *v, *att, *hb, *hb2;
     float *probs, *ew, *gx, *gy, *acc;
     int32_t *ei, *ord, *cnt;
-    unsigned lf; /* llm_linear_wx's flags: LLM_LIN_PREFILL for one sequence's tokens */
+    llm__linx lx; /* the linear layers' flags, and the scratch of the last buffer */
 } llm__model_buf;
 
-#define LLM__NBUF 15
+#define LLM__NBUF 16
 static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, llm__model_buf *b) {
     uint64_t hd = (uint64_t)llm_config_head_dim(c), d = (uint64_t)c->d_model, qd = (uint64_t)c->n_heads * hd;
     uint64_t kvd = (uint64_t)c->n_kv_heads * hd, ff = (uint64_t)c->d_ff, nn = (uint64_t)n;
@@ -7932,15 +7971,19 @@ static uint64_t llm__model_block_layout(const llm_config *c, int n, void *mem, l
     /* float and int32_t are both 4 bytes wide (llm.h assumes IEEE binary32) */
     sizes[7] = nn * E, sizes[8] = nk, sizes[9] = moe * nn * d, sizes[10] = moe * nn * d, sizes[11] = moe * nn * d;
     sizes[12] = nk, sizes[13] = nk, sizes[14] = moe * (E + 1);
+    /* the linear layers' quantized activations (llm_linear_wx's scratch), in 4-byte units */
+    sizes[15] = (llm_linear_wx_bytes(n, (int)(ff > qd ? (ff > d ? ff : d) : (qd > d ? qd : d))) + 3) / 4;
     if (b) {
         dst[0] = &b->xb, dst[1] = &b->q, dst[2] = &b->k, dst[3] = &b->v;
         dst[4] = &b->att, dst[5] = &b->hb, dst[6] = &b->hb2;
         dst[7] = &b->probs, dst[8] = &b->ew, dst[9] = &b->gx, dst[10] = &b->gy, dst[11] = &b->acc;
-        dst[12] = &b->ei, dst[13] = &b->ord, dst[14] = &b->cnt;
+        dst[12] = &b->ei, dst[13] = &b->ord, dst[14] = &b->cnt, dst[15] = &b->lx.scratch;
+        b->lx.bytes = (size_t)(sizes[15] * 4u);
     }
     for (i = 0; i < LLM__NBUF; i++) {
         if (mem && b && i < 12) *(float **)dst[i] = (float *)(void *)((char *)mem + off);
-        if (mem && b && i >= 12) *(int32_t **)dst[i] = (int32_t *)(void *)((char *)mem + off);
+        if (mem && b && i >= 12 && i < 15) *(int32_t **)dst[i] = (int32_t *)(void *)((char *)mem + off);
+        if (mem && b && i == 15) *(void **)dst[i] = (void *)((char *)mem + off);
         off += LLM__MALIGN(sizes[i] * 4u);
     }
     return off + 64; /* room to align the start */
@@ -8002,11 +8045,11 @@ static llm_status llm__moe_expert(const llm_config *c, float *y, const float *x,
                                   const llm_weight *w2, int n, int ff, const llm__model_buf *b, llm_threads *th) {
     const llm__ffn_info *ffn = &llm__ffn_kinds[c->ffn];
     int d = c->d_model, i;
-    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, NULL, b->lf, th));
-    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, NULL, b->lf, th));
+    LLM__MTRY(llm__model_lin(b->hb, x, w1, NULL, n, d, ff, NULL, &b->lx, th));
+    LLM__MTRY(llm__model_lin(b->hb2, x, w3, NULL, n, d, ff, NULL, &b->lx, th));
     for (i = 0; i < n; i++)
         LLM__MTRY(ffn->glu(b->hb + (size_t)i * ff, b->hb + (size_t)i * ff, b->hb2 + (size_t)i * ff, ff));
-    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, NULL, b->lf, th);
+    return llm__model_lin(y, b->hb, w2, NULL, n, ff, d, NULL, &b->lx, th);
 }
 
 /* One token's router probabilities p[E] (overwritten) -> its k experts e[k] in order of
@@ -8032,7 +8075,7 @@ static llm_status llm__moe_ffn(const llm_config *c, const llm_layer_weights *w, 
     size_t row = (size_t)d * sizeof(float);
     if ((int64_t)n * k > INT32_MAX) return LLM_EINVAL; /* ord holds t k + slot as an int32 */
     /* route: probabilities over all experts, then each token's top k */
-    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, NULL, b->lf, th));
+    LLM__MTRY(llm__model_lin(b->probs, h, &w->router, NULL, n, d, E, NULL, &b->lx, th));
     for (t = 0; t < n; t++) {
         float *p = b->probs + (size_t)t * E;
         LLM__MTRY(llm_softmax(p, p, E));
@@ -8125,14 +8168,14 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
     ffn = &llm__ffn_kinds[c->ffn];
     d = c->d_model, hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     llm__model_block_layout(c, n, llm__align64(scratch), &b);
-    b.lf = n_seg == 1 ? LLM_LIN_PREFILL : 0u; /* several sequences: each row as its token alone gets it */
+    b.lx.flags = n_seg == 1 ? LLM_LIN_PREFILL : 0u; /* several sequences: each row as its token alone gets it */
 
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
-    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), b.lf, th));
-    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), b.lf, th));
-    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), b.lf, th));
+    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), &b.lx, th));
+    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), &b.lx, th));
+    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), &b.lx, th));
     /* qk_norm: each head of q and k normed on its own, before the rotation */
     if (c->qk_norm) {
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
@@ -8158,7 +8201,7 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
                                          llm__model_th(th, work)));
     }
     /* project the heads back to d (sandwich: normed once more) and add to the residual stream */
-    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), b.lf, th));
+    LLM__MTRY(llm__model_lin(b.xb, b.att, &w->wo, w->bo, n, qd, d, LLM__AD(w, 3), &b.lx, th));
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->attn_post_norm, NULL, n, d));
     LLM__MTRY(llm__model_add(x, b.xb, n, d));
     if (c->post_norm) LLM__MTRY(llm__model_norm(c, x, x, w->attn_norm, w->attn_norm_b, n, d));
@@ -8170,17 +8213,17 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
         LLM__MTRY(llm__moe_ffn(c, w, in, n, &b, th));
     } else {
         /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), b.lf, th));
+        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), &b.lx, th));
         if (ffn->matrices == 2) {
             for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
         } else {
             /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), b.lf, th));
+            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), &b.lx, th));
             for (i = 0; i < n; i++)
                 LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
         }
         /* down-projection back to d */
-        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), b.lf, th));
+        LLM__MTRY(llm__model_lin(b.xb, b.hb, &w->w2, w->b2, n, ff, d, LLM__AD(w, 5), &b.lx, th));
     }
     /* sandwich: normed; then the second residual add */
     if (c->sandwich_norm) LLM__MTRY(llm__model_norm(c, b.xb, b.xb, w->ffn_post_norm, NULL, n, d));
@@ -8321,11 +8364,15 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
             int r0 = all_logits ? 0 : m - 1, nr = all_logits ? m : 1;
             float *dst = all_logits ? logits + (size_t)start * V : logits;
             const float *h = s->x + (size_t)r0 * d;
+            llm__model_buf b; /* (the block's scratch: its last buffer for the head's quantized rows) */
+            memset(&b, 0, sizeof b);
+            llm__model_block_layout(c, m, xb, &b);
+            b.lx.flags = LLM_LIN_PREFILL;
             if (w->out_norm) {
                 LLM__MTRY(llm__model_norm(c, xb, h, w->out_norm, w->out_norm_b, nr, d));
                 h = xb;
             }
-            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, LLM_LIN_PREFILL, th));
+            LLM__MTRY(llm__model_lin(dst, h, &w->lm_head, NULL, nr, d, V, NULL, &b.lx, th));
             if (c->final_softcap > 0) llm__model_softcap(dst, (size_t)nr * V, c->final_softcap);
         }
     }
@@ -8446,7 +8493,7 @@ static llm_status llm__forward_batch_run(llm_state *const *seqs, int B, const ll
         LLM__MTRY(llm__model_norm(c, xb, x, w->out_norm, w->out_norm_b, B, d));
         h = xb;
     }
-    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, NULL, 0, th));
+    LLM__MTRY(llm__model_lin(logits, h, &w->lm_head, NULL, B, d, c->vocab, NULL, NULL, th));
     if (c->final_softcap > 0) llm__model_softcap(logits, (size_t)B * c->vocab, c->final_softcap);
     return LLM_OK;
 }

@@ -62,13 +62,14 @@ static void *xalloc(size_t n) {
 /* seconds per call of n_tokens against every copy, best of 3 passes (after a warm-up) */
 static double time_calls(llm_weight *W, unsigned char *data, size_t wbytes, int copies, const float *x, float *y, int n_tokens,
                          unsigned flags, llm_threads *th) {
+    static unsigned char scratch[(MAXT * (DIN / 32)) * 80 + 64]; /* llm_linear_wx's, as a model's state holds it */
     double best = 1e30;
     int pass, c;
     for (pass = -1; pass < 3; pass++) {
         double t0 = roofs_now(), t;
         for (c = 0; c < copies; c++) {
             W->data = data + wbytes * (size_t)c;
-            if (llm_linear_wx(y, x, W, NULL, n_tokens, DIN, DOUT, flags, th) != LLM_OK) {
+            if (llm_linear_wx(y, x, W, NULL, n_tokens, DIN, DOUT, flags, scratch, sizeof scratch, th) != LLM_OK) {
                 fprintf(stderr, "bench_quants: llm_linear_w failed\n");
                 exit(1);
             }

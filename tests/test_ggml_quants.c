@@ -815,7 +815,7 @@ static void test_kernel_shapes(unsigned flags) {
             for (i = 0; i < (size_t)NT * (size_t)din; i++) x[i] = test_randf() * (i % 37 == 0 ? 4.0f : 1.0f);
             memset(&W, 0, sizeof W);
             W.type = K[k].dt, W.data = w;
-            if (!CHECK_OK(llm_linear_wx(y, x, &W, b, NT, din, D_OUT, flags, NULL))) continue;
+            if (!CHECK_OK(llm_linear_wx(y, x, &W, b, NT, din, D_OUT, flags, NULL, 0, NULL))) continue;
             for (t = 0; t < NT; t++) {
                 qk_quantize_ref(x + (size_t)t * din, din, xq);
                 for (r = 0; r < D_OUT; r++) {
@@ -834,7 +834,7 @@ static void test_kernel_shapes(unsigned flags) {
             /* the first n_tokens of the same x, and each token alone: the same bits */
             for (nt = 1; nt < (pre ? 10 : NT); nt++) {
                 int n = pre ? sub[nt - 1] : nt;
-                CHECK_OK(llm_linear_wx(y2, x, &W, b, n, din, D_OUT, flags, NULL));
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, n, din, D_OUT, flags, NULL, 0, NULL));
                 if (memcmp(y, y2, sizeof(float) * (size_t)n * D_OUT) != 0 && bad_bits++ == 0)
                     fprintf(stderr, "    %s d_in %d: %d tokens differ from the first %d of %d\n", llm_dtype_name(K[k].dt), din, n, n, NT);
             }
@@ -843,16 +843,27 @@ static void test_kernel_shapes(unsigned flags) {
                 if (memcmp(y + t * D_OUT, y2, sizeof(float) * D_OUT) != 0 && bad_bits++ == 0)
                     fprintf(stderr, "    %s d_in %d: token %d alone differs from its row of 17\n", llm_dtype_name(K[k].dt), din, t);
             }
+            if (pre) { /* all 70 tokens in scratch (one panel) against the stack's panels of 48 at d_in 768: the same bits */
+                size_t sb = llm_linear_wx_bytes(NT, din);
+                unsigned char *sc = (unsigned char *)malloc(sb + 1);
+                CHECK(sb > 0 && llm_linear_wx_bytes(NT, din) < llm_linear_wx_bytes(NT + 1, din));
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, NT, din, D_OUT, flags, sc + 1, sb, th2));
+                CHECK_MSG(memcmp(y, y2, sizeof(float) * (size_t)NT * D_OUT) == 0, "%s d_in %d: scratch differs", llm_dtype_name(K[k].dt), din);
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, NT, din, D_OUT, flags, sc + 1, sb - 1, NULL)); /* too small: the stack */
+                CHECK_MSG(memcmp(y, y2, sizeof(float) * (size_t)NT * D_OUT) == 0, "%s d_in %d: short scratch differs", llm_dtype_name(K[k].dt),
+                          din);
+                free(sc);
+            }
             if (th2 && th3) { /* rows split between threads: the same bits */
-                CHECK_OK(llm_linear_wx(y2, x, &W, b, NT, din, D_OUT, flags, th2));
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, NT, din, D_OUT, flags, NULL, 0, th2));
                 CHECK_MSG(memcmp(y, y2, sizeof(float) * (size_t)NT * D_OUT) == 0, "%s d_in %d: 2 threads differ", llm_dtype_name(K[k].dt), din);
-                CHECK_OK(llm_linear_wx(y2, x, &W, b, pre ? 9 : 5, din, D_OUT, flags, th3));
+                CHECK_OK(llm_linear_wx(y2, x, &W, b, pre ? 9 : 5, din, D_OUT, flags, NULL, 0, th3));
                 CHECK_MSG(memcmp(y, y2, sizeof(float) * (pre ? 9 : 5) * D_OUT) == 0, "%s d_in %d: 3 threads differ", llm_dtype_name(K[k].dt), din);
             }
             /* an inf in token 0: its outputs NaN, the other tokens' bits unchanged */
             memcpy(xi, x, sizeof(float) * (size_t)NI * (size_t)din);
             xi[din / 2] = INFINITY;
-            CHECK_OK(llm_linear_wx(y2, xi, &W, b, NI, din, D_OUT, flags, NULL));
+            CHECK_OK(llm_linear_wx(y2, xi, &W, b, NI, din, D_OUT, flags, NULL, 0, NULL));
             for (r = 0; r < D_OUT; r++) bad_nan += y2[r] == y2[r];
             CHECK_MSG(bad_nan == 0, "%s d_in %d: %d outputs of the token with an inf are not NaN", llm_dtype_name(K[k].dt), din, bad_nan);
             CHECK_MSG(memcmp(y + D_OUT, y2 + D_OUT, sizeof(float) * (size_t)(NI - 1) * D_OUT) == 0, "%s d_in %d: an inf in token 0 changed the others",
