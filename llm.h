@@ -6264,6 +6264,7 @@ static inline int32_t llm__qp_x4(const int8_t *q) {
 }
 LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, const float *xd, const float *xs, const int32_t *xc,
                               size_t ldb, int nb, const int halves, const int has_min, const int nt) {
+    const int nj = halves == 2 ? 4 : 8; /* code vectors per half */
     llm__pw y[LLM__PT];
     int b, t, h, j;
     LLM__UNROLL
@@ -6276,10 +6277,10 @@ LLM__WINLINE void llm__qp_run(float *acc, const llm__qpk *k, const llm__q8x *x, 
             LLM__UNROLL
             for (t = 0; t < nt; t++) a[t] = llm__pa_set1(LLM__PK_UNSIGNED ? xc[2 * t + h] : 0);
             LLM__UNROLL
-            for (j = 4 * h; j < 4 * h + 8 / halves; j++) {
-                const llm__pc q = k->q[b][j];
+            for (j = 0; j < nj; j++) { /* codes 4 (4 h + j) .. of the block */
+                const llm__pc q = k->q[b][4 * h + j];
                 LLM__UNROLL
-                for (t = 0; t < nt; t++) a[t] = llm__pa_dot(a[t], q, llm__qp_x4(x[t].q + 4 * j));
+                for (t = 0; t < nt; t++) a[t] = llm__pa_dot(a[t], q, llm__qp_x4(x[t].q + 4 * (4 * h + j)));
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) y[t] = llm__pw_acc(y[t], a[t], s, xd[t]);
