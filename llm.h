@@ -2354,6 +2354,14 @@ static inline void llm__rv_store_n(float *p, llm__rv v, int n) {
     memcpy(p, t, sizeof(float) * (size_t)n);
 }
 #endif
+#ifdef LLM__RV
+/* w <= LLM__RVN floats: a whole vector, or a tail */
+static inline llm__rv llm__rv_load_w(const float *p, int w) { return w == LLM__RVN ? llm__rv_load(p) : llm__rv_load_n(p, w); }
+static inline void llm__rv_store_w(float *p, llm__rv v, int w) {
+    if (w == LLM__RVN) llm__rv_store(p, v);
+    else llm__rv_store_n(p, v, w);
+}
+#endif
 #ifdef LLM__RV_NO_STORE_F16
 static inline void llm__rv_store_f16(uint16_t *p, llm__rv v) {
     float t[LLM__RVN];
@@ -16698,19 +16706,23 @@ static void llm__adamw_run(float *p, float *m, float *v, float *g, int64_t n, co
     int64_t i = 0;
 #ifdef LLM__RV
     {   /* the scalar loop's operations in its order, a vector at a time (no fma; the vector
-           sqrt rounds as sqrtf does): the same bits, so any split of [0, n) gives the same */
+           sqrt rounds as sqrtf does), the tail as a partial vector: every value takes the
+           vector path (a compiler may fuse the scalar loop's a * b + c), so any split of
+           [0, n) gives the same bits */
         const llm__rv vb1 = llm__rv_set1(b1), vb2 = llm__rv_set1(b2), va1 = llm__rv_set1(1.0f - b1);
         const llm__rv va2 = llm__rv_set1(1.0f - b2), veps = llm__rv_set1(eps), vlr = llm__rv_set1(lr);
         const llm__rv vc1 = llm__rv_set1(c1), vc2 = llm__rv_set1(c2), vwd = llm__rv_set1(wd), vs = llm__rv_set1(s);
-        for (; n - i >= LLM__RVN; i += LLM__RVN) {
-            llm__rv gi = s != 1.0f ? llm__rv_mul(llm__rv_load(g + i), vs) : llm__rv_load(g + i), pi = llm__rv_load(p + i), u;
-            llm__rv mi = llm__rv_add(llm__rv_mul(vb1, llm__rv_load(m + i)), llm__rv_mul(va1, gi));
-            llm__rv vi = llm__rv_add(llm__rv_mul(vb2, llm__rv_load(v + i)), llm__rv_mul(llm__rv_mul(va2, gi), gi));
+        for (; i < n; i += LLM__RVN) {
+            const int w = n - i >= LLM__RVN ? LLM__RVN : (int)(n - i);
+            llm__rv gi = llm__rv_load_w(g + i, w), pi = llm__rv_load_w(p + i, w), u, mi, vi;
+            if (s != 1.0f) gi = llm__rv_mul(gi, vs);
+            mi = llm__rv_add(llm__rv_mul(vb1, llm__rv_load_w(m + i, w)), llm__rv_mul(va1, gi));
+            vi = llm__rv_add(llm__rv_mul(vb2, llm__rv_load_w(v + i, w)), llm__rv_mul(llm__rv_mul(va2, gi), gi));
             u = llm__rv_div(llm__rv_mul(mi, vc1), llm__rv_add(llm__rv_sqrt(llm__rv_mul(vi, vc2)), veps));
-            llm__rv_store(m + i, mi);
-            llm__rv_store(v + i, vi);
-            llm__rv_store(p + i, llm__rv_sub(pi, llm__rv_mul(vlr, llm__rv_add(u, llm__rv_mul(vwd, pi)))));
-            if (gzero) llm__rv_store(g + i, llm__rv_set1(0.0f));
+            llm__rv_store_w(m + i, mi, w);
+            llm__rv_store_w(v + i, vi, w);
+            llm__rv_store_w(p + i, llm__rv_sub(pi, llm__rv_mul(vlr, llm__rv_add(u, llm__rv_mul(vwd, pi)))), w);
+            if (gzero) llm__rv_store_w(g + i, llm__rv_set1(0.0f), w);
         }
     }
 #endif
