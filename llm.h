@@ -558,7 +558,7 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* The same with flags. LLM_LIN_PREFILL says the n tokens are one sequence's (a prefill
    chunk), so no caller compares a token's row with the same token run alone: ggml's block
-   formats may then take the many-token kernel (AVX-512 VNNI builds, from 8 tokens on),
+   formats may then take the many-token kernel (AVX-512, AVX2, NEON with sdot; 8 tokens on),
    whose sums run in another order than one token's, so its results agree with
    llm_linear_w's within float rounding rather than bit for bit. Any thread count still
    gives the same bits. llm_linear_w is llm_linear_wx with flags 0 and no scratch: each
@@ -5701,9 +5701,12 @@ static inline llm__qf llm__qf_h(const unsigned char *p) {
 
 /* The 32-value formats: block b's codes, offset, scale (and min) */
 enum { LLM__QK_Q8_0, LLM__QK_Q4_0, LLM__QK_Q5_0, LLM__QK_Q4_1, LLM__QK_Q5_1 };
+static inline int llm__qk32_bytes(int fmt) { /* a block's bytes */
+    return fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+}
 LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, size_t ldx, int nb,
                             const int fmt, const int nr, const int nt, size_t pf) {
-    const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+    const int bytes = llm__qk32_bytes(fmt);
     const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
     /* the codes' offset (q - 8, q - 16), cancelled as off / LLM__QL * -sum(qx) per lane */
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
@@ -6161,7 +6164,7 @@ static inline llm__pc llm__pk_code(llm__pc v, int off) {
 
 /* The 32-value formats: nibbles (and fifth bits) or bytes, one fp16 scale (and min) */
 LLM__WINLINE void llm__qp_pack32(llm__qpk *k, const llm__pkr *r, int nb, const int fmt) {
-    const int bytes = fmt == LLM__QK_Q8_0 ? 34 : fmt == LLM__QK_Q4_0 ? 18 : fmt == LLM__QK_Q5_0 ? 22 : fmt == LLM__QK_Q4_1 ? 20 : 24;
+    const int bytes = llm__qk32_bytes(fmt);
     const int qs = fmt == LLM__QK_Q8_0 || fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q4_1 ? 4 : fmt == LLM__QK_Q5_0 ? 6 : 8;
     const int off = fmt == LLM__QK_Q8_0 ? 128 : fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
     int b, j;
