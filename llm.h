@@ -5983,16 +5983,23 @@ static inline llm__pc llm__pk_bitb(llm__pc q, llm__pc h, int bit) {
 static inline llm__pc llm__pk_top2(llm__pc u, int s) {
     return _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)s), _mm512_set1_epi8(3)), 4);
 }
-/* dst[j * stride] = v[j], j < n (8 or 16): one row's scales into its lane */
-static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
-    const __m512i j = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(stride));
-    const __mmask16 m = (__mmask16)(n == 16 ? 0xffff : 0xff);
-    _mm512_mask_i32scatter_ps(dst, m, j, _mm512_maskz_loadu_ps(m, v), 4);
+/* on the codes' 32-bit lanes (a row's four bytes): and, shifts; byte e as a float
+   (sign-extended or not), the fp16 in the low or high half as a float: the K-quants'
+   scales decoded for all the rows at once */
+static inline llm__pc llm__pk_andw(llm__pc v, uint32_t m) { return _mm512_and_si512(v, _mm512_set1_epi32((int)m)); }
+static inline llm__pc llm__pk_shrw(llm__pc v, int n) { return _mm512_srli_epi32(v, (unsigned)n); }
+static inline llm__pc llm__pk_shlw(llm__pc v, int n) { return _mm512_slli_epi32(v, (unsigned)n); }
+static inline llm__pw llm__pk_bytef(llm__pc v, int e, int sgn) {
+    return _mm512_cvtepi32_ps(sgn ? _mm512_srai_epi32(_mm512_slli_epi32(v, (unsigned)(24 - 8 * e)), 24)
+                                  : _mm512_and_si512(_mm512_srli_epi32(v, (unsigned)(8 * e)), _mm512_set1_epi32(255)));
 }
+static inline llm__pw llm__pk_halff(llm__pc v, int hi) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(hi ? _mm512_srli_epi32(v, 16) : v)); }
 static inline llm__pa llm__pa_set1(int32_t v) { return _mm512_set1_epi32(v); }
 static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) { return _mm512_dpbusd_epi32(a, q, _mm512_set1_epi32(x4)); }
 static inline llm__pw llm__pw_load(const float *p) { return _mm512_loadu_ps(p); }
 static inline void llm__pw_store(float *p, llm__pw v) { _mm512_storeu_ps(p, v); }
+static inline llm__pw llm__pw_mul(llm__pw a, llm__pw b) { return _mm512_mul_ps(a, b); }
+static inline llm__pw llm__pw_set1(float v) { return _mm512_set1_ps(v); }
 /* y + float(a) (s dx) and y + m (dx sum qx) */
 static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) {
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(dx)), y);
@@ -6062,9 +6069,24 @@ static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
 static inline llm__pc llm__pk_top2(llm__pc u, int s) {
     return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(u, _mm_cvtsi32_si128(s)), _mm256_set1_epi8(3)), 4);
 }
-static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
-    int j;
-    for (j = 0; j < n; j++) dst[j * stride] = v[j];
+static inline llm__pc llm__pk_andw(llm__pc v, uint32_t m) { return _mm256_and_si256(v, _mm256_set1_epi32((int)m)); }
+static inline llm__pc llm__pk_shrw(llm__pc v, int n) { return _mm256_srl_epi32(v, _mm_cvtsi32_si128(n)); }
+static inline llm__pc llm__pk_shlw(llm__pc v, int n) { return _mm256_sll_epi32(v, _mm_cvtsi32_si128(n)); }
+static inline llm__pw llm__pk_bytef(llm__pc v, int e, int sgn) {
+    return _mm256_cvtepi32_ps(sgn ? _mm256_srai_epi32(llm__pk_shlw(v, 24 - 8 * e), 24) : llm__pk_andw(llm__pk_shrw(v, 8 * e), 255));
+}
+static inline llm__pw llm__pk_halff(llm__pc v, int hi) {
+    const __m256i h = hi ? _mm256_srli_epi32(v, 16) : _mm256_and_si256(v, _mm256_set1_epi32(0xffff));
+#ifdef __F16C__
+    return _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(h, h), 0x08)));
+#else
+    uint32_t w[8];
+    float f[8];
+    int i;
+    _mm256_storeu_si256((__m256i *)(void *)w, h);
+    for (i = 0; i < 8; i++) f[i] = llm_f16_to_f32((uint16_t)w[i]);
+    return _mm256_loadu_ps(f);
+#endif
 }
 static inline llm__pa llm__pa_set1(int32_t v) { return _mm256_set1_epi32(v); }
 static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
@@ -6076,6 +6098,8 @@ static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
 }
 static inline llm__pw llm__pw_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void llm__pw_store(float *p, llm__pw v) { _mm256_storeu_ps(p, v); }
+static inline llm__pw llm__pw_mul(llm__pw a, llm__pw b) { return _mm256_mul_ps(a, b); }
+static inline llm__pw llm__pw_set1(float v) { return _mm256_set1_ps(v); }
 static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) {
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(a), _mm256_mul_ps(s, _mm256_set1_ps(dx)), y);
 }
@@ -6127,9 +6151,21 @@ static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
 static inline llm__pc llm__pk_top2(llm__pc u, int s) {
     return vshlq_n_u8(vandq_u8(vshlq_u8(u, vdupq_n_s8((int8_t)-s)), vdupq_n_u8(3)), 4);
 }
-static inline void llm__pk_put(float *dst, int stride, const float *v, int n) {
-    int j;
-    for (j = 0; j < n; j++) dst[j * stride] = v[j];
+static inline llm__pc llm__pk_andw(llm__pc v, uint32_t m) { return vreinterpretq_u8_u32(vandq_u32(vreinterpretq_u32_u8(v), vdupq_n_u32(m))); }
+static inline llm__pc llm__pk_shrw(llm__pc v, int n) { return vreinterpretq_u8_u32(vshlq_u32(vreinterpretq_u32_u8(v), vdupq_n_s32(-n))); }
+static inline llm__pc llm__pk_shlw(llm__pc v, int n) { return vreinterpretq_u8_u32(vshlq_u32(vreinterpretq_u32_u8(v), vdupq_n_s32(n))); }
+static inline llm__pw llm__pk_bytef(llm__pc v, int e, int sgn) {
+    const int32x4_t w = vreinterpretq_s32_u8(v);
+    return sgn ? vcvtq_f32_s32(vshlq_s32(vshlq_s32(w, vdupq_n_s32(24 - 8 * e)), vdupq_n_s32(-24)))
+               : vcvtq_f32_u32(vreinterpretq_u32_u8(llm__pk_andw(llm__pk_shrw(v, 8 * e), 255)));
+}
+static inline llm__pw llm__pk_halff(llm__pc v, int hi) {
+    uint32_t w[4];
+    float f[4];
+    int i;
+    vst1q_u32(w, vreinterpretq_u32_u8(llm__pk_shrw(v, hi ? 16 : 0)));
+    for (i = 0; i < 4; i++) f[i] = llm_f16_to_f32((uint16_t)w[i]);
+    return vld1q_f32(f);
 }
 static inline llm__pa llm__pa_set1(int32_t v) { return vdupq_n_s32(v); }
 static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
@@ -6137,6 +6173,8 @@ static inline llm__pa llm__pa_dot(llm__pa a, llm__pc q, int32_t x4) {
 }
 static inline llm__pw llm__pw_load(const float *p) { return vld1q_f32(p); }
 static inline void llm__pw_store(float *p, llm__pw v) { vst1q_f32(p, v); }
+static inline llm__pw llm__pw_mul(llm__pw a, llm__pw b) { return vmulq_f32(a, b); }
+static inline llm__pw llm__pw_set1(float v) { return vdupq_n_f32(v); }
 static inline llm__pw llm__pw_acc(llm__pw y, llm__pa a, llm__pw s, float dx) { return vfmaq_f32(y, vcvtq_f32_s32(a), vmulq_n_f32(s, dx)); }
 static inline llm__pw llm__pw_min(llm__pw y, llm__pw m, float ds) { return vfmaq_n_f32(y, m, ds); }
 #endif
@@ -6196,7 +6234,7 @@ static void llm__qp_pack_q5_1(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_
    high ones 2i + 1; Q5_K's fifth bit of value l in sub-block j is bit j of qh[l] */
 LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const llm__pkr *r, int nb, const int five) {
     const int bytes = five ? 176 : 144;
-    int s, i, j, w;
+    int s, i, j;
     for (s = 0; s < nb / 8; s++) {
         const size_t o = (size_t)s * (size_t)bytes;
         llm__pc h[8];
@@ -6210,12 +6248,18 @@ LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const llm__pkr *r, int nb, const 
                 k->q[8 * s + 2 * i][j] = a, k->q[8 * s + 2 * i + 1][j] = b;
             }
         }
-        for (w = 0; w < LLM__PL; w++) { /* row w's 8 scales and mins into lane w of 8 vectors each */
-            float dsc[8], dmn[8];
-            const unsigned char *p = r->p[w] + o;
-            llm__qk4_scales(p + 4, llm__qh(p), llm__qh(p + 2), dsc, dmn);
-            llm__pk_put(&k->sc[8 * s][0][w], 2 * LLM__PL, dsc, 8);
-            llm__pk_put(&k->mn[8 * s][w], LLM__PL, dmn, 8);
+        { /* every row's d, dmin and 12 scale bytes as four words (llm__qk4_scales' a, b, c), decoded in the lanes */
+            llm__pc t[4], u[4];
+            llm__pw d, dm;
+            llm__pk_t16(t, r, o);
+            d = llm__pk_halff(t[0], 0), dm = llm__pw_mul(llm__pk_halff(t[0], 1), llm__pw_set1(-1.0f)); /* -dmin */
+            u[0] = llm__pk_andw(t[1], 0x3f3f3f3fu), u[2] = llm__pk_andw(t[2], 0x3f3f3f3fu);
+            u[1] = llm__pk_or(llm__pk_andw(t[3], 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[1], 6), 0x03030303u), 4));
+            u[3] = llm__pk_or(llm__pk_andw(llm__pk_shrw(t[3], 4), 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[2], 6), 0x03030303u), 4));
+            for (j = 0; j < 8; j++) {
+                llm__pw_store(k->sc[8 * s + j][0], llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)));
+                llm__pw_store(k->mn[8 * s + j], llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0)));
+            }
         }
     }
 }
@@ -6224,26 +6268,29 @@ static void llm__qp_pack_q5_k(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_
 /* Q6_K (layout: llm__qk_q6k): block j = 4 h + q takes the low (q < 2) or high nibbles of
    ql's run 2 h + q % 2 and bits 2q, 2q + 1 of qh's run h; a scale per 16 values */
 static void llm__qp_pack_q6_k(llm__qpk *k, const llm__pkr *r, int nb) {
-    int s, h, q, j, w, i;
+    int s, h, g, q, j;
     for (s = 0; s < nb / 8; s++) {
         const size_t o = (size_t)s * 210;
-        for (h = 0; h < 2; h++) {
-            llm__pc l[2][8], u[8];
-            llm__pk_t16(u, r, o + 128 + 32 * (size_t)h), llm__pk_t16(u + 4, r, o + 144 + 32 * (size_t)h);
-            for (i = 0; i < 2; i++)
-                llm__pk_t16(l[i], r, o + 64 * (size_t)h + 32 * (size_t)i), llm__pk_t16(l[i] + 4, r, o + 64 * (size_t)h + 32 * (size_t)i + 16);
-            for (q = 0; q < 4; q++)
-                for (j = 0; j < 8; j++) {
-                    const llm__pc lo = q < 2 ? llm__pk_lo(l[q % 2][j]) : llm__pk_hi(l[q % 2][j]);
-                    k->q[8 * s + 4 * h + q][j] = llm__pk_code(llm__pk_or(lo, llm__pk_top2(u[j], 2 * q)), 32);
+        for (h = 0; h < 2; h++)
+            for (g = 0; g < 2; g++) { /* code vectors 4 g .. 4 g + 3 of blocks 4 h .. 4 h + 3: 12 registers in, 16 out */
+                llm__pc l[2][4], u[4];
+                llm__pk_t16(u, r, o + 128 + 32 * (size_t)h + 16 * (size_t)g);
+                llm__pk_t16(l[0], r, o + 64 * (size_t)h + 16 * (size_t)g), llm__pk_t16(l[1], r, o + 64 * (size_t)h + 32 + 16 * (size_t)g);
+                LLM__UNROLL
+                for (j = 0; j < 4; j++) {
+                    LLM__UNROLL
+                    for (q = 0; q < 4; q++) {
+                        const llm__pc lo = q < 2 ? llm__pk_lo(l[q % 2][j]) : llm__pk_hi(l[q % 2][j]);
+                        k->q[8 * s + 4 * h + q][4 * g + j] = llm__pk_code(llm__pk_or(lo, llm__pk_top2(u[j], 2 * q)), 32);
+                    }
                 }
-        }
-        for (w = 0; w < LLM__PL; w++) { /* row w's 16 scales d sc_j into lane w of sc[8 s + j / 2][j % 2] */
-            const unsigned char *p = r->p[w] + o;
-            const float d = llm__qh(p + 208);
-            float v[16];
-            for (j = 0; j < 16; j++) v[j] = d * (float)(signed char)p[192 + j];
-            llm__pk_put(&k->sc[8 * s][0][w], LLM__PL, v, 16);
+            }
+        { /* every row's 16 scales d sc_j into sc[8 s + j / 2][j % 2], decoded in the lanes (d: the word ending the block) */
+            llm__pc t[4];
+            llm__pw d;
+            llm__pk_t16(t, r, o + 192);
+            d = llm__pk_halff(llm__pk_words(r, o + 206), 1);
+            for (j = 0; j < 16; j++) llm__pw_store(k->sc[8 * s + j / 2][j % 2], llm__pw_mul(d, llm__pk_bytef(t[j / 4], j % 4, 1)));
         }
     }
 }
