@@ -273,8 +273,9 @@ fi
 # ---- cross targets under qemu-user: AArch64 (NEON) and big-endian s390x -----------------
 # Prefer the target's gcc; else clang --target with the Debian cross libc (the cross gcc
 # packages conflict with gcc-multilib on Debian 12, the cross libc packages do not).
-cross_leg() { # name triple qemu "packages for clang" "extra flags" note [tests]
+cross_leg() { # name triple qemu "packages for clang" "extra flags" note [tests [tests for clang]]
     local name=$1 triple=$2 qemu=$3 pkgs=$4 extra=$5 note=$6 tests=${7:-$EMU_TESTS} cc ran=0
+    local ctests=${8:-$tests}
     wanted "$name" || return 0
     have "$qemu" || try_install qemu-user || true
     if ! have "$qemu"; then
@@ -292,7 +293,7 @@ cross_leg() { # name triple qemu "packages for clang" "extra flags" note [tests]
     if have clang && { probe "$name-clang" "$cc -static" "$qemu" ||
         { try_install $pkgs && probe "$name-clang" "$cc -static" "$qemu"; }; }; then
         leg_tests "$name-clang" "$cc -static -std=c99 $WARN -O2 $extra -DLLM_PTHREADS -pthread" "$qemu" \
-            "$tests" " ($cc under $qemu$note)"
+            "$ctests" " ($cc under $qemu$note)"
         ran=1
     fi
     [ "$ran" = 1 ] || record "$name" SKIP "no $triple compiler (needs $triple-gcc, or clang + $pkgs)"
@@ -302,12 +303,24 @@ cross_leg aarch64-neon aarch64-linux-gnu qemu-aarch64 \
 # Big-endian: every test. The file writers and the file tests are byte-order-free; where
 # llm_gguf_load / llm_hf_load refuse a big-endian host by design, the tests check that
 # refusal instead of the run.
-# test_train is left out: in its clang -O2 s390x build RMSNorm's backward gets a wrong
-# sum (its -O0 build, a standalone -O2 build of the same function, and every x86 and
-# sanitizer build are right); unexplained yet, so not papered over: see the 2026-12-01 note
-BE_TESTS=$(printf '%s\n' $EMU_TESTS | grep -v -x test_train)
+# Under qemu-s390x older than 8.0 (Debian 12 has 7.2) MDEB / MDEBR, the multiply of two
+# floats into a double, compute wrong products (1.5f x 2.0f gives 0.25): qemu's bug, fixed
+# in its 8.0. clang emits them for (double)a * b, gcc does not, so where the probe below
+# sees the bug test_train (whose double sums are made that way) runs in the gcc leg only.
+mdeb_ok() {
+    local d="$OUT/mdeb-probe"
+    mkdir -p "$d"
+    printf '%s\n' '#include <stdio.h>' 'int main(void) { float a = 1.5f, b = 2.0f; double r;' \
+        '__asm__ volatile("ler %%f2, %1\n\tler %%f4, %2\n\tmdebr %%f2, %%f4\n\tldr %0, %%f2" : "=f"(r) : "f"(a), "f"(b) : "f2", "f4");' \
+        'return r == 3.0 ? 0 : 1; }' >"$d/p.c"
+    clang --target=s390x-linux-gnu -static -O0 "$d/p.c" -o "$d/p" >/dev/null 2>&1 && qemu-s390x "$d/p"
+}
+BE_CLANG_TESTS=$EMU_TESTS
+if wanted s390x-bigendian && have clang && have qemu-s390x && ! mdeb_ok; then
+    BE_CLANG_TESTS=$(printf '%s\n' $EMU_TESTS | grep -v -x test_train)
+fi
 cross_leg s390x-bigendian s390x-linux-gnu qemu-s390x \
-    "libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu" "" ", big-endian" "$BE_TESTS"
+    "libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu" "" ", big-endian" "$EMU_TESTS" "$BE_CLANG_TESTS"
 
 # ---- the table ------------------------------------------------------------------------
 echo
