@@ -233,12 +233,13 @@ enum { V_OK, V_TOKENS_I32, V_SCORES_SHORT, V_SCORES_I32, V_TYPE_9, V_DUP, V_BOS_
        V_BYTE_NAME, V_TOKENS_LIE, V_BPE_OK, V_BPE_MERGE_UNKNOWN, V_BPE_PRE_FOO, V_BPE_NO_MERGES, V_BPE_MERGE_NOSPACE,
        V_BPE_MERGES_I32, V_COUNT };
 /* SentencePiece: <unk> <s> </s> <|user|> (user-defined), <0x00>..<0xFF>, then pieces over
-   "ab " with scores. BPE (gpt-2 split): the 256 byte-level characters, "ab", "abab", "Ġa",
+   "ab " with scores (260 ▁, 261 a, 262 b, 263 ab, 264 ▁a, 265 ▁ab, 266 ba, 267 ▁▁). BPE (gpt-2 split): the 256 byte-level characters, "ab", "abab", "Ġa",
    <|end|> (control), <think> (user-defined); merges "a b", "ab ab", "Ġ a". */
 static gw make_vocab(int variant) {
     static char names[300][8];
-    static const char *spm_extra[] = {"\xe2\x96\x81", "a", "b", "ab", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab", "ba"};
-    static const float spm_score[] = {-1, -2, -2, -1.5f, -0.5f, -0.25f, -3};
+    static const char *spm_extra[] = {"\xe2\x96\x81", "a", "b", "ab", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab", "ba",
+                                      "\xe2\x96\x81\xe2\x96\x81"};
+    static const float spm_score[] = {-1, -2, -2, -1.5f, -0.5f, -0.25f, -3, -0.1f};
     const char *toks[300];
     float scores[300];
     int32_t types[300];
@@ -251,8 +252,8 @@ static gw make_vocab(int variant) {
         toks[n] = "</s>", types[n++] = 3;
         toks[n] = "<|user|>", types[n++] = 4;
         for (i = 0; i < 256; i++) snprintf(names[i], sizeof names[i], "<0x%02X>", i), toks[n] = names[i], types[n++] = 6;
-        for (i = 0; i < 7; i++) toks[n] = spm_extra[i], scores[n] = spm_score[i], types[n++] = 1;
-        for (i = 0; i < n - 7; i++) scores[i] = 0;
+        for (i = 0; i < 8; i++) toks[n] = spm_extra[i], scores[n] = spm_score[i], types[n++] = 1;
+        for (i = 0; i < n - 8; i++) scores[i] = 0;
         if (variant == V_DUP) toks[n - 1] = "ab";
         if (variant == V_BYTE_NAME) toks[4 + 0x41] = "<0xZZ>";
         if (variant == V_MODEL_BERT) gw_kv_str(&w, "tokenizer.ggml.model", "bert");
@@ -356,6 +357,14 @@ static void test_small(void) {
     CHECK(n == 1 && ids[0] == 1);
     CHECK_OK(llm_vocab_encode(&v, "<s>", 3, 0, ids, 64, &n, NULL, 0));
     CHECK(n == 4 && ids[0] == 260 && ids[1] == 4 + '<' && ids[2] == 4 + 's' && ids[3] == 4 + '>');
+    /* a run of spaces starts the word after it: " a  b" = ▁a | ▁▁b, and ▁▁ (-0.1) is merged
+       before ▁ b could be; word by word (spm_words: a cut before a space that follows a
+       non-space only) as in one sequence */
+    CHECK(v.spm_words);
+    CHECK_OK(llm_vocab_encode(&v, "a  b", 4, 0, ids, 64, &n, NULL, 0));
+    CHECK_MSG(n == 3 && ids[0] == 264 && ids[1] == 267 && ids[2] == 262, "\"a  b\": %zu ids, %d %d %d", n, (int)ids[0],
+              n > 1 ? (int)ids[1] : -1, n > 2 ? (int)ids[2] : -1);
+    spm_words_same(&v, "the small SentencePiece vocabulary", "a  b   ab ba  \n  ab", 19);
     CHECK_OK(llm_vocab_encode(&v, "a<|user|>a", 10, 0, ids, 64, &n, NULL, 0));
     CHECK(n == 3 && ids[0] == 264 && ids[1] == 3 && ids[2] == 264); /* a space prefix after a special token too */
     /* decoding control tokens: nothing, or their text */
