@@ -395,8 +395,8 @@ static void test_runc(void) {
     memset(&prm, 0, sizeof prm);
     prm.seed = 42;
     draws_equal(&prm, 1.0f, 0.9f, "zeroed params = run.c's defaults");
-    /* the written-out defaults are the zeros' meaning */
-    CHECK(d.temperature == 1.0f && d.top_p == 0.9f && d.top_k == 0 && d.min_p == 0 && d.repeat_penalty == 1.0f &&
+    /* the written-out defaults are the zeros' meaning ((float)0.9f: see test_gguf's FLT_EVAL_METHOD note) */
+    CHECK(d.temperature == 1.0f && d.top_p == (float)0.9f && d.top_k == 0 && d.min_p == 0 && d.repeat_penalty == 1.0f &&
           d.penalty_last_n == 64 && !d.greedy && d.seed == 0);
     d.seed = 42;
     draws_equal(&d, 1.0f, 0.9f, "llm_sampler_params_default");
