@@ -5913,7 +5913,8 @@ LLM__QTILE(llm__qt_q6_k, LLM__K_Q6_K)
    L1) is packed, then up to LLM__QP_TOK tokens of the panel run over it LLM__PT at a time
    (each code vector loaded once for LLM__PT tokens, their int32 and fp32 accumulators in
    registers), their sums kept per token and row across the chunks. The vocabulary below
-   (transposes, nibbles, extra bits, gathers, the dot) is written once per ISA; the packing
+   (transposes, nibbles, extra bits, gathers, word shifts and byte / fp16 conversions for
+   the scales, the dot) is written once per ISA; the packing
    and the kernel after it once. */
 #if defined(LLM__AVX512) || defined(LLM__AVX2) || (defined(LLM__NEON) && defined(__ARM_FEATURE_DOTPROD))
 #define LLM__QP 1
@@ -5958,10 +5959,6 @@ static inline void llm__pk_t16(llm__pc *out, const llm__pkr *r, size_t o) {
 /* the 32-bit words at p[i] + o of the live rows (0 for the others) */
 static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
     return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), r->live, r->g, r->p[0] + o, 1);
-}
-/* dst[i] = the fp16 at p[i] + o, as a float */
-static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
-    _mm512_storeu_ps(dst, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(llm__pk_words(r, o))));
 }
 static inline llm__pc llm__pk_lo(llm__pc v) { return _mm512_and_si512(v, _mm512_set1_epi8(15)); }
 static inline llm__pc llm__pk_hi(llm__pc v) { return _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(15)); }
@@ -6042,16 +6039,6 @@ static inline void llm__pk_t16(llm__pc *out, const llm__pkr *r, size_t o) { /* (
 static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
     return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), (const int *)(const void *)(r->p[0] + o), r->g, r->live, 1);
 }
-static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
-#ifdef __F16C__
-    const __m256i w = _mm256_shuffle_epi8(llm__pk_words(r, o), _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1,
-                                                                                  4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
-    _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(w, 0x08))));
-#else
-    int i;
-    for (i = 0; i < LLM__PL; i++) dst[i] = llm__qh(r->p[i] + o);
-#endif
-}
 static inline llm__pc llm__pk_lo(llm__pc v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
 static inline llm__pc llm__pk_hi(llm__pc v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
 static inline llm__pc llm__pk_or(llm__pc a, llm__pc b) { return _mm256_or_si256(a, b); }
@@ -6131,10 +6118,6 @@ static inline llm__pc llm__pk_words(const llm__pkr *r, size_t o) {
     for (i = 0; i < LLM__PL; i++) w[i] = llm__le32(r->p[i] + o);
     return vreinterpretq_u8_u32(vld1q_u32(w));
 }
-static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) {
-    int i;
-    for (i = 0; i < LLM__PL; i++) dst[i] = llm__qh(r->p[i] + o);
-}
 static inline llm__pc llm__pk_lo(llm__pc v) { return vandq_u8(v, vdupq_n_u8(15)); }
 static inline llm__pc llm__pk_hi(llm__pc v) { return vshrq_n_u8(v, 4); }
 static inline llm__pc llm__pk_or(llm__pc a, llm__pc b) { return vorrq_u8(a, b); }
@@ -6190,6 +6173,8 @@ typedef struct llm__qpf {
     int halves;  /* 2: a scale per 16 values */
     int has_min; /* mn used */
 } llm__qpf;
+/* dst[i] = the fp16 at p[i] + o, as a float (a block's scale or min, every row at once) */
+static inline void llm__pk_halves(float *dst, const llm__pkr *r, size_t o) { llm__pw_store(dst, llm__pk_halff(llm__pk_words(r, o), 0)); }
 /* the codes as the dot takes them: unsigned with the lanes cancelling off (x86), or
    signed (NEON) */
 static inline llm__pc llm__pk_code(llm__pc v, int off) {
