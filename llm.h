@@ -5748,6 +5748,156 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
 
+#if defined(LLM__AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__GFNI__) && \
+    defined(__BMI2__)
+/* The 4- and 5-bit 32-value formats with AVX-512 VBMI and GFNI: two blocks per 512-bit
+   vector. At one token the 256-bit kernel above is compute-bound on these formats (about
+   12 vector operations per block and row against 18-24 bytes); 512-bit operations issue
+   on two ports instead of three, so a pair of blocks has to cost well under twice one.
+   A row's pair costs one 64-byte load, one byte permute (vpermb) that places both
+   blocks' code bytes, one affine bit transform (gf2p8affineqb: low nibbles in the lower
+   half, high nibbles in the upper) for the codes, one vpdpbusd, one conversion and one
+   FMA; everything else is loads. To that end the lanes alternate blocks (lane L holds
+   values 4 (L / 2) .. + 3 of block L % 2), so a pair's two scales and two lane starts are
+   one 64-bit broadcast from memory: per chunk of 16 blocks a row's 16 fp16 scales are
+   collected from its 8 pair loads by 7 two-vector byte permutes (a tree), converted and
+   multiplied by x's once, and x's lane starts (the code offset, -off sum(qx)) gathered
+   once per token. (Scalar loads of the scales instead, or vpgatherdd, measured slower.)
+   Q5_0 / Q5_1's fifth bits: the
+   two blocks' 32 bits interleaved nibble by nibble (pdep) into a byte mask. The mins of
+   Q4_1 / Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. A row's last pairs are loaded
+   masked to its bytes (the 64 bytes would reach past it); an odd last block is a pair
+   whose second block is zero on x's side, scale and start. Every (row, token) is the same
+   sequence in every tile shape, as above. */
+#define LLM__QZ 1
+static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-bit values) in every 64-bit lane */
+    long long v;
+    memcpy(&v, p, 8);
+    return _mm512_set1_epi64(v);
+}
+/* a row's blocks b, b + 1 (b alone if not two) at p: 64 bytes, masked to the pair's near the row's end */
+static inline __m512i llm__qz_load(const unsigned char *p, int b, int bytes, size_t row, int two) {
+    if ((size_t)b * (size_t)bytes + 64 <= row) return _mm512_loadu_si512(p);
+    return _mm512_maskz_loadu_epi8(((__mmask64)1 << ((1 + two) * bytes)) - 1, p);
+}
+/* word indices (0-63 over two vectors) as byte indices (vpermt2b: one operation on
+   every CPU with VBMI, where the word permutes take several) */
+static inline __m512i llm__qz_wb(__m512i t) {
+    const __m512i v = _mm512_slli_epi16(t, 1);
+    return _mm512_add_epi16(_mm512_or_si512(v, _mm512_slli_epi16(v, 8)), _mm512_set1_epi16(0x0100));
+}
+LLM__WINLINE __m512i llm__qz_codes(__m512i z, __m512i idx, __m512i nib, const int five, const unsigned char *p, int bytes, int ho, int two) {
+    __m512i c = _mm512_gf2p8affine_epi64_epi8(_mm512_permutexvar_epi8(idx, z), nib, 0);
+    if (five) { /* value 4k + j of block B's fifth bit goes to byte 8k + 4B + j */
+        uint64_t h = _pdep_u64(llm__le32(p + ho), 0x0f0f0f0f0f0f0f0full);
+        if (two) h |= _pdep_u64(llm__le32(p + bytes + ho), 0xf0f0f0f0f0f0f0f0ull);
+        c = _mm512_mask_add_epi8(c, _cvtu64_mask64(h), c, _mm512_set1_epi8(16));
+    }
+    return c;
+}
+LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx,
+                             int nb, const int fmt, const int nr, const int nt, size_t pf) {
+    const int bytes = llm__qk32_bytes(fmt);
+    const int five = fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1, has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
+    const int co = fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q5_0 ? 6 : fmt == LLM__QK_Q4_1 ? 4 : 8; /* codes' offset in a block */
+    const int ho = has_min ? 4 : 2;                                                                    /* fifth bits' */
+    const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0; /* cancelled in the lanes' start */
+    const size_t row = (size_t)nb * (size_t)bytes;
+    const float *xs = xd + LLM__XS_OFF;
+    static const unsigned char iota[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                           22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                                           44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    const __m512i io = _mm512_loadu_si512(iota);
+    /* byte P = 8k + 4B + j of a pair's codes: value 4k + j of block B, from its code byte
+       (4k + j) % 16 (P & 3, plus 4 (k % 4) = (P >> 1) & 12) */
+    const __m512i lo = _mm512_add_epi8(_mm512_add_epi8(_mm512_and_si512(io, _mm512_set1_epi8(3)), _mm512_and_si512(_mm512_srli_epi16(io, 1), _mm512_set1_epi8(12))),
+                                       _mm512_set1_epi8((char)co));
+    const __m512i idx = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(io, _mm512_set1_epi8(4)), lo, _mm512_set1_epi8((char)bytes));
+    /* the affine bit matrices: each byte's low nibble (qwords 0-3), its high nibble (4-7) */
+    const __m512i nib = _mm512_set_epi64(0x1020408000000000ll, 0x1020408000000000ll, 0x1020408000000000ll, 0x1020408000000000ll,
+                                         0x0102040800000000ll, 0x0102040800000000ll, 0x0102040800000000ll, 0x0102040800000000ll);
+    /* x's dwords k of blocks b and b + 1 side by side: lane L = dword L / 2 of block L % 2 */
+    const __m512i il = _mm512_set_epi32(15, 7, 14, 6, 13, 5, 12, 4, 11, 3, 10, 2, 9, 1, 8, 0);
+    float sc[LLM__QR * LLM__QT][16]; /* a chunk's d dx per row and token */
+    int32_t st[LLM__QT][16];         /* and lane starts per token */
+    /* x block i's ns (a gather's offsets) */
+    const __m512i i32 = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i gx = _mm512_mullo_epi32(i32, _mm512_set1_epi32((int)sizeof(llm__q8x)));
+    /* the word permutes' indices, three rounds over the chunk's 8 pairs: from two pairs
+       their blocks' d (words 0 and h = bytes / 2 of a pair) and, with mins, m (words 1 and
+       h + 1); then the first 4 (8) words of two of those, then 8 (16): 16 d, or 16 (d, m) */
+    const int h = bytes / 2;
+    const __m512i t1 = has_min ? _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (short)(33 + h),
+                                                  (short)(32 + h), 33, 32, (short)(1 + h), (short)h, 1, 0)
+                               : _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                  (short)(32 + h), 32, (short)h, 0);
+    const __m512i t2 = has_min ? _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 39, 38, 37, 36, 35, 34, 33, 32, 7, 6, 5, 4, 3, 2, 1, 0)
+                               : _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 35, 34, 33, 32, 3, 2, 1, 0);
+    const __m512i t3 = has_min ? _mm512_set_epi16(47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+                               : _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 39, 38, 37, 36, 35, 34, 33, 32, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i b1 = llm__qz_wb(t1), b2 = llm__qz_wb(t2), b3 = llm__qz_wb(t3);
+    __m512 acc[LLM__QR * LLM__QT], mna[LLM__QR * LLM__QT];
+    int b0, b, r, t, i;
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) acc[r] = _mm512_setzero_ps(), mna[r] = _mm512_setzero_ps();
+    for (b0 = 0; b0 < nb; b0 += 16) {
+        const int nc = nb - b0 < 16 ? nb - b0 : 16;
+        const __mmask16 km = (__mmask16)((1u << nc) - 1);
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) /* x's lane starts, off / 8 * -sum(qx) per lane (ns: 8 int32 into a struct of 48 bytes) */
+            _mm512_storeu_si512(st[t], _mm512_mullo_epi32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), km, gx, &x[(size_t)t * ldx + (size_t)b0].ns, 1),
+                                                          _mm512_set1_epi32(off / 8)));
+        LLM__UNROLL
+        for (r = 0; r < nr; r++) { /* the chunk's scales d dx (and the mins' m dx sum(qx)) per row and token */
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b0 * (size_t)bytes;
+            __m512i z[8], g;
+            __m512 d, m;
+            LLM__UNROLL
+            for (i = 0; i < 8; i++) z[i] = 2 * i < nc ? llm__qz_load(p + (size_t)(2 * i * bytes), b0 + 2 * i, bytes, row, 2 * i + 1 < nc) : _mm512_setzero_si512();
+            LLM__UNROLL
+            for (i = 0; i < 4; i++) z[i] = _mm512_permutex2var_epi8(z[2 * i], b1, z[2 * i + 1]);
+            LLM__UNROLL
+            for (i = 0; i < 2; i++) z[i] = _mm512_permutex2var_epi8(z[2 * i], b2, z[2 * i + 1]);
+            g = _mm512_permutex2var_epi8(z[0], b3, z[1]);
+            d = _mm512_cvtph_ps(has_min ? _mm512_cvtepi32_epi16(g) : _mm512_castsi512_si256(g));
+            m = has_min ? _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(g, 16))) : d;
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                _mm512_storeu_ps(sc[r * nt + t], _mm512_mul_ps(d, _mm512_maskz_loadu_ps(km, xd + (size_t)t * ldx + b0)));
+                if (has_min) mna[r * nt + t] = _mm512_fmadd_ps(m, _mm512_maskz_loadu_ps(km, xs + (size_t)t * ldx + b0), mna[r * nt + t]);
+            }
+        }
+        for (b = b0; b < b0 + nc; b += 2) {
+            const int two = b + 1 < nb, j = b - b0;
+            __m512i xq[LLM__QT], q[LLM__QR];
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xa = x + (size_t)t * ldx + b;
+                xq[t] = _mm512_permutexvar_epi32(il, _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)xa->q)),
+                                                                        two ? _mm256_loadu_si256((const __m256i *)(const void *)xa[1].q) : _mm256_setzero_si256(), 1));
+            }
+            LLM__UNROLL
+            for (r = 0; r < nr; r++) {
+                const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
+                if (pf) LLM__PREFETCH(p + pf);
+                q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, p, bytes, ho, two);
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const __m512i s0 = llm__qz_pair(st[t] + j);
+                LLM__UNROLL
+                for (r = 0; r < nr; r++) {
+                    const __m512 f = _mm512_castsi512_ps(llm__qz_pair(sc[r * nt + t] + j));
+                    acc[r * nt + t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(s0, q[r], xq[t])), f, acc[r * nt + t]);
+                }
+            }
+        }
+    }
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) out[r] = llm__rv_hsum(acc[r]) + (has_min ? llm__rv_hsum(mna[r]) : 0.0f);
+}
+#endif
+
 /* Q4_K / Q5_K's 8 6-bit scales and 8 6-bit mins from their 12 bytes (see
    llm__k4_scale_min) as floats, dsc[j] = d sc_j and dmn[j] = -dmin mn_j, four at a time as
    32-bit words: bytes 0-3 (a) hold scales 0-3 and the top bits of scales 4-7, bytes 4-7
@@ -5874,10 +6024,15 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
         else K(1, LLM__QT);                                                                                          \
     }
 #define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf))
-#define LLM__K_Q4_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_0, R, T, pf))
-#define LLM__K_Q5_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_0, R, T, pf))
-#define LLM__K_Q4_1(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q4_1, R, T, pf))
-#define LLM__K_Q5_1(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q5_1, R, T, pf))
+#ifdef LLM__QZ
+#define LLM__K32(F, R, T) llm__qk32z(o, w, ldw, x, xd, ldx, n / 32, F, R, T, pf)
+#else
+#define LLM__K32(F, R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, F, R, T, pf))
+#endif
+#define LLM__K_Q4_0(R, T) LLM__K32(LLM__QK_Q4_0, R, T)
+#define LLM__K_Q5_0(R, T) LLM__K32(LLM__QK_Q5_0, R, T)
+#define LLM__K_Q4_1(R, T) LLM__K32(LLM__QK_Q4_1, R, T)
+#define LLM__K_Q5_1(R, T) LLM__K32(LLM__QK_Q5_1, R, T)
 #define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 0, R, T, pf)
 #define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 1, R, T, pf)
 #define LLM__K_Q6_K(R, T) ((void)xd, llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf))
