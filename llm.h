@@ -5789,8 +5789,8 @@ static inline __m512i llm__qz_wb(__m512i t) {
 LLM__WINLINE __m512i llm__qz_codes(__m512i z, __m512i idx, __m512i nib, const int five, const unsigned char *p, int bytes, int ho, int two) {
     __m512i c = _mm512_gf2p8affine_epi64_epi8(_mm512_permutexvar_epi8(idx, z), nib, 0);
     if (five) { /* value 4k + j of block B's fifth bit goes to byte 8k + 4B + j */
-        uint64_t h = _pdep_u64(llm__le32(p + ho), 0x0f0f0f0f0f0f0f0full);
-        if (two) h |= _pdep_u64(llm__le32(p + bytes + ho), 0xf0f0f0f0f0f0f0f0ull);
+        uint64_t h = _pdep_u64(llm__le32(p + ho), 0x0f0f0f0f0f0f0f0fULL);
+        if (two) h |= _pdep_u64(llm__le32(p + bytes + ho), 0xf0f0f0f0f0f0f0f0ULL);
         c = _mm512_mask_add_epi8(c, _cvtu64_mask64(h), c, _mm512_set1_epi8(16));
     }
     return c;
@@ -5814,8 +5814,8 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                                        _mm512_set1_epi8((char)co));
     const __m512i idx = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(io, _mm512_set1_epi8(4)), lo, _mm512_set1_epi8((char)bytes));
     /* the affine bit matrices: each byte's low nibble (qwords 0-3), its high nibble (4-7) */
-    const __m512i nib = _mm512_set_epi64(0x1020408000000000ll, 0x1020408000000000ll, 0x1020408000000000ll, 0x1020408000000000ll,
-                                         0x0102040800000000ll, 0x0102040800000000ll, 0x0102040800000000ll, 0x0102040800000000ll);
+    const __m512i nib = _mm512_set_epi64(0x1020408000000000LL, 0x1020408000000000LL, 0x1020408000000000LL, 0x1020408000000000LL,
+                                         0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL);
     /* x's dwords k of blocks b and b + 1 side by side: lane L = dword L / 2 of block L % 2 */
     const __m512i il = _mm512_set_epi32(15, 7, 14, 6, 13, 5, 12, 4, 11, 3, 10, 2, 9, 1, 8, 0);
     float sc[LLM__QR * LLM__QT][16]; /* a chunk's d dx per row and token */
