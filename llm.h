@@ -5750,9 +5750,9 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
 
 #if defined(LLM__AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__GFNI__) && \
     defined(__BMI2__)
-/* The 4- and 5-bit 32-value formats with AVX-512 VBMI and GFNI: two blocks per 512-bit
-   vector. At one token the 256-bit kernel above is compute-bound on these formats (about
-   12 vector operations per block and row against 18-24 bytes); 512-bit operations issue
+/* The 32-value formats with AVX-512 VBMI and GFNI: two blocks per 512-bit vector. At one
+   token the 256-bit kernel above is compute-bound on them (about 12 vector operations per
+   block and row against 18-34 bytes); 512-bit operations issue
    on two ports instead of three, so a pair of blocks has to cost well under twice one.
    A row's pair costs one 64-byte load, one byte permute (vpermb) that places both
    blocks' code bytes, one affine bit transform (gf2p8affineqb: low nibbles in the lower
@@ -5765,7 +5765,11 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
    once per token. (Scalar loads of the scales instead, or vpgatherdd, measured slower.)
    Q5_0 / Q5_1's fifth bits: the
    two blocks' 32 bits interleaved nibble by nibble (pdep) into a byte mask. The mins of
-   Q4_1 / Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. A row's last pairs are loaded
+   Q4_1 / Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. Q8_0's signed codes: two 32-byte
+   loads interleaved by one vpermt2d, the sign bit flipped (code + 128, unsigned), and the
+   lanes started at -128 times their own four qx (one vpdpbusd per token and pair), so the
+   128s cancel exactly in every lane (unlike a start spread evenly over the lanes, see
+   llm__qb_dot8). A row's last pairs are loaded
    masked to its bytes (the 64 bytes would reach past it); an odd last block is a pair
    whose second block is zero on x's side, scale and start. Every (row, token) is the same
    sequence in every tile shape, as above. */
@@ -5777,7 +5781,7 @@ static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-
 }
 /* a row's blocks b, b + 1 (b alone if not two) at p: 64 bytes, masked to the pair's near the row's end */
 static inline __m512i llm__qz_load(const unsigned char *p, int b, int bytes, size_t row, int two) {
-    if ((size_t)b * (size_t)bytes + 64 <= row) return _mm512_loadu_si512(p);
+    if ((size_t)b * (size_t)bytes + 64 <= row || (1 + two) * bytes >= 64) return _mm512_loadu_si512(p);
     return _mm512_maskz_loadu_epi8(((__mmask64)1 << ((1 + two) * bytes)) - 1, p);
 }
 /* word indices (0-63 over two vectors) as byte indices (vpermt2b: one operation on
@@ -5799,6 +5803,7 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                              int nb, const int fmt, const int nr, const int nt, size_t pf) {
     const int bytes = llm__qk32_bytes(fmt);
     const int five = fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1, has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
+    const int q8 = fmt == LLM__QK_Q8_0;
     const int co = fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q5_0 ? 6 : fmt == LLM__QK_Q4_1 ? 4 : 8; /* codes' offset in a block */
     const int ho = has_min ? 4 : 2;                                                                    /* fifth bits' */
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0; /* cancelled in the lanes' start */
@@ -5818,6 +5823,7 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                                          0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL);
     /* x's dwords k of blocks b and b + 1 side by side: lane L = dword L / 2 of block L % 2 */
     const __m512i il = _mm512_set_epi32(15, 7, 14, 6, 13, 5, 12, 4, 11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i il2 = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0); /* the same from two vectors */
     float sc[LLM__QR * LLM__QT][16]; /* a chunk's d dx per row and token */
     int32_t st[LLM__QT][16];         /* and lane starts per token */
     /* x block i's ns (a gather's offsets) */
@@ -5844,7 +5850,7 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
         const int nc = nb - b0 < 16 ? nb - b0 : 16;
         const __mmask16 km = (__mmask16)((1u << nc) - 1);
         LLM__UNROLL
-        for (t = 0; t < nt; t++) /* x's lane starts, off / 8 * -sum(qx) per lane (ns: 8 int32 into a struct of 48 bytes) */
+        for (t = 0; t < nt && off; t++) /* x's lane starts, off / 8 * -sum(qx) per lane (ns: 8 int32 into a struct of 48 bytes) */
             _mm512_storeu_si512(st[t], _mm512_mullo_epi32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), km, gx, &x[(size_t)t * ldx + (size_t)b0].ns, 1),
                                                           _mm512_set1_epi32(off / 8)));
         LLM__UNROLL
@@ -5869,22 +5875,30 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
         }
         for (b = b0; b < b0 + nc; b += 2) {
             const int two = b + 1 < nb, j = b - b0;
-            __m512i xq[LLM__QT], q[LLM__QR];
+            __m512i xq[LLM__QT], x0[LLM__QT], q[LLM__QR];
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xa = x + (size_t)t * ldx + b;
                 xq[t] = _mm512_permutexvar_epi32(il, _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)xa->q)),
                                                                         two ? _mm256_loadu_si256((const __m256i *)(const void *)xa[1].q) : _mm256_setzero_si256(), 1));
+                /* Q8_0's lanes start at -128 (their four qx), cancelling the codes' + 128 exactly in each lane */
+                x0[t] = q8 ? _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8((char)0x80), xq[t]))
+                           : off ? llm__qz_pair(st[t] + j) : _mm512_setzero_si512();
             }
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
                 if (pf) LLM__PREFETCH(p + pf);
-                q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, p, bytes, ho, two);
+                if (q8) { /* signed codes + 128 (the flipped sign bit): unsigned for vpdpbusd */
+                    const __m256i qa = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2));
+                    const __m256i qb = two ? _mm256_loadu_si256((const __m256i *)(const void *)(p + bytes + 2)) : _mm256_setzero_si256();
+                    q[r] = _mm512_xor_si512(_mm512_permutex2var_epi32(_mm512_castsi256_si512(qa), il2, _mm512_castsi256_si512(qb)), _mm512_set1_epi8((char)0x80));
+                } else
+                    q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, p, bytes, ho, two);
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
-                const __m512i s0 = llm__qz_pair(st[t] + j);
+                const __m512i s0 = x0[t];
                 LLM__UNROLL
                 for (r = 0; r < nr; r++) {
                     const __m512 f = _mm512_castsi512_ps(llm__qz_pair(sc[r * nt + t] + j));
@@ -6023,12 +6037,12 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
         } else if (nr == 2) K(2, LLM__QT);                                                                           \
         else K(1, LLM__QT);                                                                                          \
     }
-#define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf))
 #ifdef LLM__QZ
 #define LLM__K32(F, R, T) llm__qk32z(o, w, ldw, x, xd, ldx, n / 32, F, R, T, pf)
 #else
 #define LLM__K32(F, R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, F, R, T, pf))
 #endif
+#define LLM__K_Q8_0(R, T) LLM__K32(LLM__QK_Q8_0, R, T)
 #define LLM__K_Q4_0(R, T) LLM__K32(LLM__QK_Q4_0, R, T)
 #define LLM__K_Q5_0(R, T) LLM__K32(LLM__QK_Q5_0, R, T)
 #define LLM__K_Q4_1(R, T) LLM__K32(LLM__QK_Q4_1, R, T)
