@@ -5749,30 +5749,28 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
 }
 
 #if defined(LLM__AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__GFNI__) && \
-    defined(__BMI2__)
-/* The 32-value formats with AVX-512 VBMI and GFNI: two blocks per 512-bit vector. At one
+    defined(__AVX512BITALG__)
+/* The 32-value formats with AVX-512 VBMI, BITALG and GFNI: two blocks per 512-bit vector. At one
    token the 256-bit kernel above is compute-bound on them (about 12 vector operations per
-   block and row against 18-34 bytes); 512-bit operations issue
-   on two ports instead of three, so a pair of blocks has to cost well under twice one.
-   A row's pair costs one 64-byte load, one byte permute (vpermb) that places both
-   blocks' code bytes, one affine bit transform (gf2p8affineqb: low nibbles in the lower
-   half, high nibbles in the upper) for the codes, one vpdpbusd, one conversion and one
-   FMA; everything else is loads. To that end the lanes alternate blocks (lane L holds
-   values 4 (L / 2) .. + 3 of block L % 2), so a pair's two scales and two lane starts are
-   one 64-bit broadcast from memory: per chunk of 16 blocks a row's 16 fp16 scales are
-   collected from its 8 pair loads by 7 two-vector byte permutes (a tree), converted and
-   multiplied by x's once, and x's lane starts (the code offset, -off sum(qx)) gathered
-   once per token. (Scalar loads of the scales instead, or vpgatherdd, measured slower.)
-   Q5_0 / Q5_1's fifth bits: the
-   two blocks' 32 bits interleaved nibble by nibble (pdep) into a byte mask. The mins of
-   Q4_1 / Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. Q8_0's signed codes: two 32-byte
-   loads interleaved by one vpermt2d, the sign bit flipped (code + 128, unsigned), and the
-   lanes started at -128 times their own four qx (one vpdpbusd per token and pair), so the
-   128s cancel exactly in every lane (unlike a start spread evenly over the lanes, see
-   llm__qb_dot8). A row's last pairs are loaded
-   masked to its bytes (the 64 bytes would reach past it); an odd last block is a pair
-   whose second block is zero on x's side, scale and start. Every (row, token) is the same
-   sequence in every tile shape, as above. */
+   block and row against 18-34 bytes); 512-bit operations issue on two ports instead of
+   three, so a pair of blocks has to cost well under twice one. A row's pair costs one
+   64-byte load, one byte permute (vpermb) that places both blocks' code bytes, one affine
+   bit transform (gf2p8affineqb: low nibbles in the lower half, high nibbles in the upper),
+   one vpdpbusd, one conversion and one FMA; everything else is loads. To that end the
+   lanes alternate blocks (lane L holds values 4 (L / 2) .. + 3 of block L % 2), so a
+   pair's two scales and two lane starts are one 64-bit broadcast from memory: per chunk of
+   16 blocks a row's 16 fp16 scales are collected from its 8 pair loads by 7 two-vector
+   byte permutes (a tree), converted and multiplied by x's once, and x's lane starts (the
+   code offset, -off sum(qx)) gathered once per token. Q5_0 / Q5_1's fifth bits: the two
+   blocks' 32 bits permuted into every 64-bit lane (vpermb), each code byte's bit picked
+   out by vpshufbitqmb into a mask for a masked add of 16. The mins of Q4_1 /
+   Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. Q8_0's signed codes: two 32-byte loads
+   interleaved by one vpermt2d, the sign bit flipped (code + 128, unsigned), and the lanes
+   started at -128 times their own four qx (one vpdpbusd per token and pair), so the 128s
+   cancel exactly in every lane (unlike a start spread evenly over the lanes, see
+   llm__qb_dot8). A row's last pairs are loaded masked to its bytes (the 64 bytes would
+   reach past it); an odd last block is a pair whose second block is zero on x's side,
+   scale and start. Every (row, token) is the same sequence in every tile shape, as above. */
 #define LLM__QZ 1
 static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-bit values) in every 64-bit lane */
     long long v;
@@ -5784,19 +5782,15 @@ static inline __m512i llm__qz_load(const unsigned char *p, int b, int bytes, siz
     if ((size_t)b * (size_t)bytes + 64 <= row || (1 + two) * bytes >= 64) return _mm512_loadu_si512(p);
     return _mm512_maskz_loadu_epi8(((__mmask64)1 << ((1 + two) * bytes)) - 1, p);
 }
-/* word indices (0-63 over two vectors) as byte indices (vpermt2b: one operation on
-   every CPU with VBMI, where the word permutes take several) */
+/* word indices (0-63 over two vectors) as byte indices, for vpermt2b (VBMI's byte
+   permute, which the codes use too) */
 static inline __m512i llm__qz_wb(__m512i t) {
     const __m512i v = _mm512_slli_epi16(t, 1);
     return _mm512_add_epi16(_mm512_or_si512(v, _mm512_slli_epi16(v, 8)), _mm512_set1_epi16(0x0100));
 }
-LLM__WINLINE __m512i llm__qz_codes(__m512i z, __m512i idx, __m512i nib, const int five, const unsigned char *p, int bytes, int ho, int two) {
+LLM__WINLINE __m512i llm__qz_codes(__m512i z, __m512i idx, __m512i nib, const int five, __m512i hidx, __m512i hsel) {
     __m512i c = _mm512_gf2p8affine_epi64_epi8(_mm512_permutexvar_epi8(idx, z), nib, 0);
-    if (five) { /* value 4k + j of block B's fifth bit goes to byte 8k + 4B + j */
-        uint64_t h = _pdep_u64(llm__le32(p + ho), 0x0f0f0f0f0f0f0f0fULL);
-        if (two) h |= _pdep_u64(llm__le32(p + bytes + ho), 0xf0f0f0f0f0f0f0f0ULL);
-        c = _mm512_mask_add_epi8(c, _cvtu64_mask64(h), c, _mm512_set1_epi8(16));
-    }
+    if (five) c = _mm512_mask_add_epi8(c, _mm512_bitshuffle_epi64_mask(_mm512_permutexvar_epi8(hidx, z), hsel), c, _mm512_set1_epi8(16));
     return c;
 }
 LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx,
@@ -5818,6 +5812,13 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
     const __m512i lo = _mm512_add_epi8(_mm512_add_epi8(_mm512_and_si512(io, _mm512_set1_epi8(3)), _mm512_and_si512(_mm512_srli_epi16(io, 1), _mm512_set1_epi8(12))),
                                        _mm512_set1_epi8((char)co));
     const __m512i idx = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(io, _mm512_set1_epi8(4)), lo, _mm512_set1_epi8((char)bytes));
+    /* the fifth bits: 64-bit lanes of [block b's 4 bytes | b + 1's] (byte m of a lane from
+       byte ho + m % 4 of block m / 4), and byte P's bit in its lane: 32 B + 4k + j */
+    const __m512i h0 = _mm512_add_epi8(_mm512_and_si512(io, _mm512_set1_epi8(3)), _mm512_set1_epi8((char)ho));
+    const __m512i hidx = _mm512_mask_add_epi8(h0, _mm512_test_epi8_mask(io, _mm512_set1_epi8(4)), h0, _mm512_set1_epi8((char)bytes));
+    const __m512i hsel = _mm512_add_epi8(_mm512_sub_epi8(lo, _mm512_set1_epi8((char)co)),
+                                         _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi16(io, 1), _mm512_set1_epi8(0x10)),
+                                                         _mm512_slli_epi16(_mm512_and_si512(io, _mm512_set1_epi8(4)), 3)));
     /* the affine bit matrices: each byte's low nibble (qwords 0-3), its high nibble (4-7) */
     const __m512i nib = _mm512_set_epi64(0x1020408000000000LL, 0x1020408000000000LL, 0x1020408000000000LL, 0x1020408000000000LL,
                                          0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL);
@@ -5894,7 +5895,7 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                     const __m256i qb = two ? _mm256_loadu_si256((const __m256i *)(const void *)(p + bytes + 2)) : _mm256_setzero_si256();
                     q[r] = _mm512_xor_si512(_mm512_permutex2var_epi32(_mm512_castsi256_si512(qa), il2, _mm512_castsi256_si512(qb)), _mm512_set1_epi8((char)0x80));
                 } else
-                    q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, p, bytes, ho, two);
+                    q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, hidx, hsel);
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
