@@ -58,7 +58,7 @@ TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
 # test_mmap, which checks the mapping itself
 MMAP_TESTS := $(filter test_files test_gguf test_hf test_hostile,$(TESTS)) test_mmap
 TEST_MMAP = $(addprefix $(B)/test/mmap/,$(MMAP_TESTS))
-LINK_BINS = $(B)/test/link/link_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
+LINK_BINS = $(B)/test/link/link_check $(B)/test/link/o0_check $(B)/test/link/static_check $(B)/test/link/cxx_check \
             $(B)/test/link/readme_check $(B)/test/link/cli_check
 
 # The NEON build of the kernel, attention and model tests, run under qemu-user (x86-64
@@ -173,6 +173,13 @@ $(B)/test/link/link_impl.o: tests/link_impl.c llm.h
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -c $< -o $@
 $(B)/test/link/link_check: tests/link_user.c $(B)/test/link/link_impl.o llm.h | $(B)/test/link
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. tests/link_user.c $(B)/test/link/link_impl.o -o $@ $(LDLIBS)
+# The same user file against an implementation built unoptimized for this CPU, in C11:
+# gcc -O0 warns about loop annotations (LLM__UNROLL) it cannot keep, which -O2 never shows.
+$(B)/test/link/o0_impl.o: tests/link_impl.c llm.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O0 $(ARCH) -I. -c $< -o $@
+$(B)/test/link/o0_check: tests/link_user.c $(B)/test/link/o0_impl.o llm.h | $(B)/test/link
+	$(CC) -std=c11 $(WARN) -O0 $(ARCH) -I. tests/link_user.c $(B)/test/link/o0_impl.o -o $@ $(LDLIBS)
 $(B)/test/link/static_check: tests/link_static.c llm.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. -DLLM_STATIC -DPART_A -c tests/link_static.c -o $(B)/test/link/static_a.o

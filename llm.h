@@ -5752,8 +5752,8 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     defined(__AVX512BITALG__)
 /* The 32-value formats with AVX-512 VBMI, BITALG and GFNI: two blocks per 512-bit vector. At one
    token the 256-bit kernel above is compute-bound on them (about 12 vector operations per
-   block and row against 18-34 bytes); 512-bit operations issue on two ports instead of
-   three, so a pair of blocks has to cost well under twice one. A row's pair costs one
+   block and row against 18-34 bytes); on Intel's cores 512-bit operations issue on two
+   ports instead of three, so a pair of blocks has to cost well under twice one. A row's pair costs one
    64-byte load, one byte permute (vpermb) that places both blocks' code bytes, one affine
    bit transform (gf2p8affineqb: low nibbles in the lower half, high nibbles in the upper),
    one vpdpbusd, one conversion and one FMA; everything else is loads. To that end the
@@ -5850,9 +5850,10 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
     for (b0 = 0; b0 < nb; b0 += 16) {
         const int nc = nb - b0 < 16 ? nb - b0 : 16;
         const __mmask16 km = (__mmask16)((1u << nc) - 1);
-        LLM__UNROLL
-        for (t = 0; t < nt && off; t++) /* x's lane starts, off / 8 * -sum(qx) per lane (ns: 8 int32 into a struct of 48 bytes) */
-            _mm512_storeu_si512(st[t], _mm512_mullo_epi32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), km, gx, &x[(size_t)t * ldx + (size_t)b0].ns, 1),
+        if (off) /* x's lane starts, off / 8 * -sum(qx) per lane (ns: 8 int32 into a struct of 48 bytes) */
+            LLM__UNROLL
+            for (t = 0; t < nt; t++)
+                _mm512_storeu_si512(st[t], _mm512_mullo_epi32(_mm512_mask_i32gather_epi32(_mm512_setzero_si512(), km, gx, &x[(size_t)t * ldx + (size_t)b0].ns, 1),
                                                           _mm512_set1_epi32(off / 8)));
         LLM__UNROLL
         for (r = 0; r < nr; r++) { /* the chunk's scales d dx (and the mins' m dx sum(qx)) per row and token */

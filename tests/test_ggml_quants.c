@@ -798,8 +798,8 @@ static void test_kernel_shapes(unsigned flags) {
     else sprintf(path, "no many-token kernel in this build: the tiles");
     for (r = 0; r < D_OUT; r++) b[r] = 0.1f * test_randf();
     for (k = 0; k < 10; k++) {
-        int dins[2] = {768, 96}, di;
-        for (di = 0; di < (K[k].block == 32 ? 2 : 1); di++) {
+        int dins[3] = {768, 96, 544}, di; /* 32-value formats: 24 blocks (16 + 8), 3 (odd), 17 (16 + 1) */
+        for (di = 0; di < (K[k].block == 32 ? 3 : 1); di++) {
             int din = dins[di], bad_ref = 0, bad_bits = 0, bad_nan = 0, nt;
             size_t row_bytes = (size_t)(din / K[k].block) * (size_t)K[k].bytes, i;
             llm_weight W;
