@@ -501,8 +501,10 @@ if $RUN "$M" -z "$Z" --ppl "$P/text.txt" -n $W --json > "$P/json" 2> "$P/err" &&
     sum=$(awk -v a="$sum" -v b="$part" 'BEGIN { printf "%.17g", a + b }')
     k=$((k + 1))
   done
-  # measured 3.8e-8 relative on stories260K, 2e-9 on 08_generate's model (a prefill's logits
-  # against one step's, od's 9 digits): tolerance 1e-6 (issue 12 asks for 1e-4 at most)
+  # measured 3.8e-8 relative on stories260K with AVX-512, 2.6e-7 with AVX2 (Zen 3), 2e-9 on
+  # 08_generate's model (a prefill's logits against one step's, od's 9 digits): tolerance
+  # 1e-6 of the NLL (issue 12 asks for 1e-4 at most); the perplexity is exp(NLL), so its
+  # relative error is the NLL's absolute one, held to the same bound through its log
   why=$(awk -v s="$sum" -v n="$n" -v nll="$(jn nll_nats)" -v ppl="$(jn perplexity)" -v w="$(jn windows)" \
             -v pr="$(jn predicted)" -v nw="$(cat "$P/n_win")" -v ni="$(wc -l < "$P/ids")" 'BEGIN {
       ours = s / (n - 1)
@@ -510,7 +512,7 @@ if $RUN "$M" -z "$Z" --ppl "$P/text.txt" -n $W --json > "$P/json" 2> "$P/err" &&
       if (w != nw || pr != n - 1) print "windows " w " (want " nw "), predicted " pr " (want " n - 1 ")"
       if (nw < 3) print "only " nw " windows: the text does not cross them"
       if (!(ours > 0) || (ours - nll) ^ 2 > (1e-6 * nll) ^ 2) print "NLL " nll ", from --logits-out " ours
-      if ((exp(ours) - ppl) ^ 2 > (1e-6 * ppl) ^ 2) print "perplexity " ppl ", from --logits-out " exp(ours) }')
+      if (!(ppl > 0) || (log(ppl) - ours) ^ 2 > (1e-6 * nll) ^ 2) print "perplexity " ppl ", from --logits-out " exp(ours) }')
   [ "$ok_run" = 1 ] || why="$why --ids-in failed: $(head -c 200 "$P/err")"
   if [ -z "$why" ]; then ok; else bad "llm-run --ppl: $why"; fi
   # the table: the JSON's figures, as printed
