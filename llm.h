@@ -5914,6 +5914,126 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
 }
 #endif
 
+#if (defined(LLM__AVX512) || defined(LLM__AVX2)) && !defined(LLM__QZ) && !defined(LLM__QDP)
+/* Q4_0, Q4_1, Q5_0 and Q5_1 with 256-bit vectors and no VNNI (AVX2; AVX-512F without
+   it): two rows per vector. llm__qk32 spends about 12 vector operations on a block and
+   row (the 16 code bytes spread over a 32-byte vector, the fp16 scale converted and
+   broadcast, the scale product, two dot steps, the lanes' start, conversion, FMA); here a
+   vector holds one block of two rows, row r's 16 code bytes in its low half and row
+   r + 1's in its high half (one insert), so one and, one shift and one and unpack both
+   rows' low nibbles (values 0-15) and high nibbles (16-31), which meet x's two 16-byte
+   halves broadcast by their loads. Int32 lanes 0-3 are row r's, 4-7 row r + 1's, each
+   started at off / 4 times -sum(qx) (the offset cancels exactly in int32, as in
+   llm__qk32). The scales: per chunk of 8 blocks a row's 8 fp16 scales are collected as
+   integers, converted by one vcvtph2ps and multiplied by x's 8 contiguous scales (d dx,
+   the same product as everywhere), and a block's FMA takes its two rows' products as two
+   broadcast loads and one insert. Q5_0 / Q5_1's fifth bits are spread to bytes once for
+   both rows. Mins (Q4_1, Q5_1): m times x's d sum(qx), 8 blocks in one FMA. A row's
+   result is the same sequence of operations whichever row shares its vector (a lone row
+   shares with itself) and in every tile shape. */
+#define LLM__QR2 1
+/* n (<= 8) fp16 values `bytes` apart from p as 8 floats, the rest 0 */
+static inline __m256 llm__qr_h8(const unsigned char *p, int bytes, int n) {
+#ifdef __F16C__
+    uint64_t a = 0, b = 0;
+    int k;
+    if (n == 8) {
+        LLM__UNROLL
+        for (k = 0; k < 4; k++)
+            a |= (uint64_t)(p[k * bytes] | (p[k * bytes + 1] << 8)) << (16 * k),
+                b |= (uint64_t)(p[(k + 4) * bytes] | (p[(k + 4) * bytes + 1] << 8)) << (16 * k);
+    } else {
+        for (k = 0; k < n; k++) *(k < 4 ? &a : &b) |= (uint64_t)(p[k * bytes] | (p[k * bytes + 1] << 8)) << (16 * (k % 4));
+    }
+    return _mm256_cvtph_ps(_mm_set_epi64x((long long)b, (long long)a));
+#else
+    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int k;
+    for (k = 0; k < n; k++) f[k] = llm__qh(p + (size_t)k * (size_t)bytes);
+    return _mm256_loadu_ps(f);
+#endif
+}
+/* the fifth bits of two rows' codes: lo's bytes 0-15 get h0's bits 0-15 and 16-31 h1's;
+   hi's the bits 16-31 (16 where a bit is set): llm__qb_bits32's shuffle, mask and compare,
+   once for both rows */
+static inline void llm__qr_bit5(__m256i *lo, __m256i *hi, uint32_t h0, uint32_t h1) {
+    const __m256i v = _mm256_set_m128i(_mm_set1_epi32((int)h1), _mm_set1_epi32((int)h0));
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL), sixteen = _mm256_set1_epi8(16);
+    const __m256i sl = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    const __m256i sh = _mm256_add_epi8(sl, _mm256_set1_epi8(2));
+    *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(v, sl), bit), bit), sixteen));
+    *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(v, sh), bit), bit), sixteen));
+}
+LLM__WINLINE void llm__qk32r(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx,
+                             int nb, const int fmt, const int nr, const int nt, size_t pf) {
+    const int bytes = llm__qk32_bytes(fmt);
+    const int five = fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1, has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
+    const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0; /* cancelled in the lanes' start */
+    const int ho = has_min ? 4 : 2, co = ho + (five ? 4 : 0);               /* fifth bits' and codes' offsets */
+    const int np = (nr + 1) / 2;                                           /* vectors of two rows */
+    const float *xs = xd + LLM__XS_OFF;
+    const __m256i m4 = _mm256_set1_epi8(15);
+    __m256 acc[LLM__QR / 2 * LLM__QT], mn[LLM__QR * LLM__QT];
+    float sc[LLM__QR * LLM__QT][8]; /* a chunk's d dx per row and token */
+    int b0, j, r, t, k;
+    LLM__UNROLL
+    for (r = 0; r < np * nt; r++) acc[r] = _mm256_setzero_ps();
+    LLM__UNROLL
+    for (r = 0; r < nr * nt; r++) mn[r] = _mm256_setzero_ps();
+    for (b0 = 0; b0 < nb; b0 += 8) {
+        const int n = nb - b0 < 8 ? nb - b0 : 8;
+        const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        LLM__UNROLL
+        for (r = 0; r < nr; r++) { /* the chunk's d dx (and the mins' m dx sum(qx)) per row and token */
+            const unsigned char *p = w + (size_t)r * ldw + (size_t)b0 * (size_t)bytes;
+            const __m256 d = llm__qr_h8(p, bytes, n), m = has_min ? llm__qr_h8(p + 2, bytes, n) : d;
+            if (pf)
+                for (k = 0; k < 8 * bytes; k += 64) LLM__PREFETCH(p + pf + k);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const size_t o = (size_t)t * ldx + (size_t)b0;
+                _mm256_storeu_ps(sc[r * nt + t], _mm256_mul_ps(d, n == 8 ? _mm256_loadu_ps(xd + o) : _mm256_maskload_ps(xd + o, live)));
+                if (has_min) mn[r * nt + t] = _mm256_fmadd_ps(m, n == 8 ? _mm256_loadu_ps(xs + o) : _mm256_maskload_ps(xs + o, live), mn[r * nt + t]);
+            }
+        }
+        for (j = 0; j < n; j++) {
+            __m256i lo[LLM__QR / 2], hi[LLM__QR / 2];
+            LLM__UNROLL
+            for (k = 0; k < np; k++) {
+                const unsigned char *p0 = w + (size_t)(2 * k) * ldw + (size_t)(b0 + j) * (size_t)bytes, *p1 = 2 * k + 1 < nr ? p0 + ldw : p0;
+                const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p0 + co))),
+                                                          _mm_loadu_si128((const __m128i *)(const void *)(p1 + co)), 1);
+                lo[k] = _mm256_and_si256(v, m4), hi[k] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                if (five) llm__qr_bit5(&lo[k], &hi[k], llm__le32(p0 + ho), llm__le32(p1 + ho));
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + (size_t)(b0 + j);
+                const __m256i xl = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)xb->q));
+                const __m256i xh = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(xb->q + 16)));
+                const __m256i st = _mm256_set1_epi32(off / 4 * xb->ns);
+                LLM__UNROLL
+                for (k = 0; k < np; k++) {
+                    const int r1 = 2 * k + 1 < nr ? 2 * k + 1 : 2 * k;
+                    const __m256 f = _mm256_insertf128_ps(_mm256_broadcast_ss(&sc[2 * k * nt + t][j]), _mm_broadcast_ss(&sc[r1 * nt + t][j]), 1);
+                    /* (codes <= 31, |qx| <= 127: the four products' int16 sums cannot saturate) */
+                    const __m256i s = _mm256_add_epi32(st, _mm256_madd_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(lo[k], xl), _mm256_maddubs_epi16(hi[k], xh)),
+                                                                             _mm256_set1_epi16(1)));
+                    acc[k * nt + t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), f, acc[k * nt + t]);
+                }
+            }
+        }
+    }
+    LLM__UNROLL
+    for (k = 0; k < np; k++)
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            out[2 * k * nt + t] = llm__qf4_hsum(_mm256_castps256_ps128(acc[k * nt + t])) + (has_min ? llm__hsum256(mn[2 * k * nt + t]) : 0.0f);
+            if (2 * k + 1 < nr) out[(2 * k + 1) * nt + t] = llm__qf4_hsum(_mm256_extractf128_ps(acc[k * nt + t], 1)) + (has_min ? llm__hsum256(mn[(2 * k + 1) * nt + t]) : 0.0f);
+        }
+}
+#endif
+
 /* Q4_K / Q5_K's 8 6-bit scales and 8 6-bit mins from their 12 bytes (see
    llm__k4_scale_min) as floats, dsc[j] = d sc_j and dmn[j] = -dmin mn_j, four at a time as
    32-bit words: bytes 0-3 (a) hold scales 0-3 and the top bits of scales 4-7, bytes 4-7
@@ -6044,11 +6164,16 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
 #else
 #define LLM__K32(F, R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, F, R, T, pf))
 #endif
+#ifdef LLM__QR2 /* the 4- and 5-bit ones two rows per vector */
+#define LLM__K32N(F, R, T) llm__qk32r(o, w, ldw, x, xd, ldx, n / 32, F, R, T, pf)
+#else
+#define LLM__K32N(F, R, T) LLM__K32(F, R, T)
+#endif
 #define LLM__K_Q8_0(R, T) LLM__K32(LLM__QK_Q8_0, R, T)
-#define LLM__K_Q4_0(R, T) LLM__K32(LLM__QK_Q4_0, R, T)
-#define LLM__K_Q5_0(R, T) LLM__K32(LLM__QK_Q5_0, R, T)
-#define LLM__K_Q4_1(R, T) LLM__K32(LLM__QK_Q4_1, R, T)
-#define LLM__K_Q5_1(R, T) LLM__K32(LLM__QK_Q5_1, R, T)
+#define LLM__K_Q4_0(R, T) LLM__K32N(LLM__QK_Q4_0, R, T)
+#define LLM__K_Q5_0(R, T) LLM__K32N(LLM__QK_Q5_0, R, T)
+#define LLM__K_Q4_1(R, T) LLM__K32N(LLM__QK_Q4_1, R, T)
+#define LLM__K_Q5_1(R, T) LLM__K32N(LLM__QK_Q5_1, R, T)
 #define LLM__K_Q4_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 0, R, T, pf)
 #define LLM__K_Q5_K(R, T) llm__qk_q45k(o, w, ldw, x, xd, ldx, n / 256, 1, R, T, pf)
 #define LLM__K_Q6_K(R, T) ((void)xd, llm__qk_q6k(o, w, ldw, x, ldx, n / 256, R, T, pf))
