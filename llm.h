@@ -667,6 +667,8 @@ typedef struct llm_attention_desc {
     float scale;   /* scores are scale * q.k; 0 = 1 / sqrt(head_dim) */
     float softcap; /* > 0: each score s becomes softcap * tanh(s / softcap) before the mask and
                       the softmax (Gemma 2: 50); 0: none */
+    float *lse;    /* not NULL: receives each query row's softmax statistics, log sum_j exp(s_j)
+                      over the scores it saw, [n_q][n_heads] (what llm_attention_backward reads) */
 } llm_attention_desc;
 LLMDEF llm_attention_desc llm_attention_desc_default(void);
 /* The general form behind llm_attention (same arguments, plus desc; NULL = the defaults).
@@ -1861,17 +1863,19 @@ LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float 
 LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos);
 
 /* Causal attention's backward, flash-style (Dao et al. 2022, FlashAttention, sec. 3.1 and
-   app. B): no n x n matrix; per query row the softmax statistics are recomputed (max and
-   sum of exp over its keys), then P is rebuilt one key at a time, giving
+   app. B): no n x n matrix; P is rebuilt one key at a time from the forward's softmax
+   statistics, P_ij = exp(s_ij - lse_i), giving
      dV_j += P_ij dO_i,   dS_ij = P_ij (dO_i . v_j - dO_i . O_i),
      dQ_i += scale dS_ij k_j,   dK_j += scale dS_ij q_i.
-   Shapes as llm_attention with n_q = n_kv = n (training sees the whole sequence):
-   q, out, dout, dq: [n][n_heads][hd]; k, v, dk, dv: [n_kv_heads][n][hd]; scale 0 means
-   1/sqrt(hd). Adds into dq, dk, dv. Threads split the KV heads (each owns its dK, dV and
-   its query heads' dQ), so results are identical for any thread count. */
+   lse: [n][n_heads], the forward's log-sum-exp per query row (llm_attention_desc.lse), or
+   NULL to recompute it here (one more pass over the keys: max and sum of exp). Shapes as
+   llm_attention with n_q = n_kv = n (training sees the whole sequence): q, out, dout, dq:
+   [n][n_heads][hd]; k, v, dk, dv: [n_kv_heads][n][hd]; scale 0 means 1/sqrt(hd). Adds
+   into dq, dk, dv. Threads split the KV heads (each owns its dK, dV and its query heads'
+   dQ), so results are identical for any thread count. */
 LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
-                                         const float *k, const float *v, const float *out, int n, int n_heads,
-                                         int n_kv_heads, int head_dim, float scale, llm_threads *th);
+                                         const float *k, const float *v, const float *out, const float *lse, int n,
+                                         int n_heads, int n_kv_heads, int head_dim, float scale, llm_threads *th);
 
 /* Softmax cross-entropy over the vocabulary, fused and stable: for each token t with
    target[t] >= 0, loss_t = logsumexp(z_t) - z_t[target]; dlogits[t] = scale (softmax(z_t)
@@ -1953,7 +1957,8 @@ LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
    the two AdamW moments: 4 + 4 + 8, the fp32 counterpart of the estimator's 2 + 2 + 12),
    the activations saved per layer (for a GPT-style block exactly Korthikanti et al.'s
    tensors with flash attention and no dropout, in fp32: llm_activation_bytes' 34 s b d
-   less its two 1-byte dropout masks, times 2), those after the last layer (final norm
+   less its two 1-byte dropout masks, times 2, plus the softmax statistics flash attention
+   keeps for its backward, 4 s b a: one log-sum-exp per row and head), those after the last layer (final norm
    input and output, the logits), and the backward's work space. */
 typedef struct llm_train_sizes {
     double params, grads, moments, activations_per_layer, activations_top, work, total;
@@ -7366,7 +7371,7 @@ typedef void (*llm__att_scores_fn)(float *s, const float *q, const llm__att_tile
 typedef void (*llm__att_pv_fn)(float *o, float a, float *p, const llm__att_tile *t, int js, int n, int r0, int npf);
 
 typedef struct llm__att_job {
-    float *out;
+    float *out, *lse;    /* lse: NULL, or each query row's log-sum-exp [n_q][n_heads] */
     const float *q, *ks, *vs;
     const void *k, *v;
     llm_dtype dtype;
@@ -7826,7 +7831,7 @@ static void llm__att_plan(llm__att_job *J) {
 /* ---- rows kernel: one lane (or lane group) at a time, vectors along head_dim ----
    n lanes with scaled queries qp (q'), output pointers op, positions pos. */
 static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *const *qp, float *const *op,
-                          const int *pos, llm__att_work *w) {
+                          float *const *lp, const int *pos, llm__att_work *w) {
     float *o = (float *)w->u.rows.o, *s = w->u.rows.s;
     float m[LLM__ATT_QB], l[LLM__ATT_QB];
     /* several lanes (a GQA group, or a lane group's passes over V) re-read each tile: it
@@ -7891,6 +7896,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
         for (; d + LLM__ATT_W <= hd; d += LLM__ATT_W)
             llm__rv_store(op[i] + d, llm__rv_div(llm__rv_load(o + (size_t)i * hd + d), llm__rv_set1(l[i])));
         for (; d < hd; d++) op[i][d] = o[(size_t)i * hd + d] / l[i];
+        if (lp[i]) *lp[i] = m[i] + (float)LLM_LOG((double)l[i]);
     }
 }
 
@@ -7925,7 +7931,7 @@ static void llm__att_rows(const llm__att_job *J, int kvh, int n, const float *co
     llm__rv_store(ot + (d + (r)) * QB + W, c##r##b);
 
 /* n lanes whose scaled queries are already in Q'^T (w->u.lanes.qt, unused lanes zero). */
-static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *op, const int *pos,
+static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *op, float *const *lp, const int *pos,
                            llm__att_work *w) {
     enum { QB = LLM__ATT_QB, W = LLM__ATT_W, RB = LLM__ATT_RB };
     float *qt = (float *)w->u.lanes.qt, *ot = (float *)w->u.lanes.ot, *st = (float *)w->u.lanes.st;
@@ -7934,7 +7940,7 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
     int tile = J->tile;
     const llm__rv zero = llm__rv_set1(0);
     llm__rv m[2], l[2], a[2]; /* per vector of lanes: running max, running sum, rescale */
-    float lv[QB];
+    float lv[QB], mv[QB];
     m[0] = m[1] = llm__rv_set1(-INFINITY);
     l[0] = l[1] = zero;
     memset(ot, 0, (size_t)hd * QB * sizeof(float));
@@ -7997,9 +8003,12 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
     }
     llm__rv_store(lv, l[0]);
     llm__rv_store(lv + W, l[1]);
+    llm__rv_store(mv, m[0]);
+    llm__rv_store(mv + W, m[1]);
     for (i = 0; i < n; i++) {
         float inv = 1.0f / lv[i];
         for (d = 0; d < hd; d++) op[i][d] = ot[d * QB + i] * inv;
+        if (lp[i]) *lp[i] = mv[i] + (float)LLM_LOG((double)lv[i]);
     }
 }
 
@@ -8007,7 +8016,7 @@ static void llm__att_lanes(const llm__att_job *J, int kvh, int n, float *const *
    kernel for the lane count. */
 static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
     const float *qp[LLM__ATT_QB];
-    float *op[LLM__ATT_QB];
+    float *op[LLM__ATT_QB], *lp[LLM__ATT_QB];
     int pos[LLM__ATT_QB];
     /* head-major, and within a head the last (costliest) query block first: threads
        working at the same time share one head's K/V in the cache, and the cheap blocks
@@ -8022,6 +8031,7 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
             size_t off = ((size_t)t * J->n_heads + h) * J->hd;
             qp[n] = J->q + off;
             op[n] = J->out + off;
+            lp[n] = J->lse ? J->lse + (size_t)t * J->n_heads + h : NULL;
             pos[n] = J->n_kv - J->n_q + t;
             n++;
         }
@@ -8040,7 +8050,7 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
         float *qt = (float *)w->u.lanes.qt;
         for (d = 0; d < J->hd; d++)
             for (h = 0; h < LLM__ATT_QB; h++) qt[d * LLM__ATT_QB + h] = h < n ? qp[h][d] * J->scale : 0.0f;
-        llm__att_lanes(J, kvh, n, op, pos, w);
+        llm__att_lanes(J, kvh, n, op, lp, pos, w);
         return;
     }
     for (h = 0; h < n; h++) {
@@ -8048,7 +8058,7 @@ static void llm__att_unit(const llm__att_job *J, int u, llm__att_work *w) {
         for (d = 0; d < J->hd; d++) qs[d] = qp[h][d] * J->scale;
         qp[h] = qs;
     }
-    llm__att_rows(J, kvh, n, qp, op, pos, w);
+    llm__att_rows(J, kvh, n, qp, op, lp, pos, w);
 }
 
 /* Each thread takes the next unit from a shared counter (gcc/clang atomics), so a thread
@@ -8091,6 +8101,7 @@ LLMDEF llm_status llm_attention_ex(float *out, const float *q, const void *k, co
     if (head_dim > LLM_ATTN_MAX_HEAD_DIM) return LLM_EUNSUPPORTED;
     memset(&J, 0, sizeof J);
     J.out = out;
+    J.lse = o.lse;
     J.q = q;
     J.k = k;
     J.v = v;
@@ -16899,7 +16910,7 @@ LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, 
 
 typedef struct llm__attb {
     float *dq, *dk, *dv;
-    const float *dout, *q, *k, *v, *out;
+    const float *dout, *q, *k, *v, *out, *lse;
     int n, h, hkv, hd;
     float scale;
 } llm__attb;
@@ -16912,10 +16923,11 @@ static void llm__axpy(float *y, float a, const float *x, int n) {
     for (; i < n; i++) y[i] += a * x[i];
 }
 
-/* One KV head and its query heads: pass 1 finds each query row's softmax max and sum
-   (online, Milakov & Gimelshein 2018), pass 2 rebuilds P_ij key by key and adds the four
-   products of the header comment. Pass 1 keeps the first LLM__ATTB_KEYS scores, so pass 2
-   reads them instead of taking q . k again (the same bits: the same dot). */
+/* One KV head and its query heads: each query row's log-sum-exp is the forward's or, without
+   it, pass 1's (max and sum online, Milakov & Gimelshein 2018, keeping the first
+   LLM__ATTB_KEYS scores so that pass 2 reads them instead of taking q . k again: the same
+   bits, the same dot); pass 2 rebuilds P_ij key by key and adds the four products of the
+   header comment. */
 enum { LLM__ATTB_KEYS = 2048 };
 static void llm__attb_head(const llm__attb *a, int kh) {
     int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j;
@@ -16925,16 +16937,22 @@ static void llm__attb_head(const llm__attb *a, int kh) {
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
             const float *qi = a->q + row, *doi = a->dout + row;
-            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, Di = llm__dot(doi, a->out + row, hd);
-            for (j = 0; j <= i; j++) {
-                float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
-                if (j < LLM__ATTB_KEYS) sc[j] = s;
-                if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
-                else sum += LLM_EXPF(s - mx);
+            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, lse, Di = llm__dot(doi, a->out + row, hd);
+            int kept = 0; /* scores pass 1 kept in sc */
+            if (a->lse) {
+                lse = a->lse[(size_t)i * a->h + h];
+            } else {
+                for (j = 0; j <= i; j++) {
+                    float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
+                    if (j < LLM__ATTB_KEYS) sc[j] = s;
+                    if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
+                    else sum += LLM_EXPF(s - mx);
+                }
+                lse = mx + (float)LLM_LOG((double)sum), kept = i < LLM__ATTB_KEYS ? i + 1 : LLM__ATTB_KEYS;
             }
             for (j = 0; j <= i; j++) {
                 const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
-                float p = LLM_EXPF((j < LLM__ATTB_KEYS ? sc[j] : a->scale * llm__dot(qi, kj, hd)) - mx) / sum;
+                float p = LLM_EXPF((j < kept ? sc[j] : a->scale * llm__dot(qi, kj, hd)) - lse);
                 float ds = p * (llm__dot(doi, vj, hd) - Di) * a->scale;
                 llm__axpy(dV + (size_t)j * hd, p, doi, hd);
                 llm__axpy(dqi, ds, kj, hd);
@@ -16950,14 +16968,14 @@ static void llm__attb_task(void *ctx, int ith, int nth) {
 }
 
 LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *q,
-                                         const float *k, const float *v, const float *out, int n, int n_heads,
-                                         int n_kv_heads, int head_dim, float scale, llm_threads *th) {
+                                         const float *k, const float *v, const float *out, const float *lse, int n,
+                                         int n_heads, int n_kv_heads, int head_dim, float scale, llm_threads *th) {
     llm__attb a;
     if (!dq || !dk || !dv || !dout || !q || !k || !v || !out || n <= 0 || n_heads <= 0 || n_kv_heads <= 0 ||
         head_dim <= 0 || n_heads % n_kv_heads || !(scale >= 0.0f))
         return LLM_EINVAL;
     if ((uint64_t)n * n_heads * head_dim > (uint64_t)PTRDIFF_MAX / sizeof(float)) return LLM_EINVAL;
-    a.dq = dq, a.dk = dk, a.dv = dv, a.dout = dout, a.q = q, a.k = k, a.v = v, a.out = out;
+    a.dq = dq, a.dk = dk, a.dv = dv, a.dout = dout, a.q = q, a.k = k, a.v = v, a.out = out, a.lse = lse;
     a.n = n, a.h = n_heads, a.hkv = n_kv_heads, a.hd = head_dim;
     a.scale = scale > 0.0f ? scale : 1.0f / LLM_SQRTF((float)head_dim);
     llm_threads_run(th, llm__attb_task, &a);
@@ -17204,6 +17222,7 @@ static void llm__train_sizes(const llm_config *c, int rank, int64_t *per_layer, 
     int64_t u = c->ffn != LLM_FFN_GELU ? ff : 0, wide = ff > qd ? ff : qd;
     *per_layer = d + d + qd + 2 * kvd + qd + d + d + ff + u + ff; /* x, norm, q, k, v, attn, x mid, norm, gate, up, act */
     *per_layer += c->qk_norm ? qd + kvd : 0;                   /* qk_norm: q and k before their head norms */
+    *per_layer += c->n_heads;                                   /* attention's log-sum-exp per head */
     *top = d + d + c->vocab;                                    /* x, final norm, logits */
     *work = d + d + d + qd + 3 * kvd + qd + 3 * ff;              /* running x, dx, dxn, dq, dk dv dkt, datt, dg du dh */
     *fixed = 0;
@@ -17606,6 +17625,7 @@ static void llm__train_heads(float *dst, const float *src, int batch, int seq, i
 typedef struct llm__tbuf {
     float *x, *xn1, *q, *k, *v, *att, *xm, *xn2, *g, *u, *h; /* saved, per layer */
     float *qp, *kp;                                          /* qk_norm: q and k before their head norms */
+    float *lse;                                              /* attention's log-sum-exp per row and head */
 } llm__tbuf;
 static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     const llm_config *c = &t->config;
@@ -17620,6 +17640,7 @@ static llm__tbuf llm__train_layer_bufs(const llm_train *t, int l) {
     b.v = b.k + n * kvd, b.att = b.v + n * kvd, b.xm = b.att + n * qd, b.xn2 = b.xm + n * d, b.g = b.xn2 + n * d;
     b.u = b.g + n * ff, b.h = b.u + (c->ffn != LLM_FFN_GELU ? n * ff : 0);
     b.qp = b.h + n * ff, b.kp = b.qp + (c->qk_norm ? n * qd : 0);
+    b.lse = b.kp + (c->qk_norm ? n * kvd : 0);
     return b;
 }
 
@@ -17738,9 +17759,12 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
     }
     llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1);
     llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1);
-    for (b = 0; b < B; b++)
-        LLM__TRY(llm_attention(s->att + (size_t)b * T * qd, s->q + (size_t)b * T * qd, s->k + (size_t)b * T * kvd,
-                               s->v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, th));
+    for (b = 0; b < B; b++) { /* each sequence's attention, its softmax statistics kept for the backward */
+        llm_attention_desc ad = llm_attention_desc_default();
+        ad.lse = s->lse + (size_t)b * T * H;
+        LLM__TRY(llm_attention_ex(s->att + (size_t)b * T * qd, s->q + (size_t)b * T * qd, s->k + (size_t)b * T * kvd,
+                                  s->v + (size_t)b * T * kvd, T, T, T, H, Hkv, (int)hd, &ad, th));
+    }
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WO, ty, s->att, &w->wo, w->bo, n, th));
     llm__train_add(x, ty, n, d, th);
     if (post) { /* post-norm: x = Norm(x + Attn(x)) */
@@ -17858,7 +17882,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         for (b = 0; b < B; b++) {
             size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
             LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
-                                            T, H, Hkv, (int)hd, 0.0f, th));
+                                            s.lse + (size_t)b * T * H, T, H, Hkv, (int)hd, 0.0f, th));
         }
         llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0);
         llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0); /* dk now holds dV token-major */

@@ -241,7 +241,8 @@ static void test_rope_backward(void) {
 
 enum { AN = 13, AH = 4, AHKV = 2, AHD = 8 };
 
-static void att_fwd_d(double *out, const double *q, const double *k, const double *v, double scale) {
+/* out, and each row's log-sum-exp in lse (if not NULL, [AN][AH]) */
+static void att_fwd_d(double *out, double *lse, const double *q, const double *k, const double *v, double scale) {
     int h, i, j, d;
     for (h = 0; h < AH; h++) {
         int kh = h / (AH / AHKV);
@@ -254,6 +255,7 @@ static void att_fwd_d(double *out, const double *q, const double *k, const doubl
                 if (s[j] > mx) mx = s[j];
             }
             for (j = 0; j <= i; j++) sum += s[j] = exp(s[j] - mx);
+            if (lse) lse[i * AH + h] = mx + log(sum);
             for (d = 0; d < AHD; d++) {
                 double o = 0;
                 for (j = 0; j <= i; j++) o += s[j] / sum * v[(kh * AN + j) * AHD + d];
@@ -266,45 +268,71 @@ static void att_fwd_d(double *out, const double *q, const double *k, const doubl
 static void test_attention_backward(void) {
     enum { NQ = AN * AH * AHD, NK = AHKV * AN * AHD };
     static float q[NQ], k[NK], v[NK], o[NQ], dout[NQ], dq[NQ], dk[NK], dv[NK], dq2[NQ], dk2[NK], dv2[NK];
-    static double qd[NQ], kd[NK], vd[NK], od[NQ], gq[NQ], gk[NK], gv[NK];
+    static double qd[NQ], kd[NK], vd[NK], od[NQ], gq[NQ], gk[NK], gv[NK], lsed[AN * AH];
+    static float lse[AN * AH], o2[NQ], kh[NK], vh[NK];
+    llm_attention_desc ad = llm_attention_desc_default();
+    double e = 0;
     const double scale = 1.0 / sqrt((double)AHD);
     llm_threads *pool = test_pool(2, 3, "attention backward: 2 threads against 1");
     int i, w;
     test_fill(q, NQ, 1.5f), test_fill(k, NK, 1.5f), test_fill(v, NK, 1.0f), test_fill(dout, NQ, 1.0f);
     for (i = 0; i < NQ; i++) qd[i] = q[i];
     for (i = 0; i < NK; i++) kd[i] = k[i], vd[i] = v[i];
-    att_fwd_d(od, qd, kd, vd, scale);
+    att_fwd_d(od, lsed, qd, kd, vd, scale);
     for (i = 0; i < NQ; i++) o[i] = (float)od[i];
+    /* the forward's softmax statistics (llm_attention_desc.lse; its K and V [AHKV][AN][AHD] as here) */
+    memcpy(kh, k, sizeof kh), memcpy(vh, v, sizeof vh);
+    ad.lse = lse;
+    CHECK_OK(llm_attention_ex(o2, q, kh, vh, AN, AN, AN, AH, AHKV, AHD, &ad, NULL));
+    for (i = 0; i < AN * AH; i++) e = fabs(lse[i] - lsed[i]) > e ? fabs(lse[i] - lsed[i]) : e;
+    CHECK_MSG(e < 1e-5, "attention's log-sum-exp: %.3g from the float64 one", e);
+    printf("test_train: attention's log-sum-exp (llm_attention_desc.lse) vs float64: worst %.2g\n", e);
+    { /* one query (the last position): the rows kernel's statistics, not the lanes' */
+        float l1[AH];
+        ad.lse = l1;
+        CHECK_OK(llm_attention_ex(o2, q + (AN - 1) * AH * AHD, kh, vh, 1, AN, AN, AH, AHKV, AHD, &ad, NULL));
+        for (i = 0; i < AH; i++) CHECK_MSG(fabs(l1[i] - lsed[(AN - 1) * AH + i]) < 1e-5, "one query's lse %d: %.7g vs %.7g", i, l1[i], lsed[(AN - 1) * AH + i]);
+    }
     /* the numerical gradient of L = dout . out by q, k and v */
     for (w = 0; w < 3; w++) {
         double *p = w == 0 ? qd : w == 1 ? kd : vd, *g = w == 0 ? gq : w == 1 ? gk : gv;
         int n = w == 0 ? NQ : NK, j;
         for (j = 0; j < n; j++) {
             double keep = p[j], h = 1e-6, lp = 0, lm = 0;
-            p[j] = keep + h, att_fwd_d(od, qd, kd, vd, scale);
+            p[j] = keep + h, att_fwd_d(od, NULL, qd, kd, vd, scale);
             for (i = 0; i < NQ; i++) lp += dout[i] * od[i];
-            p[j] = keep - h, att_fwd_d(od, qd, kd, vd, scale);
+            p[j] = keep - h, att_fwd_d(od, NULL, qd, kd, vd, scale);
             for (i = 0; i < NQ; i++) lm += dout[i] * od[i];
             p[j] = keep;
             g[j] = (lp - lm) / (2 * h);
         }
     }
     memset(dq, 0, sizeof dq), memset(dk, 0, sizeof dk), memset(dv, 0, sizeof dv);
-    CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, AN, AH, AHKV, AHD, 0.0f, NULL));
-    /* measured: dq 2.1e-7, dk 1.9e-7, dv 8e-8 relative */
-    CHECK_MSG(max_rel(dq, gq, NQ) < 2e-6, "attention dq %.3g", max_rel(dq, gq, NQ));
-    CHECK_MSG(max_rel(dk, gk, NK) < 2e-6, "attention dk %.3g", max_rel(dk, gk, NK));
-    CHECK_MSG(max_rel(dv, gv, NK) < 2e-6, "attention dv %.3g", max_rel(dv, gv, NK));
-    if (pool) {
-        memset(dq2, 0, sizeof dq2), memset(dk2, 0, sizeof dk2), memset(dv2, 0, sizeof dv2);
-        CHECK_OK(llm_attention_backward(dq2, dk2, dv2, dout, q, k, v, o, AN, AH, AHKV, AHD, 0.0f, pool));
-        CHECK(memcmp(dq, dq2, sizeof dq) == 0);
-        CHECK(memcmp(dk, dk2, sizeof dk) == 0);
-        CHECK(memcmp(dv, dv2, sizeof dv) == 0);
-        llm_threads_free(pool);
+    for (w = 0; w < 2; w++) { /* the statistics recomputed (NULL), then the forward's */
+        const float *ls = w ? lse : NULL;
+        memset(dq, 0, sizeof dq), memset(dk, 0, sizeof dk), memset(dv, 0, sizeof dv);
+        CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, ls, AN, AH, AHKV, AHD, 0.0f, NULL));
+        printf("test_train: attention backward, lse %s: dq %.2g, dk %.2g, dv %.2g relative to central differences\n",
+               w ? "given" : "recomputed", max_rel(dq, gq, NQ), max_rel(dk, gk, NK), max_rel(dv, gv, NK));
+        CHECK_MSG(max_rel(dq, gq, NQ) < 2e-6, "attention dq %.3g (lse %s)", max_rel(dq, gq, NQ), w ? "given" : "recomputed");
+        CHECK_MSG(max_rel(dk, gk, NK) < 2e-6, "attention dk %.3g (lse %s)", max_rel(dk, gk, NK), w ? "given" : "recomputed");
+        CHECK_MSG(max_rel(dv, gv, NK) < 2e-6, "attention dv %.3g (lse %s)", max_rel(dv, gv, NK), w ? "given" : "recomputed");
+        if (pool) {
+            memset(dq2, 0, sizeof dq2), memset(dk2, 0, sizeof dk2), memset(dv2, 0, sizeof dv2);
+            CHECK_OK(llm_attention_backward(dq2, dk2, dv2, dout, q, k, v, o, ls, AN, AH, AHKV, AHD, 0.0f, pool));
+            CHECK(memcmp(dq, dq2, sizeof dq) == 0);
+            CHECK(memcmp(dk, dk2, sizeof dk) == 0);
+            CHECK(memcmp(dv, dv2, sizeof dv) == 0);
+        }
     }
-    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, AN, 3, 2, AHD, 0.0f, NULL) == LLM_EINVAL);
-    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, NULL, AN, AH, AHKV, AHD, 0.0f, NULL) == LLM_EINVAL);
+    if (pool) llm_threads_free(pool);
+    /* a wrong statistic is not silently fixed: lse one nat too high scales every P by 1/e */
+    for (i = 0; i < AN * AH; i++) lse[i] += 1.0f;
+    memset(dv2, 0, sizeof dv2);
+    CHECK_OK(llm_attention_backward(dq2, dk2, dv2, dout, q, k, v, o, lse, AN, AH, AHKV, AHD, 0.0f, NULL));
+    CHECK_MSG(fabs(dv2[5] * exp(1.0) - dv[5]) < 1e-5 * fabs(dv[5]) + 1e-7, "lse + 1: dv %.6g, want %.6g / e", dv2[5], dv[5]);
+    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, NULL, AN, 3, 2, AHD, 0.0f, NULL) == LLM_EINVAL);
+    CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, NULL, NULL, AN, AH, AHKV, AHD, 0.0f, NULL) == LLM_EINVAL);
 }
 
 /* A row past the backward's kept scores (2048 keys): query row n - 1 of a 2100-token
@@ -333,7 +361,7 @@ static void test_attention_backward_long(void) {
         for (i = 0; i < HD; i++) dv_ += (double)doi[i] * v[j * HD + i];
         for (i = 0; i < HD; i++) ref[i] += scale * p[j] / sum * (dv_ - di) * k[j * HD + i];
     }
-    CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, N, 1, 1, HD, 0.0f, NULL));
+    CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, NULL, N, 1, 1, HD, 0.0f, NULL));
     for (i = 0; i < HD; i++) {
         double d = fabs(dq[(N - 1) * HD + i] - ref[i]);
         e = d > e ? d : e, m = fabs(ref[i]) > m ? fabs(ref[i]) : m;
@@ -675,7 +703,9 @@ static void test_train_sizes(void) {
     /* Korthikanti et al. with flash attention: 34 s b d bytes of 16-bit tensors and two 1-byte
        dropout masks per layer; llm_train keeps the same tensors in fp32 and has no dropout */
     CHECK_NEAR(z.activations_per_layer,
-               2.0 * (llm_activation_bytes(&c, (int64_t)s, (int64_t)b, LLM_ACT_FLASH, 1) / c.n_layers - 2.0 * s * b * d), 0.0);
+               2.0 * (llm_activation_bytes(&c, (int64_t)s, (int64_t)b, LLM_ACT_FLASH, 1) / c.n_layers - 2.0 * s * b * d) +
+                   4.0 * s * b * c.n_heads, /* and flash attention's log-sum-exp per row and head, fp32 */
+               0.0);
     CHECK_NEAR(z.activations_top, 4.0 * s * b * (2 * d + c.vocab), 0.0); /* final norm in and out, logits */
     CHECK((double)llm_train_bytes(&c, (int)b, (int)s) == z.total);
     CHECK(z.total > z.params + z.grads + z.moments + z.activations_per_layer * c.n_layers + z.activations_top + z.work);
