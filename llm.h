@@ -16937,12 +16937,14 @@ static void llm__attb_head(const llm__attb *a, int kh) {
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
             const float *qi = a->q + row, *doi = a->dout + row;
-            float *dqi = a->dq + row, mx = -INFINITY, sum = 0.0f, lse, Di = llm__dot(doi, a->out + row, hd);
+            float *dqi = a->dq + row, lse, Di = llm__dot(doi, a->out + row, hd);
             int kept = 0; /* scores pass 1 kept in sc */
             if (a->lse) {
                 lse = a->lse[(size_t)i * a->h + h];
-            } else {
-                for (j = 0; j <= i; j++) {
+            } else { /* key 0 starts the max and the sum */
+                float mx = a->scale * llm__dot(qi, K, hd), sum = 1.0f;
+                sc[0] = mx;
+                for (j = 1; j <= i; j++) {
                     float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
                     if (j < LLM__ATTB_KEYS) sc[j] = s;
                     if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
