@@ -1958,8 +1958,8 @@ LLMDEF size_t llm_train_bytes(const llm_config *c, int batch, int seq);
    the activations saved per layer (for a GPT-style block exactly Korthikanti et al.'s
    tensors with flash attention and no dropout, in fp32: llm_activation_bytes' 34 s b d
    less its two 1-byte dropout masks, times 2, plus the softmax statistics flash attention
-   keeps for its backward, 4 s b a: one log-sum-exp per row and head), those after the last layer (final norm
-   input and output, the logits), and the backward's work space. */
+   keeps for its backward, 4 s b a: one log-sum-exp per row and head), those after the
+   last layer (final norm input and output, the logits), and the backward's work space. */
 typedef struct llm_train_sizes {
     double params, grads, moments, activations_per_layer, activations_top, work, total;
 } llm_train_sizes;
@@ -5940,16 +5940,11 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
 /* n (<= 8) fp16 values `bytes` apart from p as 8 floats, the rest 0 */
 static inline __m256 llm__qr_h8(const unsigned char *p, int bytes, int n) {
 #ifdef __F16C__
-    uint64_t a = 0, b = 0;
+    uint64_t a = 0, b = 0; /* the 16-bit values 0-3, 4-7 */
     int k;
-    if (n == 8) {
-        LLM__UNROLL
-        for (k = 0; k < 4; k++)
-            a |= (uint64_t)(p[k * bytes] | (p[k * bytes + 1] << 8)) << (16 * k),
-                b |= (uint64_t)(p[(k + 4) * bytes] | (p[(k + 4) * bytes + 1] << 8)) << (16 * k);
-    } else {
-        for (k = 0; k < n; k++) *(k < 4 ? &a : &b) |= (uint64_t)(p[k * bytes] | (p[k * bytes + 1] << 8)) << (16 * (k % 4));
-    }
+    LLM__UNROLL
+    for (k = 0; k < 8; k++)
+        if (k < n) *(k < 4 ? &a : &b) |= (uint64_t)(p[k * bytes] | (p[k * bytes + 1] << 8)) << (16 * (k % 4));
     return _mm256_cvtph_ps(_mm_set_epi64x((long long)b, (long long)a));
 #else
     float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
