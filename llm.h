@@ -4418,7 +4418,9 @@ LLMDEF int llm_argmax(const float *x, int n) {
    are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
    prefetchers stop at page boundaries and take a while to pick up each new stream;
    asking for the same column of the next block (pf bytes ahead, 0 at the end of a
-   thread's rows) keeps the memory busy. */
+   thread's rows) keeps the memory busy. Into L2 (LLM__PREFETCH_L2), not L1: an L1
+   prefetch holds one of the core's few L1 miss buffers until its line arrives, and the
+   rows' own loads then wait for one (bench/NOTES.md). */
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
@@ -4535,7 +4537,7 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
         llm__rv xv = llm__rv_load(x + k), xw = llm__rv_load(x + k + LLM__RVN);
         for (r = 0; r < nr; r++) {
             const uint16_t *p = w + (size_t)r * ld + k;
-            LLM__PREFETCH((const char *)p + pf);
+            LLM__PREFETCH_L2((const char *)p + pf);
             acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
             acc2[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p + LLM__RVN) : llm__rv_load_f16(p + LLM__RVN), xw, acc2[r]);
         }
@@ -4650,7 +4652,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
                 __m512i wv;
-                LLM__PREFETCH(p + pf);
+                LLM__PREFETCH_L2(p + pf);
                 wv = pair ? _mm512_loadu_si512((const void *)p)
                                   : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
                 __m512 ws2 = _mm512_permutexvar_ps(two, pair ? llm__bcast2(sw + (size_t)r * lds + g)
@@ -4667,7 +4669,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 64;
                 __m512i d;
-                LLM__PREFETCH(p + pf);
+                LLM__PREFETCH_L2(p + pf);
                 d = _mm512_dpbusd_epi32(c, _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs), _mm512_set1_ps(sw[(size_t)r * lds + g]), acc[r]);
             }
@@ -4681,7 +4683,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
                 __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
                 for (r = 0; r < nr; r++) {
                     const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
-                    LLM__PREFETCH(p + pf);
+                    LLM__PREFETCH_L2(p + pf);
                     a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 }
             }
@@ -4743,7 +4745,7 @@ LLM__WINLINE void llm__dot_q8_avx2(float *out, const int8_t *w, size_t ld, size_
             for (r = 0; r < nr; r++) {
                 const int8_t *pw = w + (size_t)r * ld + (size_t)g * gs + j;
                 __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)pw), p;
-                if (!(j & 32)) LLM__PREFETCH(pw + pf); /* once per 64-byte line */
+                if (!(j & 32)) LLM__PREFETCH_L2(pw + pf); /* once per 64-byte line */
                 p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
                 a[r] = _mm256_add_epi32(a[r], _mm256_madd_epi16(p, ones));
             }
@@ -5727,7 +5729,7 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            if (pf) LLM__PREFETCH(p + pf);
+            if (pf) LLM__PREFETCH_L2(p + pf);
             d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
             switch (fmt) {
             case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
@@ -5895,7 +5897,7 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-                if (pf) LLM__PREFETCH(p + pf);
+                if (pf) LLM__PREFETCH_L2(p + pf);
                 if (q8) { /* signed codes + 128 (the flipped sign bit): unsigned for vpdpbusd */
                     const __m256i qa = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2));
                     const __m256i qb = two ? _mm256_loadu_si256((const __m256i *)(const void *)(p + bytes + 2)) : _mm256_setzero_si256();
@@ -5988,7 +5990,7 @@ LLM__WINLINE void llm__qk32r(float *out, const unsigned char *w, size_t ldw, con
             const unsigned char *p = w + (size_t)r * ldw + (size_t)b0 * (size_t)bytes;
             const __m256 d = llm__qr_h8(p, bytes, n), m = has_min ? llm__qr_h8(p + 2, bytes, n) : d;
             if (pf)
-                for (k = 0; k < 8 * bytes; k += 64) LLM__PREFETCH(p + pf + k);
+                for (k = 0; k < 8 * bytes; k += 64) LLM__PREFETCH_L2(p + pf + k);
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const size_t o = (size_t)t * ldx + (size_t)b0;
@@ -6075,7 +6077,7 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
         LLM__UNROLL
         for (r = 0; r < nr; r++) {
             p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
-            if (pf) LLM__PREFETCH(p[r] + pf), LLM__PREFETCH(p[r] + pf + 64), LLM__PREFETCH(p[r] + pf + 128);
+            if (pf) LLM__PREFETCH_L2(p[r] + pf), LLM__PREFETCH_L2(p[r] + pf + 64), LLM__PREFETCH_L2(p[r] + pf + 128);
             llm__qk4_scales(p[r] + 4, llm__qh(p[r]), llm__qh(p[r] + 2), dsc[r], dmn[r]);
             LLM__UNROLL
             for (t = 0; t < nt; t++) { /* (d sc_j) dx_j, and the mins' (-dmin mn_j) (dx_j sum(qx_j)) */
@@ -6122,7 +6124,7 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
         for (r = 0; r < nr; r++) {
             p[r] = w + (size_t)r * ldw + (size_t)b * 210;
             llm__q6s_make(&sc[r], p[r] + 192, llm__qh(p[r] + 208));
-            if (pf) LLM__PREFETCH(p[r] + pf), LLM__PREFETCH(p[r] + pf + 64), LLM__PREFETCH(p[r] + pf + 128), LLM__PREFETCH(p[r] + pf + 192);
+            if (pf) LLM__PREFETCH_L2(p[r] + pf), LLM__PREFETCH_L2(p[r] + pf + 64), LLM__PREFETCH_L2(p[r] + pf + 128), LLM__PREFETCH_L2(p[r] + pf + 192);
         }
         for (h = 0; h < 2; h++)
             LLM__UNROLL
