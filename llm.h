@@ -3855,6 +3855,11 @@ static float llm__dot(const float *w, const float *x, int k) {
     acc##2 = llm__rv_fma(LD(w2 + (off)), xv, acc##2);        \
     acc##3 = llm__rv_fma(LD(w3 + (off)), xv, acc##3);
 #define LLM__GEMV_TAIL(p) llm__rv_load_n((p), k - i)
+/* the lines of a row's two vectors at p into L2 (the next group's rows, asked for at the
+   pace this group's are read: long rows cross pages, where the hardware prefetchers stop) */
+#define LLM__GEMV_PF(p)                             \
+    LLM__PREFETCH_L2(p);                            \
+    if (2 * LLM__RVN > 16) LLM__PREFETCH_L2((p) + 16);
 
 /* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
 static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
@@ -3865,11 +3870,18 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
         float s[4];
         int p;
         /* Short rows (k <= 256) come from L2, where a small model's weights live between
-           tokens: fetch the next 4 rows into L1 now. Long rows stream from memory, where
-           the hardware prefetchers and the row blocks do the job. */
+           tokens: fetch the next 4 rows into L1 now. Long rows stream from memory: ask for
+           the next 4 into L2 as these are read (LLM__GEMV_PF). */
+        const float *pf = k > 256 && r1 - r >= 8 ? w0 + 4 * k : NULL;
         if (k <= 256 && r1 - r >= 8)
             for (p = 0; p < 4 * k; p += 16) LLM__PREFETCH(w0 + 4 * k + p);
         for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+            if (pf) {
+                LLM__GEMV_PF(pf + i)
+                LLM__GEMV_PF(pf + k + i)
+                LLM__GEMV_PF(pf + 2 * k + i)
+                LLM__GEMV_PF(pf + 3 * k + i)
+            }
             LLM__GEMV_FMA4(a, llm__rv_load, i)
             LLM__GEMV_FMA4(b, llm__rv_load, i + LLM__RVN)
         }
@@ -3923,9 +3935,7 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
 #define LLM__SB_OUT(r)                                  \
     o[(r) * 2] = llm__rv_add(a##r##0, b##r##0);         \
     o[(r) * 2 + 1] = llm__rv_add(a##r##1, b##r##1);
-#define LLM__SB_PF(r)                                   \
-    LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i);         \
-    if (2 * LLM__RVN > 16) LLM__PREFETCH(pf + (ptrdiff_t)(r) * k + i + 16);
+#define LLM__SB_PF(r) LLM__GEMV_PF(pf + (ptrdiff_t)(r) * k + i)
 /* Rows w[0..LLM__SBR) (k apart) against tokens x0 and x1: o[r * 2 + t] = chain a + chain b.
    pf (or NULL): the same rows of the next group, fetched at the pace these are read. */
 static void llm__gemv_sb(llm__rv *o, const float *w, int k, const float *x0, const float *x1, const float *pf) {
@@ -3973,9 +3983,9 @@ static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
     for (rr = 0; rr < 4; rr += LLM__SBR)
         for (t = 0; t < nt; t += 2) {
             const float *x0 = g->x + (ptrdiff_t)t * k, *x1 = t + 1 < nt ? x0 + k : x0; /* an odd last token twice */
-            /* the first pass streams these rows from memory; the second (from L1) fetches
-               the next group's, so that memory never waits for the FMAs */
-            const float *pf = t == 2 && r1 - r >= 8 ? w + (ptrdiff_t)(4 + rr) * k : NULL;
+            /* the first pass streams these rows from memory and asks for the next group's
+               into L2 as it goes (as gemv_1); the later passes read them from L1 */
+            const float *pf = t == 0 && k > 256 && r1 - r >= 8 ? w + (ptrdiff_t)(4 + rr) * k : NULL;
             llm__gemv_sb(t2, w + (ptrdiff_t)rr * k, k, x0, x1, pf);
             for (j = 0; j < LLM__SBR; j++) {
                 o[t][rr + j] = t2[2 * j];
@@ -6723,9 +6733,9 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
 #ifdef LLM__QV
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
    rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
-   token groups), then the remaining tokens one at a time against all nr rows, the first
-   of them asking for the next tile's rows (pf bytes ahead, 0 for none) as it goes: a row
-   is a short stream the hardware prefetchers pick up late. */
+   token groups), then the remaining tokens one at a time against all nr rows. The first
+   pass over the rows (token 0's) asks for the next tile's rows (pf bytes ahead, 0 for
+   none) as it goes: a row is a short stream the hardware prefetchers pick up late. */
 static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
     const unsigned char *w = c->w + (size_t)r * c->row_bytes;
     size_t ld = c->row_bytes, ldx = (size_t)(c->d_in / 32);
@@ -6735,7 +6745,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
         for (t = 0; t + LLM__QT <= c->nt; t += LLM__QT) {
             const llm__q8x *x = c->xq + (size_t)t * ldx;
             int n2 = nr - r2 >= 2 ? 2 : 1;
-            c->f->tile(o, w + (size_t)r2 * ld, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, n2, LLM__QT, 0);
+            c->f->tile(o, w + (size_t)r2 * ld, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, n2, LLM__QT, t == 0 ? pf : 0);
             for (i = 0; i < n2; i++)
                 for (j = 0; j < LLM__QT; j++)
                     c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
@@ -6743,7 +6753,7 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
         }
     for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
         const llm__q8x *x = c->xq + (size_t)t * ldx;
-        c->f->tile(o, w, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, nr, 1, t == c->nt / LLM__QT * LLM__QT ? pf : 0);
+        c->f->tile(o, w, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, nr, 1, t == 0 ? pf : 0);
         for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
     }
 }
