@@ -4577,7 +4577,7 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
    feeds 4 FMAs (one per token) instead of 1, so the conversion is paid once per 4 tokens
    and 16 independent accumulators keep both FMA pipes busy; x rows are xld apart. */
 #define LLM__WT 4
-LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, const float *x, size_t xld, int n,
+LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, size_t pf, const float *x, size_t xld, int n,
                                  const int bf) {
     int r, t, k = 0;
     float s[LLM__WR * LLM__WT];
@@ -4589,12 +4589,15 @@ LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, const f
         for (t = 0; t < LLM__WT; t++) xv[t] = llm__rv_load(x + (size_t)t * xld + k);
         for (r = 0; r < LLM__WR; r++) {
             const uint16_t *p = w + (size_t)r * ld + k;
-            llm__rv wv = bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p);
+            llm__rv wv;
+            if (pf) LLM__PREFETCH_L2((const char *)p + pf);
+            wv = bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p);
             for (t = 0; t < LLM__WT; t++) acc[r * LLM__WT + t] = llm__rv_fma(wv, xv[t], acc[r * LLM__WT + t]);
         }
     }
     for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = llm__rv_hsum(acc[r]);
 #else
+    (void)pf;
     for (r = 0; r < LLM__WR * LLM__WT; r++) s[r] = 0.0f;
 #endif
     for (; k < n; k++)
@@ -4708,7 +4711,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
    one of llm__dot_q8_vnni above, so the result is the same bits. Token t's quantized x
    starts at xq + t * xld, its scales and corrections at sx + t * sld, xc + t * sld. */
 #define LLM__Q8_VNNI_TOK 1
-static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, const float *sw, size_t lds,
+static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds,
                                  const int8_t *xq, size_t xld, const float *sx, const int32_t *xc, size_t sld, int n) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512 acc[LLM__WR * LLM__WT];
@@ -4723,7 +4726,9 @@ static void llm__dot_q8_vnni_tok(float *o, const int8_t *w, size_t ld, const flo
             xs[t] = _mm512_set1_ps(sx[t * sld + g]);
         }
         for (r = 0; r < LLM__WR; r++) {
-            __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(w + (size_t)r * ld + (size_t)g * 64)), flip);
+            __m512i wv;
+            if (pf) LLM__PREFETCH_L2(w + (size_t)r * ld + (size_t)g * 64 + pf);
+            wv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(w + (size_t)r * ld + (size_t)g * 64)), flip);
             __m512 swr = _mm512_set1_ps(sw[(size_t)r * lds + g]);
             for (t = 0; t < LLM__WT; t++) {
                 __m512i d = _mm512_dpbusd_epi32(c[t], wv, xv[t]);
@@ -4899,16 +4904,17 @@ struct llm__lw {
 
 /* y[t][r..r+nr) (+)= rows r..r+nr of W against every token of the panel: groups of
    LLM__WT tokens through dot4 while it takes them (they share each loaded weight), the
-   rest one token at a time through dot, prefetching pf bytes ahead on the first token.
+   rest one token at a time through dot; the pass of token 0 (dot4's or dot's) prefetches
+   pf bytes ahead.
    Inlined into each format's rows routine with its kernels as constants. */
 LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
                                 void (*dot)(float *, const llm__lw *, int, int, int, size_t),
-                                int (*dot4)(float *, const llm__lw *, int, int)) {
+                                int (*dot4)(float *, const llm__lw *, int, int, size_t)) {
     float o[LLM__WR * LLM__WT], bias[LLM__WR] = {0};
     int t = 0, i, j;
     for (i = 0; i < nr; i++) bias[i] = c->b ? c->b[r + i] : 0.0f;
     if (nr == LLM__WR && dot4)
-        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t); t += LLM__WT)
+        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t, t == 0 ? pf : 0); t += LLM__WT)
             for (j = 0; j < LLM__WT; j++) {
                 float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
                 for (i = 0; i < LLM__WR; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i * LLM__WT + j];
@@ -4962,13 +4968,13 @@ static void llm__dot_bf16(float *out, const llm__lw *c, int r, int t, int nr, si
     if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, pf);
     else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 1, 0);
 }
-static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t, size_t pf) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf,
                    c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 0);
     return 1;
 }
-static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in,
+static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t, size_t pf) {
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf,
                    c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 1);
     return 1;
 }
@@ -4996,11 +5002,11 @@ static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, siz
         llm__dot_q8(out, w, ld, 0, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, 1);
 }
 #ifdef LLM__Q8_VNNI_TOK
-static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t) {
+static int llm__dot4_q8w(float *out, const llm__lw *c, int r, int t, size_t pf) {
     int ng = c->kn / 64;
     size_t ld = (size_t)c->d_in, lds = (size_t)(c->d_in / 64);
     if (c->ab != 64) return 0;
-    llm__dot_q8_vnni_tok(out, (const int8_t *)c->W->data + (size_t)r * ld + c->k0, ld, c->W->scale + (size_t)r * lds + c->k0 / 64,
+    llm__dot_q8_vnni_tok(out, (const int8_t *)c->W->data + (size_t)r * ld + c->k0, ld, pf, c->W->scale + (size_t)r * lds + c->k0 / 64,
                          lds, c->xq + (size_t)t * c->kn, (size_t)c->kn, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng,
                          (size_t)ng, c->kn);
     return 1;
