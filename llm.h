@@ -5787,13 +5787,11 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
    code offset, -off sum(qx)) gathered once per token. Q5_0 / Q5_1's fifth bits: the two
    blocks' 32 bits permuted into every 64-bit lane (vpermb), each code byte's bit picked
    out by vpshufbitqmb into a mask for a masked add of 16. The mins of Q4_1 /
-   Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. Q8_0's signed codes: two 32-byte loads
-   interleaved by one vpermt2d, the sign bit flipped (code + 128, unsigned), and the lanes
-   started at -128 times their own four qx (one vpdpbusd per token and pair), so the 128s
-   cancel exactly in every lane (unlike a start spread evenly over the lanes, see
-   llm__qb_dot8). A row's last pairs are loaded masked to its bytes (the 64 bytes would
-   reach past it); an odd last block is a pair whose second block is zero on x's side,
-   scale and start. Every (row, token) is the same sequence in every tile shape, as above. */
+   Q5_1 are m (dx sum(qx)), 16 blocks in one FMA. Q8_0 stays with the 256-bit kernel: its
+   chunk of 16 blocks is 9 cache lines per row, and the scale tree's loads asking for all
+   of them at once made it slower from memory (bench/NOTES.md). A row's last pairs are
+   loaded masked to its bytes (the 64 bytes would reach past it); an odd last block is a
+   pair whose second block is zero on x's side, scale and start. Every (row, token) is the same sequence in every tile shape, as above. */
 #define LLM__QZ 1
 static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-bit values) in every 64-bit lane */
     long long v;
@@ -5820,7 +5818,6 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                              int nb, const int fmt, const int nr, const int nt, size_t pf) {
     const int bytes = llm__qk32_bytes(fmt);
     const int five = fmt == LLM__QK_Q5_0 || fmt == LLM__QK_Q5_1, has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
-    const int q8 = fmt == LLM__QK_Q8_0;
     const int co = fmt == LLM__QK_Q4_0 ? 2 : fmt == LLM__QK_Q5_0 ? 6 : fmt == LLM__QK_Q4_1 ? 4 : 8; /* codes' offset in a block */
     const int ho = has_min ? 4 : 2;                                                                    /* fifth bits' */
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0; /* cancelled in the lanes' start */
@@ -5847,7 +5844,6 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                                          0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL, 0x0102040800000000LL);
     /* x's dwords k of blocks b and b + 1 side by side: lane L = dword L / 2 of block L % 2 */
     const __m512i il = _mm512_set_epi32(15, 7, 14, 6, 13, 5, 12, 4, 11, 3, 10, 2, 9, 1, 8, 0);
-    const __m512i il2 = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0); /* the same from two vectors */
     float sc[LLM__QR * LLM__QT][16]; /* a chunk's d dx per row and token */
     int32_t st[LLM__QT][16];         /* and lane starts per token */
     /* x block i's ns (a gather's offsets) */
@@ -5906,20 +5902,13 @@ LLM__WINLINE void llm__qk32z(float *out, const unsigned char *w, size_t ldw, con
                 const llm__q8x *xa = x + (size_t)t * ldx + b;
                 xq[t] = _mm512_permutexvar_epi32(il, _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)xa->q)),
                                                                         two ? _mm256_loadu_si256((const __m256i *)(const void *)xa[1].q) : _mm256_setzero_si256(), 1));
-                /* Q8_0's lanes start at -128 (their four qx), cancelling the codes' + 128 exactly in each lane */
-                x0[t] = q8 ? _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8((char)0x80), xq[t]))
-                           : off ? llm__qz_pair(st[t] + j) : _mm512_setzero_si512();
+                x0[t] = off ? llm__qz_pair(st[t] + j) : _mm512_setzero_si512();
             }
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
                 const unsigned char *p = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
                 if (pf) LLM__PREFETCH_L2(p + pf);
-                if (q8) { /* signed codes + 128 (the flipped sign bit): unsigned for vpdpbusd */
-                    const __m256i qa = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2));
-                    const __m256i qb = two ? _mm256_loadu_si256((const __m256i *)(const void *)(p + bytes + 2)) : _mm256_setzero_si256();
-                    q[r] = _mm512_xor_si512(_mm512_permutex2var_epi32(_mm512_castsi256_si512(qa), il2, _mm512_castsi256_si512(qb)), _mm512_set1_epi8((char)0x80));
-                } else
-                    q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, hidx, hsel);
+                q[r] = llm__qz_codes(llm__qz_load(p, b, bytes, row, two), idx, nib, five, hidx, hsel);
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
@@ -6187,7 +6176,7 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
 #else
 #define LLM__K32N(F, R, T) LLM__K32(F, R, T)
 #endif
-#define LLM__K_Q8_0(R, T) LLM__K32(LLM__QK_Q8_0, R, T)
+#define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)) /* 256-bit everywhere (llm__qk32z) */
 #define LLM__K_Q4_0(R, T) LLM__K32N(LLM__QK_Q4_0, R, T)
 #define LLM__K_Q5_0(R, T) LLM__K32N(LLM__QK_Q5_0, R, T)
 #define LLM__K_Q4_1(R, T) LLM__K32N(LLM__QK_Q4_1, R, T)
