@@ -3,7 +3,8 @@
 #   make test      every test as C99 (-Wall -Wextra -Werror -pedantic) in every build whose
 #                  code paths differ: native SIMD, scalar (-DLLM_NO_SIMD) and, on x86-64,
 #                  AVX2+FMA with F16C (what AVX2 CPUs run), AVX2+FMA without it, AVX512F
-#                  alone (when this CPU runs it); the file tests with -DLLM_MMAP; the NEON
+#                  alone and native with -DLLM_QZ=1 (when this CPU runs them); the file
+#                  tests with -DLLM_MMAP; the NEON
 #                  build under qemu-aarch64 (SKIP when qemu-user or gcc-aarch64-linux-gnu
 #                  is missing); the header compiled as C++11, and the link checks; ends with
 #                  "N passed, N failed, N skipped"
@@ -42,12 +43,18 @@ TEST_VARIANTS += avx2f16c avx2
 ifneq ($(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes),)
 TEST_VARIANTS += avx512f
 endif
+# the two-blocks-per-512-bit-vector kernels (LLM_QZ=1), when this CPU has their ISA: native
+# builds tuned for AMD Zen 4 leave them out (llm.h says why), so they get a build of their own
+ifeq ($(shell grep -qw avx512vbmi /proc/cpuinfo && grep -qw gfni /proc/cpuinfo && grep -qw avx512_bitalg /proc/cpuinfo && grep -qw avx512_vnni /proc/cpuinfo && echo yes),yes)
+TEST_VARIANTS += qz
+endif
 endif
 FLAGS_native  = $(ARCH)
 FLAGS_scalar  = $(ARCH) -DLLM_NO_SIMD
 FLAGS_avx2    = -mavx2 -mfma
 FLAGS_avx2f16c = -mavx2 -mfma -mf16c
 FLAGS_avx512f = -mavx512f -mfma
+FLAGS_qz      = $(ARCH) -DLLM_QZ=1
 
 # Every test in native and scalar. The ISA builds (a link each, below) run the tests whose
 # code paths differ by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
@@ -240,7 +247,7 @@ test: test-neon $(addsuffix .ran,$(LINK_BINS)) $(TEST_RUNS)
 mutants:
 	@CC="$(CC)" CSTD="$(CSTD)" WARN="$(WARN)" OPT="$(OPT)" THREADS="$(THREADS)" LDLIBS="$(LDLIBS)" \
 	  FLAGS_native="$(FLAGS_native)" FLAGS_scalar="$(FLAGS_scalar)" FLAGS_avx2f16c="$(FLAGS_avx2f16c)" \
-	  FLAGS_avx2="$(FLAGS_avx2)" FLAGS_avx512f="$(FLAGS_avx512f)" M="$(M)" bash tests/mutants.sh
+	  FLAGS_avx2="$(FLAGS_avx2)" FLAGS_avx512f="$(FLAGS_avx512f)" FLAGS_qz="$(FLAGS_qz)" M="$(M)" bash tests/mutants.sh
 .PHONY: mutants
 
 # ---- sanitizers ---------------------------------------------------------------------

@@ -61,6 +61,10 @@
                            makes goes through one of these (implementation file)
        LLM_NO_STDIO        no FILE* functions; load from memory buffers only (everywhere)
        LLM_NO_SIMD         scalar kernels only (implementation file)
+       LLM_QZ              1 or 0: ggml's 32-value formats two blocks per 512-bit vector (AVX-512
+                           VBMI, GFNI, BITALG) or the 256-bit kernels; default 1, but 0 in builds
+                           tuned for AMD Zen 3 / Zen 4, where the 256-bit ones are faster
+                           (implementation file)
        LLM_PTHREADS        real threads in llm_threads (implementation file; link with -pthread)
        LLM_MMAP            POSIX: llm_gguf_load_file and llm_hf_load_dir map the file (every
                            shard) read-only (mmap) instead of reading it into memory; the weights
@@ -5771,8 +5775,19 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
 
-#if defined(LLM__AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__GFNI__) && \
-    defined(__AVX512BITALG__)
+/* LLM_QZ: 1 or 0 (OPTIONS). By default these kernels are on where the ISA has them, but
+   not in builds tuned for AMD's Zen 3 or Zen 4 (gcc and clang define __znver3__ /
+   __znver4__ under -march=native there; gcc 12 takes Zen 4 for Zen 3), whose 512-bit
+   operations run on 256-bit units: the 256-bit kernel above is faster there. */
+#ifdef LLM_QZ
+#define LLM__QZ_WANT LLM_QZ
+#elif defined(__znver3__) || defined(__znver4__)
+#define LLM__QZ_WANT 0
+#else
+#define LLM__QZ_WANT 1
+#endif
+#if LLM__QZ_WANT && defined(LLM__AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__) && \
+    defined(__GFNI__) && defined(__AVX512BITALG__)
 /* The 32-value formats with AVX-512 VBMI, BITALG and GFNI: two blocks per 512-bit vector. At one
    token the 256-bit kernel above is compute-bound on them (about 12 vector operations per
    block and row against 18-34 bytes); on Intel's cores 512-bit operations issue on two

@@ -49,6 +49,23 @@ const int llm_test__qkernels = 1;
 #else
 const int llm_test__qkernels = 0;
 #endif
+#ifdef LLM__QZ
+const int llm_test__qz = 1;
+#else
+const int llm_test__qz = 0;
+#endif
+#if !defined(LLM_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && \
+    defined(__AVX512BW__) && defined(__GFNI__) && defined(__AVX512BITALG__)
+#if defined(LLM_QZ)
+const int llm_test__qz_want = LLM_QZ;
+#elif defined(__znver3__) || defined(__znver4__)
+const int llm_test__qz_want = 0;
+#else
+const int llm_test__qz_want = 1;
+#endif
+#else
+const int llm_test__qz_want = 0;
+#endif
 #ifdef LLM__QP
 const int llm_test__qp_rows = LLM__PL;
 #else

@@ -33,8 +33,10 @@ extern const int llm_test__vector_lanes;
 extern const double llm_test__exp_relerr;
 /* >>weights: the block formats' kernels in this build: llm_test__qkernels is 0 for the
    scalar dots, 1 for the vector tiles; llm_test__qp_rows the rows per vector of the
-   many-token kernel (LLM_LIN_PREFILL's rows in lanes), 0 without one */
-extern const int llm_test__qkernels, llm_test__qp_rows;
+   many-token kernel (LLM_LIN_PREFILL's rows in lanes), 0 without one; llm_test__qz 1 when
+   the 32-value formats take two blocks per 512-bit vector (LLM_QZ), llm_test__qz_want when
+   this build's flags ask for that */
+extern const int llm_test__qkernels, llm_test__qp_rows, llm_test__qz, llm_test__qz_want;
 /* >>tokenizer: a SentencePiece piece, the start of an encoding (before merges), a pair's id */
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len);
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out);

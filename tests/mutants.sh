@@ -37,9 +37,10 @@ SELF=$ROOT/tests/mutants.sh
 : "${THREADS:=-DLLM_PTHREADS -pthread}" "${LDLIBS:=-lm}"
 : "${FLAGS_native:=-march=native}" "${FLAGS_scalar:=-march=native -DLLM_NO_SIMD}"
 : "${FLAGS_avx2f16c:=-mavx2 -mfma -mf16c}" "${FLAGS_avx2:=-mavx2 -mfma}" "${FLAGS_avx512f:=-mavx512f -mfma}"
+: "${FLAGS_qz:=-march=native -DLLM_QZ=1}"
 : "${MUTANT_VARIANTS:=native scalar}" "${MUTANT_TIMEOUT:=120}" "${MUTANT_JOBS:=2}"
 : "${MUTANTS_LIST:=tests/mutants.txt}" "${M:=}"
-export CC CSTD WARN OPT THREADS LDLIBS FLAGS_native FLAGS_scalar FLAGS_avx2f16c FLAGS_avx2 FLAGS_avx512f
+export CC CSTD WARN OPT THREADS LDLIBS FLAGS_native FLAGS_scalar FLAGS_avx2f16c FLAGS_avx2 FLAGS_avx512f FLAGS_qz
 export MUTANT_TIMEOUT ROOT SELF
 
 # ---- one job: build tests/<t>.c against mutant m's copy in variant v, run it -------------
@@ -258,7 +259,11 @@ variants_of() { # a manifest line's variants: its `only`, else MUTANT_VARIANTS
     if [ "$1" != - ]; then echo "$1"; else echo "$MUTANT_VARIANTS"; fi
 }
 usable() { # variant $1 builds here
-    case $1 in native|scalar) return 0 ;; *) [ "$(uname -m)" = x86_64 ] ;; esac
+    case $1 in
+    native | scalar) return 0 ;;
+    qz) for f in avx512vbmi gfni avx512_bitalg avx512_vnni; do grep -qw $f /proc/cpuinfo 2>/dev/null || return 1; done ;;
+    *) [ "$(uname -m)" = x86_64 ] ;;
+    esac
 }
 : >"$WORK/jobs"
 : >"$WORK/pairs"

@@ -879,8 +879,17 @@ static void test_kernel_shapes(unsigned flags) {
     llm_threads_free(th3);
 }
 
+/* Which kernel the 32-value formats get (LLM_QZ): the option is obeyed, and by default
+   the 512-bit one is left out of builds tuned for AMD Zen 3 / 4 only (impl.c works out
+   what its own flags ask for, apart from llm.h) */
+static void test_qz_choice(void) {
+    CHECK_MSG(llm_test__qz == llm_test__qz_want, "the 512-bit 32-value kernels %s in this build, expected %s",
+              llm_test__qz ? "on" : "off", llm_test__qz_want ? "on" : "off");
+}
+
 int main(void) {
     int k;
+    test_qz_choice();
     test_layouts();
     for (k = 0; k < 10; k++) {
         test_codes(&QT[k]);
