@@ -4428,13 +4428,23 @@ LLMDEF int llm_argmax(const float *x, int n) {
    never on the thread count, so threaded results are bit-identical to unthreaded ones. */
 
 #define LLM__WR 4 /* weight rows per block */
-/* Software prefetch of the next row block (LLM__PREFETCH is >>simd's). A block's rows
+/* Software prefetch of a later row block (LLM__PREFETCH is >>simd's). A block's rows
    are short streams (an int8 row of 4096 is one 4 KiB page), and the hardware
    prefetchers stop at page boundaries and take a while to pick up each new stream;
-   asking for the same column of the next block (pf bytes ahead, 0 at the end of a
+   asking for the same column of a block further on (pf bytes ahead, 0 at the end of a
    thread's rows) keeps the memory busy. Into L2 (LLM__PREFETCH_L2), not L1: an L1
    prefetch holds one of the core's few L1 miss buffers until its line arrives, and the
-   rows' own loads then wait for one (bench/NOTES.md). */
+   rows' own loads then wait for one (bench/NOTES.md). And at least LLM__PF_BYTES ahead,
+   whole blocks of g rows, however short the rows: the lines in flight have to cover the
+   memory's latency at its bandwidth (a 110M model's Q8_0 row is 816 bytes). */
+#define LLM__PF_BYTES 16384
+/* pf for the block of g rows (row_bytes each) at r of a thread's rows [r, r1): whole
+   blocks at least LLM__PF_BYTES ahead, or as many as are left after this one; 0 for none */
+static size_t llm__pf_ahead(size_t row_bytes, int g, int r, int r1) {
+    size_t want = (LLM__PF_BYTES + (size_t)g * row_bytes - 1) / ((size_t)g * row_bytes) * (size_t)g;
+    size_t left = r1 - r >= 2 * g ? (size_t)((r1 - r - g) / g * g) : 0;
+    return (want < left ? want : left) * row_bytes;
+}
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
@@ -6744,7 +6754,7 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
    rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
    token groups), then the remaining tokens one at a time against all nr rows. The first
-   pass over the rows (token 0's) asks for the next tile's rows (pf bytes ahead, 0 for
+   pass over the rows (token 0's) asks for a later tile's rows (pf bytes ahead, 0 for
    none) as it goes: a row is a short stream the hardware prefetchers pick up late. */
 static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
     const unsigned char *w = c->w + (size_t)r * c->row_bytes;
@@ -6785,7 +6795,7 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
         int nr;
         for (r = r0; r < r1; r += nr) {
             nr = r1 - r >= LLM__QR ? LLM__QR : 1;
-            llm__lq_tiles(c, r, nr, r1 - r >= 2 * LLM__QR ? LLM__QR * c->row_bytes : 0);
+            llm__lq_tiles(c, r, nr, llm__pf_ahead(c->row_bytes, LLM__QR, r, r1));
         }
         return;
     }
@@ -6937,7 +6947,7 @@ static void llm__lw_task(void *ctx, int ith, int nth) {
     llm__lw_rows(c->d_out, ith, nth, &r0, &r1);
     for (r = r0; r < r1; r += nr) {
         nr = r1 - r >= LLM__WR ? LLM__WR : 1; /* blocks, then single rows at the end */
-        c->f->rows(c, r, nr, r + 2 * LLM__WR <= r1 && nr == LLM__WR ? LLM__WR * c->row_bytes : 0);
+        c->f->rows(c, r, nr, nr == LLM__WR ? llm__pf_ahead(c->row_bytes, LLM__WR, r, r1) : 0);
     }
 }
 
