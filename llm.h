@@ -5816,7 +5816,8 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
    chunk of 16 blocks is 9 cache lines per row, and the scale tree's loads asking for all
    of them at once made it slower from memory (bench/NOTES.md). A row's last pairs are
    loaded masked to its bytes (the 64 bytes would reach past it); an odd last block is a
-   pair whose second block is zero on x's side, scale and start. Every (row, token) is the same sequence in every tile shape, as above. */
+   pair whose second block is zero on x's side, scale and start. Every (row, token) is the
+   same sequence in every tile shape, as above. */
 #define LLM__QZ 1
 static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-bit values) in every 64-bit lane */
     long long v;
@@ -6201,7 +6202,8 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
 #else
 #define LLM__K32N(F, R, T) LLM__K32(F, R, T)
 #endif
-#define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf)) /* 256-bit everywhere (llm__qk32z) */
+/* Q8_0 with the 256-bit kernel in every build (llm__qk32z says why) */
+#define LLM__K_Q8_0(R, T) ((void)xd, llm__qk32(o, w, ldw, x, ldx, n / 32, LLM__QK_Q8_0, R, T, pf))
 #define LLM__K_Q4_0(R, T) LLM__K32N(LLM__QK_Q4_0, R, T)
 #define LLM__K_Q5_0(R, T) LLM__K32N(LLM__QK_Q5_0, R, T)
 #define LLM__K_Q4_1(R, T) LLM__K32N(LLM__QK_Q4_1, R, T)
