@@ -8,7 +8,8 @@
 #                  build under qemu-aarch64 (SKIP when qemu-user or gcc-aarch64-linux-gnu
 #                  is missing); the header compiled as C++11, and the link checks; ends with
 #                  "N passed, N failed, N skipped"
-#   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works)
+#   make sanitize  the tests under ASan + UBSan (gcc, and clang when its runtime works; the
+#                  ggml kernel tests with -DLLM_QZ=1 too where make test has a qz variant)
 #   make matrix / valgrind / fuzz: see the hardening block below
 #   make mutants   plant each bug of tests/mutants.txt in a copy of llm.h, run its tests with
 #                  and without ../shared, table of caught / NOT CAUGHT (M=name,name to pick)
@@ -261,6 +262,11 @@ SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)
            $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
 $(eval $(call TEST_OBJS,$(B)/san-clang/obj,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS)))
 $(eval $(call TEST_SET,$(B)/san-clang,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS),$(B)/san-clang/obj,$(TESTS)))
+# and the ggml kernels' 512-bit tiles (LLM_QZ=1), where only make test's qz variant builds
+# them (on AMD Zen 4 native builds leave them out): their masked tail loads under ASan
+SAN_QZ_TESTS := $(if $(filter qz,$(TEST_VARIANTS)),$(filter test_ggml_quants test_batch test_model,$(TESTS)))
+$(eval $(call TEST_SET,$(B)/san-qz,$(CC) $(CSTD) $(WARN) $(SAN) $(FLAGS_qz) $(THREADS),$(B)/san/obj,$(SAN_QZ_TESTS)))
+SAN_BINS += $(addprefix $(B)/san-qz/,$(SAN_QZ_TESTS))
 sanitize: $(SAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  sh tests/run.sh $(SAN_BINS)
