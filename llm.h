@@ -5824,9 +5824,10 @@ static inline __m512i llm__qz_pair(const void *p) { /* 8 bytes (a pair's two 32-
     memcpy(&v, p, 8);
     return _mm512_set1_epi64(v);
 }
-/* a row's blocks b, b + 1 (b alone if not two) at p: 64 bytes, masked to the pair's near the row's end */
+/* a row's blocks b, b + 1 (b alone if not two) at p: 64 bytes, masked to the pair's (at
+   most 2 x 24) near the row's end */
 static inline __m512i llm__qz_load(const unsigned char *p, int b, int bytes, size_t row, int two) {
-    if ((size_t)b * (size_t)bytes + 64 <= row || (1 + two) * bytes >= 64) return _mm512_loadu_si512(p);
+    if ((size_t)b * (size_t)bytes + 64 <= row) return _mm512_loadu_si512(p);
     return _mm512_maskz_loadu_epi8(((__mmask64)1 << ((1 + two) * bytes)) - 1, p);
 }
 /* word indices (0-63 over two vectors) as byte indices, for vpermt2b (VBMI's byte
