@@ -5476,11 +5476,34 @@ static inline llm__qb llm__qb_nib16(const unsigned char *p) {
     __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p));
     return _mm256_and_si256(_mm256_blend_epi32(v, _mm256_srli_epi16(v, 4), 0xf0), _mm256_set1_epi8(15));
 }
+/* the same 16 bytes with the high nibbles left in place (16 times their value): one AND
+   against the broadcast. The upper lanes' sums come out 16 times too large, exactly (a
+   power of two: their int32 sums, conversions and fp32 products scale without rounding),
+   so their lanes start at 16 times the offset's term (llm__qi_startx) and the
+   accumulator's upper half is scaled by 1 / 16 at the end (llm__qf_unx): the same bits as
+   llm__qb_nib16, two operations fewer. Only with VNNI: vpmaddubsw's int16 pairs would
+   saturate on codes up to 240. */
+#ifdef LLM__QDP
+#define LLM__QB_NIBX 1
+static inline llm__qb llm__qb_nibx(const unsigned char *p) {
+    return _mm256_and_si256(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p)),
+                            _mm256_setr_epi64x(0x0f0f0f0f0f0f0f0fLL, 0x0f0f0f0f0f0f0f0fLL, (long long)0xf0f0f0f0f0f0f0f0ULL, (long long)0xf0f0f0f0f0f0f0f0ULL));
+}
+static inline llm__qi llm__qi_startx(int32_t v) { return _mm256_sllv_epi32(_mm256_set1_epi32(v), _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)); }
+static inline llm__qf llm__qf_unx(llm__qf a) { return _mm256_mul_ps(a, _mm256_setr_ps(1, 1, 1, 1, 0.0625f, 0.0625f, 0.0625f, 0.0625f)); }
+static inline llm__qb llm__qb_hix(llm__qb v) { return _mm256_and_si256(v, _mm256_set1_epi8((char)0xf0)); } /* 16 x the high nibbles */
+#endif
 static inline llm__qb llm__qb_lo(llm__qb v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
 static inline llm__qb llm__qb_hi(llm__qb v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
 /* (v >> k) & 3 per byte, moved to bits 4-5: a K-quant's high bits (k even, < 8) */
 static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
     return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(k)), _mm256_set1_epi8((char)mask)), 4);
+}
+/* the same for a constant k: shifted straight to bits 4-5 and masked there, one operation
+   fewer (none for k = 4); the 16-bit shift's carries between bytes land outside the mask */
+static inline llm__qb llm__qb_hbitsc(llm__qb v, const int k, int mask) {
+    const __m256i m = _mm256_set1_epi8((char)(mask << 4));
+    return _mm256_and_si256(k < 4 ? _mm256_slli_epi16(v, 4 - k) : k > 4 ? _mm256_srli_epi16(v, k - 4) : v, m);
 }
 /* 32 bits (value i's fifth bit is bit i) as bytes 16 or 0: byte i takes byte i / 8 of h,
    keeps bit i % 8, and a compare widens it */
@@ -5493,16 +5516,19 @@ static inline llm__qb llm__qb_bits32(uint32_t h) {
 /* Q4_K / Q5_K's 12 scale bytes at q (layout: llm__k4_scale_min) as floats, dsc[j] = d sc_j
    and dmn[j] = -dmin mn_j: two byte shuffles put scales 0-7 then mins 0-7 in 16 bytes, the
    low six bits (0-3) or low / high nibble (4-7) masked, the top two bits (4-7) or-ed in;
-   then widened and converted 8 at a time. Reads 16 bytes: the block's codes follow. */
+   then widened and converted 8 at a time. Reads 16 bytes: the block's codes follow. With
+   hix the odd sub-blocks' scales are divided by 16 (exactly: d / 16), for codes taken as
+   llm__qb_hix's 16 times their value. */
 #define LLM__QK4_SCALES 1
-static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn) {
+static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn, int hix) {
     const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
     const __m128i p = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
     const __m128i t = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
     const __m128i low = _mm_and_si128(_mm_blend_epi16(p, _mm_srli_epi16(p, 4), 0xc0),
                                       _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
     const __m128i b = _mm_or_si128(low, _mm_and_si128(_mm_srli_epi16(t, 2), _mm_set1_epi8(0x30)));
-    _mm256_storeu_ps(dsc, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)), _mm256_set1_ps(d)));
+    const __m256 dv = _mm256_set1_ps(d), dh = hix ? _mm256_mul_ps(dv, _mm256_setr_ps(1, 0.0625f, 1, 0.0625f, 1, 0.0625f, 1, 0.0625f)) : dv;
+    _mm256_storeu_ps(dsc, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)), dh));
     _mm256_storeu_ps(dmn, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(b, 8))), _mm256_set1_ps(-dmin)));
 }
 static inline llm__qb llm__qb_or(llm__qb a, llm__qb b) { return _mm256_or_si256(a, b); }
@@ -5624,6 +5650,7 @@ static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
         r.val[i] = vreinterpretq_s8_u8(vshlq_n_u8(vandq_u8(vshlq_u8(vreinterpretq_u8_s8(v.val[i]), sh), vdupq_n_u8((uint8_t)mask)), 4));
     return r;
 }
+static inline llm__qb llm__qb_hbitsc(llm__qb v, const int k, int mask) { return llm__qb_hbits(v, k, mask); }
 static inline llm__qb llm__qb_bits32(uint32_t h) {
     static const uint8_t bit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
     const uint8x16_t b = vld1q_u8(bit), sixteen = vdupq_n_u8(16);
@@ -5747,6 +5774,9 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
     const int has_min = fmt == LLM__QK_Q4_1 || fmt == LLM__QK_Q5_1;
     /* the codes' offset (q - 8, q - 16), cancelled as off / LLM__QL * -sum(qx) per lane */
     const int off = fmt == LLM__QK_Q4_0 ? 8 : fmt == LLM__QK_Q5_0 ? 16 : 0;
+#ifdef LLM__QB_NIBX
+    const int nibx = fmt == LLM__QK_Q4_0 || fmt == LLM__QK_Q4_1; /* high nibbles in place (16 x) */
+#endif
     llm__qf acc[LLM__QR * LLM__QT];
     float mn[LLM__QR * LLM__QT];
     int b, r, t;
@@ -5763,24 +5793,38 @@ LLM__WINLINE void llm__qk32(float *out, const unsigned char *w, size_t ldw, cons
             d[r] = llm__qf_h(p), m[r] = has_min ? llm__qh(p + 2) : 0.0f;
             switch (fmt) {
             case LLM__QK_Q8_0: q[r] = llm__qb_load(p + 2); break;
+#ifdef LLM__QB_NIBX
+            case LLM__QK_Q4_0: q[r] = llm__qb_nibx(p + 2); break;
+            case LLM__QK_Q4_1: q[r] = llm__qb_nibx(p + 4); break;
+#else
             case LLM__QK_Q4_0: q[r] = llm__qb_nib16(p + 2); break;
-            case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
             case LLM__QK_Q4_1: q[r] = llm__qb_nib16(p + 4); break;
+#endif
+            case LLM__QK_Q5_0: q[r] = llm__qb_bit5(llm__qb_nib16(p + 6), llm__le32(p + 2)); break;
             default: q[r] = llm__qb_bit5(llm__qb_nib16(p + 8), llm__le32(p + 4)); break;
             }
         }
         LLM__UNROLL
         for (t = 0; t < nt; t++) {
             const llm__q8x *xb = x + (size_t)t * ldx + b;
+#ifdef LLM__QB_NIBX
+            const llm__qi s0 = nibx ? llm__qi_startx(off / LLM__QL * xb->ns) : llm__qi_set1(off / LLM__QL * xb->ns);
+#else
+            const llm__qi s0 = llm__qi_set1(off / LLM__QL * xb->ns);
+#endif
             LLM__UNROLL
             for (r = 0; r < nr; r++) {
-                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q)
-                                                : llm__qb_dotu(q[r], xb->q, llm__qi_set1(off / LLM__QL * xb->ns));
+                llm__qi s = fmt == LLM__QK_Q8_0 ? llm__qb_dot8(q[r], xb->q) : llm__qb_dotu(q[r], xb->q, s0);
                 acc[r * nt + t] = llm__qf_fma(s, llm__qf_mulx(d[r], &xb->d), acc[r * nt + t]);
                 if (has_min) mn[r * nt + t] = fmaf(m[r], xb->ds, mn[r * nt + t]); /* fmaf: one rounding in every tile */
             }
         }
     }
+#ifdef LLM__QB_NIBX
+    if (nibx)
+        LLM__UNROLL
+        for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_unx(acc[r]);
+#endif
     LLM__UNROLL
     for (r = 0; r < nr * nt; r++) out[r] = llm__qf_hsum(acc[r]) + mn[r];
 }
@@ -6074,7 +6118,7 @@ LLM__WINLINE void llm__qk32r(float *out, const unsigned char *w, size_t ldw, con
    (b) mins 0-3 and the top bits of mins 4-7, bytes 8-11 (c) the low nibbles of scales 4-7
    (low) and mins 4-7 (high). */
 #ifndef LLM__QK4_SCALES /* (x86 has its own, in its vocabulary: shuffles instead of words) */
-static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn) {
+static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn, int hix) {
     uint32_t a = llm__le32(q), b = llm__le32(q + 4), c = llm__le32(q + 8), u[4];
     const uint32_t m6 = 0x3f3f3f3fu, m4 = 0x0f0f0f0fu, m2 = 0x03030303u;
     int i;
@@ -6084,6 +6128,7 @@ static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, 
     for (i = 0; i < 4; i++) /* byte i of a word is sub-block i (little-endian, whatever the host) */
         dsc[i] = d * (float)((u[0] >> (8 * i)) & 255), dsc[i + 4] = d * (float)((u[1] >> (8 * i)) & 255),
         dmn[i] = -dmin * (float)((u[2] >> (8 * i)) & 255), dmn[i + 4] = -dmin * (float)((u[3] >> (8 * i)) & 255);
+    (void)hix; /* (only x86 has llm__qb_hix) */
 }
 #endif
 
@@ -6097,10 +6142,18 @@ static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, 
 LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx,
                                int nsb, const int five, const int nr, const int nt, size_t pf) {
     const int bytes = five ? 176 : 144;
+#ifdef LLM__QB_NIBX
+    /* Q4_K's odd sub-blocks' codes as 16 x their value (llm__qb_hix), their scales d / 16:
+       the same products, so the same bits as long as no scale product d sc dx falls below
+       2^-122 (where fp32 turns subnormal); Q5_K's fifth bit would not fit in the byte */
+    const int hix = !five;
+#else
+    const int hix = 0;
+#endif
     const float *xs = xd + LLM__XS_OFF;
     llm__qf acc[LLM__QR * LLM__QT];
     llm__qf4 mn[LLM__QR * LLM__QT];
-    int b, r, t, j;
+    int b, r, t, jp, h;
     LLM__UNROLL
     for (r = 0; r < nr * nt; r++) acc[r] = llm__qf_zero(), mn[r] = llm__qf4_zero();
     for (b = 0; b < nsb; b++) {
@@ -6110,7 +6163,7 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
         for (r = 0; r < nr; r++) {
             p[r] = w + (size_t)r * ldw + (size_t)b * (size_t)bytes;
             if (pf) LLM__PREFETCH_L2(p[r] + pf), LLM__PREFETCH_L2(p[r] + pf + 64), LLM__PREFETCH_L2(p[r] + pf + 128);
-            llm__qk4_scales(p[r] + 4, llm__qh(p[r]), llm__qh(p[r] + 2), dsc[r], dmn[r]);
+            llm__qk4_scales(p[r] + 4, llm__qh(p[r]), llm__qh(p[r] + 2), dsc[r], dmn[r], hix);
             LLM__UNROLL
             for (t = 0; t < nt; t++) { /* (d sc_j) dx_j, and the mins' (-dmin mn_j) (dx_j sum(qx_j)) */
                 const size_t o = (size_t)t * ldx + (size_t)b * 8;
@@ -6119,20 +6172,31 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
                 mn[r * nt + t] = llm__qf4_fma(dmn[r] + 4, xs + o + 4, llm__qf4_fma(dmn[r], xs + o, mn[r * nt + t]));
             }
         }
-        for (j = 0; j < 8; j++) { /* (a loop: unrolled, the scales would move by shuffles instead of loads) */
-            llm__qb q[LLM__QR];
+        for (jp = 0; jp < 4; jp++) { /* sub-blocks 2 jp, 2 jp + 1: one load of their codes (a loop:
+                                           unrolled, the scales would move by shuffles instead of loads) */
+            llm__qb v[LLM__QR];
             LLM__UNROLL
-            for (r = 0; r < nr; r++) {
-                llm__qb v = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * (j / 2));
-                q[r] = j % 2 ? llm__qb_hi(v) : llm__qb_lo(v);
-                if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
-            }
+            for (r = 0; r < nr; r++) v[r] = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * jp);
             LLM__UNROLL
-            for (t = 0; t < nt; t++) {
-                const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+            for (h = 0; h < 2; h++) {
+                const int j = 2 * jp + h;
+                llm__qb q[LLM__QR];
                 LLM__UNROLL
-                for (r = 0; r < nr; r++)
-                    acc[r * nt + t] = llm__qf_fma(llm__qb_dotu(q[r], xb->q, llm__qi_set1(0)), llm__qf_set1(sc[r * nt + t][j]), acc[r * nt + t]);
+                for (r = 0; r < nr; r++) {
+#ifdef LLM__QB_NIBX
+                    q[r] = h ? (hix ? llm__qb_hix(v[r]) : llm__qb_hi(v[r])) : llm__qb_lo(v[r]);
+#else
+                    q[r] = h ? llm__qb_hi(v[r]) : llm__qb_lo(v[r]);
+#endif
+                    if (five) q[r] = llm__qb_or(q[r], llm__qb_hbits(llm__qb_load(p[r] + 16), j, 1));
+                }
+                LLM__UNROLL
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + (size_t)b * 8 + j;
+                    LLM__UNROLL
+                    for (r = 0; r < nr; r++)
+                        acc[r * nt + t] = llm__qf_fma(llm__qb_dotu(q[r], xb->q, llm__qi_set1(0)), llm__qf_set1(sc[r * nt + t][j]), acc[r * nt + t]);
+                }
             }
         }
     }
@@ -6166,7 +6230,7 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
                 LLM__UNROLL
                 for (r = 0; r < nr; r++) {
                     llm__qb v = llm__qb_load(p[r] + 64 * h + 32 * (k % 2)), lo = k < 2 ? llm__qb_lo(v) : llm__qb_hi(v);
-                    q[r] = llm__q6_code(llm__qb_or(lo, llm__qb_hbits(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)));
+                    q[r] = llm__q6_code(llm__qb_or(lo, llm__qb_hbitsc(llm__qb_load(p[r] + 128 + 32 * h), 2 * k, 3)));
                 }
                 LLM__UNROLL
                 for (t = 0; t < nt; t++) {
