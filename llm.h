@@ -6246,14 +6246,20 @@ LLM__WINLINE void llm__qk_q6k(float *out, const unsigned char *w, size_t ldw, co
 }
 
 /* Each format's tile (its row's `tile`), with the shapes llm__lq_tiles asks for made
-   constants so each unrolls: LLM__QR x 1 and 1 x 1 at one token, 2 x LLM__QT and
-   1 x LLM__QT for several. */
+   constants so each unrolls: LLM__QR x n and 1 x n for the n = 1, 2 or 3 tokens of a
+   panel's last pass, 2 x LLM__QT and 1 x LLM__QT for its groups of LLM__QT. */
 #define LLM__QTILE(name, K)                                                                                          \
     static void name(float *o, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt, \
                      size_t pf) {                                                                                   \
         if (nt == 1) {                                                                                               \
             if (nr == LLM__QR) K(LLM__QR, 1);                                                                        \
             else K(1, 1);                                                                                            \
+        } else if (nt == 2) {                                                                                        \
+            if (nr == LLM__QR) K(LLM__QR, 2);                                                                        \
+            else K(1, 2);                                                                                            \
+        } else if (nt == 3) {                                                                                        \
+            if (nr == LLM__QR) K(LLM__QR, 3);                                                                        \
+            else K(1, 3);                                                                                            \
         } else if (nr == 2) K(2, LLM__QT);                                                                           \
         else K(1, LLM__QT);                                                                                          \
     }
@@ -6820,7 +6826,8 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
 #ifdef LLM__QV
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
    rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
-   token groups), then the remaining tokens one at a time against all nr rows. The first
+   token groups), then the 1 to LLM__QT - 1 tokens left against all nr rows in one pass
+   (each code vector decoded once for all of them). The first
    pass over the rows (token 0's) asks for a later tile's rows (pf bytes ahead, 0 for
    none) as it goes: a row is a short stream the hardware prefetchers pick up late. */
 static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
@@ -6838,10 +6845,13 @@ static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
                     c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + r2 + i)] =
                         o[i * LLM__QT + j] + (c->b ? c->b[r + r2 + i] : 0.0f);
         }
-    for (t = c->nt / LLM__QT * LLM__QT; t < c->nt; t++) {
-        const llm__q8x *x = c->xq + (size_t)t * ldx;
-        c->f->tile(o, w, ld, x, c->xd + (size_t)t * ldx, ldx, c->d_in, nr, 1, t == 0 ? pf : 0);
-        for (i = 0; i < nr; i++) c->y[(size_t)(c->t0 + t) * (size_t)c->d_out + (size_t)(r + i)] = o[i] + (c->b ? c->b[r + i] : 0.0f);
+    t = c->nt / LLM__QT * LLM__QT;
+    if (t < c->nt) { /* the 1 to LLM__QT - 1 tokens left in one pass: the nr rows' codes decoded once for all */
+        const int n = c->nt - t;
+        c->f->tile(o, w, ld, c->xq + (size_t)t * ldx, c->xd + (size_t)t * ldx, ldx, c->d_in, nr, n, t == 0 ? pf : 0);
+        for (i = 0; i < nr; i++)
+            for (j = 0; j < n; j++)
+                c->y[(size_t)(c->t0 + t + j) * (size_t)c->d_out + (size_t)(r + i)] = o[i * n + j] + (c->b ? c->b[r + i] : 0.0f);
     }
 }
 #endif
