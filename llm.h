@@ -5500,7 +5500,7 @@ static inline llm__qb llm__qb_hbits(llm__qb v, int k, int mask) {
     return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(k)), _mm256_set1_epi8((char)mask)), 4);
 }
 /* the same for a constant k: shifted straight to bits 4-5 and masked there, one operation
-   fewer (none for k = 4); the 16-bit shift's carries between bytes land outside the mask */
+   fewer (two for k = 4); the 16-bit shift's carries between bytes land outside the mask */
 static inline llm__qb llm__qb_hbitsc(llm__qb v, const int k, int mask) {
     const __m256i m = _mm256_set1_epi8((char)(mask << 4));
     return _mm256_and_si256(k < 4 ? _mm256_slli_epi16(v, 4 - k) : k > 4 ? _mm256_srli_epi16(v, k - 4) : v, m);
@@ -6172,8 +6172,9 @@ LLM__WINLINE void llm__qk_q45k(float *out, const unsigned char *w, size_t ldw, c
                 mn[r * nt + t] = llm__qf4_fma(dmn[r] + 4, xs + o + 4, llm__qf4_fma(dmn[r], xs + o, mn[r * nt + t]));
             }
         }
-        for (jp = 0; jp < 4; jp++) { /* sub-blocks 2 jp, 2 jp + 1: one load of their codes (a loop:
-                                           unrolled, the scales would move by shuffles instead of loads) */
+        /* sub-blocks 2 jp and 2 jp + 1 from one load of their codes (a loop: unrolled, the
+           scales would move by shuffles instead of loads) */
+        for (jp = 0; jp < 4; jp++) {
             llm__qb v[LLM__QR];
             LLM__UNROLL
             for (r = 0; r < nr; r++) v[r] = llm__qb_load(p[r] + (five ? 48 : 16) + 32 * jp);
