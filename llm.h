@@ -6116,7 +6116,7 @@ LLM__WINLINE void llm__qk32r(float *out, const unsigned char *w, size_t ldw, con
    llm__k4_scale_min) as floats, dsc[j] = d sc_j and dmn[j] = -dmin mn_j, four at a time as
    32-bit words: bytes 0-3 (a) hold scales 0-3 and the top bits of scales 4-7, bytes 4-7
    (b) mins 0-3 and the top bits of mins 4-7, bytes 8-11 (c) the low nibbles of scales 4-7
-   (low) and mins 4-7 (high). */
+   (low) and mins 4-7 (high). hix: the odd scales d / 16, as x86's version does. */
 #ifndef LLM__QK4_SCALES /* (x86 has its own, in its vocabulary: shuffles instead of words) */
 static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, float *dsc, float *dmn, int hix) {
     uint32_t a = llm__le32(q), b = llm__le32(q + 4), c = llm__le32(q + 8), u[4];
@@ -6126,9 +6126,9 @@ static inline void llm__qk4_scales(const unsigned char *q, float d, float dmin, 
     u[2] = b & m6, u[3] = ((c >> 4) & m4) | (((b >> 6) & m2) << 4);
     LLM__UNROLL
     for (i = 0; i < 4; i++) /* byte i of a word is sub-block i (little-endian, whatever the host) */
-        dsc[i] = d * (float)((u[0] >> (8 * i)) & 255), dsc[i + 4] = d * (float)((u[1] >> (8 * i)) & 255),
+        dsc[i] = (hix && i % 2 ? d * 0.0625f : d) * (float)((u[0] >> (8 * i)) & 255),
+        dsc[i + 4] = (hix && i % 2 ? d * 0.0625f : d) * (float)((u[1] >> (8 * i)) & 255),
         dmn[i] = -dmin * (float)((u[2] >> (8 * i)) & 255), dmn[i + 4] = -dmin * (float)((u[3] >> (8 * i)) & 255);
-    (void)hix; /* (only x86 has llm__qb_hix) */
 }
 #endif
 
@@ -6828,9 +6828,9 @@ static void llm__qp_task(const llm__lq *c, int ith, int nth) {
 /* Rows r..r+nr (nr = LLM__QR, or 1 at the end) against every token of the panel: pairs of
    rows against LLM__QT tokens while they last (each pair's blocks stay in L1 across the
    token groups), then the 1 to LLM__QT - 1 tokens left against all nr rows in one pass
-   (each code vector decoded once for all of them). The first
-   pass over the rows (token 0's) asks for a later tile's rows (pf bytes ahead, 0 for
-   none) as it goes: a row is a short stream the hardware prefetchers pick up late. */
+   (each code vector decoded once for all of them). The first pass over the rows (token
+   0's) asks for a later tile's rows (pf bytes ahead, 0 for none) as it goes: a row is a
+   short stream the hardware prefetchers pick up late. */
 static void llm__lq_tiles(const llm__lq *c, int r, int nr, size_t pf) {
     const unsigned char *w = c->w + (size_t)r * c->row_bytes;
     size_t ld = c->row_bytes, ldx = (size_t)(c->d_in / 32);

@@ -414,9 +414,10 @@ int main(int argc, char **argv) {
             for (k = 0; k < NK; k++) {
                 double t = time_calls(&W, data, wbytes, copies, x, y, toks[k], k == KPRE ? LLM_LIN_PREFILL : 0u, pools[nth]);
                 if (nth == 1) t1[k] = t;
-                double gbs = (double)wbytes / t / 1e9, gf = 2.0 * toks[k] * DOUT * DIN / t / 1e9;
+                double flops = 2.0 * toks[k] * DOUT * DIN, gbs = (double)wbytes / t / 1e9, gf = flops / t / 1e9;
                 /* % roof: the time the slower of the two roofs allows, against the time taken */
-                double troof = (double)wbytes / (rroof[nth] * 1e9) > gf * t / froof[nth] ? (double)wbytes / (rroof[nth] * 1e9) : gf * t / froof[nth];
+                double tread = (double)wbytes / (rroof[nth] * 1e9), tfma = flops / (froof[nth] * 1e9);
+                double troof = tread > tfma ? tread : tfma;
                 printf("%-6s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% %6.0f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
                        100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth], 100.0 * troof / t);
                 if (nth == 1 && k == 0) printf(" %9.1f", l2);
