@@ -17766,7 +17766,9 @@ static llm_status llm__tlin(const llm_train *t, const llm__lbuf *lb, int l, int 
     llm_status st;
     llm__train_dims(&t->config, slot, &in, &out);
     if (slot < 0) in = t->config.d_model, out = t->config.vocab; /* the LM head */
-    if ((st = llm_linear_w(y, x, W, b, (int)n, (int)in, (int)out, th)) != LLM_OK) return st;
+    /* the tokens are the batch's sequences, compared with no token run alone: ggml's block
+       formats may take their many-token kernel */
+    if ((st = llm_linear_wx(y, x, W, b, (int)n, (int)in, (int)out, LLM_LIN_PREFILL, NULL, 0, th)) != LLM_OK) return st;
     for (k = 0; r && slot >= 0 && k < LLM__LORA_TARGETS; k++)
         if (llm__lora_slot[k] == slot && t->off[llm__lora_at(&t->config, l, k, 0)] >= 0) {
             const float *A = llm__tp(t, t->params, llm__lora_at(&t->config, l, k, 0));

@@ -1379,6 +1379,99 @@ static void test_train_threads(void) {
         if (pools[k]) llm_threads_free(pools[k]);
 }
 
+/* QLoRA on ggml's block formats, as GGUF files hold them: the base's projections in Q8_0,
+   Q4_0, Q4_K and Q6_K (random blocks under moderate fp16 scales), 18 tokens, so the forward
+   takes the many-token kernel where the build has one. The adapters' gradients equal those
+   over an fp32 base holding exactly the dequantized values, up to the 8-bit rounding of the
+   activations that the formats' integer dots take; 2 threads give 1 thread's bits. */
+static void test_lora_ggml(void) {
+    enum { B = 2, T = 9, R = 4 };
+    static const struct {
+        const char *name;
+        uint32_t ggml;
+        llm_dtype t;
+        int blk, bytes, d_off;
+        float d;
+    } f[4] = {{"Q8_0", 8, LLM_Q8_0, 32, 34, 0, 4e-4f},
+              {"Q4_0", 2, LLM_Q4_0, 32, 18, 0, 8e-3f},
+              {"Q4_K", 12, LLM_Q4_K, 256, 144, 0, 1e-4f},
+              {"Q6_K", 14, LLM_Q6_K, 256, 210, 208, 2e-5f}};
+    llm_config c = llm_config_default();
+    llm_lora_params lp;
+    llm_train full;
+    void *fmem;
+    llm_threads *pool = test_pool(2, 4, "LoRA on ggml bases: 2 threads against 1");
+    int tok[B * T], tgt[B * T], i, l, k, fi;
+    c.d_model = 256, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.d_ff = 256, c.vocab = 13, c.max_seq_len = 16;
+    fmem = malloc(llm_train_bytes(&c, B, T));
+    CHECK_OK(llm_train_init(&full, fmem, llm_train_bytes(&c, B, T), &c, B, T));
+    CHECK_OK(llm_train_init_params(&full, 11, 0.02f));
+    for (i = 0; i < B * T; i++) tok[i] = (i * 7 + 3) % c.vocab, tgt[i] = (i * 5 + 1) % c.vocab;
+    memset(&lp, 0, sizeof lp);
+    lp.rank = R, lp.alpha = 8.0f, lp.targets = LLM_LORA_ALL;
+    for (fi = 0; fi < 4; fi++) {
+        llm_layer_weights qlayers[2], flayers[2];
+        llm_weights qb = full.weights, fb = full.weights;
+        void *store[2][7], *deq[2][7];
+        llm_train qt, ft;
+        size_t lbytes = llm_train_lora_bytes(&c, B, T, &lp);
+        void *qmem = malloc(lbytes), *fm = malloc(lbytes);
+        float *gq, *gf;
+        double dot = 0, nq = 0, nf = 0, cosv, lq, lf;
+        int64_t z;
+        for (l = 0; l < c.n_layers; l++) {
+            qlayers[l] = flayers[l] = full.layers[l];
+            for (k = 0; k < 7; k++) {
+                llm_weight *W = proj(&qlayers[l], k), *F = proj(&flayers[l], k);
+                int64_t in, out, ne;
+                size_t nbytes, b;
+                unsigned char *q;
+                llm__train_dims(&c, llm__lora_slot[k], &in, &out);
+                ne = in * out, nbytes = (size_t)(ne / f[fi].blk) * (size_t)f[fi].bytes;
+                q = (unsigned char *)malloc(nbytes);
+                for (b = 0; b < nbytes; b++) q[b] = (unsigned char)(test_randf() * 128.0f + 128.0f);
+                for (b = 0; b < nbytes; b += (size_t)f[fi].bytes) { /* d (and Q4_K's dmin) moderate, a little different per block */
+                    uint16_t h = llm_f32_to_f16(f[fi].d * (1.0f + 0.5f * test_randf()));
+                    q[b + (size_t)f[fi].d_off] = (unsigned char)h, q[b + (size_t)f[fi].d_off + 1] = (unsigned char)(h >> 8);
+                    if (f[fi].t == LLM_Q4_K) { /* dmin 7.5 d: the mins centre the 0..15 codes on average */
+                        h = llm_f32_to_f16(7.5f * llm_f16_to_f32(h));
+                        q[b + 2] = (unsigned char)h, q[b + 3] = (unsigned char)(h >> 8);
+                    }
+                }
+                deq[l][k] = malloc(sizeof(float) * (size_t)ne);
+                CHECK_OK(llm_gguf_dequantize(f[fi].ggml, q, (float *)deq[l][k], ne));
+                W->type = f[fi].t, W->data = store[l][k] = q;
+                F->data = deq[l][k]; /* the fp32 base holding exactly the stored values */
+            }
+        }
+        qb.layers = qlayers, fb.layers = flayers;
+        CHECK_OK(llm_train_init_lora(&qt, qmem, lbytes, &c, &qb, B, T, &lp));
+        CHECK_OK(llm_train_init_lora(&ft, fm, lbytes, &c, &fb, B, T, &lp));
+        test_fill(qt.params, (size_t)qt.n_params, 0.05f); /* B off zero, so every adapter's path counts */
+        memcpy(ft.params, qt.params, sizeof(float) * (size_t)qt.n_params);
+        gq = (float *)malloc(sizeof(float) * (size_t)qt.n_params), gf = (float *)malloc(sizeof(float) * (size_t)qt.n_params);
+        lq = lora_loss(&qt, tok, tgt, gq), lf = lora_loss(&ft, tok, tgt, gf);
+        for (z = 0; z < qt.n_params; z++) dot += (double)gq[z] * gf[z], nq += (double)gq[z] * gq[z], nf += (double)gf[z] * gf[z];
+        cosv = dot / sqrt(nq * nf);
+        /* measured (native and scalar): cosine 1 - 6e-5 .. 1 - 1.2e-4, losses within 4e-4 relative */
+        CHECK_MSG(cosv > 0.9995 && nq > 0, "LoRA (%s base): gradient cosine %.7f with the fp32 base", f[fi].name, cosv);
+        CHECK_MSG(fabs(lq - lf) < 1e-3 * fabs(lf), "LoRA (%s base): loss %.7f, with the fp32 base %.7f", f[fi].name, lq, lf);
+        if (pool) {
+            double l2 = 0;
+            llm_train_zero_grad(&qt);
+            CHECK_OK(llm_train_step(&qt, tok, tgt, 0.0f, &l2, pool));
+            CHECK_MSG(l2 == lq && memcmp(qt.grads, gq, sizeof(float) * (size_t)qt.n_params) == 0,
+                      "LoRA (%s base): 2 threads differ from 1", f[fi].name);
+        }
+        printf("test_train: LoRA on a %s base: loss %.6f (fp32 base %.6f), gradient cosine 1 - %.2g\n", f[fi].name, lq, lf, 1.0 - cosv);
+        for (l = 0; l < c.n_layers; l++)
+            for (k = 0; k < 7; k++) free(store[l][k]), free(deq[l][k]);
+        free(gq), free(gf), free(qmem), free(fm);
+    }
+    if (pool) llm_threads_free(pool);
+    free(fmem);
+}
+
 int main(void) {
     test_matmul_ex();
     test_linear_backward();
@@ -1397,6 +1490,7 @@ int main(void) {
     test_train_double();
     test_train_learns();
     test_lora();
+    test_lora_ggml();
     test_train_save_gguf();
     test_train_recompute();
     test_train_accumulate();
