@@ -194,6 +194,8 @@ typedef enum llm_dtype {
     LLM_Q4_K,  /* 256: 4-bit values, 6-bit scales and mins (4.5) */
     LLM_Q5_K,  /* 256: 5-bit values, 6-bit scales and mins (5.5) */
     LLM_Q6_K,  /* 256: 6-bit values, 8-bit scales (6.5625) */
+    LLM_Q8_0X16, /* llm.h's own: Q8_0's bytes with 16 rows interleaved (llm_weight_repack) */
+    LLM_Q4_0X16, /* and Q4_0's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -201,7 +203,7 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -577,6 +579,19 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
+/* Repacking. ggml's Q8_0 and Q4_0 rows are stored one after another; a one-token GEMV
+   over them streams several rows side by side and decodes each block for one row.
+   llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
+   llm.h's layout for the same values, LLM_Q8_0X16 / LLM_Q4_0X16 (16 rows' blocks
+   interleaved; >>weights), and points *out at it: llm_linear_w then reads the matrix as
+   one stream and decodes a block for 16 rows at once. Its results are the many-token
+   kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for bit, and
+   agree with W's own within float rounding. d_out must be a multiple of 16, d_in of 32
+   (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
+   llm_weight_repack_worth says whether this one has a vector kernel that makes them
+   faster (AVX-512 with VNNI today), which llm_model_repack asks. */
+LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
+LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
 LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, int K, int N, llm_threads *th);
 
@@ -820,6 +835,16 @@ typedef struct llm_model {
     char why[160];    /* a loader's reason that names a tensor or key (*why may point here) */
 } llm_model;
 LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
+/* Every projection of m that llm_weight_repack_worth picks (the layers' q, k, v, o and
+   dense FFN matrices, and the LM head, with the embedding when they are tied) repacked (llm_weight_repack). m's layer
+   array must be writable (a loader's is: the caller's, or a *_load_file's own). Out of
+   place (in_place 0): into mem, which must then outlive m as the file's buffer does. In
+   place (1): the caller says the weights' bytes are writable (a file read into memory,
+   not mapped read-only); each matrix is repacked into mem, a temporary, and copied back
+   over its own bytes. _bytes: the mem that takes (all the copies, or the largest one), 0
+   when nothing would change (then llm_model_repack does nothing). */
+LLMDEF size_t llm_model_repack_bytes(const llm_model *m, int in_place);
+LLMDEF llm_status llm_model_repack(llm_model *m, void *mem, size_t mem_bytes, int in_place);
 
 /* One decoder block over n_tokens tokens at positions pos.., in place on x[n_tokens][d]:
      pre-norm  (Llama, GPT-2):       x += Attn(Norm(x));  x += FFN(Norm(x))
@@ -6950,6 +6975,184 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
+/* ---- ggml's Q8_0 / Q4_0 repacked: 16 rows interleaved (LLM_Q8_0X16, LLM_Q4_0X16) -------
+   The tiles above read a one-token GEMV as LLM__QR short row streams side by side, which
+   the hardware prefetchers follow poorly, and decode every block for one row at a time
+   (about 10 vector operations per block and row: below the memory's speed for 4-bit
+   codes even from cache). llm_weight_repack rearranges the same bytes once, at load: the
+   blocks of 16 consecutive rows, block by block, each as
+     32 bytes      the 16 rows' fp16 scales (row i's at bytes 2i, 2i + 1)
+     nc x 64 bytes nc = 4 (Q4_0) or 8 (Q8_0) chunks: chunk k holds row i's code bytes
+                   4k .. 4k + 3 at its bytes 4i .. 4i + 3 (Q8_0's codes stored + 128)
+   so 16 rows are one contiguous stream (288 or 544 bytes a block, 16 x ggml's), a chunk is
+   one 512-bit vector whose int32 lane i meets four of x's codes, broadcast, in one dot
+   instruction for all 16 rows (Q4_0's low nibbles are values 4k.., its high ones 16 + 4k..),
+   and a block's 16 scales are one conversion. Per (token, row) the sum is the many-token
+   kernel's (llm__qp_run): a block's codes summed in int32 (exact in any order; x86's
+   unsigned codes start the sum at off * -sum(qx)), then y += float(sum) (d dx) in one FMA,
+   block after block. So a row has the same bits for one token, a batch, a prefill chunk
+   and any thread count, with or without LLM_LIN_PREFILL, and in every build (the scalar
+   kernel below is the same arithmetic). */
+#define LLM__X16_T 8 /* tokens per register tile */
+static int llm__x16_chunks(llm_dtype t) { return t == LLM_Q8_0X16 ? 8 : 4; }
+static size_t llm__x16_block(llm_dtype t) { return 32 + 64 * (size_t)llm__x16_chunks(t); } /* a block of 16 rows */
+
+/* Row r's n values (an embedding row, the training backward's rows) */
+static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const int q8 = w->type == LLM_Q8_0X16, nc = llm__x16_chunks(w->type), i = (int)(row % 16);
+    const size_t bb = llm__x16_block(w->type);
+    const unsigned char *p = (const unsigned char *)w->data + (size_t)(row / 16) * (size_t)(n / 32) * bb;
+    int b, k, j;
+    for (b = 0; b < n / 32; b++, p += bb, dst += 32) {
+        double d = llm__h(p + 2 * i);
+        for (k = 0; k < nc; k++)
+            for (j = 0; j < 4; j++) {
+                int c = p[32 + 64 * k + 4 * i + j];
+                if (q8) dst[4 * k + j] = (float)(d * (c - 128));
+                else dst[4 * k + j] = (float)(d * ((c & 15) - 8)), dst[16 + 4 * k + j] = (float)(d * ((c >> 4) - 8));
+            }
+    }
+}
+
+#if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#define LLM__X16V 1 /* a vector kernel: llm_weight_repack_type repacks for it */
+static inline int32_t llm__x16_x4(const int8_t *q) {
+    int32_t v;
+    memcpy(&v, q, 4);
+    return v;
+}
+/* out[16 t + i] = row i of the 16 at p (nb blocks) against token t's x (x + t ldx), t < nt.
+   pf: prefetch this far ahead while before end (one stream: its next blocks). One token
+   splits a block's dots over two int32 chains (the sum is the same integer). */
+LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int q8, const llm__q8x *x, size_t ldx,
+                                const int nt, size_t pf, const unsigned char *end) {
+    const int nc = q8 ? 8 : 4, off = q8 ? 128 : 8;
+    const size_t bb = 32 + 64 * (size_t)nc;
+    const __m512i m4 = _mm512_set1_epi8(15);
+    __m512 y[LLM__X16_T];
+    int b, t, k;
+    LLM__UNROLL
+    for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
+    for (b = 0; b < nb; b++, p += bb) {
+        __m512i c[8];
+        __m512 s;
+        if (pf && p + pf + bb <= end)
+            for (k = 0; k < (int)bb; k += 64) LLM__PREFETCH(p + pf + k);
+        s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+        LLM__UNROLL
+        for (k = 0; k < nc; k++) {
+            const __m512i v = _mm512_loadu_si512(p + 32 + 64 * k);
+            if (q8) c[k] = v;
+            else c[k] = _mm512_and_si512(v, m4), c[(k + 4) % 8] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4); /* (k < 4 here) */
+        }
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + b;
+            __m512i a = _mm512_set1_epi32(off * xb->ns), a2 = _mm512_setzero_si512();
+            LLM__UNROLL
+            for (k = 0; k < 8; k++) {
+                const __m512i xk = _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k));
+                if (nt == 1 && k % 2) a2 = _mm512_dpbusd_epi32(a2, c[k], xk);
+                else a = _mm512_dpbusd_epi32(a, c[k], xk);
+            }
+            if (nt == 1) a = _mm512_add_epi32(a, a2);
+            y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y[t]);
+        }
+    }
+    LLM__UNROLL
+    for (t = 0; t < nt; t++) _mm512_storeu_ps(out + 16 * t, y[t]);
+}
+#else
+/* the same sums, one lane at a time */
+static void llm__x16_tile(float *out, const unsigned char *p, int nb, int q8, const llm__q8x *x, size_t ldx, int nt, size_t pf,
+                          const unsigned char *end) {
+    const int nc = q8 ? 8 : 4, off = q8 ? 128 : 8;
+    const size_t bb = 32 + 64 * (size_t)nc;
+    int b, t, i, k, j;
+    (void)pf, (void)end;
+    for (t = 0; t < nt; t++)
+        for (i = 0; i < 16; i++) {
+            float y = 0.0f;
+            for (b = 0; b < nb; b++) {
+                const unsigned char *c = p + (size_t)b * bb + 32 + 4 * i;
+                const llm__q8x *xb = x + (size_t)t * ldx + b;
+                int32_t a = off * xb->ns;
+                float s = llm__h(p + (size_t)b * bb + 2 * i) * xb->d;
+                for (k = 0; k < nc; k++)
+                    for (j = 0; j < 4; j++) {
+                        const int v = c[64 * k + j];
+                        if (q8) a += v * xb->q[4 * k + j];
+                        else a += (v & 15) * xb->q[4 * k + j] + (v >> 4) * xb->q[16 + 4 * k + j];
+                    }
+                y = fmaf((float)a, s, y); /* (float)a: exact, |a| < 2^24 */
+            }
+            out[16 * t + i] = y;
+        }
+}
+#endif
+
+typedef struct llm__x16c {
+    const unsigned char *w, *end;
+    int q8, nb, d_out, t0, nt;
+    llm__q8x *xq; /* nt tokens, nb blocks apart */
+    const float *b;
+    float *y;
+} llm__x16c;
+/* This thread's share of the groups of 16 rows, each against the panel's tokens
+   LLM__X16_T at a time (then 4, 2, 1); the first tile streams the group from memory and
+   prefetches ahead, the others find it in cache. */
+static void llm__x16_task(void *ctx, int ith, int nth) {
+    const llm__x16c *c = (const llm__x16c *)ctx;
+    const int64_t ng = c->d_out / 16;
+    const size_t gb = (size_t)c->nb * (32 + 64 * (size_t)(c->q8 ? 8 : 4));
+    int g, t, n, i;
+    float o[16 * LLM__X16_T];
+    for (g = (int)(ng * ith / nth); g < (int)(ng * (ith + 1) / nth); g++) {
+        const unsigned char *p = c->w + (size_t)g * gb;
+        for (t = 0; t < c->nt; t += n) {
+            const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
+            const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
+            n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t >= 4 ? 4 : c->nt - t >= 2 ? 2 : 1;
+#define LLM__X16_SHAPES(Q8)                                                                           \
+    if (n == LLM__X16_T) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, LLM__X16_T, pf, c->end);    \
+    else if (n == 4) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 4, pf, c->end);                 \
+    else if (n == 2) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 2, pf, c->end);                 \
+    else llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 1, pf, c->end);
+            if (c->q8) {
+                LLM__X16_SHAPES(1)
+            } else {
+                LLM__X16_SHAPES(0)
+            }
+#undef LLM__X16_SHAPES
+            for (i = 0; i < 16 * n; i++)
+                c->y[(size_t)(c->t0 + t + i / 16) * (size_t)c->d_out + (size_t)(16 * g + i % 16)] = o[i] + (c->b ? c->b[16 * g + i % 16] : 0.0f);
+        }
+    }
+}
+/* The table's linear for both layouts: x quantized per token (llm__q8x, as the tiles
+   take it) a panel at a time into 64 KiB of stack, or all at once into scratch. */
+static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                  int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
+    llm__q8x xq_stack[LLM__LQ_BLOCKS];
+    llm__x16c c;
+    int tp, t, nb = d_in / 32;
+    (void)flags;
+    if (d_in % 32 || d_out % 16) return LLM_EINVAL;
+    if (nb > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
+    c.w = (const unsigned char *)W->data;
+    c.end = c.w + (size_t)(d_out / 16) * (size_t)nb * llm__x16_block(W->type);
+    c.q8 = W->type == LLM_Q8_0X16, c.nb = nb, c.d_out = d_out, c.b = b, c.y = y, c.xq = xq_stack;
+    tp = LLM__LQ_BLOCKS / nb;
+    if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
+        c.xq = (llm__q8x *)llm__align64(scratch), tp = n_tokens;
+    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+        for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, c.xq + (size_t)t * (size_t)nb, d_in);
+        llm_threads_run((double)c.nt * d_in * d_out < LLM__PAR_MIN_WORK ? NULL : th, llm__x16_task, &c);
+    }
+    return LLM_OK;
+}
+
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
 static void llm__dq_f32(const unsigned char *b, float *y) {
     uint32_t u = llm__le32(b);
@@ -6976,6 +7179,9 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
     {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
     {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
+    /* ggml's Q8_0 / Q4_0 repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
+    {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
@@ -7076,6 +7282,36 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
             llm_threads_run(th, llm__lw_task, &c);
         }
     }
+    return LLM_OK;
+}
+
+LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
+#ifdef LLM__X16V
+    return (t == LLM_Q8_0 || t == LLM_Q4_0) && d_in > 0 && d_in % 32 == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0;
+#else
+    return (void)t, (void)d_in, (void)d_out, 0;
+#endif
+}
+LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
+    const int q8 = W && W->type == LLM_Q8_0, bytes = q8 ? 34 : 18, nc = q8 ? 8 : 4;
+    const unsigned char *src;
+    unsigned char *o = (unsigned char *)dst;
+    uint64_t nb, size;
+    int64_t g, b;
+    int i, k;
+    if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_in % 32 || d_out % 16) return LLM_EINVAL;
+    if (W->type != LLM_Q8_0 && W->type != LLM_Q4_0) return LLM_EUNSUPPORTED;
+    nb = (uint64_t)d_in / 32, size = nb * (uint64_t)d_out * (uint64_t)bytes, src = (const unsigned char *)W->data;
+    if (size > (uint64_t)SIZE_MAX || dst_bytes < size) return LLM_EINVAL;
+    if (o < src + size && src < o + size) return LLM_EINVAL; /* overlapping */
+    for (g = 0; g < d_out / 16; g++)
+        for (b = 0; b < (int64_t)nb; b++, o += 32 + 64 * nc)
+            for (i = 0; i < 16; i++) {
+                const unsigned char *p = src + ((uint64_t)(16 * g + i) * nb + (uint64_t)b) * (uint64_t)bytes;
+                o[2 * i] = p[0], o[2 * i + 1] = p[1];
+                for (k = 0; k < 4 * nc; k++) o[32 + 64 * (k / 4) + 4 * i + k % 4] = (unsigned char)(q8 ? p[2 + k] ^ 0x80u : p[2 + k]);
+            }
+    out->type = q8 ? LLM_Q8_0X16 : LLM_Q4_0X16, out->data = dst, out->scale = NULL, out->group_size = 0;
     return LLM_OK;
 }
 
@@ -9016,6 +9252,74 @@ LLMDEF void llm_model_free(llm_model *m) {
     if (m->owned) llm__file_unmap(m->owned);
 #endif
     llm__destroy(m, sizeof *m, m->owned);
+}
+
+/* The projections llm_model_repack takes, with their shapes: calls fn for each of m's
+   seven dense matrices per layer and the head, which a tied model shares with the
+   embedding (MoE layers' expert FFNs stay) */
+typedef int (*llm__proj_fn)(void *ctx, llm_weight *w, int d_in, int d_out);
+static int llm__model_projs(llm_model *m, llm__proj_fn fn, void *ctx) {
+    const llm_config *c = &m->config;
+    llm_layer_weights *ls = (llm_layer_weights *)(uintptr_t)m->weights.layers; /* writable: llm_model_repack's contract */
+    const int hd = llm_config_head_dim(c), qd = c->n_heads * hd, kvd = c->n_kv_heads * hd;
+    int l;
+    for (l = 0; ls && l < c->n_layers; l++) {
+        llm_layer_weights *w = &ls[l];
+        if (fn(ctx, &w->wq, c->d_model, qd) || fn(ctx, &w->wk, c->d_model, kvd) || fn(ctx, &w->wv, c->d_model, kvd) ||
+            fn(ctx, &w->wo, qd, c->d_model))
+            return 1;
+        if (c->n_experts == 0 && (fn(ctx, &w->w1, c->d_model, c->d_ff) || fn(ctx, &w->w2, c->d_ff, c->d_model) ||
+                                  (c->ffn != LLM_FFN_GELU && fn(ctx, &w->w3, c->d_model, c->d_ff))))
+            return 1;
+    }
+    if (m->weights.lm_head.data == m->weights.tok_embed.data) { /* tied: the embedding's rows read through the format's row */
+        int r = fn(ctx, &m->weights.tok_embed, c->d_model, c->vocab);
+        m->weights.lm_head = m->weights.tok_embed;
+        return r;
+    }
+    return fn(ctx, &m->weights.lm_head, c->d_model, c->vocab);
+}
+typedef struct llm__repack {
+    unsigned char *mem; /* NULL: only count */
+    size_t used, cap;
+    int in_place;
+    llm_status st;
+} llm__repack;
+static int llm__repack_one(void *ctx, llm_weight *w, int d_in, int d_out) {
+    llm__repack *r = (llm__repack *)ctx;
+    size_t size, at;
+    llm_weight tmp;
+    if (!w->data || !llm_weight_repack_worth(w->type, d_in, d_out)) return 0;
+    size = (size_t)d_in / 32 * (size_t)d_out * (w->type == LLM_Q8_0 ? 34u : 18u);
+    at = r->in_place ? 0 : (r->used + 63) / 64 * 64;
+    if (r->mem) {
+        if (at > r->cap || r->cap - at < size) return r->st = LLM_EINVAL, 1;
+        if ((r->st = llm_weight_repack(&tmp, r->mem + at, size, w, d_in, d_out)) != LLM_OK) return 1;
+        if (r->in_place) memcpy((void *)(uintptr_t)w->data, r->mem, size), tmp.data = w->data; /* writable: the caller's word */
+        *w = tmp;
+    }
+    r->used = r->in_place ? (size > r->used ? size : r->used) : at + size;
+    return 0;
+}
+LLMDEF size_t llm_model_repack_bytes(const llm_model *m, int in_place) {
+    llm__repack r = {NULL, 0, 0, 0, LLM_OK};
+    if (!m || llm_config_check(&m->config, NULL) != LLM_OK) return 0;
+    r.in_place = in_place != 0;
+    llm__model_projs((llm_model *)(uintptr_t)m, llm__repack_one, &r); /* (counting writes nothing) */
+    return r.used ? r.used + 63 : 0; /* room to align mem */
+}
+LLMDEF llm_status llm_model_repack(llm_model *m, void *mem, size_t mem_bytes, int in_place) {
+    llm__repack r = {NULL, 0, 0, 0, LLM_OK};
+    size_t need;
+    if (!m || (!mem && mem_bytes) || llm_config_check(&m->config, NULL) != LLM_OK) return LLM_EINVAL;
+    need = llm_model_repack_bytes(m, in_place);
+    if (!need) return LLM_OK;
+    if (!mem || mem_bytes < need) return LLM_EINVAL; /* before any weight changes */
+    r.mem = (unsigned char *)llm__align64(mem);
+    r.cap = mem_bytes - (size_t)(r.mem - (unsigned char *)mem);
+    r.in_place = in_place != 0;
+    llm__model_projs(m, llm__repack_one, &r);
+    return r.st;
 }
 
 /* ---- sampling, as llama2.c's run.c ------------------------------------------------- */

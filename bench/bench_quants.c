@@ -38,11 +38,13 @@ typedef struct {
     const char *name;
     llm_dtype type;
     int block, bytes, d_off, m_off; /* fp16 scale (and min) offsets in a block; -1: none */
+    int repack;                     /* 1: the same blocks through llm_weight_repack (q8_0x16, q4_0x16) */
 } qformat;
 static const qformat formats[] = {
-    {"q4_k", LLM_Q4_K, 256, 144, 0, 2}, {"q8_0", LLM_Q8_0, 32, 34, 0, -1},  {"q4_0", LLM_Q4_0, 32, 18, 0, -1},
-    {"q6_k", LLM_Q6_K, 256, 210, 208, -1}, {"q5_0", LLM_Q5_0, 32, 22, 0, -1}, {"q5_k", LLM_Q5_K, 256, 176, 0, 2},
-    {"q4_1", LLM_Q4_1, 32, 20, 0, 2},   {"q5_1", LLM_Q5_1, 32, 24, 0, 2},
+    {"q4_k", LLM_Q4_K, 256, 144, 0, 2, 0},     {"q8_0", LLM_Q8_0, 32, 34, 0, -1, 0},   {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
+    {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},      {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1}, {"q6_k", LLM_Q6_K, 256, 210, 208, -1, 0},
+    {"q5_0", LLM_Q5_0, 32, 22, 0, -1, 0},      {"q5_k", LLM_Q5_K, 256, 176, 0, 2, 0},   {"q4_1", LLM_Q4_1, 32, 20, 0, 2, 0},
+    {"q5_1", LLM_Q5_1, 32, 24, 0, 2, 0},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 #define DOUT 4096
@@ -190,10 +192,10 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
     static const struct {
         const char *name;
         llm_dtype t;
-        int mix;
-    } kinds[] = {{"F32", LLM_F32, -1}, {"Q8_0", LLM_Q8_0, -1}, {"Q4_0", LLM_Q4_0, -1},
-                 {"Q4_K_M", LLM_Q4_K, 1}, {"Q6_K", LLM_Q6_K, -1}, {"Q5_0", LLM_Q5_0, -1}};
-    double pre1[6] = {0, 0, 0, 0, 0, 0}; /* prefill of 128, 1 thread, per kind */
+        int mix, repack; /* repack: llm_model_repack in place, as llm-run does */
+    } kinds[] = {{"F32", LLM_F32, -1, 0},    {"Q8_0", LLM_Q8_0, -1, 0}, {"Q4_0", LLM_Q4_0, -1, 0}, {"Q4_K_M", LLM_Q4_K, 1, 0},
+                 {"Q6_K", LLM_Q6_K, -1, 0}, {"Q5_0", LLM_Q5_0, -1, 0}, {"Q8_0x16", LLM_Q8_0, -1, 1}, {"Q4_0x16", LLM_Q4_0, -1, 1}};
+    double pre1[8] = {0, 0, 0, 0, 0, 0, 0, 0}; /* prefill of 128, 1 thread, per kind */
     static qmodel ms[8];
     llm_config c;
     int k, nth;
@@ -215,6 +217,24 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
         nw = (int)(600e6 / bytes) + 1;
         if (nw > 8) nw = 8;
         for (i = 1; i < nw; i++) qmodel_make(&ms[i], kinds[k].t, kinds[k].mix);
+        if (kinds[k].repack) {
+            llm_model mm;
+            size_t need;
+            memset(&mm, 0, sizeof mm);
+            mm.config = c;
+            mm.weights = ms[0].w;
+            if (!(need = llm_model_repack_bytes(&mm, 1))) {
+                printf("%-7s (no vector kernel for it in this build: not measured)\n", kinds[k].name);
+                for (i = 0; i < nw; i++) qmodel_free(&ms[i]);
+                continue;
+            }
+            for (i = 0; i < nw; i++) {
+                void *tmp = xalloc(need);
+                mm.weights = ms[i].w;
+                if (llm_model_repack(&mm, tmp, need, 1) != LLM_OK) exit(1);
+                free(tmp);
+            }
+        }
         for (nth = 1; nth <= npools; nth++) {
             d[nth] = m_decode(&c, ms, nw, 32, 32, pools[nth], 2);
             p[nth] = m_prefill(&c, &ms[0], 128, pools[nth], 2);
@@ -378,7 +398,7 @@ int main(int argc, char **argv) {
                froof[nth]);
     }
     if (part_k)
-        printf("\n\n%-6s %3s %6s %10s %9s %8s %9s %8s %7s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
+        printf("\n\n%-7s %3s %6s %10s %9s %8s %9s %8s %7s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
                "GFLOP/s", "% FMA", "% roof", "L2 GB/s");
     for (fi = 0; fi < (part_k ? NFORMATS : 0); fi++) {
         const qformat *f = &formats[fi];
@@ -395,11 +415,22 @@ int main(int argc, char **argv) {
             data[i + (size_t)f->d_off] = (unsigned char)h, data[i + (size_t)f->d_off + 1] = (unsigned char)(h >> 8);
             if (f->m_off >= 0) data[i + (size_t)f->m_off] = (unsigned char)h, data[i + (size_t)f->m_off + 1] = (unsigned char)(h >> 8);
         }
-        for (c = 1; c < copies; c++) memcpy(data + wbytes * (size_t)c, data, wbytes);
         memset(&W, 0, sizeof W);
         W.type = f->type;
+        if (f->repack) { /* copy 0 rearranged (through the copies' room), then copied */
+            llm_weight R;
+            W.data = data;
+            if (!llm_weight_repack_worth(f->type, DIN, DOUT)) {
+                printf("%-7s (no vector kernel for it in this build: not measured)\n", f->name);
+                continue;
+            }
+            if (llm_weight_repack(&R, data + wbytes, wbytes, &W, DIN, DOUT) != LLM_OK) exit(1);
+            memcpy(data, data + wbytes, wbytes);
+            W.type = R.type;
+        }
+        for (c = 1; c < copies; c++) memcpy(data + wbytes * (size_t)c, data, wbytes);
         { /* in-L2 ceiling: ~512 KiB of rows of copy 0, one thread, called repeatedly */
-            int rows = (int)((size_t)512 * 1024 / (wbytes / DOUT)) / 4 * 4, rep;
+            int rows = (int)((size_t)512 * 1024 / (wbytes / DOUT)) / 16 * 16, rep; /* (x16: groups of 16) */
             double best = 1e30;
             W.data = data;
             for (rep = 0; rep < 40; rep++) {
@@ -418,12 +449,12 @@ int main(int argc, char **argv) {
                 /* % roof: the time the slower of the two roofs allows, against the time taken */
                 double tread = (double)wbytes / (rroof[nth] * 1e9), tfma = flops / (froof[nth] * 1e9);
                 double troof = tread > tfma ? tread : tfma;
-                printf("%-6s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% %6.0f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
+                printf("%-7s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% %6.0f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
                        100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth], 100.0 * troof / t);
                 if (nth == 1 && k == 0) printf(" %9.1f", l2);
                 printf("\n");
             }
-        printf("%-6s 2 tokens cost %.2fx one token, 3 %.2fx; 16 tokens %.1fx batched, %.1fx as a prefill chunk (target <= 3x): %s\n",
+        printf("%-7s 2 tokens cost %.2fx one token, 3 %.2fx; 16 tokens %.1fx batched, %.1fx as a prefill chunk (target <= 3x): %s\n",
                f->name, t1[1] / t1[0], t1[2] / t1[0], t1[K16] / t1[0], t1[KPRE] / t1[0], t1[KPRE] / t1[0] <= 3.0 ? "met" : "MISSED");
     }
     if (part_k) printf("\ntargets: GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it), 16 tokens <= 3x one (issue 12);\n"

@@ -37,6 +37,11 @@ extern const double llm_test__exp_relerr;
    the 32-value formats take two blocks per 512-bit vector (LLM_QZ), llm_test__qz_want when
    this build's flags ask for that */
 extern const int llm_test__qkernels, llm_test__qp_rows, llm_test__qz, llm_test__qz_want;
+/* llm_test__x16v: 1 when the repacked layouts (LLM_Q8_0X16, LLM_Q4_0X16) have their vector
+   kernel in this build; llm_test__model_row: one row of a weight in any format as fp32
+   (llm__model_row, the embedding lookup's) */
+extern const int llm_test__x16v;
+llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int n);
 /* >>tokenizer: a SentencePiece piece, the start of an encoding (before merges), a pair's id */
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len);
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out);
@@ -76,6 +81,7 @@ extern const int llm_test__train_slots[3];
 #define llm__pretok_next llm_test__pretok_next
 #define llm__vocab_lookup llm_test__vocab_lookup
 #define llm__train_dims llm_test__train_dims
+#define llm__model_row llm_test__model_row
 #define llm__lora_slot llm_test__lora_slot
 #define LLM__T_GLOBAL (llm_test__train_slots[0])
 #define LLM__T_LAYER (llm_test__train_slots[1])
