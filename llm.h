@@ -194,8 +194,9 @@ typedef enum llm_dtype {
     LLM_Q4_K,  /* 256: 4-bit values, 6-bit scales and mins (4.5) */
     LLM_Q5_K,  /* 256: 5-bit values, 6-bit scales and mins (5.5) */
     LLM_Q6_K,  /* 256: 6-bit values, 8-bit scales (6.5625) */
-    LLM_Q8_0X16, /* llm.h's own: Q8_0's bytes with 16 rows interleaved (llm_weight_repack) */
+    LLM_Q8_0X16, /* llm.h's own: Q8_0's bytes with 16 rows' blocks interleaved (llm_weight_repack) */
     LLM_Q4_0X16, /* and Q4_0's */
+    LLM_Q4_KX16, /* and Q4_K's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -203,7 +204,7 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -579,15 +580,15 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
-/* Repacking. ggml's Q8_0 and Q4_0 rows are stored one after another; a one-token GEMV
-   over them streams several rows side by side and decodes each block for one row.
+/* Repacking. ggml's Q8_0, Q4_0 and Q4_K rows are stored one after another; a one-token
+   GEMV over them streams several rows side by side and decodes each block for one row.
    llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
-   llm.h's layout for the same values, LLM_Q8_0X16 / LLM_Q4_0X16 (16 rows' blocks
-   interleaved; >>weights), and points *out at it: llm_linear_w then reads the matrix as
-   one stream and decodes a block for 16 rows at once. Its results are the many-token
-   kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for bit, and
-   agree with W's own within float rounding. d_out must be a multiple of 16, d_in of 32
-   (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
+   llm.h's layout for the same values, LLM_Q8_0X16 / LLM_Q4_0X16 / LLM_Q4_KX16 (16 rows'
+   blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
+   matrix as one stream and decodes a block for 16 rows at once. Its results are the
+   many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for
+   bit, and agree with W's own within float rounding. d_out must be a multiple of 16, d_in
+   of the block (32, Q4_K's 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
    llm_weight_repack_worth says whether this one has a vector kernel that makes them
    faster (AVX-512 with VNNI today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
@@ -6975,126 +6976,218 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-/* ---- ggml's Q8_0 / Q4_0 repacked: 16 rows interleaved (LLM_Q8_0X16, LLM_Q4_0X16) -------
+/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q4_KX16) ----
    The tiles above read a one-token GEMV as LLM__QR short row streams side by side, which
    the hardware prefetchers follow poorly, and decode every block for one row at a time
-   (about 10 vector operations per block and row: below the memory's speed for 4-bit
-   codes even from cache). llm_weight_repack rearranges the same bytes once, at load: the
-   blocks of 16 consecutive rows, block by block, each as
-     32 bytes      the 16 rows' fp16 scales (row i's at bytes 2i, 2i + 1)
-     nc x 64 bytes nc = 4 (Q4_0) or 8 (Q8_0) chunks: chunk k holds row i's code bytes
-                   4k .. 4k + 3 at its bytes 4i .. 4i + 3 (Q8_0's codes stored + 128)
-   so 16 rows are one contiguous stream (288 or 544 bytes a block, 16 x ggml's), a chunk is
-   one 512-bit vector whose int32 lane i meets four of x's codes, broadcast, in one dot
-   instruction for all 16 rows (Q4_0's low nibbles are values 4k.., its high ones 16 + 4k..),
-   and a block's 16 scales are one conversion. Per (token, row) the sum is the many-token
-   kernel's (llm__qp_run): a block's codes summed in int32 (exact in any order; x86's
-   unsigned codes start the sum at off * -sum(qx)), then y += float(sum) (d dx) in one FMA,
-   block after block. So a row has the same bits for one token, a batch, a prefill chunk
-   and any thread count, with or without LLM_LIN_PREFILL, and in every build (the scalar
-   kernel below is the same arithmetic). */
+   (about 10 vector operations per block of 32 and row: below the memory's speed for
+   4-bit codes even from cache). llm_weight_repack rearranges the same bytes once, at
+   load: the blocks of 16 consecutive rows, block by block, each cut into its segments
+   (llm__x16fs: the fp16 scales, Q4_K's packed 6-bit scales, the codes) and each segment
+   laid out for the 16 rows in turn:
+     a 2-byte field (an fp16 d or dmin)  32 bytes, row i's at bytes 2i, 2i + 1
+     a run of n bytes (n a multiple of 4) n / 4 chunks of 64 bytes: chunk c holds row i's
+                                         bytes 4c .. 4c + 3 at its bytes 4i .. 4i + 3
+   (Q8_0's codes stored + 128, unsigned, as the dot instruction takes them). So 16 rows are
+   one contiguous stream (16 x ggml's bytes a block), a chunk is one 512-bit vector whose
+   int32 lane i meets four of x's codes, broadcast, in one dot instruction for all 16 rows,
+   and a block's 16 scales are one conversion. Per (token, row) the sums are the many-token
+   kernel's (llm__qp_run): each block of 32 codes summed in int32 (exact in any order; an
+   offset like Q4_0's q - 8 cancelled by starting the sum at off * -sum(qx)), then
+   y += float(sum) (d dx) in one FMA, and for Q4_K y += (-dmin m) (dx sum(qx)) in another,
+   block after block, with the scale products rounded as the packing rounds them. So a
+   row has the same bits for one token, a batch, a prefill chunk and any thread count,
+   with or without LLM_LIN_PREFILL, and in every build (the scalar kernel below is the
+   same arithmetic). */
+typedef struct llm__x16f {
+    llm_dtype base, type;
+    int blk, bytes;             /* the base format's values and bytes per block (one row) */
+    unsigned char seg[4][3];    /* in order: offset in the block, bytes (0 ends), xor */
+} llm__x16f;
+static const llm__x16f llm__x16fs[] = {
+    {LLM_Q8_0, LLM_Q8_0X16, 32, 34, {{0, 2, 0}, {2, 32, 0x80}, {0, 0, 0}, {0, 0, 0}}},
+    {LLM_Q4_0, LLM_Q4_0X16, 32, 18, {{0, 2, 0}, {2, 16, 0}, {0, 0, 0}, {0, 0, 0}}},
+    {LLM_Q4_K, LLM_Q4_KX16, 256, 144, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 128, 0}}}, /* d, dmin, scales, codes */
+};
+#define LLM__X16_FORMATS ((int)(sizeof llm__x16fs / sizeof llm__x16fs[0]))
 #define LLM__X16_T 8 /* tokens per register tile */
-static int llm__x16_chunks(llm_dtype t) { return t == LLM_Q8_0X16 ? 8 : 4; }
-static size_t llm__x16_block(llm_dtype t) { return 32 + 64 * (size_t)llm__x16_chunks(t); } /* a block of 16 rows */
-
-/* Row r's n values (an embedding row, the training backward's rows) */
-static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
-    const int q8 = w->type == LLM_Q8_0X16, nc = llm__x16_chunks(w->type), i = (int)(row % 16);
-    const size_t bb = llm__x16_block(w->type);
-    const unsigned char *p = (const unsigned char *)w->data + (size_t)(row / 16) * (size_t)(n / 32) * bb;
-    int b, k, j;
-    for (b = 0; b < n / 32; b++, p += bb, dst += 32) {
-        double d = llm__h(p + 2 * i);
-        for (k = 0; k < nc; k++)
-            for (j = 0; j < 4; j++) {
-                int c = p[32 + 64 * k + 4 * i + j];
-                if (q8) dst[4 * k + j] = (float)(d * (c - 128));
-                else dst[4 * k + j] = (float)(d * ((c & 15) - 8)), dst[16 + 4 * k + j] = (float)(d * ((c >> 4) - 8));
+/* the row of base or repacked type t, or NULL */
+static const llm__x16f *llm__x16_of(llm_dtype t) {
+    int i;
+    for (i = 0; i < LLM__X16_FORMATS; i++)
+        if (llm__x16fs[i].base == t || llm__x16fs[i].type == t) return &llm__x16fs[i];
+    return NULL;
+}
+/* 16 rows' blocks (src, ld apart) into one repacked block at o; or back (un = 1: row i's
+   block from o into src + i ld) */
+static void llm__x16_move(const llm__x16f *f, unsigned char *o, unsigned char *src, size_t ld, int un) {
+    int s, i, c;
+    for (s = 0; s < 4 && f->seg[s][1]; o += 16 * f->seg[s][1], s++) {
+        const int at = f->seg[s][0], n = f->seg[s][1], x = f->seg[s][2];
+        for (i = 0; i < 16; i++) {
+            unsigned char *p = src + (size_t)i * ld + at;
+            for (c = 0; c < n; c++) {
+                unsigned char *q = n == 2 ? o + 2 * i + c : o + 64 * (c / 4) + 4 * i + c % 4;
+                if (un) p[c] = (unsigned char)(*q ^ x);
+                else *q = (unsigned char)(p[c] ^ x);
             }
+        }
+    }
+}
+/* Row r's n values (an embedding row, the training backward's rows): its blocks gathered
+   back to ggml's bytes and dequantized by the base format */
+static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const llm__x16f *f = llm__x16_of(w->type);
+    const size_t bb = 16 * (size_t)f->bytes;
+    const unsigned char *p = (const unsigned char *)w->data + (size_t)(row / 16) * (size_t)(n / f->blk) * bb;
+    unsigned char blk[16 * 256], *mine = blk + (size_t)(row % 16) * (size_t)f->bytes; /* (16 rows: the move's shape) */
+    int b;
+    for (b = 0; b < n / f->blk; b++, p += bb, dst += f->blk) {
+        llm__x16_move(f, (unsigned char *)(uintptr_t)p, blk, (size_t)f->bytes, 1); /* (un = 1 only reads p) */
+        llm__wfmt_of(f->base)->dq(mine, dst);
     }
 }
 
 #if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
-#define LLM__X16V 1 /* a vector kernel: llm_weight_repack_type repacks for it */
+#define LLM__X16V 1 /* the vector kernels: llm_weight_repack_worth says yes */
 static inline int32_t llm__x16_x4(const int8_t *q) {
     int32_t v;
     memcpy(&v, q, 4);
     return v;
 }
-/* out[16 t + i] = row i of the 16 at p (nb blocks) against token t's x (x + t ldx), t < nt.
-   pf: prefetch this far ahead while before end (one stream: its next blocks). One token
-   splits a block's dots over two int32 chains (the sum is the same integer). */
-LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int q8, const llm__q8x *x, size_t ldx,
+/* y += float(sum of the 8 code vectors c with x block xb's codes, from start) (s dx) */
+LLM__WINLINE __m512 llm__x16_dot(__m512 y, const __m512i *c, const llm__q8x *xb, int32_t start, __m512 s, const int two) {
+    __m512i a = _mm512_set1_epi32(start), a2 = _mm512_setzero_si512();
+    int k;
+    LLM__UNROLL
+    for (k = 0; k < 8; k++) {
+        const __m512i xk = _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k));
+        if (two && k % 2) a2 = _mm512_dpbusd_epi32(a2, c[k], xk); /* one token: two chains, the same integer */
+        else a = _mm512_dpbusd_epi32(a, c[k], xk);
+    }
+    if (two) a = _mm512_add_epi32(a, a2);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y);
+}
+/* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
+   t < nt. pf: prefetch this far ahead while before end (the one stream's next bytes). */
+LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
-    const int nc = q8 ? 8 : 4, off = q8 ? 128 : 8;
-    const size_t bb = 32 + 64 * (size_t)nc;
     const __m512i m4 = _mm512_set1_epi8(15);
     __m512 y[LLM__X16_T];
-    int b, t, k;
+    int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
-    for (b = 0; b < nb; b++, p += bb) {
-        __m512i c[8];
-        __m512 s;
-        if (pf && p + pf + bb <= end)
-            for (k = 0; k < (int)bb; k += 64) LLM__PREFETCH(p + pf + k);
-        s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
-        LLM__UNROLL
-        for (k = 0; k < nc; k++) {
-            const __m512i v = _mm512_loadu_si512(p + 32 + 64 * k);
-            if (q8) c[k] = v;
-            else c[k] = _mm512_and_si512(v, m4), c[(k + 4) % 8] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4); /* (k < 4 here) */
-        }
-        LLM__UNROLL
-        for (t = 0; t < nt; t++) {
-            const llm__q8x *xb = x + (size_t)t * ldx + b;
-            __m512i a = _mm512_set1_epi32(off * xb->ns), a2 = _mm512_setzero_si512();
+    if (fmt != LLM_Q4_KX16) { /* Q8_0, Q4_0: per block the 16 scales (32 bytes), then the codes */
+        const int q8 = fmt == LLM_Q8_0X16;
+        const size_t bb = q8 ? 544 : 288;
+        for (b = 0; b < nb; b++, p += bb) {
+            __m512i c[8];
+            __m512 s;
+            if (pf && p + pf + bb <= end)
+                for (k = 0; k < (int)bb; k += 64) LLM__PREFETCH(p + pf + k);
+            s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
             LLM__UNROLL
-            for (k = 0; k < 8; k++) {
-                const __m512i xk = _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k));
-                if (nt == 1 && k % 2) a2 = _mm512_dpbusd_epi32(a2, c[k], xk);
-                else a = _mm512_dpbusd_epi32(a, c[k], xk);
+            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; Q4_0: 4, low nibbles values 4k.., high 16 + 4k.. */
+                const __m512i v = _mm512_loadu_si512(p + 32 + 64 * k);
+                if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + 288 + 64 * k);
+                else c[k] = _mm512_and_si512(v, m4), c[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
             }
-            if (nt == 1) a = _mm512_add_epi32(a, a2);
-            y[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y[t]);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + b;
+                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : 8) * xb->ns, s, nt == 1);
+            }
+        }
+    } else { /* Q4_K: per super-block d, dmin, 3 chunks of scales, then 4 runs of 8 chunks: low nibbles block 2r, high 2r + 1 */
+        for (b = 0; b < nb; b += 8, p += 2304) {
+            __m512i u[4];
+            __m512 d, dm;
+            int r;
+            if (pf && p + pf + 2304 <= end)
+                for (k = 0; k < 2304; k += 64) LLM__PREFETCH(p + pf + k);
+            { /* the 8 scales and mins of each row in its lanes (llm__qp_pack45k's decoding) */
+                const __m512i t1 = _mm512_loadu_si512(p + 64), t2 = _mm512_loadu_si512(p + 128), t3 = _mm512_loadu_si512(p + 192);
+                const __m512i k3 = _mm512_set1_epi32(0x03030303), kf = _mm512_set1_epi32(0x0f0f0f0f), k6 = _mm512_set1_epi32(0x3f3f3f3f);
+                d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+                dm = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(-1.0f));
+                u[0] = _mm512_and_si512(t1, k6), u[2] = _mm512_and_si512(t2, k6);
+                u[1] = _mm512_or_si512(_mm512_and_si512(t3, kf), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t1, 6), k3), 4));
+                u[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(t3, 4), kf), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t2, 6), k3), 4));
+            }
+            for (r = 0; r < 4; r++)
+                LLM__UNROLL
+                for (h = 0; h < 2; h++) { /* block j = 2r + h */
+                    const int j = 2 * r + h;
+                    const __m512 s = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[j / 4], 8 * (j % 4)), _mm512_set1_epi32(255))));
+                    const __m512 m = _mm512_mul_ps(dm, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[2 + j / 4], 8 * (j % 4)), _mm512_set1_epi32(255))));
+                    __m512i c[8];
+                    LLM__UNROLL
+                    for (k = 0; k < 8; k++) {
+                        const __m512i v = _mm512_loadu_si512(p + 256 + 512 * r + 64 * k);
+                        c[k] = _mm512_and_si512(h ? _mm512_srli_epi16(v, 4) : v, m4);
+                    }
+                    LLM__UNROLL
+                    for (t = 0; t < nt; t++) {
+                        const llm__q8x *xb = x + (size_t)t * ldx + b + j;
+                        y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xb->ds), llm__x16_dot(y[t], c, xb, 0, s, nt == 1));
+                    }
+                }
         }
     }
     LLM__UNROLL
     for (t = 0; t < nt; t++) _mm512_storeu_ps(out + 16 * t, y[t]);
 }
 #else
-/* the same sums, one lane at a time */
-static void llm__x16_tile(float *out, const unsigned char *p, int nb, int q8, const llm__q8x *x, size_t ldx, int nt, size_t pf,
+/* the same sums, one row at a time: its blocks gathered back to ggml's bytes */
+static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, const llm__q8x *x, size_t ldx, int nt, size_t pf,
                           const unsigned char *end) {
-    const int nc = q8 ? 8 : 4, off = q8 ? 128 : 8;
-    const size_t bb = 32 + 64 * (size_t)nc;
-    int b, t, i, k, j;
+    const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
+    const size_t bb = 16 * (size_t)f->bytes;
+    const int per = f->blk / 32; /* blocks of 32 per block */
+    unsigned char blk[16 * 256];
+    int b, t, i, j, l;
     (void)pf, (void)end;
-    for (t = 0; t < nt; t++)
+    for (i = 0; i < 16; i++)
+        for (t = 0; t < nt; t++) out[16 * t + i] = 0.0f;
+    for (b = 0; b < nb; b += per, p += bb) {
+        llm__x16_move(f, (unsigned char *)(uintptr_t)p, blk, (size_t)f->bytes, 1); /* (un = 1 only reads p) */
         for (i = 0; i < 16; i++) {
-            float y = 0.0f;
-            for (b = 0; b < nb; b++) {
-                const unsigned char *c = p + (size_t)b * bb + 32 + 4 * i;
-                const llm__q8x *xb = x + (size_t)t * ldx + b;
-                int32_t a = off * xb->ns;
-                float s = llm__h(p + (size_t)b * bb + 2 * i) * xb->d;
-                for (k = 0; k < nc; k++)
-                    for (j = 0; j < 4; j++) {
-                        const int v = c[64 * k + j];
-                        if (q8) a += v * xb->q[4 * k + j];
-                        else a += (v & 15) * xb->q[4 * k + j] + (v >> 4) * xb->q[16 + 4 * k + j];
+            const unsigned char *w = blk + (size_t)i * (size_t)f->bytes;
+            for (t = 0; t < nt; t++) {
+                float y = out[16 * t + i];
+                for (j = 0; j < per; j++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + b + j;
+                    int32_t a = 0;
+                    int sc = 0, mn = 0;
+                    if (fmt == LLM_Q8_0X16) {
+                        /* (u - 128) q with u = w ^ 128, written out: gcc 12 -O2 -march=native (VNNI)
+                           vectorized the signed-byte product w q into wrong sums here */
+                        for (l = 0; l < 32; l++) a += ((int)w[2 + l] ^ 128) * xb->q[l] - 128 * xb->q[l];
+                    } else if (fmt == LLM_Q4_0X16) {
+                        for (l = 0; l < 16; l++) a += ((w[2 + l] & 15) - 8) * xb->q[l] + ((w[2 + l] >> 4) - 8) * xb->q[16 + l];
+                    } else {
+                        for (l = 0; l < 32; l++) a += ((w[16 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * xb->q[l];
+                        llm__k4_scale_min(j, w + 4, &sc, &mn);
                     }
-                y = fmaf((float)a, s, y); /* (float)a: exact, |a| < 2^24 */
+                    /* (float)a is exact (|a| < 2^24); the products rounded as the vector kernel's */
+                    if (fmt == LLM_Q4_KX16) {
+                        const float s = llm__h(w) * (float)sc, m = -llm__h(w + 2) * (float)mn;
+                        y = fmaf(m, xb->ds, fmaf((float)a, s * xb->d, y));
+                    } else {
+                        y = fmaf((float)a, llm__h(w) * xb->d, y);
+                    }
+                }
+                out[16 * t + i] = y;
             }
-            out[16 * t + i] = y;
         }
+    }
 }
 #endif
 
 typedef struct llm__x16c {
     const unsigned char *w, *end;
-    int q8, nb, d_out, t0, nt;
-    llm__q8x *xq; /* nt tokens, nb blocks apart */
+    int fmt, nb, d_out, t0, nt;
+    size_t gb;        /* bytes of a group of 16 rows */
+    llm__q8x *xq;     /* nt tokens, nb blocks apart */
     const float *b;
     float *y;
 } llm__x16c;
@@ -7104,24 +7197,25 @@ typedef struct llm__x16c {
 static void llm__x16_task(void *ctx, int ith, int nth) {
     const llm__x16c *c = (const llm__x16c *)ctx;
     const int64_t ng = c->d_out / 16;
-    const size_t gb = (size_t)c->nb * (32 + 64 * (size_t)(c->q8 ? 8 : 4));
     int g, t, n, i;
     float o[16 * LLM__X16_T];
     for (g = (int)(ng * ith / nth); g < (int)(ng * (ith + 1) / nth); g++) {
-        const unsigned char *p = c->w + (size_t)g * gb;
+        const unsigned char *p = c->w + (size_t)g * c->gb;
         for (t = 0; t < c->nt; t += n) {
             const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
             const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
             n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t >= 4 ? 4 : c->nt - t >= 2 ? 2 : 1;
-#define LLM__X16_SHAPES(Q8)                                                                           \
-    if (n == LLM__X16_T) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, LLM__X16_T, pf, c->end);    \
-    else if (n == 4) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 4, pf, c->end);                 \
-    else if (n == 2) llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 2, pf, c->end);                 \
-    else llm__x16_tile(o, p, c->nb, Q8, x, (size_t)c->nb, 1, pf, c->end);
-            if (c->q8) {
-                LLM__X16_SHAPES(1)
+#define LLM__X16_SHAPES(F)                                                                            \
+    if (n == LLM__X16_T) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, c->end);     \
+    else if (n == 4) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, c->end);                  \
+    else if (n == 2) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, c->end);                  \
+    else llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, c->end);
+            if (c->fmt == LLM_Q8_0X16) {
+                LLM__X16_SHAPES(LLM_Q8_0X16)
+            } else if (c->fmt == LLM_Q4_0X16) {
+                LLM__X16_SHAPES(LLM_Q4_0X16)
             } else {
-                LLM__X16_SHAPES(0)
+                LLM__X16_SHAPES(LLM_Q4_KX16)
             }
 #undef LLM__X16_SHAPES
             for (i = 0; i < 16 * n; i++)
@@ -7129,19 +7223,21 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
         }
     }
 }
-/* The table's linear for both layouts: x quantized per token (llm__q8x, as the tiles
-   take it) a panel at a time into 64 KiB of stack, or all at once into scratch. */
+/* The table's linear for the repacked layouts: x quantized per token (llm__q8x, as the
+   tiles take it) a panel at a time into 64 KiB of stack, or all at once into scratch. */
 static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                   int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
     llm__q8x xq_stack[LLM__LQ_BLOCKS];
+    const llm__x16f *f = llm__x16_of(W->type);
     llm__x16c c;
     int tp, t, nb = d_in / 32;
     (void)flags;
-    if (d_in % 32 || d_out % 16) return LLM_EINVAL;
+    if (d_in % f->blk || d_out % 16) return LLM_EINVAL;
     if (nb > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
     c.w = (const unsigned char *)W->data;
-    c.end = c.w + (size_t)(d_out / 16) * (size_t)nb * llm__x16_block(W->type);
-    c.q8 = W->type == LLM_Q8_0X16, c.nb = nb, c.d_out = d_out, c.b = b, c.y = y, c.xq = xq_stack;
+    c.gb = (size_t)(d_in / f->blk) * 16 * (size_t)f->bytes;
+    c.end = c.w + (size_t)(d_out / 16) * c.gb;
+    c.fmt = (int)W->type, c.nb = nb, c.d_out = d_out, c.b = b, c.y = y, c.xq = xq_stack;
     tp = LLM__LQ_BLOCKS / nb;
     if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
         c.xq = (llm__q8x *)llm__align64(scratch), tp = n_tokens;
@@ -7179,9 +7275,10 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
     {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
     {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
-    /* ggml's Q8_0 / Q4_0 repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
+    /* ggml's Q8_0 / Q4_0 / Q4_K repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
     {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
@@ -7287,31 +7384,28 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
 
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
 #ifdef LLM__X16V
-    return (t == LLM_Q8_0 || t == LLM_Q4_0) && d_in > 0 && d_in % 32 == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0;
+    const llm__x16f *f = llm__x16_of(t);
+    return f && f->base == t && d_in > 0 && d_in % f->blk == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0;
 #else
     return (void)t, (void)d_in, (void)d_out, 0;
 #endif
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
-    const int q8 = W && W->type == LLM_Q8_0, bytes = q8 ? 34 : 18, nc = q8 ? 8 : 4;
+    const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
     const unsigned char *src;
     unsigned char *o = (unsigned char *)dst;
-    uint64_t nb, size;
+    uint64_t nb, size, ld;
     int64_t g, b;
-    int i, k;
-    if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_in % 32 || d_out % 16) return LLM_EINVAL;
-    if (W->type != LLM_Q8_0 && W->type != LLM_Q4_0) return LLM_EUNSUPPORTED;
-    nb = (uint64_t)d_in / 32, size = nb * (uint64_t)d_out * (uint64_t)bytes, src = (const unsigned char *)W->data;
+    if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_out % 16) return LLM_EINVAL;
+    if (!f || f->base != W->type) return LLM_EUNSUPPORTED;
+    if (d_in % f->blk) return LLM_EINVAL;
+    nb = (uint64_t)(d_in / f->blk), ld = nb * (uint64_t)f->bytes, size = ld * (uint64_t)d_out, src = (const unsigned char *)W->data;
     if (size > (uint64_t)SIZE_MAX || dst_bytes < size) return LLM_EINVAL;
     if (o < src + size && src < o + size) return LLM_EINVAL; /* overlapping */
     for (g = 0; g < d_out / 16; g++)
-        for (b = 0; b < (int64_t)nb; b++, o += 32 + 64 * nc)
-            for (i = 0; i < 16; i++) {
-                const unsigned char *p = src + ((uint64_t)(16 * g + i) * nb + (uint64_t)b) * (uint64_t)bytes;
-                o[2 * i] = p[0], o[2 * i + 1] = p[1];
-                for (k = 0; k < 4 * nc; k++) o[32 + 64 * (k / 4) + 4 * i + k % 4] = (unsigned char)(q8 ? p[2 + k] ^ 0x80u : p[2 + k]);
-            }
-    out->type = q8 ? LLM_Q8_0X16 : LLM_Q4_0X16, out->data = dst, out->scale = NULL, out->group_size = 0;
+        for (b = 0; b < (int64_t)nb; b++, o += 16 * f->bytes) /* (un = 0 only reads src) */
+            llm__x16_move(f, o, (unsigned char *)(uintptr_t)(src + (uint64_t)(16 * g) * ld + (uint64_t)b * (uint64_t)f->bytes), (size_t)ld, 0);
+    out->type = f->type, out->data = dst, out->scale = NULL, out->group_size = 0;
     return LLM_OK;
 }
 
@@ -9290,7 +9384,7 @@ static int llm__repack_one(void *ctx, llm_weight *w, int d_in, int d_out) {
     size_t size, at;
     llm_weight tmp;
     if (!w->data || !llm_weight_repack_worth(w->type, d_in, d_out)) return 0;
-    size = (size_t)d_in / 32 * (size_t)d_out * (w->type == LLM_Q8_0 ? 34u : 18u);
+    size = (size_t)(d_in / llm__x16_of(w->type)->blk) * (size_t)d_out * (size_t)llm__x16_of(w->type)->bytes;
     at = r->in_place ? 0 : (r->used + 63) / 64 * 64;
     if (r->mem) {
         if (at > r->cap || r->cap - at < size) return r->st = LLM_EINVAL, 1;

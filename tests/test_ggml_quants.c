@@ -941,29 +941,38 @@ static void test_repack(void) {
     static float wf[D_OUT * DMAX], row[DMAX], x[NT * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT], y3[NT * D_OUT];
     static double xq[DMAX];
     llm_threads *th2 = test_pool(2, 10, "repacked layouts: 2 threads"), *th3 = test_pool(3, 10, "repacked layouts: 3 threads");
-    const int dins[3] = {768, 96, 544};
+    static const struct {
+        llm_dtype t, x16;
+        uint32_t gt;
+        int block, bytes, m_off; /* the fp16 d at 0, dmin at m_off (-1: none) */
+        int dins[3];
+    } F[3] = {{LLM_Q8_0, LLM_Q8_0X16, 8, 32, 34, -1, {768, 96, 544}}, {LLM_Q4_0, LLM_Q4_0X16, 2, 32, 18, -1, {768, 96, 544}},
+              {LLM_Q4_K, LLM_Q4_KX16, 12, 256, 144, 2, {256, 512, 768}}};
     double worst = 0;
-    int k, di, i, t, j, q8;
+    int k, di, i, t, j;
     for (i = 0; i < D_OUT; i++) b[i] = 0.1f * test_randf();
-    for (k = 0; k < 2; k++)
+    for (k = 0; k < 3; k++)
         for (di = 0; di < 3; di++) {
-            const int din = dins[di], bytes = k ? 18 : 34;
-            const size_t size = (size_t)D_OUT * (size_t)(din / 32) * (size_t)bytes;
+            const int din = F[k].dins[di], bytes = F[k].bytes;
+            const size_t size = (size_t)D_OUT * (size_t)(din / F[k].block) * (size_t)bytes;
             int bad_row = 0, bad_ref = 0, bad_bits = 0, bad_nan = 0, n;
             llm_weight W, R;
-            q8 = k == 0;
             for (i = 0; i < (int)size; i++) w[i] = (unsigned char)(test_randf() * 128.0f + 128.0f);
             for (i = 0; i < (int)size; i += bytes) {
                 uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (test_randf() + 1.0f));
                 w[i] = (unsigned char)h, w[i + 1] = (unsigned char)(h >> 8);
+                if (F[k].m_off >= 0) {
+                    h = llm_f32_to_f16(0.001f * test_randf());
+                    w[i + F[k].m_off] = (unsigned char)h, w[i + F[k].m_off + 1] = (unsigned char)(h >> 8);
+                }
             }
-            CHECK_OK(llm_gguf_dequantize(q8 ? 8 : 2, w, wf, (int64_t)D_OUT * din));
+            CHECK_OK(llm_gguf_dequantize(F[k].gt, w, wf, (int64_t)D_OUT * din));
             memset(&W, 0, sizeof W);
-            W.type = q8 ? LLM_Q8_0 : LLM_Q4_0, W.data = w;
+            W.type = F[k].t, W.data = w;
             CHECK(llm_weight_repack_worth(W.type, din, D_OUT) == llm_test__x16v);
             if (!CHECK_OK(llm_weight_repack(&R, r + 1, size, &W, din, D_OUT))) continue; /* (r + 1: any alignment) */
-            CHECK(R.type == (q8 ? LLM_Q8_0X16 : LLM_Q4_0X16) && R.data == r + 1);
-            CHECK(strcmp(llm_dtype_name(R.type), q8 ? "q8_0x16" : "q4_0x16") == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
+            CHECK(R.type == F[k].x16 && R.data == r + 1);
+            CHECK(strcmp(llm_dtype_name(R.type), k == 0 ? "q8_0x16" : k == 1 ? "q4_0x16" : "q4_kx16") == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
             for (i = 0; i < D_OUT; i++) {
                 CHECK_OK(llm__model_row(row, &R, i, din));
                 bad_row += memcmp(row, wf + (size_t)i * din, sizeof(float) * (size_t)din) != 0;
@@ -1008,7 +1017,7 @@ static void test_repack(void) {
             CHECK_MSG(bad_ref == 0, "%s d_in %d: %d outputs off the reference", llm_dtype_name(R.type), din, bad_ref);
             CHECK_MSG(bad_bits == 0, "%s d_in %d: %d calls whose bits differ", llm_dtype_name(R.type), din, bad_bits);
         }
-    printf("repacked Q8_0 / Q4_0 (%s kernel): worst error %.3g of sum |w x| (tolerance 5e-7)\n", llm_test__x16v ? "vector" : "scalar", worst);
+    printf("repacked Q8_0 / Q4_0 / Q4_K (%s kernel): worst error %.3g of sum |w x| (tolerance 5e-7)\n", llm_test__x16v ? "vector" : "scalar", worst);
     { /* refusals */
         llm_weight W, R;
         memset(&W, 0, sizeof W);
@@ -1020,8 +1029,10 @@ static void test_repack(void) {
         CHECK(llm_weight_repack(NULL, r, sizeof r, &W, 96, 48) == LLM_EINVAL && llm_weight_repack(&R, NULL, sizeof r, &W, 96, 48) == LLM_EINVAL);
         CHECK(llm_weight_repack(&R, r, sizeof r, NULL, 96, 48) == LLM_EINVAL);
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 0, 48) == LLM_EINVAL && llm_weight_repack(&R, r, sizeof r, &W, 96, -16) == LLM_EINVAL);
+        W.type = LLM_Q6_K;
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q6_K, 256, 16));
         W.type = LLM_Q4_K;
-        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q4_K, 256, 16));
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 96, 16) == LLM_EINVAL && !llm_weight_repack_worth(LLM_Q4_K, 96, 16)); /* d_in not of 256 */
         W.type = LLM_Q4_0;
         CHECK(!llm_weight_repack_worth(LLM_Q4_0, 96, 40) && !llm_weight_repack_worth(LLM_Q4_0, 100, 48));
         CHECK_OK(llm_weight_repack(&R, r, sizeof r, &W, 96, 48));
