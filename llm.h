@@ -197,6 +197,7 @@ typedef enum llm_dtype {
     LLM_Q8_0X16, /* llm.h's own: Q8_0's bytes with 16 rows' blocks interleaved (llm_weight_repack) */
     LLM_Q4_0X16, /* and Q4_0's */
     LLM_Q4_KX16, /* and Q4_K's */
+    LLM_Q6_KX16, /* and Q6_K's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -204,7 +205,7 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16", "q6_kx16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -580,15 +581,15 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
-/* Repacking. ggml's Q8_0, Q4_0 and Q4_K rows are stored one after another; a one-token
+/* Repacking. ggml's Q8_0, Q4_0, Q4_K and Q6_K rows are stored one after another; a one-token
    GEMV over them streams several rows side by side and decodes each block for one row.
    llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
-   llm.h's layout for the same values, LLM_Q8_0X16 / LLM_Q4_0X16 / LLM_Q4_KX16 (16 rows'
-   blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
+   llm.h's layout for the same values, LLM_Q8_0X16 / _Q4_0X16 / _Q4_KX16 / _Q6_KX16 (16
+   rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
    matrix as one stream and decodes a block for 16 rows at once. Its results are the
    many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for
    bit, and agree with W's own within float rounding. d_out must be a multiple of 16, d_in
-   of the block (32, Q4_K's 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
+   of the block (32, the K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
    llm_weight_repack_worth says whether this one has a vector kernel that makes them
    faster (AVX-512 with VNNI today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
@@ -6976,7 +6977,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q4_KX16) ----
+/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q4_KX16, _Q6_KX16) ----
    The tiles above read a one-token GEMV as LLM__QR short row streams side by side, which
    the hardware prefetchers follow poorly, and decode every block for one row at a time
    (about 10 vector operations per block of 32 and row: below the memory's speed for
@@ -6993,7 +6994,8 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
    and a block's 16 scales are one conversion. Per (token, row) the sums are the many-token
    kernel's (llm__qp_run): each block of 32 codes summed in int32 (exact in any order; an
    offset like Q4_0's q - 8 cancelled by starting the sum at off * -sum(qx)), then
-   y += float(sum) (d dx) in one FMA, and for Q4_K y += (-dmin m) (dx sum(qx)) in another,
+   y += float(sum) (d dx) in one FMA (Q6_K: per 16 values, its scale's), and for Q4_K
+   y += (-dmin m) (dx sum(qx)) in another,
    block after block, with the scale products rounded as the packing rounds them. So a
    row has the same bits for one token, a batch, a prefill chunk and any thread count,
    with or without LLM_LIN_PREFILL, and in every build (the scalar kernel below is the
@@ -7006,7 +7008,8 @@ typedef struct llm__x16f {
 static const llm__x16f llm__x16fs[] = {
     {LLM_Q8_0, LLM_Q8_0X16, 32, 34, {{0, 2, 0}, {2, 32, 0x80}, {0, 0, 0}, {0, 0, 0}}},
     {LLM_Q4_0, LLM_Q4_0X16, 32, 18, {{0, 2, 0}, {2, 16, 0}, {0, 0, 0}, {0, 0, 0}}},
-    {LLM_Q4_K, LLM_Q4_KX16, 256, 144, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 128, 0}}}, /* d, dmin, scales, codes */
+    {LLM_Q4_K, LLM_Q4_KX16, 256, 144, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 128, 0}}},     /* d, dmin, scales, codes */
+    {LLM_Q6_K, LLM_Q6_KX16, 256, 210, {{208, 2, 0}, {192, 16, 0}, {0, 128, 0}, {128, 64, 0}}}, /* d, scales, ql, qh */
 };
 #define LLM__X16_FORMATS ((int)(sizeof llm__x16fs / sizeof llm__x16fs[0]))
 #define LLM__X16_T 8 /* tokens per register tile */
@@ -7054,17 +7057,27 @@ static inline int32_t llm__x16_x4(const int8_t *q) {
     memcpy(&v, q, 4);
     return v;
 }
-/* y += float(sum of the 8 code vectors c with x block xb's codes, from start) (s dx) */
-LLM__WINLINE __m512 llm__x16_dot(__m512 y, const __m512i *c, const llm__q8x *xb, int32_t start, __m512 s, const int two) {
-    __m512i a = _mm512_set1_epi32(start), a2 = _mm512_setzero_si512();
+/* y += float(sum of the 8 code vectors c with x block xb's codes, from start) (s dx), the
+   dots in `ch` independent chains (1, 2 or 4: few tokens leave the core idle on one
+   chain's latency; the sum is the same integer) */
+LLM__WINLINE __m512 llm__x16_dot(__m512 y, const __m512i *c, const llm__q8x *xb, int32_t start, __m512 s, const int ch) {
+    __m512i a[4];
     int k;
     LLM__UNROLL
-    for (k = 0; k < 8; k++) {
-        const __m512i xk = _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k));
-        if (two && k % 2) a2 = _mm512_dpbusd_epi32(a2, c[k], xk); /* one token: two chains, the same integer */
-        else a = _mm512_dpbusd_epi32(a, c[k], xk);
-    }
-    if (two) a = _mm512_add_epi32(a, a2);
+    for (k = 0; k < ch; k++) a[k] = k ? _mm512_setzero_si512() : _mm512_set1_epi32(start);
+    LLM__UNROLL
+    for (k = 0; k < 8; k++) a[k % ch] = _mm512_dpbusd_epi32(a[k % ch], c[k], _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k)));
+    if (ch == 4) a[0] = _mm512_add_epi32(a[0], a[2]), a[1] = _mm512_add_epi32(a[1], a[3]);
+    if (ch >= 2) a[0] = _mm512_add_epi32(a[0], a[1]);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[0]), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y);
+}
+#define LLM__X16_CH(nt) ((nt) == 1 ? 4 : (nt) <= 4 ? 2 : 1)
+/* the same over half e of the block (4 code vectors, x's codes 16 e ..): Q6_K's scale per 16 */
+LLM__WINLINE __m512 llm__x16_dot16(__m512 y, const __m512i *c, const llm__q8x *xb, int e, int32_t start, __m512 s) {
+    __m512i a = _mm512_set1_epi32(start);
+    int k;
+    LLM__UNROLL
+    for (k = 0; k < 4; k++) a = _mm512_dpbusd_epi32(a, c[k], _mm512_set1_epi32(llm__x16_x4(xb->q + 16 * e + 4 * k)));
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y);
 }
 /* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
@@ -7076,7 +7089,7 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
-    if (fmt != LLM_Q4_KX16) { /* Q8_0, Q4_0: per block the 16 scales (32 bytes), then the codes */
+    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16) { /* Q8_0, Q4_0: per block the 16 scales (32 bytes), then the codes */
         const int q8 = fmt == LLM_Q8_0X16;
         const size_t bb = q8 ? 544 : 288;
         for (b = 0; b < nb; b++, p += bb) {
@@ -7094,7 +7107,38 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : 8) * xb->ns, s, nt == 1);
+                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : 8) * xb->ns, s, LLM__X16_CH(nt));
+            }
+        }
+    } else if (fmt == LLM_Q6_KX16) { /* Q6_K: per super-block d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
+        const __m512i k3 = _mm512_set1_epi8(3);
+        for (b = 0; b < nb; b += 8, p += 3360) {
+            __m512i sc[4];
+            __m512 d;
+            int hq;
+            if (pf && p + pf + 3360 <= end)
+                for (k = 0; k < 3360; k += 64) LLM__PREFETCH(p + pf + k);
+            d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+            LLM__UNROLL
+            for (k = 0; k < 4; k++) sc[k] = _mm512_loadu_si512(p + 32 + 64 * k);
+            for (hq = 0; hq < 8; hq++) { /* block hq = 4 h + q: ql's run 2 h + q % 2 (low nibbles for q < 2), qh's run h bits 2q, 2q + 1 */
+                const int h = hq / 4, q = hq % 4, j0 = 8 * h + 2 * q; /* its two scales' indices */
+                const __m512 s0 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 24 - 8 * (j0 % 4)), 24)));
+                const __m512 s1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 16 - 8 * (j0 % 4)), 24)));
+                __m512i c[8];
+                LLM__UNROLL
+                for (k = 0; k < 8; k++) {
+                    const __m512i l = _mm512_loadu_si512(p + 288 + 64 * (16 * h + 8 * (q % 2) + k));
+                    const __m512i u = _mm512_loadu_si512(p + 2336 + 64 * (8 * h + k));
+                    c[k] = _mm512_or_si512(_mm512_and_si512(q < 2 ? l : _mm512_srli_epi16(l, 4), m4),
+                                           _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)(2 * q)), k3), 4));
+                }
+                LLM__UNROLL
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
+                    y[t] = llm__x16_dot16(y[t], c, xb, 0, -32 * xb->s16[0], s0);
+                    y[t] = llm__x16_dot16(y[t], c + 4, xb, 1, -32 * xb->s16[1], s1);
+                }
             }
         }
     } else { /* Q4_K: per super-block d, dmin, 3 chunks of scales, then 4 runs of 8 chunks: low nibbles block 2r, high 2r + 1 */
@@ -7128,7 +7172,7 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                     LLM__UNROLL
                     for (t = 0; t < nt; t++) {
                         const llm__q8x *xb = x + (size_t)t * ldx + b + j;
-                        y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xb->ds), llm__x16_dot(y[t], c, xb, 0, s, nt == 1));
+                        y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xb->ds), llm__x16_dot(y[t], c, xb, 0, s, LLM__X16_CH(nt)));
                     }
                 }
         }
@@ -7158,6 +7202,20 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
                     const llm__q8x *xb = x + (size_t)t * ldx + b + j;
                     int32_t a = 0;
                     int sc = 0, mn = 0;
+                    if (fmt == LLM_Q6_KX16) { /* block j = 4 h + q, two halves of 16 with their own scale */
+                        const int h = j / 4, q = j % 4, e0 = 8 * h + 2 * q;
+                        int e;
+                        for (e = 0; e < 2; e++) {
+                            float s = llm__h(w + 208) * (float)(signed char)w[192 + e0 + e];
+                            a = 0;
+                            for (l = 16 * e; l < 16 * e + 16; l++) {
+                                const int lo = (w[64 * h + 32 * (q % 2) + l] >> (q < 2 ? 0 : 4)) & 15, hi = (w[128 + 32 * h + l] >> (2 * q)) & 3;
+                                a += (lo | (hi << 4)) * xb->q[l] - 32 * xb->q[l];
+                            }
+                            y = fmaf((float)a, s * xb->d, y);
+                        }
+                        continue;
+                    }
                     if (fmt == LLM_Q8_0X16) {
                         /* (u - 128) q with u = w ^ 128, written out: gcc 12 -O2 -march=native (VNNI)
                            vectorized the signed-byte product w q into wrong sums here */
@@ -7192,8 +7250,9 @@ typedef struct llm__x16c {
     float *y;
 } llm__x16c;
 /* This thread's share of the groups of 16 rows, each against the panel's tokens
-   LLM__X16_T at a time (then 4, 2, 1); the first tile streams the group from memory and
-   prefetches ahead, the others find it in cache. */
+   LLM__X16_T at a time (the rest, 1 to 7, in one more pass: a batch of up to 8 reads the
+   weights once); the first tile streams the group from memory and prefetches ahead, the
+   others find it in cache. */
 static void llm__x16_task(void *ctx, int ith, int nth) {
     const llm__x16c *c = (const llm__x16c *)ctx;
     const int64_t ng = c->d_out / 16;
@@ -7204,18 +7263,26 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
         for (t = 0; t < c->nt; t += n) {
             const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
             const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
-            n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t >= 4 ? 4 : c->nt - t >= 2 ? 2 : 1;
-#define LLM__X16_SHAPES(F)                                                                            \
-    if (n == LLM__X16_T) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, c->end);     \
-    else if (n == 4) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, c->end);                  \
-    else if (n == 2) llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, c->end);                  \
-    else llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, c->end);
+            n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
+#define LLM__X16_SHAPES(F)                                                                          \
+    switch (n) {                                                                                    \
+    case 1: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, c->end); break;                  \
+    case 2: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, c->end); break;                  \
+    case 3: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 3, pf, c->end); break;                  \
+    case 4: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, c->end); break;                  \
+    case 5: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 5, pf, c->end); break;                  \
+    case 6: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 6, pf, c->end); break;                  \
+    case 7: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 7, pf, c->end); break;                  \
+    default: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, c->end); break;        \
+    }
             if (c->fmt == LLM_Q8_0X16) {
                 LLM__X16_SHAPES(LLM_Q8_0X16)
             } else if (c->fmt == LLM_Q4_0X16) {
                 LLM__X16_SHAPES(LLM_Q4_0X16)
-            } else {
+            } else if (c->fmt == LLM_Q4_KX16) {
                 LLM__X16_SHAPES(LLM_Q4_KX16)
+            } else {
+                LLM__X16_SHAPES(LLM_Q6_KX16)
             }
 #undef LLM__X16_SHAPES
             for (i = 0; i < 16 * n; i++)
@@ -7275,10 +7342,11 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
     {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
     {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
-    /* ggml's Q8_0 / Q4_0 / Q4_K repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
+    /* ggml's Q8_0 / Q4_0 / Q4_K / Q6_K repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
     {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q6_kx16", 6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_x16, llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
