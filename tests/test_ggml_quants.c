@@ -975,7 +975,7 @@ static void test_kernel_shapes(unsigned flags) {
 static void test_repack(void) {
     enum { D_OUT = 48, NT = 17, DMAX = 768 };
     static unsigned char w[D_OUT * (DMAX / 32) * 34], r[D_OUT * (DMAX / 32) * 34 + 1]; /* (the largest: Q8_0 at 768) */
-    static float wf[D_OUT * DMAX], row[DMAX], x[NT * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT], y3[NT * D_OUT];
+    static float wf[D_OUT * DMAX], row[DMAX], x[NT * DMAX], xi[2 * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT], y3[NT * D_OUT];
     static double xq[DMAX];
     llm_threads *th2 = test_pool(2, 10, "repacked layouts: 2 threads"), *th3 = test_pool(3, 10, "repacked layouts: 3 threads");
     static const struct {
@@ -1045,9 +1045,9 @@ static void test_repack(void) {
                 CHECK_OK(llm_linear_wx(y3, x, &W, b, NT, din, D_OUT, LLM_LIN_PREFILL, NULL, 0, NULL));
                 CHECK_MSG(memcmp(y, y3, sizeof y3) == 0, "%s d_in %d: not the many-token kernel's bits", llm_dtype_name(R.type), din);
             } /* (elsewhere the two are different kernels: llm.h claims nothing) */
-            memcpy(y2, x, sizeof(float) * 2 * (size_t)din); /* an inf in token 0: its outputs NaN, token 1's bits kept */
-            ((float *)y2)[din / 2] = INFINITY;
-            CHECK_OK(llm_linear_w(y3, y2, &R, b, 2, din, D_OUT, NULL));
+            memcpy(xi, x, sizeof(float) * 2 * (size_t)din); /* an inf in token 0: its outputs NaN, token 1's bits kept */
+            xi[din / 2] = INFINITY;
+            CHECK_OK(llm_linear_w(y3, xi, &R, b, 2, din, D_OUT, NULL));
             for (i = 0; i < D_OUT; i++) bad_nan += y3[i] == y3[i];
             CHECK(bad_nan == 0 && memcmp(y3 + D_OUT, y + D_OUT, sizeof(float) * D_OUT) == 0);
             CHECK_MSG(bad_row == 0, "%s d_in %d: %d rows dequantize differently", llm_dtype_name(R.type), din, bad_row);
@@ -1081,6 +1081,74 @@ static void test_repack(void) {
     llm_threads_free(th3);
 }
 
+/* A model built in memory (no ../shared needed): one layer whose projections are Q8_0,
+   Q4_0, Q6_K, Q4_K and Q5_0 (which has no repacked layout) and a Q8_0 embedding tied to
+   the head. llm_model_repack takes exactly the types with a kernel here, the head and
+   embedding together, and the logits stay within float rounding of the model as stored
+   (the same 8-bit activations; only the fp32 order of the sums differs). */
+static void test_repack_model(void) {
+    enum { D = 256, FF = 512, V = 64, NT = 6 };
+    static const struct {
+        llm_dtype t;
+        uint32_t gt;
+        int blk, bytes, d_off, m_off;
+    } Q[5] = {{LLM_Q8_0, 8, 32, 34, 0, -1}, {LLM_Q4_0, 2, 32, 18, 0, -1}, {LLM_Q6_K, 14, 256, 210, 208, -1},
+              {LLM_Q4_K, 12, 256, 144, 0, 2}, {LLM_Q5_0, 6, 32, 22, 0, -1}};
+    static unsigned char mem[8][FF * D / 32 * 34];
+    static float norms[3 * D], la[NT * V], lb[NT * V];
+    static unsigned char rp[8 * FF * D / 32 * 34 + 64];
+    const int kind[8] = {0, 1, 2, 3, 4, 0, 3, 0}; /* wq wk wv wo w1 w2 w3, embedding: Q's index */
+    const int rows[8] = {D, D, D, D, FF, D, FF, V}, cols[8] = {D, D, D, D, D, FF, D, D};
+    llm_weight *ws[8];
+    llm_layer_weights layer;
+    llm_model m;
+    llm_state s;
+    int i, k, ids[NT] = {1, 5, 9, 63, 2, 17};
+    size_t j, need;
+    double e = 0, mag = 0;
+    memset(&m, 0, sizeof m), memset(&layer, 0, sizeof layer);
+    m.config.name = "repack test", m.config.d_model = D, m.config.d_ff = FF, m.config.n_layers = 1, m.config.n_heads = 4;
+    m.config.n_kv_heads = 4, m.config.vocab = V, m.config.max_seq_len = 64, m.config.tied_embeddings = 1, m.config.rope_theta = 10000.0f;
+    for (i = 0; i < 3 * D; i++) norms[i] = 1.0f;
+    layer.attn_norm = norms, layer.ffn_norm = norms + D, m.weights.out_norm = norms + 2 * D;
+    ws[0] = &layer.wq, ws[1] = &layer.wk, ws[2] = &layer.wv, ws[3] = &layer.wo, ws[4] = &layer.w1, ws[5] = &layer.w2, ws[6] = &layer.w3;
+    ws[7] = &m.weights.tok_embed;
+    for (k = 0; k < 8; k++) {
+        const size_t size = (size_t)rows[k] * (size_t)(cols[k] / Q[kind[k]].blk) * (size_t)Q[kind[k]].bytes;
+        for (j = 0; j < size; j++) mem[k][j] = (unsigned char)(test_randf() * 128.0f + 128.0f);
+        for (j = 0; j < size; j += (size_t)Q[kind[k]].bytes) {
+            uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (test_randf() + 1.0f));
+            mem[k][j + (size_t)Q[kind[k]].d_off] = (unsigned char)h, mem[k][j + (size_t)Q[kind[k]].d_off + 1] = (unsigned char)(h >> 8);
+            if (Q[kind[k]].m_off >= 0) {
+                h = llm_f32_to_f16(0.001f * test_randf());
+                mem[k][j + (size_t)Q[kind[k]].m_off] = (unsigned char)h, mem[k][j + (size_t)Q[kind[k]].m_off + 1] = (unsigned char)(h >> 8);
+            }
+        }
+        ws[k]->type = Q[kind[k]].t, ws[k]->data = mem[k];
+    }
+    m.weights.lm_head = m.weights.tok_embed, m.weights.layers = &layer;
+    if (!CHECK_OK(llm_state_create(&s, &m.config, NT, 1, LLM_F32))) return;
+    for (i = 0; i < NT; i++) CHECK_OK(llm_forward(&s, &m.weights, &ids[i], 1, i, la + (size_t)i * V, 0, NULL));
+    need = llm_model_repack_bytes(&m, 0);
+    if (!llm_test__x16v) {
+        CHECK(need == 0 && llm_model_repack(&m, rp, sizeof rp, 0) == LLM_OK && layer.wq.type == LLM_Q8_0);
+    } else {
+        CHECK(need > 0 && need <= sizeof rp && llm_model_repack_bytes(&m, 1) < need);
+        CHECK(llm_model_repack(&m, rp, need - 1, 0) == LLM_EINVAL && layer.wq.type == LLM_Q8_0);
+        CHECK(llm_model_repack(NULL, rp, need, 0) == LLM_EINVAL && llm_model_repack(&m, NULL, 1, 0) == LLM_EINVAL);
+        CHECK_OK(llm_model_repack(&m, rp + 1, need, 0));
+        for (k = 0; k < 8; k++)
+            CHECK_MSG(ws[k]->type == (Q[kind[k]].t == LLM_Q5_0 ? LLM_Q5_0 : x16_of(Q[kind[k]].t)), "matrix %d: %s", k, llm_dtype_name(ws[k]->type));
+        CHECK(m.weights.lm_head.type == m.weights.tok_embed.type && m.weights.lm_head.data == m.weights.tok_embed.data);
+        llm_kv_cache_truncate(&s.kv, 0);
+        for (i = 0; i < NT; i++) CHECK_OK(llm_forward(&s, &m.weights, &ids[i], 1, i, lb + (size_t)i * V, 0, NULL));
+        for (i = 0; i < NT * V; i++) e += (double)(la[i] - lb[i]) * (la[i] - lb[i]), mag += (double)la[i] * la[i];
+        printf("a model of Q8_0, Q4_0, Q6_K, Q4_K, Q5_0 repacked: logits %.2e (relative RMS) from as stored\n", sqrt(e / mag));
+        CHECK_MSG(sqrt(e / mag) < 1e-3, "repacked model: %.3g from as stored", sqrt(e / mag));
+    }
+    llm_state_free(&s);
+}
+
 /* Which kernel the 32-value formats get (LLM_QZ): the option is obeyed, and by default
    the 512-bit one is left out of builds tuned for AMD Zen 3 / 4 only (impl.c works out
    what its own flags ask for, apart from llm.h) */
@@ -1105,6 +1173,7 @@ int main(void) {
     test_kernel_shapes(0);
     test_kernel_shapes(LLM_LIN_PREFILL);
     test_repack();
+    test_repack_model();
     test_files();
     printf("block formats: %ld values compared with the reference\n", (long)values_checked);
     return test_done();
