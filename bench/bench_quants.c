@@ -235,6 +235,7 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
                 void *tmp = xalloc(need);
                 mm.weights = ms[i].w;
                 if (llm_model_repack(&mm, tmp, need, 1) != LLM_OK) exit(1);
+                ms[i].w = mm.weights; /* the head and embedding changed type with their bytes */
                 free(tmp);
             }
         }
