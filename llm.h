@@ -198,6 +198,7 @@ typedef enum llm_dtype {
     LLM_Q4_0X16, /* and Q4_0's */
     LLM_Q4_KX16, /* and Q4_K's */
     LLM_Q6_KX16, /* and Q6_K's */
+    LLM_Q5_0X16, /* and Q5_0's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -205,7 +206,7 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16", "q6_kx16" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16", "q6_kx16", "q5_0x16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -581,11 +582,11 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
-/* Repacking. ggml's Q8_0, Q4_0, Q4_K and Q6_K rows are stored one after another; a one-token
+/* Repacking. ggml's Q8_0, Q4_0, Q5_0, Q4_K and Q6_K rows are stored one after another; a one-token
    GEMV over them streams several rows side by side and decodes each block for one row.
    llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
-   llm.h's layout for the same values, LLM_Q8_0X16 / _Q4_0X16 / _Q4_KX16 / _Q6_KX16 (16
-   rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
+   llm.h's layout for the same values, LLM_Q8_0X16 / _Q4_0X16 / _Q5_0X16 / _Q4_KX16 /
+   _Q6_KX16 (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
    matrix as one stream and decodes a block for 16 rows at once. Its results are the
    many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for
    bit, and agree with W's own within float rounding. d_out must be a multiple of 16, d_in
@@ -6977,7 +6978,7 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q4_KX16, _Q6_KX16) ----
+/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q5_0X16, _Q4_KX16, _Q6_KX16) ----
    The tiles above read a one-token GEMV as LLM__QR short row streams side by side, which
    the hardware prefetchers follow poorly, and decode every block for one row at a time
    (about 10 vector operations per block of 32 and row: below the memory's speed for
@@ -7010,6 +7011,7 @@ static const llm__x16f llm__x16fs[] = {
     {LLM_Q4_0, LLM_Q4_0X16, 32, 18, {{0, 2, 0}, {2, 16, 0}, {0, 0, 0}, {0, 0, 0}}},
     {LLM_Q4_K, LLM_Q4_KX16, 256, 144, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 128, 0}}},     /* d, dmin, scales, codes */
     {LLM_Q6_K, LLM_Q6_KX16, 256, 210, {{208, 2, 0}, {192, 16, 0}, {0, 128, 0}, {128, 64, 0}}}, /* d, scales, ql, qh */
+    {LLM_Q5_0, LLM_Q5_0X16, 32, 22, {{0, 2, 0}, {2, 4, 0}, {6, 16, 0}, {0, 0, 0}}},            /* d, fifth bits, codes */
 };
 #define LLM__X16_FORMATS ((int)(sizeof llm__x16fs / sizeof llm__x16fs[0]))
 #define LLM__X16_T 8 /* tokens per register tile */
@@ -7089,9 +7091,13 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
-    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16) { /* Q8_0, Q4_0: per block the 16 scales (32 bytes), then the codes */
-        const int q8 = fmt == LLM_Q8_0X16;
-        const size_t bb = q8 ? 544 : 288;
+    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16 || fmt == LLM_Q5_0X16) { /* per block the 16 scales (32 bytes), [Q5_0: a chunk of fifth bits,] the codes */
+        const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16, co = five ? 96 : 32; /* the codes' offset */
+        const size_t bb = q8 ? 544 : five ? 352 : 288;
+        /* four of the 32 fifth bits (lane >> n) as 16 in bytes 0-3: x 0x00204081 puts bit e at 8e */
+#define LLM__X16_BIT5(h, n) \
+    _mm512_slli_epi32(_mm512_and_si512(_mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(h, n), _mm512_set1_epi32(15)), \
+                                                          _mm512_set1_epi32(0x00204081)), _mm512_set1_epi32(0x01010101)), 4)
         for (b = 0; b < nb; b++, p += bb) {
             __m512i c[8];
             __m512 s;
@@ -7099,17 +7105,22 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 for (k = 0; k < (int)bb; k += 64) LLM__PREFETCH(p + pf + k);
             s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
             LLM__UNROLL
-            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; Q4_0: 4, low nibbles values 4k.., high 16 + 4k.. */
-                const __m512i v = _mm512_loadu_si512(p + 32 + 64 * k);
+            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; Q4_0, Q5_0: 4, low nibbles values 4k.., high 16 + 4k.. */
+                const __m512i v = _mm512_loadu_si512(p + co + 64 * k);
                 if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + 288 + 64 * k);
                 else c[k] = _mm512_and_si512(v, m4), c[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+                if (five) {
+                    const __m512i h = _mm512_loadu_si512(p + 32);
+                    c[k] = _mm512_or_si512(c[k], LLM__X16_BIT5(h, 4 * k)), c[k + 4] = _mm512_or_si512(c[k + 4], LLM__X16_BIT5(h, 16 + 4 * k));
+                }
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : 8) * xb->ns, s, LLM__X16_CH(nt));
+                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : five ? 16 : 8) * xb->ns, s, LLM__X16_CH(nt));
             }
         }
+#undef LLM__X16_BIT5
     } else if (fmt == LLM_Q6_KX16) { /* Q6_K: per super-block d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
         const __m512i k3 = _mm512_set1_epi8(3);
         for (b = 0; b < nb; b += 8, p += 3360) {
@@ -7222,6 +7233,11 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
                         for (l = 0; l < 32; l++) a += ((int)w[2 + l] ^ 128) * xb->q[l] - 128 * xb->q[l];
                     } else if (fmt == LLM_Q4_0X16) {
                         for (l = 0; l < 16; l++) a += ((w[2 + l] & 15) - 8) * xb->q[l] + ((w[2 + l] >> 4) - 8) * xb->q[16 + l];
+                    } else if (fmt == LLM_Q5_0X16) {
+                        const uint32_t h = llm__le32(w + 2);
+                        for (l = 0; l < 16; l++)
+                            a += (((w[6 + l] & 15) | (int)((h >> l) & 1u) << 4) - 16) * xb->q[l] +
+                                 (((w[6 + l] >> 4) | (int)((h >> (l + 16)) & 1u) << 4) - 16) * xb->q[16 + l];
                     } else {
                         for (l = 0; l < 32; l++) a += ((w[16 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * xb->q[l];
                         llm__k4_scale_min(j, w + 4, &sc, &mn);
@@ -7279,6 +7295,8 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
                 LLM__X16_SHAPES(LLM_Q8_0X16)
             } else if (c->fmt == LLM_Q4_0X16) {
                 LLM__X16_SHAPES(LLM_Q4_0X16)
+            } else if (c->fmt == LLM_Q5_0X16) {
+                LLM__X16_SHAPES(LLM_Q5_0X16)
             } else if (c->fmt == LLM_Q4_KX16) {
                 LLM__X16_SHAPES(LLM_Q4_KX16)
             } else {
@@ -7342,11 +7360,12 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
     {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
     {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
-    /* ggml's Q8_0 / Q4_0 / Q4_K / Q6_K repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
+    /* ggml's Q8_0 / Q4_0 / Q4_K / Q6_K / Q5_0 repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
     {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q6_kx16", 6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_x16, llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q5_0x16", 5.5,  32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];

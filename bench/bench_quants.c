@@ -45,7 +45,7 @@ static const qformat formats[] = {
     {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
     {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},      {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1}, {"q6_k", LLM_Q6_K, 256, 210, 208, -1, 0},
     {"q6_kx16", LLM_Q6_K, 256, 210, 208, -1, 1},
-    {"q5_0", LLM_Q5_0, 32, 22, 0, -1, 0},      {"q5_k", LLM_Q5_K, 256, 176, 0, 2, 0},   {"q4_1", LLM_Q4_1, 32, 20, 0, 2, 0},
+    {"q5_0", LLM_Q5_0, 32, 22, 0, -1, 0},      {"q5_0x16", LLM_Q5_0, 32, 22, 0, -1, 1},      {"q5_k", LLM_Q5_K, 256, 176, 0, 2, 0},   {"q4_1", LLM_Q4_1, 32, 20, 0, 2, 0},
     {"q5_1", LLM_Q5_1, 32, 24, 0, 2, 0},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
@@ -197,8 +197,8 @@ static void bench_110m(llm_threads **pools, int npools, const double *rroof, con
         int mix, repack; /* repack: llm_model_repack in place, as llm-run does */
     } kinds[] = {{"F32", LLM_F32, -1, 0},    {"Q8_0", LLM_Q8_0, -1, 0}, {"Q4_0", LLM_Q4_0, -1, 0}, {"Q4_K_M", LLM_Q4_K, 1, 0},
                  {"Q6_K", LLM_Q6_K, -1, 0}, {"Q5_0", LLM_Q5_0, -1, 0}, {"Q8_0x16", LLM_Q8_0, -1, 1}, {"Q4_0x16", LLM_Q4_0, -1, 1},
-                 {"Q4KMx16", LLM_Q4_K, 1, 1}, {"Q6_Kx16", LLM_Q6_K, -1, 1}};
-    double pre1[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* prefill of 128, 1 thread, per kind */
+                 {"Q4KMx16", LLM_Q4_K, 1, 1}, {"Q6_Kx16", LLM_Q6_K, -1, 1}, {"Q5_0x16", LLM_Q5_0, -1, 1}};
+    double pre1[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; /* prefill of 128, 1 thread, per kind */
     static qmodel ms[8];
     llm_config c;
     int k, nth;
