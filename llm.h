@@ -199,6 +199,9 @@ typedef enum llm_dtype {
     LLM_Q4_KX16, /* and Q4_K's */
     LLM_Q6_KX16, /* and Q6_K's */
     LLM_Q5_0X16, /* and Q5_0's */
+    LLM_Q4_1X16, /* and Q4_1's */
+    LLM_Q5_1X16, /* and Q5_1's */
+    LLM_Q5_KX16, /* and Q5_K's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -206,7 +209,7 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16", "q4_0x16", "q4_kx16", "q6_kx16", "q5_0x16" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16" ... "q5_kx16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -582,11 +585,11 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
-/* Repacking. ggml's Q8_0, Q4_0, Q5_0, Q4_K and Q6_K rows are stored one after another; a one-token
+/* Repacking. ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K rows are stored one after another; a one-token
    GEMV over them streams several rows side by side and decodes each block for one row.
    llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
-   llm.h's layout for the same values, LLM_Q8_0X16 / _Q4_0X16 / _Q5_0X16 / _Q4_KX16 /
-   _Q6_KX16 (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then reads the
+   llm.h's layout for the same values, LLM_Q8_0X16 ... LLM_Q5_KX16 (16 rows' blocks
+   interleaved; >>weights), and points *out at it: llm_linear_w then reads the
    matrix as one stream and decodes a block for 16 rows at once. Its results are the
    many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for
    bit, and agree with W's own within float rounding. d_out must be a multiple of 16, d_in
@@ -6978,13 +6981,14 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16, _Q4_0X16, _Q5_0X16, _Q4_KX16, _Q6_KX16) ----
+/* ---- ggml's block formats repacked: 16 rows interleaved (LLM_Q8_0X16 ... LLM_Q5_KX16) -------------
    The tiles above read a one-token GEMV as LLM__QR short row streams side by side, which
    the hardware prefetchers follow poorly, and decode every block for one row at a time
    (about 10 vector operations per block of 32 and row: below the memory's speed for
    4-bit codes even from cache). llm_weight_repack rearranges the same bytes once, at
    load: the blocks of 16 consecutive rows, block by block, each cut into its segments
-   (llm__x16fs: the fp16 scales, Q4_K's packed 6-bit scales, the codes) and each segment
+   (llm__x16fs: the fp16 scales and mins, the K-quants' packed scales, the codes and their
+   high bits) and each segment
    laid out for the 16 rows in turn:
      a 2-byte field (an fp16 d or dmin)  32 bytes, row i's at bytes 2i, 2i + 1
      a run of n bytes (n a multiple of 4) n / 4 chunks of 64 bytes: chunk c holds row i's
@@ -6995,23 +6999,27 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
    and a block's 16 scales are one conversion. Per (token, row) the sums are the many-token
    kernel's (llm__qp_run): each block of 32 codes summed in int32 (exact in any order; an
    offset like Q4_0's q - 8 cancelled by starting the sum at off * -sum(qx)), then
-   y += float(sum) (d dx) in one FMA (Q6_K: per 16 values, its scale's), and for Q4_K
-   y += (-dmin m) (dx sum(qx)) in another,
-   block after block, with the scale products rounded as the packing rounds them. So a
+   y += float(sum) (d dx) in one FMA (Q6_K: per 16 values, its scale's), and for the
+   formats with a min y += m (dx sum(qx)) in another (the K-quants' m = -dmin m_j), block
+   after block, with the scale products rounded as the packing rounds them. The fifth
+   bits (Q5_0, Q5_1, Q5_K) are or-ed into the nibbles as 16 in the lanes. So a
    row has the same bits for one token, a batch, a prefill chunk and any thread count,
    with or without LLM_LIN_PREFILL, and in every build (the scalar kernel below is the
    same arithmetic). */
 typedef struct llm__x16f {
     llm_dtype base, type;
     int blk, bytes;             /* the base format's values and bytes per block (one row) */
-    unsigned char seg[4][3];    /* in order: offset in the block, bytes (0 ends), xor */
+    unsigned char seg[5][3];    /* in order: offset in the block, bytes (0 ends), xor */
 } llm__x16f;
 static const llm__x16f llm__x16fs[] = {
-    {LLM_Q8_0, LLM_Q8_0X16, 32, 34, {{0, 2, 0}, {2, 32, 0x80}, {0, 0, 0}, {0, 0, 0}}},
-    {LLM_Q4_0, LLM_Q4_0X16, 32, 18, {{0, 2, 0}, {2, 16, 0}, {0, 0, 0}, {0, 0, 0}}},
+    {LLM_Q8_0, LLM_Q8_0X16, 32, 34, {{0, 2, 0}, {2, 32, 0x80}}},
+    {LLM_Q4_0, LLM_Q4_0X16, 32, 18, {{0, 2, 0}, {2, 16, 0}}},
     {LLM_Q4_K, LLM_Q4_KX16, 256, 144, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 128, 0}}},     /* d, dmin, scales, codes */
     {LLM_Q6_K, LLM_Q6_KX16, 256, 210, {{208, 2, 0}, {192, 16, 0}, {0, 128, 0}, {128, 64, 0}}}, /* d, scales, ql, qh */
-    {LLM_Q5_0, LLM_Q5_0X16, 32, 22, {{0, 2, 0}, {2, 4, 0}, {6, 16, 0}, {0, 0, 0}}},            /* d, fifth bits, codes */
+    {LLM_Q5_0, LLM_Q5_0X16, 32, 22, {{0, 2, 0}, {2, 4, 0}, {6, 16, 0}}},                       /* d, fifth bits, codes */
+    {LLM_Q4_1, LLM_Q4_1X16, 32, 20, {{0, 2, 0}, {2, 2, 0}, {4, 16, 0}}},                       /* d, m, codes */
+    {LLM_Q5_1, LLM_Q5_1X16, 32, 24, {{0, 2, 0}, {2, 2, 0}, {4, 4, 0}, {8, 16, 0}}},            /* d, m, fifth bits, codes */
+    {LLM_Q5_K, LLM_Q5_KX16, 256, 176, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 32, 0}, {48, 128, 0}}}, /* d, dmin, scales, qh, codes */
 };
 #define LLM__X16_FORMATS ((int)(sizeof llm__x16fs / sizeof llm__x16fs[0]))
 #define LLM__X16_T 8 /* tokens per register tile */
@@ -7026,7 +7034,7 @@ static const llm__x16f *llm__x16_of(llm_dtype t) {
    block from o into src + i ld) */
 static void llm__x16_move(const llm__x16f *f, unsigned char *o, unsigned char *src, size_t ld, int un) {
     int s, i, c;
-    for (s = 0; s < 4 && f->seg[s][1]; o += 16 * f->seg[s][1], s++) {
+    for (s = 0; s < 5 && f->seg[s][1]; o += 16 * f->seg[s][1], s++) {
         const int at = f->seg[s][0], n = f->seg[s][1], x = f->seg[s][2];
         for (i = 0; i < 16; i++) {
             unsigned char *p = src + (size_t)i * ld + at;
@@ -7091,9 +7099,11 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
-    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16 || fmt == LLM_Q5_0X16) { /* per block the 16 scales (32 bytes), [Q5_0: a chunk of fifth bits,] the codes */
-        const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16, co = five ? 96 : 32; /* the codes' offset */
-        const size_t bb = q8 ? 544 : five ? 352 : 288;
+    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16 || fmt == LLM_Q5_0X16 || fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16) {
+        /* per block the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
+        const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+        const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
+        const size_t bb = (size_t)(q8 ? 544 : co + 256);
         /* four of the 32 fifth bits (lane >> n) as 16 in bytes 0-3: x 0x00204081 puts bit e at 8e */
 #define LLM__X16_BIT5(h, n) \
     _mm512_slli_epi32(_mm512_and_si512(_mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(h, n), _mm512_set1_epi32(15)), \
@@ -7110,14 +7120,15 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + 288 + 64 * k);
                 else c[k] = _mm512_and_si512(v, m4), c[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
                 if (five) {
-                    const __m512i h = _mm512_loadu_si512(p + 32);
+                    const __m512i h = _mm512_loadu_si512(p + ho);
                     c[k] = _mm512_or_si512(c[k], LLM__X16_BIT5(h, 4 * k)), c[k + 4] = _mm512_or_si512(c[k + 4], LLM__X16_BIT5(h, 16 + 4 * k));
                 }
             }
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                y[t] = llm__x16_dot(y[t], c, xb, (q8 ? 128 : five ? 16 : 8) * xb->ns, s, LLM__X16_CH(nt));
+                y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
+                if (mins) y[t] = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(xb->ds), y[t]);
             }
         }
 #undef LLM__X16_BIT5
@@ -7152,13 +7163,16 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 }
             }
         }
-    } else { /* Q4_K: per super-block d, dmin, 3 chunks of scales, then 4 runs of 8 chunks: low nibbles block 2r, high 2r + 1 */
-        for (b = 0; b < nb; b += 8, p += 2304) {
+    } else { /* Q4_K, Q5_K: per super-block d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
+                then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
+        const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256, bb = five ? 2816 : 2304;
+        const __m512i k1 = _mm512_set1_epi8(1);
+        for (b = 0; b < nb; b += 8, p += bb) {
             __m512i u[4];
             __m512 d, dm;
             int r;
-            if (pf && p + pf + 2304 <= end)
-                for (k = 0; k < 2304; k += 64) LLM__PREFETCH(p + pf + k);
+            if (pf && p + pf + (size_t)bb <= end)
+                for (k = 0; k < bb; k += 64) LLM__PREFETCH(p + pf + k);
             { /* the 8 scales and mins of each row in its lanes (llm__qp_pack45k's decoding) */
                 const __m512i t1 = _mm512_loadu_si512(p + 64), t2 = _mm512_loadu_si512(p + 128), t3 = _mm512_loadu_si512(p + 192);
                 const __m512i k3 = _mm512_set1_epi32(0x03030303), kf = _mm512_set1_epi32(0x0f0f0f0f), k6 = _mm512_set1_epi32(0x3f3f3f3f);
@@ -7177,8 +7191,10 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                     __m512i c[8];
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
-                        const __m512i v = _mm512_loadu_si512(p + 256 + 512 * r + 64 * k);
+                        const __m512i v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
                         c[k] = _mm512_and_si512(h ? _mm512_srli_epi16(v, 4) : v, m4);
+                        if (five) /* + 16 where bit j of the value's qh byte is set */
+                            c[k] = _mm512_or_si512(c[k], _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p + 256 + 64 * k), (unsigned)j), k1), 4));
                     }
                     LLM__UNROLL
                     for (t = 0; t < nt; t++) {
@@ -7233,19 +7249,28 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
                         for (l = 0; l < 32; l++) a += ((int)w[2 + l] ^ 128) * xb->q[l] - 128 * xb->q[l];
                     } else if (fmt == LLM_Q4_0X16) {
                         for (l = 0; l < 16; l++) a += ((w[2 + l] & 15) - 8) * xb->q[l] + ((w[2 + l] >> 4) - 8) * xb->q[16 + l];
+                    } else if (fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16) {
+                        const int five = fmt == LLM_Q5_1X16, co = five ? 8 : 4;
+                        const uint32_t h = five ? llm__le32(w + 4) : 0u;
+                        for (l = 0; l < 16; l++)
+                            a += ((w[co + l] & 15) | (int)((h >> l) & 1u) << 4) * xb->q[l] + ((w[co + l] >> 4) | (int)((h >> (l + 16)) & 1u) << 4) * xb->q[16 + l];
                     } else if (fmt == LLM_Q5_0X16) {
                         const uint32_t h = llm__le32(w + 2);
                         for (l = 0; l < 16; l++)
                             a += (((w[6 + l] & 15) | (int)((h >> l) & 1u) << 4) - 16) * xb->q[l] +
                                  (((w[6 + l] >> 4) | (int)((h >> (l + 16)) & 1u) << 4) - 16) * xb->q[16 + l];
-                    } else {
-                        for (l = 0; l < 32; l++) a += ((w[16 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * xb->q[l];
+                    } else { /* Q4_K, Q5_K */
+                        const int five = fmt == LLM_Q5_KX16, co = five ? 48 : 16;
+                        for (l = 0; l < 32; l++)
+                            a += (((w[co + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) | (five ? ((w[16 + l] >> j) & 1) << 4 : 0)) * xb->q[l];
                         llm__k4_scale_min(j, w + 4, &sc, &mn);
                     }
                     /* (float)a is exact (|a| < 2^24); the products rounded as the vector kernel's */
-                    if (fmt == LLM_Q4_KX16) {
+                    if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) {
                         const float s = llm__h(w) * (float)sc, m = -llm__h(w + 2) * (float)mn;
                         y = fmaf(m, xb->ds, fmaf((float)a, s * xb->d, y));
+                    } else if (fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16) {
+                        y = fmaf(llm__h(w + 2), xb->ds, fmaf((float)a, llm__h(w) * xb->d, y));
                     } else {
                         y = fmaf((float)a, llm__h(w) * xb->d, y);
                     }
@@ -7297,6 +7322,12 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
                 LLM__X16_SHAPES(LLM_Q4_0X16)
             } else if (c->fmt == LLM_Q5_0X16) {
                 LLM__X16_SHAPES(LLM_Q5_0X16)
+            } else if (c->fmt == LLM_Q4_1X16) {
+                LLM__X16_SHAPES(LLM_Q4_1X16)
+            } else if (c->fmt == LLM_Q5_1X16) {
+                LLM__X16_SHAPES(LLM_Q5_1X16)
+            } else if (c->fmt == LLM_Q5_KX16) {
+                LLM__X16_SHAPES(LLM_Q5_KX16)
             } else if (c->fmt == LLM_Q4_KX16) {
                 LLM__X16_SHAPES(LLM_Q4_KX16)
             } else {
@@ -7360,12 +7391,15 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
     {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
     {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
-    /* ggml's Q8_0 / Q4_0 / Q4_K / Q6_K / Q5_0 repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
+    /* ggml's block formats repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
     {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q6_kx16", 6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_x16, llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q5_0x16", 5.5,  32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];

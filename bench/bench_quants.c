@@ -1,5 +1,7 @@
-/* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1)
-   through llm_linear_w / llm_linear_wx, beside this machine's roofs measured in the same run.
+/* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1), as
+   stored and repacked (llm_weight_repack: the rows named ...x16, where the build has their
+   kernel), through llm_linear_w / llm_linear_wx, beside this machine's roofs measured in
+   the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
    and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
@@ -38,15 +40,17 @@ typedef struct {
     const char *name;
     llm_dtype type;
     int block, bytes, d_off, m_off; /* fp16 scale (and min) offsets in a block; -1: none */
-    int repack;                     /* 1: the same blocks through llm_weight_repack (q8_0x16, q4_0x16) */
+    int repack;                     /* 1: the same blocks through llm_weight_repack (q8_0x16 ...) */
 } qformat;
-static const qformat formats[] = {
-    {"q4_k", LLM_Q4_K, 256, 144, 0, 2, 0},     {"q4_kx16", LLM_Q4_K, 256, 144, 0, 2, 1}, {"q8_0", LLM_Q8_0, 32, 34, 0, -1, 0},
-    {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
-    {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},      {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1}, {"q6_k", LLM_Q6_K, 256, 210, 208, -1, 0},
-    {"q6_kx16", LLM_Q6_K, 256, 210, 208, -1, 1},
-    {"q5_0", LLM_Q5_0, 32, 22, 0, -1, 0},      {"q5_0x16", LLM_Q5_0, 32, 22, 0, -1, 1},      {"q5_k", LLM_Q5_K, 256, 176, 0, 2, 0},   {"q4_1", LLM_Q4_1, 32, 20, 0, 2, 0},
-    {"q5_1", LLM_Q5_1, 32, 24, 0, 2, 0},
+static const qformat formats[] = { /* each format as stored, then repacked */
+    {"q4_k", LLM_Q4_K, 256, 144, 0, 2, 0},   {"q4_kx16", LLM_Q4_K, 256, 144, 0, 2, 1},
+    {"q8_0", LLM_Q8_0, 32, 34, 0, -1, 0},    {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
+    {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},    {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1},
+    {"q6_k", LLM_Q6_K, 256, 210, 208, -1, 0}, {"q6_kx16", LLM_Q6_K, 256, 210, 208, -1, 1},
+    {"q5_0", LLM_Q5_0, 32, 22, 0, -1, 0},    {"q5_0x16", LLM_Q5_0, 32, 22, 0, -1, 1},
+    {"q5_k", LLM_Q5_K, 256, 176, 0, 2, 0},   {"q5_kx16", LLM_Q5_K, 256, 176, 0, 2, 1},
+    {"q4_1", LLM_Q4_1, 32, 20, 0, 2, 0},     {"q4_1x16", LLM_Q4_1, 32, 20, 0, 2, 1},
+    {"q5_1", LLM_Q5_1, 32, 24, 0, 2, 0},     {"q5_1x16", LLM_Q5_1, 32, 24, 0, 2, 1},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 #define DOUT 4096

@@ -472,7 +472,7 @@ static double rel_rms(const float *got, const unsigned char *truth, size_t n) {
 /* The repacked type of t (0 for none) */
 static llm_dtype x16_of(llm_dtype t) {
     return t == LLM_Q8_0 ? LLM_Q8_0X16 : t == LLM_Q4_0 ? LLM_Q4_0X16 : t == LLM_Q4_K ? LLM_Q4_KX16 : t == LLM_Q6_K ? LLM_Q6_KX16
-         : t == LLM_Q5_0 ? LLM_Q5_0X16 : LLM_F32;
+         : t == LLM_Q5_0 ? LLM_Q5_0X16 : t == LLM_Q4_1 ? LLM_Q4_1X16 : t == LLM_Q5_1 ? LLM_Q5_1X16 : t == LLM_Q5_K ? LLM_Q5_KX16 : LLM_F32;
 }
 /* The file's model repacked (llm_model_repack, out of place, then in place over the
    file's bytes on a second load): every projection of a type with a vector kernel (and
@@ -978,19 +978,21 @@ static void test_repack(void) {
     static unsigned char w[D_OUT * (DMAX / 32) * 34], r[D_OUT * (DMAX / 32) * 34 + 1]; /* (the largest: Q8_0 at 768) */
     static float wf[D_OUT * DMAX], row[DMAX], x[NT * DMAX], xi[2 * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT], y3[NT * D_OUT];
     static double xq[DMAX];
+    static const char *const xnames[8] = {"q8_0x16", "q4_0x16", "q4_kx16", "q6_kx16", "q5_0x16", "q4_1x16", "q5_1x16", "q5_kx16"};
     llm_threads *th2 = test_pool(2, 10, "repacked layouts: 2 threads"), *th3 = test_pool(3, 10, "repacked layouts: 3 threads");
     static const struct {
         llm_dtype t, x16;
         uint32_t gt;
         int block, bytes, d_off, m_off; /* the fp16 d at d_off, dmin at m_off (-1: none) */
         int dins[3];
-    } F[5] = {{LLM_Q8_0, LLM_Q8_0X16, 8, 32, 34, 0, -1, {768, 96, 544}}, {LLM_Q4_0, LLM_Q4_0X16, 2, 32, 18, 0, -1, {768, 96, 544}},
+    } F[8] = {{LLM_Q8_0, LLM_Q8_0X16, 8, 32, 34, 0, -1, {768, 96, 544}}, {LLM_Q4_0, LLM_Q4_0X16, 2, 32, 18, 0, -1, {768, 96, 544}},
               {LLM_Q4_K, LLM_Q4_KX16, 12, 256, 144, 0, 2, {256, 512, 768}}, {LLM_Q6_K, LLM_Q6_KX16, 14, 256, 210, 208, -1, {256, 512, 768}},
-              {LLM_Q5_0, LLM_Q5_0X16, 6, 32, 22, 0, -1, {768, 96, 544}}};
+              {LLM_Q5_0, LLM_Q5_0X16, 6, 32, 22, 0, -1, {768, 96, 544}}, {LLM_Q4_1, LLM_Q4_1X16, 3, 32, 20, 0, 2, {768, 96, 544}},
+              {LLM_Q5_1, LLM_Q5_1X16, 7, 32, 24, 0, 2, {768, 96, 544}}, {LLM_Q5_K, LLM_Q5_KX16, 13, 256, 176, 0, 2, {256, 512, 768}}};
     double worst = 0;
     int k, di, i, t, j;
     for (i = 0; i < D_OUT; i++) b[i] = 0.1f * test_randf();
-    for (k = 0; k < 5; k++)
+    for (k = 0; k < 8; k++)
         for (di = 0; di < 3; di++) {
             const int din = F[k].dins[di], bytes = F[k].bytes;
             const size_t size = (size_t)D_OUT * (size_t)(din / F[k].block) * (size_t)bytes;
@@ -1011,7 +1013,7 @@ static void test_repack(void) {
             CHECK(llm_weight_repack_worth(W.type, din, D_OUT) == llm_test__x16v);
             if (!CHECK_OK(llm_weight_repack(&R, r + 1, size, &W, din, D_OUT))) continue; /* (r + 1: any alignment) */
             CHECK(R.type == F[k].x16 && R.data == r + 1);
-            CHECK(strcmp(llm_dtype_name(R.type), k == 0 ? "q8_0x16" : k == 1 ? "q4_0x16" : k == 2 ? "q4_kx16" : k == 3 ? "q6_kx16" : "q5_0x16") == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
+            CHECK(strcmp(llm_dtype_name(R.type), xnames[k]) == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
             for (i = 0; i < D_OUT; i++) {
                 CHECK_OK(llm__model_row(row, &R, i, din));
                 bad_row += memcmp(row, wf + (size_t)i * din, sizeof(float) * (size_t)din) != 0;
@@ -1056,7 +1058,7 @@ static void test_repack(void) {
             CHECK_MSG(bad_ref == 0, "%s d_in %d: %d outputs off the reference", llm_dtype_name(R.type), din, bad_ref);
             CHECK_MSG(bad_bits == 0, "%s d_in %d: %d calls whose bits differ", llm_dtype_name(R.type), din, bad_bits);
         }
-    printf("repacked Q8_0 / Q4_0 / Q5_0 / Q4_K / Q6_K (%s kernel): worst error %.3g of sum |w x| (tolerance 5e-7)\n", llm_test__x16v ? "vector" : "scalar", worst);
+    printf("repacked Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q4_K / Q5_K / Q6_K (%s kernel): worst error %.3g of sum |w x| (tolerance 5e-7)\n", llm_test__x16v ? "vector" : "scalar", worst);
     { /* refusals */
         llm_weight W, R;
         memset(&W, 0, sizeof W);
@@ -1068,10 +1070,12 @@ static void test_repack(void) {
         CHECK(llm_weight_repack(NULL, r, sizeof r, &W, 96, 48) == LLM_EINVAL && llm_weight_repack(&R, NULL, sizeof r, &W, 96, 48) == LLM_EINVAL);
         CHECK(llm_weight_repack(&R, r, sizeof r, NULL, 96, 48) == LLM_EINVAL);
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 0, 48) == LLM_EINVAL && llm_weight_repack(&R, r, sizeof r, &W, 96, -16) == LLM_EINVAL);
-        W.type = LLM_Q5_K;
-        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q5_K, 256, 16));
-        W.type = LLM_Q4_1;
-        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q4_1, 256, 16));
+        W.type = LLM_Q2_K; /* (no layout: no many-token kernel to share the sums with) */
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q2_K, 256, 16));
+        W.type = LLM_Q3_K;
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q3_K, 256, 16));
+        W.type = LLM_F16;
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_F16, 256, 16));
         W.type = LLM_Q4_K;
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 96, 16) == LLM_EINVAL && !llm_weight_repack_worth(LLM_Q4_K, 96, 16)); /* d_in not of 256 */
         W.type = LLM_Q4_0;
@@ -1086,7 +1090,7 @@ static void test_repack(void) {
 }
 
 /* A model built in memory (no ../shared needed): one layer whose projections are Q8_0,
-   Q4_0, Q6_K, Q4_K and Q4_1 (which has no repacked layout) and a Q8_0 embedding tied to
+   Q4_0, Q6_K, Q4_K and Q2_K (which has no repacked layout) and a Q8_0 embedding tied to
    the head. llm_model_repack takes exactly the types with a kernel here, the head and
    embedding together, and the logits stay within float rounding of the model as stored
    (the same 8-bit activations; only the fp32 order of the sums differs). */
@@ -1097,7 +1101,7 @@ static void test_repack_model(void) {
         uint32_t gt;
         int blk, bytes, d_off, m_off;
     } Q[5] = {{LLM_Q8_0, 8, 32, 34, 0, -1}, {LLM_Q4_0, 2, 32, 18, 0, -1}, {LLM_Q6_K, 14, 256, 210, 208, -1},
-              {LLM_Q4_K, 12, 256, 144, 0, 2}, {LLM_Q4_1, 3, 32, 20, 0, 2}};
+              {LLM_Q4_K, 12, 256, 144, 0, 2}, {LLM_Q2_K, 10, 256, 84, 80, 82}};
     static unsigned char mem[8][FF * D / 32 * 34];
     static float norms[3 * D], la[NT * V], lb[NT * V];
     static unsigned char rp[8 * FF * D / 32 * 34 + 64];
@@ -1142,12 +1146,12 @@ static void test_repack_model(void) {
         CHECK(llm_model_repack(NULL, rp, need, 0) == LLM_EINVAL && llm_model_repack(&m, NULL, 1, 0) == LLM_EINVAL);
         CHECK_OK(llm_model_repack(&m, rp + 1, need, 0));
         for (k = 0; k < 8; k++)
-            CHECK_MSG(ws[k]->type == (Q[kind[k]].t == LLM_Q4_1 ? LLM_Q4_1 : x16_of(Q[kind[k]].t)), "matrix %d: %s", k, llm_dtype_name(ws[k]->type));
+            CHECK_MSG(ws[k]->type == (Q[kind[k]].t == LLM_Q2_K ? LLM_Q2_K : x16_of(Q[kind[k]].t)), "matrix %d: %s", k, llm_dtype_name(ws[k]->type));
         CHECK(m.weights.lm_head.type == m.weights.tok_embed.type && m.weights.lm_head.data == m.weights.tok_embed.data);
         llm_kv_cache_truncate(&s.kv, 0);
         for (i = 0; i < NT; i++) CHECK_OK(llm_forward(&s, &m.weights, &ids[i], 1, i, lb + (size_t)i * V, 0, NULL));
         for (i = 0; i < NT * V; i++) e += (double)(la[i] - lb[i]) * (la[i] - lb[i]), mag += (double)la[i] * la[i];
-        printf("a model of Q8_0, Q4_0, Q6_K, Q4_K, Q4_1 repacked: logits %.2e (relative RMS) from as stored\n", sqrt(e / mag));
+        printf("a model of Q8_0, Q4_0, Q6_K, Q4_K, Q2_K repacked: logits %.2e (relative RMS) from as stored\n", sqrt(e / mag));
         CHECK_MSG(sqrt(e / mag) < 1e-3, "repacked model: %.3g from as stored", sqrt(e / mag));
     }
     llm_state_free(&s);
