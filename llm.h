@@ -209,7 +209,8 @@ typedef enum llm_dtype {
 
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
-LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ... "q6_k", "q8_0x16" ... "q5_kx16" */
+LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ...
+                                                    "q6_k", "q8_0x16" ... "q5_kx16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -585,17 +586,18 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
                                 int n_tokens, int d_in, int d_out, unsigned flags, void *scratch,
                                 size_t scratch_bytes, llm_threads *th);
-/* Repacking. ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K rows are stored one after another; a one-token
-   GEMV over them streams several rows side by side and decodes each block for one row.
-   llm_weight_repack copies W's bytes into dst (exactly W's size, not overlapping it) in
-   llm.h's layout for the same values, LLM_Q8_0X16 ... LLM_Q5_KX16 (16 rows' blocks
-   interleaved; >>weights), and points *out at it: llm_linear_w then reads the
-   matrix as one stream and decodes a block for 16 rows at once. Its results are the
-   many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count, bit for
-   bit, and agree with W's own within float rounding. d_out must be a multiple of 16, d_in
-   of the block (32, the K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
-   llm_weight_repack_worth says whether this one has a vector kernel that makes them
-   faster (AVX-512 with VNNI today), which llm_model_repack asks. */
+/* Repacking. ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K rows are stored one
+   after another; a one-token GEMV over them streams several rows side by side and decodes
+   each block for one row. llm_weight_repack copies W's bytes into dst (exactly W's size,
+   not overlapping it) in llm.h's layout for the same values, LLM_Q8_0X16 ... LLM_Q5_KX16
+   (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then
+   reads the matrix as one stream and decodes a block for 16 rows at once. Its results
+   are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
+   bit for bit, and agree with W's own within float rounding. d_out must be a multiple of
+   16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL); other types are
+   LLM_EUNSUPPORTED. Any build runs the repacked layouts; llm_weight_repack_worth says
+   whether this one has a vector kernel that makes them faster (AVX-512 with VNNI today),
+   which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -842,13 +844,14 @@ typedef struct llm_model {
 } llm_model;
 LLMDEF void llm_model_free(llm_model *m); /* frees what a *_load_file allocated */
 /* Every projection of m that llm_weight_repack_worth picks (the layers' q, k, v, o and
-   dense FFN matrices, and the LM head, with the embedding when they are tied) repacked (llm_weight_repack). m's layer
-   array must be writable (a loader's is: the caller's, or a *_load_file's own). Out of
-   place (in_place 0): into mem, which must then outlive m as the file's buffer does. In
-   place (1): the caller says the weights' bytes are writable (a file read into memory,
-   not mapped read-only); each matrix is repacked into mem, a temporary, and copied back
-   over its own bytes. _bytes: the mem that takes (all the copies, or the largest one), 0
-   when nothing would change (then llm_model_repack does nothing). */
+   dense FFN matrices, and the LM head, with the embedding when they are tied) repacked
+   (llm_weight_repack). m's layer array must be writable (a loader's is: the caller's, or
+   a *_load_file's own), and no two of its matrices may share bytes but a tied head and
+   embedding. Out of place (in_place 0): into mem, which must then outlive m as the file's
+   buffer does. In place (1): the caller says the weights' bytes are writable (a file read
+   into memory, not mapped read-only); each matrix is repacked into mem, a temporary, and
+   copied back over its own bytes. _bytes: the mem that takes (all the copies, or the
+   largest one), 0 when nothing would change (then llm_model_repack does nothing). */
 LLMDEF size_t llm_model_repack_bytes(const llm_model *m, int in_place);
 LLMDEF llm_status llm_model_repack(llm_model *m, void *mem, size_t mem_bytes, int in_place);
 
@@ -7128,7 +7131,8 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
-                if (mins) y[t] = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(xb->ds), y[t]);
+                if (mins) /* + m (dx sum(qx)) */
+                    y[t] = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(xb->ds), y[t]);
             }
         }
 #undef LLM__X16_BIT5
@@ -7143,15 +7147,15 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
             d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
             LLM__UNROLL
             for (k = 0; k < 4; k++) sc[k] = _mm512_loadu_si512(p + 32 + 64 * k);
-            for (hq = 0; hq < 8; hq++) { /* block hq = 4 h + q: ql's run 2 h + q % 2 (low nibbles for q < 2), qh's run h bits 2q, 2q + 1 */
-                const int h = hq / 4, q = hq % 4, j0 = 8 * h + 2 * q; /* its two scales' indices */
+            for (hq = 0; hq < 8; hq++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's run g bits 2q, 2q + 1 */
+                const int g = hq / 4, q = hq % 4, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
                 const __m512 s0 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 24 - 8 * (j0 % 4)), 24)));
                 const __m512 s1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 16 - 8 * (j0 % 4)), 24)));
                 __m512i c[8];
                 LLM__UNROLL
                 for (k = 0; k < 8; k++) {
-                    const __m512i l = _mm512_loadu_si512(p + 288 + 64 * (16 * h + 8 * (q % 2) + k));
-                    const __m512i u = _mm512_loadu_si512(p + 2336 + 64 * (8 * h + k));
+                    const __m512i l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
+                    const __m512i u = _mm512_loadu_si512(p + 2336 + 64 * (8 * g + k));
                     c[k] = _mm512_or_si512(_mm512_and_si512(q < 2 ? l : _mm512_srli_epi16(l, 4), m4),
                                            _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)(2 * q)), k3), 4));
                 }
@@ -7180,21 +7184,24 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 dm = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(-1.0f));
                 u[0] = _mm512_and_si512(t1, k6), u[2] = _mm512_and_si512(t2, k6);
                 u[1] = _mm512_or_si512(_mm512_and_si512(t3, kf), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t1, 6), k3), 4));
-                u[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(t3, 4), kf), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t2, 6), k3), 4));
+                u[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(t3, 4), kf),
+                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t2, 6), k3), 4));
             }
             for (r = 0; r < 4; r++)
                 LLM__UNROLL
                 for (h = 0; h < 2; h++) { /* block j = 2r + h */
                     const int j = 2 * r + h;
-                    const __m512 s = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[j / 4], 8 * (j % 4)), _mm512_set1_epi32(255))));
-                    const __m512 m = _mm512_mul_ps(dm, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[2 + j / 4], 8 * (j % 4)), _mm512_set1_epi32(255))));
+                    const __m512i b255 = _mm512_set1_epi32(255);
+                    const __m512 s = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[j / 4], 8 * (j % 4)), b255)));
+                    const __m512 m = _mm512_mul_ps(dm, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[2 + j / 4], 8 * (j % 4)), b255)));
                     __m512i c[8];
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const __m512i v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
                         c[k] = _mm512_and_si512(h ? _mm512_srli_epi16(v, 4) : v, m4);
                         if (five) /* + 16 where bit j of the value's qh byte is set */
-                            c[k] = _mm512_or_si512(c[k], _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p + 256 + 64 * k), (unsigned)j), k1), 4));
+                            c[k] = _mm512_or_si512(
+                                c[k], _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p + 256 + 64 * k), (unsigned)j), k1), 4));
                     }
                     LLM__UNROLL
                     for (t = 0; t < nt; t++) {
@@ -7253,7 +7260,8 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
                         const int five = fmt == LLM_Q5_1X16, co = five ? 8 : 4;
                         const uint32_t h = five ? llm__le32(w + 4) : 0u;
                         for (l = 0; l < 16; l++)
-                            a += ((w[co + l] & 15) | (int)((h >> l) & 1u) << 4) * xb->q[l] + ((w[co + l] >> 4) | (int)((h >> (l + 16)) & 1u) << 4) * xb->q[16 + l];
+                            a += ((w[co + l] & 15) | (int)((h >> l) & 1u) << 4) * xb->q[l] +
+                                 ((w[co + l] >> 4) | (int)((h >> (l + 16)) & 1u) << 4) * xb->q[16 + l];
                     } else if (fmt == LLM_Q5_0X16) {
                         const uint32_t h = llm__le32(w + 2);
                         for (l = 0; l < 16; l++)
