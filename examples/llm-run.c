@@ -97,7 +97,7 @@ static int fail(const char *what, llm_status st, const char *why) {
     return 1;
 }
 
-/* ggml's Q4_0 / Q8_0 projections rearranged for this build's fastest kernel, in place
+/* ggml's block-format projections rearranged for this build's fastest kernel, in place
    (the file was read into memory; mapped read-only under LLM_MMAP, so copied there), the
    temporary freed after. Same values, same results as a prefill's kernel. */
 static int repack(llm_model *m, const char *what) {
