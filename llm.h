@@ -6651,6 +6651,14 @@ static void llm__qp_pack_q4_1(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_
 static void llm__qp_pack_q5_0(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q5_0); }
 static void llm__qp_pack_q5_1(llm__qpk *k, const llm__pkr *r, int nb) { llm__qp_pack32(k, r, nb, LLM__QK_Q5_1); }
 
+/* Q4_K / Q5_K's 12 scale bytes of each row in its lane as three words t[0..2] (bytes 0-3,
+   4-7, 8-11): u[0], u[1] the 8 scales, u[2], u[3] the 8 mins, byte j % 4 of u[j / 4] (of
+   u[2 + j / 4]) for sub-block j (llm__k4_scale_min, in the lanes) */
+static inline void llm__pk_k4scales(llm__pc *u, const llm__pc *t) {
+    u[0] = llm__pk_andw(t[0], 0x3f3f3f3fu), u[2] = llm__pk_andw(t[1], 0x3f3f3f3fu);
+    u[1] = llm__pk_or(llm__pk_andw(t[2], 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[0], 6), 0x03030303u), 4));
+    u[3] = llm__pk_or(llm__pk_andw(llm__pk_shrw(t[2], 4), 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[1], 6), 0x03030303u), 4));
+}
 /* Q4_K / Q5_K (layout: llm__qk_q45k): a 32-byte run's low nibbles are sub-block 2i, its
    high ones 2i + 1; Q5_K's fifth bit of value l in sub-block j is bit j of qh[l] */
 LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const llm__pkr *r, int nb, const int five) {
@@ -6674,9 +6682,7 @@ LLM__WINLINE void llm__qp_pack45k(llm__qpk *k, const llm__pkr *r, int nb, const 
             llm__pw d, dm;
             llm__pk_t16(t, r, o);
             d = llm__pk_halff(t[0], 0), dm = llm__pw_mul(llm__pk_halff(t[0], 1), llm__pw_set1(-1.0f)); /* -dmin */
-            u[0] = llm__pk_andw(t[1], 0x3f3f3f3fu), u[2] = llm__pk_andw(t[2], 0x3f3f3f3fu);
-            u[1] = llm__pk_or(llm__pk_andw(t[3], 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[1], 6), 0x03030303u), 4));
-            u[3] = llm__pk_or(llm__pk_andw(llm__pk_shrw(t[3], 4), 0x0f0f0f0fu), llm__pk_shlw(llm__pk_andw(llm__pk_shrw(t[2], 6), 0x03030303u), 4));
+            llm__pk_k4scales(u, t + 1);
             for (j = 0; j < 8; j++) {
                 llm__pw_store(k->sc[8 * s + j][0], llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)));
                 llm__pw_store(k->mn[8 * s + j], llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0)));
@@ -7063,101 +7069,81 @@ static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
     }
 }
 
-#if defined(LLM__AVX512) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
-#define LLM__X16V 1 /* the vector kernels: llm_weight_repack_worth says yes */
-static inline int32_t llm__x16_x4(const int8_t *q) {
-    int32_t v;
-    memcpy(&v, q, 4);
-    return v;
-}
-/* y += float(sum of the 8 code vectors c with x block xb's codes, from start) (s dx), the
+#if defined(LLM__QP) && LLM__PL == 16 && LLM__PK_U8
+/* The vector kernels, on the many-token kernel's AVX-512 vocabulary (llm__pk_*, llm__pa_*,
+   llm__pw_*: its nibbles, extra bits, scale bytes, dots and FMAs, the same instructions in
+   the same order, so the same sums): llm_weight_repack_worth says yes. */
+#define LLM__X16V 1
+/* y += float(the 8 code vectors c dotted with x block xb's codes, from start) (s dx), the
    dots in `ch` independent chains (1, 2 or 4: few tokens leave the core idle on one
    chain's latency; the sum is the same integer) */
-LLM__WINLINE __m512 llm__x16_dot(__m512 y, const __m512i *c, const llm__q8x *xb, int32_t start, __m512 s, const int ch) {
-    __m512i a[4];
+LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch) {
+    llm__pa a[4];
     int k;
     LLM__UNROLL
-    for (k = 0; k < ch; k++) a[k] = k ? _mm512_setzero_si512() : _mm512_set1_epi32(start);
+    for (k = 0; k < ch; k++) a[k] = llm__pa_set1(k ? 0 : start);
     LLM__UNROLL
-    for (k = 0; k < 8; k++) a[k % ch] = _mm512_dpbusd_epi32(a[k % ch], c[k], _mm512_set1_epi32(llm__x16_x4(xb->q + 4 * k)));
+    for (k = 0; k < 8; k++) a[k % ch] = llm__pa_dot(a[k % ch], c[k], llm__qp_x4(xb->q + 4 * k));
     if (ch == 4) a[0] = _mm512_add_epi32(a[0], a[2]), a[1] = _mm512_add_epi32(a[1], a[3]);
     if (ch >= 2) a[0] = _mm512_add_epi32(a[0], a[1]);
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[0]), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y);
+    return llm__pw_acc(y, a[0], s, xb->d);
 }
 #define LLM__X16_CH(nt) ((nt) == 1 ? 4 : (nt) <= 4 ? 2 : 1)
 /* the same over half e of the block (4 code vectors, x's codes 16 e ..): Q6_K's scale per 16 */
-LLM__WINLINE __m512 llm__x16_dot16(__m512 y, const __m512i *c, const llm__q8x *xb, int e, int32_t start, __m512 s) {
-    __m512i a = _mm512_set1_epi32(start);
+LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x *xb, int e, int32_t start, llm__pw s) {
+    llm__pa a = llm__pa_set1(start);
     int k;
     LLM__UNROLL
-    for (k = 0; k < 4; k++) a = _mm512_dpbusd_epi32(a, c[k], _mm512_set1_epi32(llm__x16_x4(xb->q + 16 * e + 4 * k)));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), _mm512_mul_ps(s, _mm512_set1_ps(xb->d)), y);
+    for (k = 0; k < 4; k++) a = llm__pa_dot(a, c[k], llm__qp_x4(xb->q + 16 * e + 4 * k));
+    return llm__pw_acc(y, a, s, xb->d);
 }
+/* the 16 fp16 values at p as floats */
+static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
    t < nt. pf: prefetch this far ahead while before end (the one stream's next bytes). */
 LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
-    const __m512i m4 = _mm512_set1_epi8(15);
-    __m512 y[LLM__X16_T];
+    const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
+    const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
+    llm__pw y[LLM__X16_T];
     int b, t, k, h;
     LLM__UNROLL
-    for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
-    if (fmt == LLM_Q8_0X16 || fmt == LLM_Q4_0X16 || fmt == LLM_Q5_0X16 || fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16) {
-        /* per block the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
-        const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
-        const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
-        const size_t bb = (size_t)(q8 ? 544 : co + 256);
-        /* four of the 32 fifth bits (lane >> n) as 16 in bytes 0-3: x 0x00204081 puts bit e at 8e */
-#define LLM__X16_BIT5(h, n) \
-    _mm512_slli_epi32(_mm512_and_si512(_mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(h, n), _mm512_set1_epi32(15)), \
-                                                          _mm512_set1_epi32(0x00204081)), _mm512_set1_epi32(0x01010101)), 4)
-        for (b = 0; b < nb; b++, p += bb) {
-            __m512i c[8];
-            __m512 s;
-            if (pf && p + pf + bb <= end)
-                for (k = 0; k < (int)bb; k += 64) LLM__PREFETCH(p + pf + k);
-            s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
+    for (b = 0; b < nb; b += f->blk / 32, p += bb) {
+        if (pf && p + pf + (size_t)bb <= end)
+            for (k = 0; k < bb; k += 64) LLM__PREFETCH(p + pf + k);
+        if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
+            const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+            const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
+            const llm__pw s = llm__x16_h16(p);
+            llm__pc c[8];
             LLM__UNROLL
-            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; Q4_0, Q5_0: 4, low nibbles values 4k.., high 16 + 4k.. */
-                const __m512i v = _mm512_loadu_si512(p + co + 64 * k);
-                if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + 288 + 64 * k);
-                else c[k] = _mm512_and_si512(v, m4), c[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                if (five) {
-                    const __m512i h = _mm512_loadu_si512(p + ho);
-                    c[k] = _mm512_or_si512(c[k], LLM__X16_BIT5(h, 4 * k)), c[k + 4] = _mm512_or_si512(c[k + 4], LLM__X16_BIT5(h, 16 + 4 * k));
-                }
+            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; the others 4, low nibbles values 4k.., high 16 + 4k.. */
+                const llm__pc v = _mm512_loadu_si512(p + co + 64 * k);
+                if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + co + 256 + 64 * k);
+                else c[k] = llm__pk_lo(v), c[k + 4] = llm__pk_hi(v);
             }
+            if (five)
+                LLM__UNROLL
+                for (k = 0; k < 8; k++) c[k] = llm__pk_bit5(c[k], _mm512_loadu_si512(p + ho), k);
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
-                if (mins) /* + m (dx sum(qx)) */
-                    y[t] = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(xb->ds), y[t]);
+                if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
             }
-        }
-#undef LLM__X16_BIT5
-    } else if (fmt == LLM_Q6_KX16) { /* Q6_K: per super-block d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
-        const __m512i k3 = _mm512_set1_epi8(3);
-        for (b = 0; b < nb; b += 8, p += 3360) {
-            __m512i sc[4];
-            __m512 d;
+        } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
+            const llm__pw d = llm__x16_h16(p);
             int hq;
-            if (pf && p + pf + 3360 <= end)
-                for (k = 0; k < 3360; k += 64) LLM__PREFETCH(p + pf + k);
-            d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
-            LLM__UNROLL
-            for (k = 0; k < 4; k++) sc[k] = _mm512_loadu_si512(p + 32 + 64 * k);
             for (hq = 0; hq < 8; hq++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's run g bits 2q, 2q + 1 */
                 const int g = hq / 4, q = hq % 4, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
-                const __m512 s0 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 24 - 8 * (j0 % 4)), 24)));
-                const __m512 s1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(sc[j0 / 4], 16 - 8 * (j0 % 4)), 24)));
-                __m512i c[8];
+                const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
+                const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
+                llm__pc c[8];
                 LLM__UNROLL
                 for (k = 0; k < 8; k++) {
-                    const __m512i l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
-                    const __m512i u = _mm512_loadu_si512(p + 2336 + 64 * (8 * g + k));
-                    c[k] = _mm512_or_si512(_mm512_and_si512(q < 2 ? l : _mm512_srli_epi16(l, 4), m4),
-                                           _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)(2 * q)), k3), 4));
+                    const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
+                    c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q));
                 }
                 LLM__UNROLL
                 for (t = 0; t < nt; t++) {
@@ -7166,53 +7152,37 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                     y[t] = llm__x16_dot16(y[t], c + 4, xb, 1, -32 * xb->s16[1], s1);
                 }
             }
-        }
-    } else { /* Q4_K, Q5_K: per super-block d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
-                then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
-        const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256, bb = five ? 2816 : 2304;
-        const __m512i k1 = _mm512_set1_epi8(1);
-        for (b = 0; b < nb; b += 8, p += bb) {
-            __m512i u[4];
-            __m512 d, dm;
+        } else { /* Q4_K, Q5_K: d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
+                    then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
+            const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
+            const llm__pw d = llm__x16_h16(p), dm = llm__pw_mul(llm__x16_h16(p + 32), llm__pw_set1(-1.0f)); /* -dmin */
+            llm__pc u[4], tw[3];
             int r;
-            if (pf && p + pf + (size_t)bb <= end)
-                for (k = 0; k < bb; k += 64) LLM__PREFETCH(p + pf + k);
-            { /* the 8 scales and mins of each row in its lanes (llm__qp_pack45k's decoding) */
-                const __m512i t1 = _mm512_loadu_si512(p + 64), t2 = _mm512_loadu_si512(p + 128), t3 = _mm512_loadu_si512(p + 192);
-                const __m512i k3 = _mm512_set1_epi32(0x03030303), kf = _mm512_set1_epi32(0x0f0f0f0f), k6 = _mm512_set1_epi32(0x3f3f3f3f);
-                d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
-                dm = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))), _mm512_set1_ps(-1.0f));
-                u[0] = _mm512_and_si512(t1, k6), u[2] = _mm512_and_si512(t2, k6);
-                u[1] = _mm512_or_si512(_mm512_and_si512(t3, kf), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t1, 6), k3), 4));
-                u[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(t3, 4), kf),
-                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(t2, 6), k3), 4));
-            }
+            LLM__UNROLL
+            for (k = 0; k < 3; k++) tw[k] = _mm512_loadu_si512(p + 64 + 64 * k);
+            llm__pk_k4scales(u, tw);
             for (r = 0; r < 4; r++)
                 LLM__UNROLL
                 for (h = 0; h < 2; h++) { /* block j = 2r + h */
                     const int j = 2 * r + h;
-                    const __m512i b255 = _mm512_set1_epi32(255);
-                    const __m512 s = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[j / 4], 8 * (j % 4)), b255)));
-                    const __m512 m = _mm512_mul_ps(dm, _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(u[2 + j / 4], 8 * (j % 4)), b255)));
-                    __m512i c[8];
+                    const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
+                    llm__pc c[8];
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
-                        const __m512i v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
-                        c[k] = _mm512_and_si512(h ? _mm512_srli_epi16(v, 4) : v, m4);
-                        if (five) /* + 16 where bit j of the value's qh byte is set */
-                            c[k] = _mm512_or_si512(
-                                c[k], _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p + 256 + 64 * k), (unsigned)j), k1), 4));
+                        const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
+                        c[k] = h ? llm__pk_hi(v) : llm__pk_lo(v);
+                        if (five) c[k] = llm__pk_bitb(c[k], _mm512_loadu_si512(p + 256 + 64 * k), 1 << j);
                     }
                     LLM__UNROLL
                     for (t = 0; t < nt; t++) {
                         const llm__q8x *xb = x + (size_t)t * ldx + b + j;
-                        y[t] = _mm512_fmadd_ps(m, _mm512_set1_ps(xb->ds), llm__x16_dot(y[t], c, xb, 0, s, LLM__X16_CH(nt)));
+                        y[t] = llm__pw_min(llm__x16_dot(y[t], c, xb, 0, s, LLM__X16_CH(nt)), m, xb->ds);
                     }
                 }
         }
     }
     LLM__UNROLL
-    for (t = 0; t < nt; t++) _mm512_storeu_ps(out + 16 * t, y[t]);
+    for (t = 0; t < nt; t++) llm__pw_store(out + 16 * t, y[t]);
 }
 #else
 /* the same sums, one row at a time: its blocks gathered back to ggml's bytes */
