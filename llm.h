@@ -3548,6 +3548,15 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
 #else
 #define LLM__WINLINE static inline
 #endif
+/* Tile loops have constant trip counts; they are asked to unroll completely (gcc
+   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LLM__UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define LLM__UNROLL _Pragma("unroll")
+#else
+#define LLM__UNROLL
+#endif
 #ifndef LLM__SMALL_N /* n_tokens up to this take the streaming dot-product path */
 #define LLM__SMALL_N 16
 #endif
@@ -3949,91 +3958,137 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
 }
 
 /* 2..LLM__SMALL_N tokens (a batched decode step, a short prefill) in one pass over W,
-   with the arithmetic of llm__gemv_1 for every (row, token): the same two chains (even
-   and odd vectors of the row), the same tails, the same four-row horizontal sums. So
-   each token's outputs are the bits n separate GEMVs give, and a sequence decoded in a
-   batch gets the logits it gets alone. The tile is LLM__SBR rows x 2 tokens: each W
-   vector loaded feeds 2 FMAs and each x vector LLM__SBR, 4 LLM__SBR independent chains
-   (AVX-512 and NEON: 16 accumulators of 32 registers; AVX2: 8 of 16). */
+   with the arithmetic of llm__gemv_1 for every (row, token): the same two chains (a: the
+   even vectors of the row, b: the odd ones), the same tails, the same four-row horizontal
+   sums. So each token's outputs are the bits n separate GEMVs give, and a sequence
+   decoded in a batch gets the logits it gets alone.
+   Blocking: four rows at a time; their columns in blocks of LLM__SB_KB floats (4 rows x
+   1 KiB) and all the tokens' x over the same columns (16 x 1 KiB) stay in L1 while every
+   token passes. Within a block the tile is 4 rows x LLM__SBT tokens of one chain (its
+   accumulators kept in o[] between blocks): each W vector loaded feeds LLM__SBT FMAs and
+   each x vector 4, 4 LLM__SBT independent chains (AVX-512 and NEON: 16 accumulators of 32
+   registers; AVX2: 8 of 16). One or two tokens left over run both chains at once, so
+   there are still 8 or more chains. */
 #if defined(LLM__AVX512) || defined(LLM__NEON) || !defined(LLM__RV)
-#define LLM__SBR 4
-#define LLM__SB_ROWS(X) X(0) X(1) X(2) X(3)
+#define LLM__SBT 4
 #else
-#define LLM__SBR 2
-#define LLM__SB_ROWS(X) X(0) X(1)
+#define LLM__SBT 2
 #endif
-#define LLM__SB_DECL(r) llm__rv a##r##0 = z, a##r##1 = z, b##r##0 = z, b##r##1 = z; const float *w##r = w + (ptrdiff_t)(r) * k;
-#define LLM__SB_FMA(r, acc, LD, off, u0, u1)            \
-    v = LD(w##r + (off));                               \
-    acc##r##0 = llm__rv_fma(v, u0, acc##r##0);          \
-    acc##r##1 = llm__rv_fma(v, u1, acc##r##1);
-#define LLM__SB_A(r) LLM__SB_FMA(r, a, llm__rv_load, i, xa0, xa1)
-#define LLM__SB_B(r) LLM__SB_FMA(r, b, llm__rv_load, i + LLM__RVN, xb0, xb1)
-#define LLM__SB_T(r) LLM__SB_FMA(r, b, LLM__GEMV_TAIL, i, xb0, xb1)
-#define LLM__SB_OUT(r)                                  \
-    o[(r) * 2] = llm__rv_add(a##r##0, b##r##0);         \
-    o[(r) * 2 + 1] = llm__rv_add(a##r##1, b##r##1);
-#define LLM__SB_PF(r) LLM__GEMV_PF(pf + (ptrdiff_t)(r) * k + i)
-/* Rows w[0..LLM__SBR) (k apart) against tokens x0 and x1: o[r * 2 + t] = chain a + chain b.
-   pf (or NULL): the same rows of the next group, fetched at the pace these are read. */
-static void llm__gemv_sb(llm__rv *o, const float *w, int k, const float *x0, const float *x1, const float *pf) {
-    const llm__rv z = llm__rv_set1(0.0f);
-    llm__rv xa0, xa1, xb0, xb1, v;
-    int i;
-    LLM__SB_ROWS(LLM__SB_DECL)
-    for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
+/* v stays in a register: without this gcc folds a loaded vector into each FMA that uses
+   it as a memory operand, loading it again per use (20 loads per 16 FMAs, not 8) */
+#if defined(LLM__RV) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define LLM__RV_REG(v) __asm__("" : "+v"(v))
+#elif defined(LLM__NEON) && (defined(__GNUC__) || defined(__clang__))
+#define LLM__RV_REG(v) __asm__("" : "+w"(v))
+#else
+#define LLM__RV_REG(v) ((void)0)
+#endif
+#define LLM__SB_KB 256 /* a multiple of 2 LLM__RVN */
+/* o[t][r][c] += rows w[r k ..] . x[t k ..] over the columns [i0, i1) of chain c, for c in
+   [c0, c0 + nc) (nc = 2: both; i0 is a multiple of 2 LLM__RVN, i1 too), t < nt.
+   pf (or NULL): the lines 4 rows x the block's width from pf, asked for as these are read. */
+LLM__WINLINE void llm__gemv_sbt(llm__rv (*o)[4][2], const float *w, int k, const float *x, const int nt, const int c0,
+                                const int nc, int i0, int i1, const float *pf) {
+    llm__rv a[4][LLM__SBT][2], xv[LLM__SBT], v[4];
+    int i, r, t, c;
+    LLM__UNROLL
+    for (r = 0; r < 4; r++)
+        LLM__UNROLL
+        for (t = 0; t < nt; t++)
+            LLM__UNROLL
+            for (c = 0; c < nc; c++) a[r][t][c] = o[t][r][c0 + c];
+    for (i = i0; i < i1; i += 2 * LLM__RVN) {
         if (pf) {
-            LLM__SB_ROWS(LLM__SB_PF)
-        }
-        xa0 = llm__rv_load(x0 + i), xa1 = llm__rv_load(x1 + i);
-        xb0 = llm__rv_load(x0 + i + LLM__RVN), xb1 = llm__rv_load(x1 + i + LLM__RVN);
-        LLM__SB_ROWS(LLM__SB_A)
-        LLM__SB_ROWS(LLM__SB_B)
-    }
-    for (; k - i >= LLM__RVN; i += LLM__RVN) {
-        xa0 = llm__rv_load(x0 + i), xa1 = llm__rv_load(x1 + i);
-        LLM__SB_ROWS(LLM__SB_A)
-    }
-#ifdef LLM__RV_MASKED
-    if (i < k) {
-        xb0 = llm__rv_load_n(x0 + i, k - i), xb1 = llm__rv_load_n(x1 + i, k - i);
-        LLM__SB_ROWS(LLM__SB_T)
-    }
-#endif
-    LLM__SB_ROWS(LLM__SB_OUT)
-}
-
-/* Rows r..r+3 against all n_tokens tokens: LLM__SBR rows at a time so they stay in L1
-   while every token passes; then gemv_1's sums and tails per token. */
-static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
-    const int k = g->k, nt = g->n_tokens;
-    const float *w = g->w + (ptrdiff_t)r * k;
-    llm__rv o[LLM__SMALL_N][4], t2[2 * LLM__SBR];
-    float s[4];
-    int rr, t, j, i, i0;
-#ifdef LLM__RV_MASKED
-    i0 = k;
-#else
-    i0 = k / LLM__RVN * LLM__RVN; /* gemv_1 leaves this tail to scalar code */
-#endif
-    if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
-        for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
-    for (rr = 0; rr < 4; rr += LLM__SBR)
-        for (t = 0; t < nt; t += 2) {
-            const float *x0 = g->x + (ptrdiff_t)t * k, *x1 = t + 1 < nt ? x0 + k : x0; /* an odd last token twice */
-            /* the first pass streams these rows from memory and asks for the next group's
-               into L2 as it goes (as gemv_1); the later passes read them from L1 */
-            const float *pf = t == 0 && k > 256 && r1 - r >= 8 ? w + (ptrdiff_t)(4 + rr) * k : NULL;
-            llm__gemv_sb(t2, w + (ptrdiff_t)rr * k, k, x0, x1, pf);
-            for (j = 0; j < LLM__SBR; j++) {
-                o[t][rr + j] = t2[2 * j];
-                if (t + 1 < nt) o[t + 1][rr + j] = t2[2 * j + 1];
+            LLM__UNROLL
+            for (r = 0; r < 4; r++) {
+                LLM__GEMV_PF(pf + (ptrdiff_t)r * k + i)
             }
         }
-    for (t = 0; t < nt; t++) {
+        LLM__UNROLL
+        for (c = 0; c < nc; c++) {
+            const int off = i + (c0 + c) * LLM__RVN;
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                xv[t] = llm__rv_load(x + (ptrdiff_t)t * k + off);
+                LLM__RV_REG(xv[t]);
+            }
+            LLM__UNROLL
+            for (r = 0; r < 4; r++) {
+                v[r] = llm__rv_load(w + (ptrdiff_t)r * k + off);
+                LLM__RV_REG(v[r]);
+            }
+            LLM__UNROLL
+            for (r = 0; r < 4; r++)
+                LLM__UNROLL
+                for (t = 0; t < nt; t++) a[r][t][c] = llm__rv_fma(v[r], xv[t], a[r][t][c]);
+        }
+    }
+    LLM__UNROLL
+    for (r = 0; r < 4; r++)
+        LLM__UNROLL
+        for (t = 0; t < nt; t++)
+            LLM__UNROLL
+            for (c = 0; c < nc; c++) o[t][r][c0 + c] = a[r][t][c];
+}
+
+/* Rows r..r+3 against all n_tokens tokens; then gemv_1's leftover vector and tails, and
+   its sums, per token. */
+static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
+    const int k = g->k, nt = g->n_tokens, k2 = k / (2 * LLM__RVN) * (2 * LLM__RVN);
+    const float *w = g->w + (ptrdiff_t)r * k;
+    llm__rv o[LLM__SMALL_N][4][2];
+    float s[4];
+    int kb, t, j, i;
+    for (t = 0; t < nt; t++)
+        for (j = 0; j < 4; j++) o[t][j][0] = o[t][j][1] = llm__rv_set1(0.0f);
+    if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
+        for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
+    for (kb = 0; kb < k2; kb += LLM__SB_KB) {
+        const int ke = k2 - kb < LLM__SB_KB ? k2 : kb + LLM__SB_KB;
+        /* the first pass over a block streams it from memory (or L2) and asks for the
+           next one: these rows' next columns, or the next group's first */
+        const float *pf = k <= 256 ? NULL : ke < k2 ? w + LLM__SB_KB : r1 - r >= 8 ? w + 4 * (ptrdiff_t)k - kb : NULL;
+        for (t = 0; t < nt; t += LLM__SBT) {
+            const float *x = g->x + (ptrdiff_t)t * k, *p = t == 0 ? pf : NULL;
+            switch (nt - t < LLM__SBT ? nt - t : LLM__SBT) {
+#if LLM__SBT == 4
+            case 4:
+                llm__gemv_sbt(o + t, w, k, x, 4, 0, 1, kb, ke, p);
+                llm__gemv_sbt(o + t, w, k, x, 4, 1, 1, kb, ke, NULL);
+                break;
+            case 3:
+                llm__gemv_sbt(o + t, w, k, x, 3, 0, 1, kb, ke, p);
+                llm__gemv_sbt(o + t, w, k, x, 3, 1, 1, kb, ke, NULL);
+                break;
+            case 2: llm__gemv_sbt(o + t, w, k, x, 2, 0, 2, kb, ke, p); break;
+#else
+            case 2:
+                llm__gemv_sbt(o + t, w, k, x, 2, 0, 1, kb, ke, p);
+                llm__gemv_sbt(o + t, w, k, x, 2, 1, 1, kb, ke, NULL);
+                break;
+#endif
+            default: llm__gemv_sbt(o + t, w, k, x, 1, 0, 2, kb, ke, p); break;
+            }
+        }
+    }
+    for (t = 0; t < nt; t++) { /* gemv_1's order after its main loop: one more vector to chain a, the masked tail to b */
         const float *x = g->x + (ptrdiff_t)t * k;
         float *y = g->y + (ptrdiff_t)t * g->n + r;
-        llm__vsum4(o[t][0], o[t][1], o[t][2], o[t][3], s);
+        int i0;
+        i = k2;
+        if (k - i >= LLM__RVN) {
+            for (j = 0; j < 4; j++) o[t][j][0] = llm__rv_fma(llm__rv_load(w + (ptrdiff_t)j * k + i), llm__rv_load(x + i), o[t][j][0]);
+            i += LLM__RVN;
+        }
+#ifdef LLM__RV_MASKED
+        if (i < k)
+            for (j = 0; j < 4; j++)
+                o[t][j][1] = llm__rv_fma(llm__rv_load_n(w + (ptrdiff_t)j * k + i, k - i), llm__rv_load_n(x + i, k - i), o[t][j][1]);
+        i = k;
+#endif
+        i0 = i;
+        for (j = 0; j < 4; j++) o[t][j][0] = llm__rv_add(o[t][j][0], o[t][j][1]);
+        llm__vsum4(o[t][0][0], o[t][1][0], o[t][2][0], o[t][3][0], s);
         for (i = i0; i < k; i++)
             for (j = 0; j < 4; j++) s[j] += w[(ptrdiff_t)j * k + i] * x[i];
         for (j = 0; j < 4; j++) y[j] = (g->bias ? g->bias[r + j] : 0.0f) + s[j];
@@ -5477,16 +5532,6 @@ static float llm__qdot_q6_k(const unsigned char *w, const llm__q8x *x, int64_t n
 #define LLM__QV 1
 #define LLM__QR 4 /* rows per tile at one token */
 #define LLM__QT 4 /* tokens per tile for several */
-
-/* The tile loops have constant trip counts; they are asked to unroll completely (gcc
-   otherwise keeps the larger ones as loops, and the accumulators go to the stack). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define LLM__UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#define LLM__UNROLL _Pragma("unroll")
-#else
-#define LLM__UNROLL
-#endif
 
 #if defined(LLM__AVX512) || defined(LLM__AVX2)
 /* -- x86: 256-bit integer code (AVX2; AVX-512 builds run it too, with VNNI's vpdpbusd
