@@ -1,7 +1,7 @@
 /* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1), as
    stored and repacked (llm_weight_repack: the rows named ...x16, where the build has their
-   kernel), through llm_linear_w / llm_linear_wx, beside this machine's roofs measured in
-   the same run.
+   kernel), and fp32 first for comparison, through llm_linear_w / llm_linear_wx, beside this
+   machine's roofs measured in the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
    and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
@@ -42,7 +42,8 @@ typedef struct {
     int block, bytes, d_off, m_off; /* fp16 scale (and min) offsets in a block; -1: none */
     int repack;                     /* 1: the same blocks through llm_weight_repack (q8_0x16 ...) */
 } qformat;
-static const qformat formats[] = { /* each format as stored, then repacked */
+static const qformat formats[] = { /* fp32 for comparison; each ggml format as stored, then repacked */
+    {"f32", LLM_F32, 1, 4, -1, -1, 0},
     {"q4_k", LLM_Q4_K, 256, 144, 0, 2, 0},   {"q4_kx16", LLM_Q4_K, 256, 144, 0, 2, 1},
     {"q8_0", LLM_Q8_0, 32, 34, 0, -1, 0},    {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
     {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},    {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1},
@@ -418,7 +419,9 @@ int main(int argc, char **argv) {
             r = r * 6364136223846793005ull + 1442695040888963407ull;
             data[i] = (unsigned char)(r >> 56);
         }
-        for (i = 0; i < wbytes; i += (size_t)f->bytes) {
+        if (f->type == LLM_F32) /* moderate floats (random bytes would be NaNs and subnormals) */
+            for (i = 0; i < wbytes / 4; i++) ((float *)(void *)data)[i] = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
+        for (i = 0; f->d_off >= 0 && i < wbytes; i += (size_t)f->bytes) {
             uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (float)(i % 7) / 7.0f);
             data[i + (size_t)f->d_off] = (unsigned char)h, data[i + (size_t)f->d_off + 1] = (unsigned char)(h >> 8);
             if (f->m_off >= 0) data[i + (size_t)f->m_off] = (unsigned char)h, data[i + (size_t)f->m_off + 1] = (unsigned char)(h >> 8);
