@@ -3967,8 +3967,8 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
    token passes. Within a block the tile is 4 rows x LLM__SBT tokens of one chain (its
    accumulators kept in o[] between blocks): each W vector loaded feeds LLM__SBT FMAs and
    each x vector 4, 4 LLM__SBT independent chains (AVX-512 and NEON: 16 accumulators of 32
-   registers; AVX2: 8 of 16). One or two tokens left over run both chains at once, so
-   there are still 8 or more chains. */
+   registers; AVX2: 8 of 16). A last group of at most LLM__SBT / 2 tokens runs both
+   chains at once, so there are still 8 or more chains. */
 #if defined(LLM__AVX512) || defined(LLM__NEON) || !defined(LLM__RV)
 #define LLM__SBT 4
 #else
