@@ -4044,12 +4044,14 @@ static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
     if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
         for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
     /* tokens few enough for one tile pass over a block have nothing to keep in L1: whole rows */
-    const int kw = 2 * nt <= LLM__SBT ? k2 : LLM__SB_KB;
+    const int whole = 2 * nt <= LLM__SBT, kw = whole ? k2 : LLM__SB_KB;
     for (kb = 0; kb < k2; kb += kw) {
         const int ke = k2 - kb < kw ? k2 : kb + kw;
         /* the first pass over a block streams it from memory (or L2) and asks for the
-           next one: these rows' next columns, or the next group's first */
-        const float *pf = k <= 256 ? NULL : ke < k2 ? w + kw : r1 - r >= 8 ? w + 4 * (ptrdiff_t)k - kb : NULL;
+           next one: these rows' next columns, or the next group's first. Whole rows (one
+           pass, as gemv_1 reads them but with more loads per line) are left to the
+           hardware prefetchers, which measured faster than asking as well */
+        const float *pf = k <= 256 || whole ? NULL : ke < k2 ? w + kw : r1 - r >= 8 ? w + 4 * (ptrdiff_t)k - kb : NULL;
         for (t = 0; t < nt; t += LLM__SBT) {
             const float *x = g->x + (ptrdiff_t)t * k, *p = t == 0 ? pf : NULL;
             switch (nt - t < LLM__SBT ? nt - t : LLM__SBT) {
