@@ -7309,87 +7309,115 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
 }
 #endif
 
-typedef struct llm__x16c {
+/* One matrix of a call; a call runs up to LLM__X16_M matrices that read the same x (a
+   layer's q, k, v; gate and up), so x is quantized once and the pool forks once. */
+#define LLM__X16_M 3
+typedef struct llm__x16m {
     const unsigned char *w, *end;
-    int fmt, nb, d_out, t0, nt;
     size_t gb;        /* bytes of a group of 16 rows */
-    llm__q8x *xq;     /* nt tokens, nb blocks apart */
+    int fmt, d_out, g0; /* g0: its first group in the call's numbering */
     const float *b;
     float *y;
+} llm__x16m;
+typedef struct llm__x16c {
+    llm__x16m m[LLM__X16_M];
+    int n_m, ng, nb, t0, nt; /* ng: the groups of all matrices */
+    llm__q8x *xq;     /* nt tokens, nb blocks apart */
 } llm__x16c;
-/* This thread's share of the groups of 16 rows, each against the panel's tokens
-   LLM__X16_T at a time (the rest, 1 to 7, in one more pass: a batch of up to 8 reads the
-   weights once); the first tile streams the group from memory and prefetches ahead, the
-   others find it in cache. */
+/* This thread's share of the groups of 16 rows (the matrices' groups numbered one after
+   another), each against the panel's tokens LLM__X16_T at a time (the rest, 1 to 7, in
+   one more pass: a batch of up to 8 reads the weights once); the first tile streams the
+   group from memory and prefetches ahead, the others find it in cache. */
 static void llm__x16_task(void *ctx, int ith, int nth) {
     const llm__x16c *c = (const llm__x16c *)ctx;
-    const int64_t ng = c->d_out / 16;
-    int g, t, n, i;
+    int g, t, n, i, k = 0;
     float o[16 * LLM__X16_T];
-    for (g = (int)(ng * ith / nth); g < (int)(ng * (ith + 1) / nth); g++) {
-        const unsigned char *p = c->w + (size_t)g * c->gb;
+    for (g = (int)((int64_t)c->ng * ith / nth); g < (int)((int64_t)c->ng * (ith + 1) / nth); g++) {
+        const llm__x16m *m;
+        const unsigned char *p;
+        while (g >= c->m[k].g0 + c->m[k].d_out / 16) k++;
+        m = &c->m[k];
+        p = m->w + (size_t)(g - m->g0) * m->gb;
         for (t = 0; t < c->nt; t += n) {
             const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
             const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
+            float *y = m->y + (size_t)(c->t0 + t) * (size_t)m->d_out + (size_t)(16 * (g - m->g0));
             n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
 #define LLM__X16_SHAPES(F)                                                                          \
     switch (n) {                                                                                    \
-    case 1: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, c->end); break;                  \
-    case 2: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, c->end); break;                  \
-    case 3: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 3, pf, c->end); break;                  \
-    case 4: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, c->end); break;                  \
-    case 5: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 5, pf, c->end); break;                  \
-    case 6: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 6, pf, c->end); break;                  \
-    case 7: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 7, pf, c->end); break;                  \
-    default: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, c->end); break;        \
+    case 1: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, m->end); break;                  \
+    case 2: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, m->end); break;                  \
+    case 3: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 3, pf, m->end); break;                  \
+    case 4: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;                  \
+    case 5: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 5, pf, m->end); break;                  \
+    case 6: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 6, pf, m->end); break;                  \
+    case 7: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 7, pf, m->end); break;                  \
+    default: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, m->end); break;        \
     }
-            if (c->fmt == LLM_Q8_0X16) {
+            if (m->fmt == LLM_Q8_0X16) {
                 LLM__X16_SHAPES(LLM_Q8_0X16)
-            } else if (c->fmt == LLM_Q4_0X16) {
+            } else if (m->fmt == LLM_Q4_0X16) {
                 LLM__X16_SHAPES(LLM_Q4_0X16)
-            } else if (c->fmt == LLM_Q5_0X16) {
+            } else if (m->fmt == LLM_Q5_0X16) {
                 LLM__X16_SHAPES(LLM_Q5_0X16)
-            } else if (c->fmt == LLM_Q4_1X16) {
+            } else if (m->fmt == LLM_Q4_1X16) {
                 LLM__X16_SHAPES(LLM_Q4_1X16)
-            } else if (c->fmt == LLM_Q5_1X16) {
+            } else if (m->fmt == LLM_Q5_1X16) {
                 LLM__X16_SHAPES(LLM_Q5_1X16)
-            } else if (c->fmt == LLM_Q5_KX16) {
+            } else if (m->fmt == LLM_Q5_KX16) {
                 LLM__X16_SHAPES(LLM_Q5_KX16)
-            } else if (c->fmt == LLM_Q4_KX16) {
+            } else if (m->fmt == LLM_Q4_KX16) {
                 LLM__X16_SHAPES(LLM_Q4_KX16)
             } else {
                 LLM__X16_SHAPES(LLM_Q6_KX16)
             }
 #undef LLM__X16_SHAPES
             for (i = 0; i < 16 * n; i++)
-                c->y[(size_t)(c->t0 + t + i / 16) * (size_t)c->d_out + (size_t)(16 * g + i % 16)] = o[i] + (c->b ? c->b[16 * g + i % 16] : 0.0f);
+                y[(size_t)(i / 16) * (size_t)m->d_out + (size_t)(i % 16)] = o[i] + (m->b ? m->b[16 * (g - m->g0) + i % 16] : 0.0f);
         }
     }
 }
-/* The table's linear for the repacked layouts: x quantized per token (llm__q8x, as the
-   tiles take it) a panel at a time into 64 KiB of stack, or all at once into scratch. */
-static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
-                                  int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
+/* y[i] = x W[i]^T + b[i] for n_m matrices in repacked layouts that read the same x: x
+   quantized per token (llm__q8x, as the tiles take it) a panel at a time into 64 KiB of
+   stack, or all at once into scratch; then one pass of the pool over every matrix's rows.
+   Each row's sums are the ones a call of its matrix alone gives. */
+static llm_status llm__linear_x16_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
+                                    const float *const *b, int n_tokens, int d_in, const int *d_out, void *scratch,
+                                    size_t scratch_bytes, llm_threads *th) {
     llm__q8x xq_stack[LLM__LQ_BLOCKS];
-    const llm__x16f *f = llm__x16_of(W->type);
     llm__x16c c;
-    int tp, t, nb = d_in / 32;
-    (void)flags;
-    if (d_in % f->blk || d_out % 16) return LLM_EINVAL;
+    int tp, t, i, nb = d_in / 32;
+    double rows = 0;
+    if (n_m < 1 || n_m > LLM__X16_M) return LLM_EINVAL;
     if (nb > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
-    c.w = (const unsigned char *)W->data;
-    c.gb = (size_t)(d_in / f->blk) * 16 * (size_t)f->bytes;
-    c.end = c.w + (size_t)(d_out / 16) * c.gb;
-    c.fmt = (int)W->type, c.nb = nb, c.d_out = d_out, c.b = b, c.y = y, c.xq = xq_stack;
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < n_m; i++) {
+        const llm__x16f *f = llm__x16_of(W[i]->type);
+        llm__x16m *m = &c.m[i];
+        if (d_in % f->blk || d_out[i] % 16) return LLM_EINVAL;
+        m->w = (const unsigned char *)W[i]->data;
+        m->gb = (size_t)(d_in / f->blk) * 16 * (size_t)f->bytes;
+        m->end = m->w + (size_t)(d_out[i] / 16) * m->gb;
+        m->fmt = (int)W[i]->type, m->d_out = d_out[i], m->b = b[i], m->y = y[i], m->g0 = c.ng;
+        c.ng += d_out[i] / 16;
+        rows += d_out[i];
+    }
+    c.n_m = n_m, c.nb = nb, c.xq = xq_stack;
     tp = LLM__LQ_BLOCKS / nb;
     if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
         c.xq = (llm__q8x *)llm__align64(scratch), tp = n_tokens;
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         for (t = 0; t < c.nt; t++) llm__q8x_quantize(x + (size_t)(c.t0 + t) * d_in, c.xq + (size_t)t * (size_t)nb, d_in);
-        llm_threads_run((double)c.nt * d_in * d_out < LLM__PAR_MIN_WORK ? NULL : th, llm__x16_task, &c);
+        llm_threads_run((double)c.nt * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__x16_task, &c);
     }
     return LLM_OK;
+}
+/* The table's linear for the repacked layouts: one matrix. */
+static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                  int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
+    (void)flags;
+    return llm__linear_x16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, scratch, scratch_bytes, th);
 }
 
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
@@ -8815,6 +8843,24 @@ static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, 
 /* layer w's adapter of projection k (LLM_LORA_* order), or NULL */
 #define LLM__AD(w, k) ((w)->lora ? &(w)->lora[k] : NULL)
 
+/* n_m projections of the same input, lw's projections ks (LLM_LORA_* order): in one call
+   when every one is in a repacked layout and none has an adapter (x quantized once, one
+   fork of the pool instead of n_m), else one call each; the same bits either way. */
+static llm_status llm__model_lin_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
+                                   const float *const *b, int n, int d_in, const int *d_out, const llm_layer_weights *lw,
+                                   const int *ks, const llm__linx *lx, llm_threads *th) {
+    int i, same = 1;
+    for (i = 0; i < n_m; i++) {
+        const llm__wfmt *f = llm__wfmt_of(W[i]->type);
+        const llm_lora_ab *ad = LLM__AD(lw, ks[i]);
+        same = same && W[i]->data && f && f->linear == llm__linear_x16 && f->check(W[i], d_in) == LLM_OK &&
+               !(ad && ad->a);
+    }
+    if (same) return llm__linear_x16_n(n_m, y, x, W, b, n, d_in, d_out, lx ? lx->scratch : NULL, lx ? lx->bytes : 0, th);
+    for (i = 0; i < n_m; i++) LLM__MTRY(llm__model_lin(y[i], x, W[i], b[i], n, d_in, d_out[i], LLM__AD(lw, ks[i]), lx, th));
+    return LLM_OK;
+}
+
 /* out[i] = Norm(x[i]) for n rows of d: RMSNorm or LayerNorm as the config says. */
 static llm_status llm__model_norm(const llm_config *c, float *out, const float *x, const float *w, const float *b,
                                  int n, int d) {
@@ -9107,9 +9153,13 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
     /* ---- attention sub-layer: x += Wo Attention(RoPE(Wq h), RoPE(Wk h), Wv h) ---- */
     LLM__MTRY(llm__model_sub_in(c, b.xb, x, w->attn_norm, w->attn_norm_b, n, d, &in));
     /* q: [n][n_heads][hd], k and v: [n][n_kv_heads][hd] */
-    LLM__MTRY(llm__model_lin(b.q, in, &w->wq, w->bq, n, d, qd, LLM__AD(w, 0), &b.lx, th));
-    LLM__MTRY(llm__model_lin(b.k, in, &w->wk, w->bk, n, d, kvd, LLM__AD(w, 1), &b.lx, th));
-    LLM__MTRY(llm__model_lin(b.v, in, &w->wv, w->bv, n, d, kvd, LLM__AD(w, 2), &b.lx, th));
+    {
+        float *const ys[3] = {b.q, b.k, b.v};
+        const llm_weight *const ws[3] = {&w->wq, &w->wk, &w->wv};
+        const float *const bs[3] = {w->bq, w->bk, w->bv};
+        const int dout[3] = {qd, kvd, kvd}, ks[3] = {0, 1, 2};
+        LLM__MTRY(llm__model_lin_n(3, ys, in, ws, bs, n, d, dout, w, ks, &b.lx, th));
+    }
     /* qk_norm: each head of q and k normed on its own, before the rotation */
     if (c->qk_norm) {
         LLM__MTRY(llm__model_head_norm(c, b.q, (int64_t)n * c->n_heads, hd, w->q_norm));
@@ -9146,13 +9196,16 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
         if (w->lora && (w->lora[4].a || w->lora[5].a || w->lora[6].a)) return LLM_EUNSUPPORTED; /* none on experts */
         LLM__MTRY(llm__moe_ffn(c, w, in, n, &b, th));
     } else {
-        /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP) */
-        LLM__MTRY(llm__model_lin(b.hb, in, &w->w1, w->b1, n, d, ff, LLM__AD(w, 4), &b.lx, th));
+        /* hb: [n][d_ff] gate (or the only hidden projection of a plain MLP); hb2 the up */
+        float *const ys[2] = {b.hb, b.hb2};
+        const llm_weight *const ws[2] = {&w->w1, &w->w3};
+        const float *const bs[2] = {w->b1, w->b3};
+        const int dout[2] = {ff, ff}, ks[2] = {4, 6};
+        LLM__MTRY(llm__model_lin_n(ffn->matrices == 2 ? 1 : 2, ys, in, ws, bs, n, d, dout, w, ks, &b.lx, th));
         if (ffn->matrices == 2) {
             for (i = 0; i < n; i++) LLM__MTRY(ffn->act(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, ff));
         } else {
             /* gated: hb = act(gate) * up, Shazeer 2020 (SwiGLU: act = SiLU; GEGLU: GELU) */
-            LLM__MTRY(llm__model_lin(b.hb2, in, &w->w3, w->b3, n, d, ff, LLM__AD(w, 6), &b.lx, th));
             for (i = 0; i < n; i++)
                 LLM__MTRY(ffn->glu(b.hb + (size_t)i * ff, b.hb + (size_t)i * ff, b.hb2 + (size_t)i * ff, ff));
         }

@@ -1094,6 +1094,45 @@ static void test_repack(void) {
    the head. llm_model_repack takes exactly the types with a kernel here, the head and
    embedding together, and the logits stay within float rounding of the model as stored
    (the same 8-bit activations; only the fp32 order of the sums differs). */
+/* q, k, v (Q8_0, Q4_0, Q6_K repacked) and gate, up (Q6_K, Q4_K) each run as one call
+   of their repacked layouts (x quantized once, one fork of the pool); the same bits as
+   one call per projection, which an adapter on a projection forces (its B = 0 adds
+   nothing), on 1 to 3 threads, whose shares split the matrices' groups differently. */
+static void test_fused_projections(llm_model *m, llm_state *s, const int *ids, const float *want) {
+    enum { D = 256, FF = 512, V = 64, NT = 6, R = 2 };
+    static float a[R * FF], zero[FF * R], one[FF * R], got[NT * V];
+    llm_lora_ab ab[7];
+    llm_layer_weights lw = m->weights.layers[0];
+    llm_weights w = m->weights;
+    llm_threads *th = NULL;
+    int i, k, nth, diff;
+    for (i = 0; i < R * FF; i++) a[i] = test_randf();
+    w.layers = &lw;
+    for (k = 0; k < 4; k++) { /* none; on q (k and v alone); on the gate; both */
+        memset(ab, 0, sizeof ab);
+        if (k & 1) ab[0].a = a, ab[0].b = zero, ab[0].rank = R, ab[0].scale = 1.0f;
+        if (k & 2) ab[4].a = a, ab[4].b = zero, ab[4].rank = R, ab[4].scale = 1.0f;
+        lw.lora = k ? ab : NULL;
+        for (nth = 1; nth <= 3; nth++) {
+            if (nth > 1 && !CHECK_OK(llm_threads_create(&th, nth))) return;
+            llm_kv_cache_truncate(&s->kv, 0);
+            for (i = 0; i < NT; i++) CHECK_OK(llm_forward(s, &w, &ids[i], 1, i, got + (size_t)i * V, 0, th));
+            diff = memcmp(got, want, sizeof got) != 0;
+            CHECK_MSG(!diff, "adapters %d, %d threads: logits differ from the fused projections'", k, nth);
+            llm_threads_free(th);
+            th = NULL;
+        }
+    }
+    /* and an adapter that adds something is not skipped by the fused call */
+    for (i = 0; i < FF * R; i++) one[i] = 0.5f;
+    memset(ab, 0, sizeof ab);
+    ab[4].a = a, ab[4].b = one, ab[4].rank = R, ab[4].scale = 1.0f;
+    lw.lora = ab;
+    llm_kv_cache_truncate(&s->kv, 0);
+    for (i = 0; i < NT; i++) CHECK_OK(llm_forward(s, &w, &ids[i], 1, i, got + (size_t)i * V, 0, NULL));
+    CHECK_MSG(memcmp(got, want, sizeof got) != 0, "an adapter on the gate changed nothing");
+}
+
 static void test_repack_model(void) {
     enum { D = 256, FF = 512, V = 64, NT = 6 };
     static const struct {
@@ -1105,7 +1144,7 @@ static void test_repack_model(void) {
     static unsigned char mem[8][FF * D / 32 * 34];
     static float norms[3 * D], la[NT * V], lb[NT * V];
     static unsigned char rp[8 * FF * D / 32 * 34 + 64];
-    const int kind[8] = {0, 1, 2, 3, 4, 0, 3, 0}; /* wq wk wv wo w1 w2 w3, embedding: Q's index */
+    const int kind[8] = {0, 1, 2, 3, 2, 4, 3, 0}; /* wq wk wv wo w1 w2 w3, embedding: Q's index */
     const int rows[8] = {D, D, D, D, FF, D, FF, V}, cols[8] = {D, D, D, D, D, FF, D, D};
     llm_weight *ws[8];
     llm_layer_weights layer;
@@ -1153,6 +1192,7 @@ static void test_repack_model(void) {
         for (i = 0; i < NT * V; i++) e += (double)(la[i] - lb[i]) * (la[i] - lb[i]), mag += (double)la[i] * la[i];
         printf("a model of Q8_0, Q4_0, Q6_K, Q4_K, Q2_K repacked: logits %.2e (relative RMS) from as stored\n", sqrt(e / mag));
         CHECK_MSG(sqrt(e / mag) < 1e-3, "repacked model: %.3g from as stored", sqrt(e / mag));
+        test_fused_projections(&m, &s, ids, lb);
     }
     llm_state_free(&s);
 }
