@@ -9180,7 +9180,7 @@ static llm_status llm__block_run(const llm_config *c, const llm_layer_weights *w
         }
         /* keys and values of these positions join the cache; queries attend over 0..pos+i */
         LLM__MTRY(llm_kv_cache_write(g->kv, layer, g->pos, k, v, g->n));
-        work = (int64_t)g->n * qd * (g->pos + g->n);
+        work = 2 * (int64_t)g->n * qd * (g->pos + g->n); /* multiply-adds: q K^T, then P V */
         LLM__MTRY(llm_attention_cache_ex(b.att + (size_t)row * qd, q, g->kv, layer, g->n, g->pos, c->n_heads, &ad,
                                          llm__model_th(th, work)));
     }
