@@ -7321,7 +7321,7 @@ typedef struct llm__x16m {
 } llm__x16m;
 typedef struct llm__x16c {
     llm__x16m m[LLM__X16_M];
-    int n_m, ng, nb, t0, nt; /* ng: the groups of all matrices */
+    int ng, nb, t0, nt; /* ng: the groups of all matrices */
     llm__q8x *xq;     /* nt tokens, nb blocks apart */
 } llm__x16c;
 /* This thread's share of the groups of 16 rows (the matrices' groups numbered one after
@@ -7402,7 +7402,7 @@ static llm_status llm__linear_x16_n(int n_m, float *const *y, const float *x, co
         c.ng += d_out[i] / 16;
         rows += d_out[i];
     }
-    c.n_m = n_m, c.nb = nb, c.xq = xq_stack;
+    c.nb = nb, c.xq = xq_stack;
     tp = LLM__LQ_BLOCKS / nb;
     if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
         c.xq = (llm__q8x *)llm__align64(scratch), tp = n_tokens;

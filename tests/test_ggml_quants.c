@@ -1089,11 +1089,6 @@ static void test_repack(void) {
     llm_threads_free(th3);
 }
 
-/* A model built in memory (no ../shared needed): one layer whose projections are Q8_0,
-   Q4_0, Q6_K, Q4_K and Q2_K (which has no repacked layout) and a Q8_0 embedding tied to
-   the head. llm_model_repack takes exactly the types with a kernel here, the head and
-   embedding together, and the logits stay within float rounding of the model as stored
-   (the same 8-bit activations; only the fp32 order of the sums differs). */
 /* q, k, v (Q8_0, Q4_0, Q6_K repacked) and gate, up (Q6_K, Q4_K) each run as one call
    of their repacked layouts (x quantized once, one fork of the pool); the same bits as
    one call per projection, which an adapter on a projection forces (its B = 0 adds
@@ -1133,6 +1128,11 @@ static void test_fused_projections(llm_model *m, llm_state *s, const int *ids, c
     CHECK_MSG(memcmp(got, want, sizeof got) != 0, "an adapter on the gate changed nothing");
 }
 
+/* A model built in memory (no ../shared needed): one layer whose projections are Q8_0,
+   Q4_0, Q6_K, Q4_K and Q2_K (which has no repacked layout) and a Q8_0 embedding tied to
+   the head. llm_model_repack takes exactly the types with a kernel here, the head and
+   embedding together, and the logits stay within float rounding of the model as stored
+   (the same 8-bit activations; only the fp32 order of the sums differs). */
 static void test_repack_model(void) {
     enum { D = 256, FF = 512, V = 64, NT = 6 };
     static const struct {
