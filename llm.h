@@ -8051,8 +8051,29 @@ static float llm__att_dot(const float *a, const float *b, int n) {
     return s;
 }
 
-/* Four keys at a time, two accumulators each, so eight FMA chains share each load of q;
-   one key row prefetched per key scored. */
+/* s[0..3] = q . k for the four rows at K, hd apart (hd % (2 W) == 0): two accumulators
+   each, so eight FMA chains share each load of q. */
+static inline void llm__att_dot4(float *s, const float *q, const float *K, int hd) {
+    enum { W = LLM__ATT_W };
+    const float *k0 = K, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
+    llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    int d;
+    for (d = 0; d < hd; d += 2 * W) {
+        llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
+        a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
+        a1 = llm__rv_fma(qa, llm__rv_load(k1 + d), a1);
+        a2 = llm__rv_fma(qa, llm__rv_load(k2 + d), a2);
+        a3 = llm__rv_fma(qa, llm__rv_load(k3 + d), a3);
+        b0 = llm__rv_fma(qb, llm__rv_load(k0 + d + W), b0);
+        b1 = llm__rv_fma(qb, llm__rv_load(k1 + d + W), b1);
+        b2 = llm__rv_fma(qb, llm__rv_load(k2 + d + W), b2);
+        b3 = llm__rv_fma(qb, llm__rv_load(k3 + d + W), b3);
+    }
+    /* the four sums at once (>>matmul's llm__vsum4: the vector types are the same) */
+    llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
+}
+
+/* Four keys at a time (llm__att_dot4); one key row prefetched per key scored. */
 static void llm__att_scores(float *s, const float *q, const llm__att_tile *t, int js, int n, int r0, int npf) {
     enum { W = LLM__ATT_W };
     const int hd = t->hd;
@@ -8062,23 +8083,8 @@ static void llm__att_scores(float *s, const float *q, const llm__att_tile *t, in
     int j = 0;
     if (hd % (2 * W) == 0)
         for (; j + 4 <= n; j += 4) {
-            const float *k0 = K + (size_t)j * hd, *k1 = k0 + hd, *k2 = k1 + hd, *k3 = k2 + hd;
-            llm__rv a0 = llm__rv_set1(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-            int d;
             if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, 4 * pf_row);
-            for (d = 0; d < hd; d += 2 * W) {
-                llm__rv qa = llm__rv_load(q + d), qb = llm__rv_load(q + d + W);
-                a0 = llm__rv_fma(qa, llm__rv_load(k0 + d), a0);
-                a1 = llm__rv_fma(qa, llm__rv_load(k1 + d), a1);
-                a2 = llm__rv_fma(qa, llm__rv_load(k2 + d), a2);
-                a3 = llm__rv_fma(qa, llm__rv_load(k3 + d), a3);
-                b0 = llm__rv_fma(qb, llm__rv_load(k0 + d + W), b0);
-                b1 = llm__rv_fma(qb, llm__rv_load(k1 + d + W), b1);
-                b2 = llm__rv_fma(qb, llm__rv_load(k2 + d + W), b2);
-                b3 = llm__rv_fma(qb, llm__rv_load(k3 + d + W), b3);
-            }
-            /* the four sums at once (>>matmul's llm__vsum4: the vector types are the same) */
-            llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s + j);
+            llm__att_dot4(s + j, q, K + (size_t)j * hd, hd);
         }
     for (; j < n; j++) {
         if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
@@ -17627,42 +17633,77 @@ static void llm__axpy(float *y, float a, const float *x, int n) {
     for (; i < n; i++) y[i] += a * x[i];
 }
 
+/* s[j] = x . row j for n rows of hd floats: four at a time as the forward scores them. */
+static void llm__attb_dots(float *s, const float *x, const float *rows, int n, int hd) {
+    int j = 0;
+    if (hd % (2 * LLM__ATT_W) == 0)
+        for (; j + 4 <= n; j += 4) llm__att_dot4(s + j, x, rows + (size_t)j * hd, hd);
+    for (; j < n; j++) s[j] = llm__att_dot(x, rows + (size_t)j * hd, hd);
+}
+
 /* One KV head and its query heads: each query row's log-sum-exp is the forward's or, without
    it, pass 1's (max and sum online, Milakov & Gimelshein 2018, keeping the first
    LLM__ATTB_KEYS scores so that pass 2 reads them instead of taking q . k again: the same
-   bits, the same dot); pass 2 rebuilds P_ij key by key and adds the four products of the
-   header comment. */
-enum { LLM__ATTB_KEYS = 2048 };
+   bits, the same dot); pass 2 takes the keys in chunks of LLM__ATTB_CH: their scores and
+   dO_i . v_j four keys at a time, P_ij and dS_ij a vector at a time, then adds the four
+   products of the header comment key by key. */
+enum { LLM__ATTB_KEYS = 2048, LLM__ATTB_CH = 64 }; /* (KEYS a multiple of CH) */
 static void llm__attb_head(const llm__attb *a, int kh) {
-    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j;
+    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j0, jj;
     const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
     float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd, sc[LLM__ATTB_KEYS];
+    float p[LLM__ATTB_CH], dp[LLM__ATTB_CH]; /* (a multiple of any ISA's vector) */
+    llm__att_tile kt; /* a chunk of K as the P V kernel's tile, nothing to prefetch */
+    memset(&kt, 0, sizeof kt);
+    kt.hd = hd, kt.row = (size_t)hd * sizeof(float), kt.kn = kt.vn = (const char *)K;
     for (h = kh * g; h < (kh + 1) * g; h++)
         for (i = 0; i < n; i++) {
             size_t row = ((size_t)i * a->h + h) * hd;
             const float *qi = a->q + row, *doi = a->dout + row;
             float *dqi = a->dq + row, lse, Di = llm__dot(doi, a->out + row, hd);
             int kept = 0; /* scores pass 1 kept in sc */
+            llm__rv vlse, vdi, vscale = llm__rv_set1(a->scale);
             if (a->lse) {
                 lse = a->lse[(size_t)i * a->h + h];
             } else { /* key 0 starts the max and the sum */
-                float mx = a->scale * llm__dot(qi, K, hd), sum = 1.0f;
-                sc[0] = mx;
-                for (j = 1; j <= i; j++) {
-                    float s = a->scale * llm__dot(qi, K + (size_t)j * hd, hd);
-                    if (j < LLM__ATTB_KEYS) sc[j] = s;
-                    if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
-                    else sum += LLM_EXPF(s - mx);
+                float mx = -INFINITY, sum = 0.0f;
+                for (j0 = 0; j0 <= i; j0 += LLM__ATTB_CH) {
+                    int nj = i + 1 - j0 < LLM__ATTB_CH ? i + 1 - j0 : LLM__ATTB_CH;
+                    llm__attb_dots(p, qi, K + (size_t)j0 * hd, nj, hd);
+                    for (jj = 0; jj < nj; jj++) {
+                        float s = a->scale * p[jj];
+                        if (j0 + jj < LLM__ATTB_KEYS) sc[j0 + jj] = s;
+                        if (j0 + jj == 0) mx = s, sum = 1.0f;
+                        else if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
+                        else sum += LLM_EXPF(s - mx);
+                    }
                 }
                 lse = mx + (float)LLM_LOG((double)sum), kept = i < LLM__ATTB_KEYS ? i + 1 : LLM__ATTB_KEYS;
             }
-            for (j = 0; j <= i; j++) {
-                const float *kj = K + (size_t)j * hd, *vj = V + (size_t)j * hd;
-                float p = LLM_EXPF((j < kept ? sc[j] : a->scale * llm__dot(qi, kj, hd)) - lse);
-                float ds = p * (llm__dot(doi, vj, hd) - Di) * a->scale;
-                llm__axpy(dV + (size_t)j * hd, p, doi, hd);
-                llm__axpy(dqi, ds, kj, hd);
-                llm__axpy(dK + (size_t)j * hd, ds, qi, hd);
+            vlse = llm__rv_set1(lse), vdi = llm__rv_set1(Di);
+            for (j0 = 0; j0 <= i; j0 += LLM__ATTB_CH) {
+                int nj = i + 1 - j0 < LLM__ATTB_CH ? i + 1 - j0 : LLM__ATTB_CH;
+                if (j0 < kept) { /* (kept ends at i + 1 or at LLM__ATTB_KEYS, a multiple of the chunk) */
+                    memcpy(p, sc + j0, sizeof(float) * (size_t)nj);
+                } else {
+                    llm__attb_dots(p, qi, K + (size_t)j0 * hd, nj, hd);
+                    for (jj = 0; jj < nj; jj++) p[jj] *= a->scale;
+                }
+                llm__attb_dots(dp, doi, V + (size_t)j0 * hd, nj, hd);
+                for (jj = nj; jj % LLM__RVN; jj++) p[jj] = dp[jj] = 0.0f; /* the last vector's unused lanes */
+                for (jj = 0; jj < nj; jj += LLM__RVN) { /* P_ij = exp(s - lse), dS_ij = P_ij (dO_i . v_j - D_i) scale */
+                    llm__rv pv = llm__rv_exp(llm__rv_sub(llm__rv_load(p + jj), vlse));
+                    llm__rv_store(p + jj, pv);
+                    llm__rv_store(dp + jj, llm__rv_mul(llm__rv_mul(pv, llm__rv_sub(llm__rv_load(dp + jj), vdi)), vscale));
+                }
+                for (jj = 0; jj < nj; jj++) {
+                    size_t at = (size_t)(j0 + jj) * hd;
+                    llm__axpy(dV + at, p[jj], doi, hd);
+                    llm__axpy(dK + at, dp[jj], qi, hd);
+                }
+                /* dQ_i += sum_j dS_ij k_j: the forward's P V kernel, dQ_i held in registers over the chunk */
+                kt.K = kt.V = K + (size_t)j0 * hd, kt.j0 = j0;
+                llm__att_pv(dqi, 1.0f, dp, &kt, j0, nj, 0, 0);
             }
         }
 }
