@@ -8167,17 +8167,15 @@ static inline void llm__att_online_lanes(float *st, int nk, llm__rv *m, llm__rv 
 
 /* ---- stage 3, rows kernel: P V ---- */
 
-/* Up to 8 vectors of o (hd 128 with AVX-512) are held in registers over all the rows, so
-   V streams through once; eight accumulators are eight FMA chains, enough to hide the
-   FMA latency. What is left of hd goes 4 vectors at a time with separate accumulators
-   for even and odd rows (again eight chains), then one vector at a time. One V row
-   prefetched per row read. */
-static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int js, int nk, int r0, int npf) {
+/* o = a o + sum_j p[j] V[j] over nk rows of hd floats, ld apart. Up to 8 vectors of o
+   (hd 128 with AVX-512) are held in registers over all the rows, so V streams through
+   once; eight accumulators are eight FMA chains, enough to hide the FMA latency. What is
+   left of hd goes 4 vectors at a time with separate accumulators for even and odd rows
+   (again eight chains), then one vector at a time. One row prefetched (from pf, pf_row
+   apart) per row read, for the first npf. */
+static void llm__att_pv_rows(float *o, float a, const float *p, const float *V, size_t ld, int nk, int hd, const char *pf,
+                             size_t pf_row, int npf) {
     enum { W = LLM__ATT_W };
-    const int hd = t->hd;
-    const float *V = t->V + (size_t)(js - t->j0) * hd;
-    const char *pf = t->vn + (size_t)r0 * t->row;
-    const size_t pf_row = t->row;
     llm__rv va = llm__rv_set1(a), zero = llm__rv_set1(0);
     int d = 0, j;
     /* eight named accumulators, not an array: gcc -O2 keeps an array of eight vectors on
@@ -8189,7 +8187,7 @@ static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int
 #define LLM__ATT_E_FMA(c) e##c = llm__rv_fma(pj, llm__rv_load(v0 + (c) * W), e##c);
 #define LLM__ATT_E_STORE(c) llm__rv_store(o + d + (c) * W, e##c);
         LLM__ATT_E8(LLM__ATT_E_LOAD)
-        for (j = 0; j < nk; j++, v0 += hd) {
+        for (j = 0; j < nk; j++, v0 += ld) {
             llm__rv pj = llm__rv_set1(p[j]);
             if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, pf_row);
             LLM__ATT_E8(LLM__ATT_E_FMA)
@@ -8202,17 +8200,17 @@ static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int
         llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va), e1 = llm__rv_mul(llm__rv_load(o + d + W), va);
         llm__rv e2 = llm__rv_mul(llm__rv_load(o + d + 2 * W), va), e3 = llm__rv_mul(llm__rv_load(o + d + 3 * W), va);
         llm__rv f0 = zero, f1 = zero, f2 = zero, f3 = zero;
-        for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * (size_t)hd) {
+        for (j = 0; j + 2 <= nk; j += 2, v0 += 2 * ld) {
             llm__rv pe = llm__rv_set1(p[j]), po = llm__rv_set1(p[j + 1]);
             if (j < npf) llm__att_prefetch(pf + (size_t)j * pf_row, 2 * pf_row);
             e0 = llm__rv_fma(pe, llm__rv_load(v0), e0);
             e1 = llm__rv_fma(pe, llm__rv_load(v0 + W), e1);
             e2 = llm__rv_fma(pe, llm__rv_load(v0 + 2 * W), e2);
             e3 = llm__rv_fma(pe, llm__rv_load(v0 + 3 * W), e3);
-            f0 = llm__rv_fma(po, llm__rv_load(v0 + hd), f0);
-            f1 = llm__rv_fma(po, llm__rv_load(v0 + hd + W), f1);
-            f2 = llm__rv_fma(po, llm__rv_load(v0 + hd + 2 * W), f2);
-            f3 = llm__rv_fma(po, llm__rv_load(v0 + hd + 3 * W), f3);
+            f0 = llm__rv_fma(po, llm__rv_load(v0 + ld), f0);
+            f1 = llm__rv_fma(po, llm__rv_load(v0 + ld + W), f1);
+            f2 = llm__rv_fma(po, llm__rv_load(v0 + ld + 2 * W), f2);
+            f3 = llm__rv_fma(po, llm__rv_load(v0 + ld + 3 * W), f3);
         }
         if (j < nk) {
             llm__rv pe = llm__rv_set1(p[j]);
@@ -8229,14 +8227,20 @@ static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int
     }
     for (; d + W <= hd; d += W) {
         llm__rv e0 = llm__rv_mul(llm__rv_load(o + d), va);
-        for (j = 0; j < nk; j++) e0 = llm__rv_fma(llm__rv_set1(p[j]), llm__rv_load(V + (size_t)j * hd + d), e0);
+        for (j = 0; j < nk; j++) e0 = llm__rv_fma(llm__rv_set1(p[j]), llm__rv_load(V + (size_t)j * ld + d), e0);
         llm__rv_store(o + d, e0);
     }
     for (; d < hd; d++) { /* what is left of a head_dim that is no multiple of W */
         float acc = o[d] * a;
-        for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * hd + d];
+        for (j = 0; j < nk; j++) acc += p[j] * V[(size_t)j * ld + d];
         o[d] = acc;
     }
+}
+
+/* Stage 3 of the rows kernel on tile t: keys js.., prefetching npf rows of the next tile from row r0. */
+static void llm__att_pv(float *o, float a, float *p, const llm__att_tile *t, int js, int nk, int r0, int npf) {
+    llm__att_pv_rows(o, a, p, t->V + (size_t)(js - t->j0) * t->hd, (size_t)t->hd, nk, t->hd, t->vn + (size_t)r0 * t->row, t->row,
+                     npf);
 }
 
 /* ---- lane groups: the query heads of a GQA group at one position (decode) ----
@@ -17625,13 +17629,7 @@ typedef struct llm__attb {
     float scale;
 } llm__attb;
 
-/* y += a x over n values (the backward's dV, dQ and dK rows), on the SIMD layer */
-static void llm__axpy(float *y, float a, const float *x, int n) {
-    llm__rv av = llm__rv_set1(a);
-    int i = 0;
-    for (; i + LLM__RVN <= n; i += LLM__RVN) llm__rv_store(y + i, llm__rv_fma(av, llm__rv_load(x + i), llm__rv_load(y + i)));
-    for (; i < n; i++) y[i] += a * x[i];
-}
+enum { LLM__ATTB_B = 32 }; /* the backward's blocks: query rows, and keys */
 
 /* s[j] = x . row j for n rows of hd floats: four at a time as the forward scores them. */
 static void llm__attb_dots(float *s, const float *x, const float *rows, int n, int hd) {
@@ -17641,69 +17639,72 @@ static void llm__attb_dots(float *s, const float *x, const float *rows, int n, i
     for (; j < n; j++) s[j] = llm__att_dot(x, rows + (size_t)j * hd, hd);
 }
 
-/* One KV head and its query heads: each query row's log-sum-exp is the forward's or, without
-   it, pass 1's (max and sum online, Milakov & Gimelshein 2018, keeping the first
-   LLM__ATTB_KEYS scores so that pass 2 reads them instead of taking q . k again: the same
-   bits, the same dot); pass 2 takes the keys in chunks of LLM__ATTB_CH: their scores and
-   dO_i . v_j four keys at a time, P_ij and dS_ij a vector at a time, then adds the four
-   products of the header comment key by key. */
-enum { LLM__ATTB_KEYS = 2048, LLM__ATTB_CH = 64 }; /* (KEYS a multiple of CH) */
+/* Query row q's log-sum-exp over keys 0..i (the backward called without the forward's):
+   max and sum online (Milakov & Gimelshein 2018), the scores a chunk at a time. */
+static float llm__attb_lse(const float *q, const float *K, int i, int hd, float scale) {
+    float s[LLM__ATTB_B], mx = -INFINITY, sum = 0.0f;
+    int j0, jj;
+    for (j0 = 0; j0 <= i; j0 += LLM__ATTB_B) {
+        int nj = i + 1 - j0 < LLM__ATTB_B ? i + 1 - j0 : LLM__ATTB_B;
+        llm__attb_dots(s, q, K + (size_t)j0 * hd, nj, hd);
+        for (jj = 0; jj < nj; jj++) {
+            float v = scale * s[jj];
+            if (j0 + jj == 0) mx = v, sum = 1.0f;
+            else if (v > mx) sum = sum * LLM_EXPF(mx - v) + 1.0f, mx = v;
+            else sum += LLM_EXPF(v - mx);
+        }
+    }
+    return mx + (float)LLM_LOG((double)sum);
+}
+
+/* One KV head and its query heads, in blocks of LLM__ATTB_B query rows x LLM__ATTB_B keys
+   (flash attention's backward, Dao 2023): per query row of the block, its scores and
+   dO_i . v_j four keys at a time, P_ij = exp(s_ij - lse_i) and dS_ij = P_ij (dO_i . v_j - D_i)
+   a vector at a time (zero past the causal edge), dQ_i += sum_j dS_ij k_j; then per key,
+   dV_j += sum_i P_ij dO_i and dK_j += sum_i dS_ij q_i over the block's rows. Every sum runs
+   on the P V kernel, its row held in registers, so no row is read and written per pair. */
 static void llm__attb_head(const llm__attb *a, int kh) {
-    int g = a->h / a->hkv, hd = a->hd, n = a->n, h, i, j0, jj;
+    enum { B = LLM__ATTB_B };
+    const int g = a->h / a->hkv, hd = a->hd, n = a->n;
+    const size_t ld = (size_t)a->h * hd; /* a token's q, dO, O and dQ rows: all heads */
     const float *K = a->k + (size_t)kh * n * hd, *V = a->v + (size_t)kh * n * hd;
-    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd, sc[LLM__ATTB_KEYS];
-    float p[LLM__ATTB_CH], dp[LLM__ATTB_CH]; /* (a multiple of any ISA's vector) */
-    llm__att_tile kt; /* a chunk of K as the P V kernel's tile, nothing to prefetch */
-    memset(&kt, 0, sizeof kt);
-    kt.hd = hd, kt.row = (size_t)hd * sizeof(float), kt.kn = kt.vn = (const char *)K;
+    float *dK = a->dk + (size_t)kh * n * hd, *dV = a->dv + (size_t)kh * n * hd;
+    float lse[B], di[B], s[B], dp[B], pt[B][B], dst[B][B]; /* pt, dst: [key][query row] */
+    const llm__rv vscale = llm__rv_set1(a->scale);
+    int h, i0, j0, r, jj;
     for (h = kh * g; h < (kh + 1) * g; h++)
-        for (i = 0; i < n; i++) {
-            size_t row = ((size_t)i * a->h + h) * hd;
-            const float *qi = a->q + row, *doi = a->dout + row;
-            float *dqi = a->dq + row, lse, Di = llm__dot(doi, a->out + row, hd);
-            int kept = 0; /* scores pass 1 kept in sc */
-            llm__rv vlse, vdi, vscale = llm__rv_set1(a->scale);
-            if (a->lse) {
-                lse = a->lse[(size_t)i * a->h + h];
-            } else { /* key 0 starts the max and the sum */
-                float mx = -INFINITY, sum = 0.0f;
-                for (j0 = 0; j0 <= i; j0 += LLM__ATTB_CH) {
-                    int nj = i + 1 - j0 < LLM__ATTB_CH ? i + 1 - j0 : LLM__ATTB_CH;
-                    llm__attb_dots(p, qi, K + (size_t)j0 * hd, nj, hd);
-                    for (jj = 0; jj < nj; jj++) {
-                        float s = a->scale * p[jj];
-                        if (j0 + jj < LLM__ATTB_KEYS) sc[j0 + jj] = s;
-                        if (j0 + jj == 0) mx = s, sum = 1.0f;
-                        else if (s > mx) sum = sum * LLM_EXPF(mx - s) + 1.0f, mx = s;
-                        else sum += LLM_EXPF(s - mx);
-                    }
-                }
-                lse = mx + (float)LLM_LOG((double)sum), kept = i < LLM__ATTB_KEYS ? i + 1 : LLM__ATTB_KEYS;
+        for (i0 = 0; i0 < n; i0 += B) {
+            const int ni = n - i0 < B ? n - i0 : B;
+            const float *q0 = a->q + (size_t)i0 * ld + (size_t)h * hd, *do0 = a->dout + (size_t)i0 * ld + (size_t)h * hd;
+            for (r = 0; r < ni; r++) { /* D_i = dO_i . O_i, and lse_i */
+                size_t at = (size_t)r * ld;
+                di[r] = llm__dot(do0 + at, a->out + (size_t)i0 * ld + (size_t)h * hd + at, hd);
+                lse[r] = a->lse ? a->lse[(size_t)(i0 + r) * a->h + h] : llm__attb_lse(q0 + at, K, i0 + r, hd, a->scale);
             }
-            vlse = llm__rv_set1(lse), vdi = llm__rv_set1(Di);
-            for (j0 = 0; j0 <= i; j0 += LLM__ATTB_CH) {
-                int nj = i + 1 - j0 < LLM__ATTB_CH ? i + 1 - j0 : LLM__ATTB_CH;
-                if (j0 < kept) { /* (kept ends at i + 1 or at LLM__ATTB_KEYS, a multiple of the chunk) */
-                    memcpy(p, sc + j0, sizeof(float) * (size_t)nj);
-                } else {
-                    llm__attb_dots(p, qi, K + (size_t)j0 * hd, nj, hd);
-                    for (jj = 0; jj < nj; jj++) p[jj] *= a->scale;
-                }
-                llm__attb_dots(dp, doi, V + (size_t)j0 * hd, nj, hd);
-                for (jj = nj; jj % LLM__RVN; jj++) p[jj] = dp[jj] = 0.0f; /* the last vector's unused lanes */
-                for (jj = 0; jj < nj; jj += LLM__RVN) { /* P_ij = exp(s - lse), dS_ij = P_ij (dO_i . v_j - D_i) scale */
-                    llm__rv pv = llm__rv_exp(llm__rv_sub(llm__rv_load(p + jj), vlse));
-                    llm__rv_store(p + jj, pv);
-                    llm__rv_store(dp + jj, llm__rv_mul(llm__rv_mul(pv, llm__rv_sub(llm__rv_load(dp + jj), vdi)), vscale));
+            for (j0 = 0; j0 < i0 + ni; j0 += B) {
+                const int nj = i0 + ni - j0 < B ? i0 + ni - j0 : B;
+                for (r = 0; r < ni; r++) {
+                    const int nv = i0 + r + 1 - j0 < nj ? i0 + r + 1 - j0 : nj; /* keys j0 .. j0 + nv - 1 <= i */
+                    const llm__rv vlse = llm__rv_set1(lse[r]), vdi = llm__rv_set1(di[r]);
+                    for (jj = 0; jj < nj; jj++) pt[jj][r] = dst[jj][r] = 0.0f;
+                    if (nv <= 0) continue;
+                    llm__attb_dots(s, q0 + (size_t)r * ld, K + (size_t)j0 * hd, nv, hd);
+                    llm__attb_dots(dp, do0 + (size_t)r * ld, V + (size_t)j0 * hd, nv, hd);
+                    for (jj = nv; jj % LLM__RVN; jj++) s[jj] = dp[jj] = 0.0f; /* the last vector's unused lanes */
+                    for (jj = 0; jj < nv; jj += LLM__RVN) {
+                        llm__rv pv = llm__rv_exp(llm__rv_sub(llm__rv_mul(llm__rv_load(s + jj), vscale), vlse));
+                        llm__rv_store(s + jj, pv);
+                        llm__rv_store(dp + jj, llm__rv_mul(llm__rv_mul(pv, llm__rv_sub(llm__rv_load(dp + jj), vdi)), vscale));
+                    }
+                    for (jj = 0; jj < nv; jj++) pt[jj][r] = s[jj], dst[jj][r] = dp[jj];
+                    llm__att_pv_rows(a->dq + (size_t)(i0 + r) * ld + (size_t)h * hd, 1.0f, dp, K + (size_t)j0 * hd, (size_t)hd, nv, hd,
+                                     (const char *)K, 0, 0);
                 }
                 for (jj = 0; jj < nj; jj++) {
-                    size_t at = (size_t)(j0 + jj) * hd;
-                    llm__axpy(dV + at, p[jj], doi, hd);
-                    llm__axpy(dK + at, dp[jj], qi, hd);
+                    const size_t at = (size_t)(j0 + jj) * hd;
+                    llm__att_pv_rows(dV + at, 1.0f, pt[jj], do0, ld, ni, hd, (const char *)K, 0, 0);
+                    llm__att_pv_rows(dK + at, 1.0f, dst[jj], q0, ld, ni, hd, (const char *)K, 0, 0);
                 }
-                /* dQ_i += sum_j dS_ij k_j: the forward's P V kernel, dQ_i held in registers over the chunk */
-                kt.K = kt.V = K + (size_t)j0 * hd, kt.j0 = j0;
-                llm__att_pv(dqi, 1.0f, dp, &kt, j0, nj, 0, 0);
             }
         }
 }

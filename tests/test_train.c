@@ -335,18 +335,19 @@ static void test_attention_backward(void) {
     CHECK(llm_attention_backward(dq, dk, dv, dout, q, k, v, NULL, NULL, AN, AH, AHKV, AHD, 0.0f, NULL) == LLM_EINVAL);
 }
 
-/* A row past the backward's kept scores (2048 keys): query row n - 1 of a 2100-token
-   sequence, only its dO non-zero, against dq_i = scale sum_j P_ij (dO_i . v_j - dO_i . O_i) k_j
-   in double. */
-static void test_attention_backward_long(void) {
-    enum { N = 2100, HD = 8 };
+/* A long row: query row n - 1 of a 2100-token sequence (66 of the backward's blocks of
+   keys), only its dO non-zero, against dq_i = scale sum_j P_ij (dO_i . v_j - dO_i . O_i) k_j,
+   dv_j = P_ij dO_i and dk_j = scale P_ij (dO_i . v_j - dO_i . O_i) q_i in double, with the
+   log-sum-exp recomputed and given. */
+static void test_attention_backward_long(int HD) { /* HD <= 64: 8 takes the kernels' tails, 64 their vectors */
+    enum { N = 2100 };
     float *q = (float *)calloc(N * HD, 4), *k = (float *)malloc(N * HD * 4), *v = (float *)malloc(N * HD * 4);
     float *o = (float *)calloc(N * HD, 4), *dout = (float *)calloc(N * HD, 4), *dq = (float *)calloc(N * HD, 4);
-    float *dk = (float *)calloc(N * HD, 4), *dv = (float *)calloc(N * HD, 4);
-    double *p = (double *)malloc(N * sizeof(double)), mx = -1e300, sum = 0, ref[HD] = {0}, oi[HD] = {0}, di = 0, e = 0, m = 0;
+    float *dk = (float *)calloc(N * HD, 4), *dv = (float *)calloc(N * HD, 4), *lse_rows = (float *)calloc(N, 4);
+    double *p = (double *)malloc(N * sizeof(double)), mx = -1e300, sum = 0, ref[64] = {0}, oi[64] = {0}, di = 0, e = 0, m = 0;
     const double scale = 1.0 / sqrt((double)HD);
     const float *qi = q + (N - 1) * HD, *doi = dout + (N - 1) * HD;
-    int i, j;
+    int i, j, w; /* (the other rows: q = 0 and dO = 0, lse 0 when given) */
     test_fill(q + (N - 1) * HD, HD, 1.5f), test_fill(k, N * HD, 1.5f), test_fill(v, N * HD, 1.0f), test_fill(dout + (N - 1) * HD, HD, 1.0f);
     for (j = 0; j < N; j++) {
         for (p[j] = 0, i = 0; i < HD; i++) p[j] += (double)qi[i] * k[j * HD + i];
@@ -361,14 +362,31 @@ static void test_attention_backward_long(void) {
         for (i = 0; i < HD; i++) dv_ += (double)doi[i] * v[j * HD + i];
         for (i = 0; i < HD; i++) ref[i] += scale * p[j] / sum * (dv_ - di) * k[j * HD + i];
     }
-    CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, NULL, N, 1, 1, HD, 0.0f, NULL));
-    for (i = 0; i < HD; i++) {
-        double d = fabs(dq[(N - 1) * HD + i] - ref[i]);
-        e = d > e ? d : e, m = fabs(ref[i]) > m ? fabs(ref[i]) : m;
+    for (w = 0; w < 2; w++) {
+        float lse = (float)(mx + log(sum));
+        double ek = 0, mk = 0, ev = 0, mv = 0;
+        memset(dq, 0, N * HD * 4), memset(dk, 0, N * HD * 4), memset(dv, 0, N * HD * 4), e = m = 0;
+        lse_rows[N - 1] = lse;
+        CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, w ? lse_rows : NULL, N, 1, 1, HD, 0.0f, NULL));
+        for (i = 0; i < HD; i++) {
+            double d = fabs(dq[(N - 1) * HD + i] - ref[i]);
+            e = d > e ? d : e, m = fabs(ref[i]) > m ? fabs(ref[i]) : m;
+        }
+        for (j = 0; j < N; j++) {
+            double dv_ = 0;
+            for (i = 0; i < HD; i++) dv_ += (double)doi[i] * v[j * HD + i];
+            for (i = 0; i < HD; i++) {
+                double rv = p[j] / sum * doi[i], rk = scale * p[j] / sum * (dv_ - di) * qi[i];
+                ev = fabs(dv[j * HD + i] - rv) > ev ? fabs(dv[j * HD + i] - rv) : ev, mv = fabs(rv) > mv ? fabs(rv) : mv;
+                ek = fabs(dk[j * HD + i] - rk) > ek ? fabs(dk[j * HD + i] - rk) : ek, mk = fabs(rk) > mk ? fabs(rk) : mk;
+            }
+        }
+        /* measured 2.8e-8 of the largest 0.0192 (1.5e-6 relative), native and scalar */
+        CHECK_MSG(e < 1.5e-5 * m && m > 0, "attention dq over 2100 keys (lse %s): %.3g of %.3g", w ? "given" : "recomputed", e, m);
+        CHECK_MSG(ek < 1.5e-5 * mk && mk > 0, "attention dk over 2100 keys (lse %s): %.3g of %.3g", w ? "given" : "recomputed", ek, mk);
+        CHECK_MSG(ev < 1.5e-5 * mv && mv > 0, "attention dv over 2100 keys (lse %s): %.3g of %.3g", w ? "given" : "recomputed", ev, mv);
     }
-    /* measured 2.8e-8 of the largest 0.0192 (1.5e-6 relative), native and scalar */
-    CHECK_MSG(e < 1.5e-5 * m && m > 0, "attention dq past 2048 keys: %.3g of %.3g", e, m);
-    free(q), free(k), free(v), free(o), free(dout), free(dq), free(dk), free(dv), free(p);
+    free(q), free(k), free(v), free(o), free(dout), free(dq), free(dk), free(dv), free(p), free(lse_rows);
 }
 
 /* ---- the loss and the embedding -------------------------------------------------------------------- */
@@ -394,7 +412,9 @@ static void test_cross_entropy(void) {
         }
         CHECK_MSG(i == V, "cross-entropy gradient, token %d, vocab entry %d", t, i);
     }
-    CHECK_NEAR(loss, ref / 4, 5e-12 * ref); /* measured 4.5e-13 relative (the sums are double) */
+    /* the sums are double, each term a float exp within about an ulp (6e-8 relative): each
+       row's log-sum-exp within ~6e-8 (measured 4.5e-13 and 8e-11 relative on two fills) */
+    CHECK_NEAR(loss, ref / 4, 1e-7);
     for (i = 0; i < V; i++)
         if (dz[V + i] != 0.0f) break;
     CHECK(i == V); /* an ignored token gets no gradient */
@@ -1482,7 +1502,8 @@ int main(void) {
     test_rowops_backward();
     test_rope_backward();
     test_attention_backward();
-    test_attention_backward_long();
+    test_attention_backward_long(8);
+    test_attention_backward_long(64);
     test_cross_entropy();
     test_embedding_backward();
     test_adamw();
