@@ -18223,12 +18223,21 @@ static void llm__tr_zero(const llm__tr *r, int64_t i0, int64_t i1) {
 static void llm__tr_add(const llm__tr *r, int64_t i0, int64_t i1) {
     for (; i0 < i1; i0++) llm_add(r->o + i0 * r->width, r->o + i0 * r->width, r->a + i0 * r->width, (int)r->width);
 }
-/* rows of width zeroed; o += a over rows */
+static void llm__tr_copy(const llm__tr *r, int64_t i0, int64_t i1) {
+    memcpy(r->o + (size_t)(i0 * r->width), r->a + (size_t)(i0 * r->width), sizeof(float) * (size_t)((i1 - i0) * r->width));
+}
+/* rows of width zeroed; o = a and o += a over rows */
 static void llm__train_zero(float *o, int64_t rows, int64_t width, llm_threads *th) {
     llm__tr r;
     memset(&r, 0, sizeof r);
     r.o = o, r.width = width;
     llm__tr_run(&r, llm__tr_zero, 0, rows, rows * width, th);
+}
+static void llm__train_copy(float *o, const float *a, int64_t rows, int64_t width, llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = o, r.a = a, r.width = width;
+    llm__tr_run(&r, llm__tr_copy, 0, rows, rows * width, th);
 }
 static void llm__train_add(float *o, const float *a, int64_t rows, int64_t width, llm_threads *th) {
     llm__tr r;
@@ -18355,15 +18364,23 @@ static void llm__tr_ce(const llm__tr *r, int64_t i0, int64_t i1) {
                                   (int)r->width, r->scale);
 }
 
-/* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V) */
-static void llm__train_heads(float *dst, const float *src, int batch, int seq, int heads, int hd, int to_heads) {
-    int b, t, h;
-    for (b = 0; b < batch; b++)
-        for (t = 0; t < seq; t++)
-            for (h = 0; h < heads; h++) {
-                size_t tm = (((size_t)b * seq + t) * heads + h) * hd, hm = (((size_t)b * heads + h) * seq + t) * hd;
-                memcpy(dst + (to_heads ? hm : tm), src + (to_heads ? tm : hm), sizeof(float) * (size_t)hd);
-            }
+/* [batch][seq][heads][hd] <-> [batch][heads][seq][hd] (the attention's head-major K and V),
+   by tokens: items b seq + t, r->kind 1 towards head-major */
+static void llm__tr_heads(const llm__tr *r, int64_t i0, int64_t i1) {
+    int64_t h;
+    for (; i0 < i1; i0++)
+        for (h = 0; h < r->heads; h++) {
+            size_t tm = (size_t)((i0 * r->heads + h) * r->width);
+            size_t hm = (size_t)((((i0 / r->seq) * r->heads + h) * r->seq + i0 % r->seq) * r->width);
+            memcpy(r->o + (r->kind ? hm : tm), r->a + (r->kind ? tm : hm), sizeof(float) * (size_t)r->width);
+        }
+}
+static void llm__train_heads(float *dst, const float *src, int batch, int seq, int heads, int hd, int to_heads,
+                             llm_threads *th) {
+    llm__tr r;
+    memset(&r, 0, sizeof r);
+    r.o = dst, r.a = src, r.width = hd, r.heads = heads, r.seq = seq, r.kind = to_heads;
+    llm__tr_run(&r, llm__tr_heads, 0, (int64_t)batch * seq, (int64_t)batch * seq * heads * hd, th);
 }
 
 /* The step's buffers, carved from act in the order llm__train_sizes counts them. A
@@ -18507,8 +18524,8 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
         llm__train_rope(t, s->q, n, H, 1.0f, th);
         llm__train_rope(t, tk, n, Hkv, 1.0f, th);
     }
-    llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1);
-    llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1);
+    llm__train_heads(s->k, tk, B, T, Hkv, (int)hd, 1, th);
+    llm__train_heads(s->v, tv, B, T, Hkv, (int)hd, 1, th);
     for (b = 0; b < B; b++) { /* each sequence's attention, its softmax statistics kept for the backward */
         llm_attention_desc ad = llm_attention_desc_default();
         ad.lse = s->lse + (size_t)b * T * H;
@@ -18518,10 +18535,10 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_WO, ty, s->att, &w->wo, w->bo, n, th));
     llm__train_add(x, ty, n, d, th);
     if (post) { /* post-norm: x = Norm(x + Attn(x)) */
-        memcpy(s->xn1, x, sizeof(float) * (size_t)(n * d));
+        llm__train_copy(s->xn1, x, n, d, th);
         llm__train_norm(c, x, s->xn1, w->attn_norm, w->attn_norm_b, n, th);
     }
-    memcpy(s->xm, x, sizeof(float) * (size_t)(n * d));
+    llm__train_copy(s->xm, x, n, d, th);
     if (!post) llm__train_norm(c, s->xn2, s->xm, w->ffn_norm, w->ffn_norm_b, n, th);
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_W1, s->g, in2, &w->w1, w->b1, n, th));
     if (c->ffn != LLM_FFN_GELU) LLM__TRY(llm__tlin(t, lb, l, LLM__T_W3, s->u, in2, &w->w3, w->b3, n, th));
@@ -18531,7 +18548,7 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
     LLM__TRY(llm__tlin(t, lb, l, LLM__T_W2, ty, s->h, &w->w2, w->b2, n, th));
     llm__train_add(x, ty, n, d, th);
     if (post) { /* x = Norm(xm + FFN(xm)) */
-        memcpy(s->xn2, x, sizeof(float) * (size_t)(n * d));
+        llm__train_copy(s->xn2, x, n, d, th);
         llm__train_norm(c, x, s->xn2, w->ffn_norm, w->ffn_norm_b, n, th);
     }
 #undef LLM__TRY
@@ -18579,10 +18596,10 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     }
     for (l = 0; l < c->n_layers; l++) {
         llm__tbuf s = llm__train_layer_bufs(t, l);
-        memcpy(s.x, x, sizeof(float) * (size_t)(n * d));
+        llm__train_copy(s.x, x, n, d, th);
         LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
     }
-    memcpy(xL, x, sizeof(float) * (size_t)(n * d));
+    llm__train_copy(xL, x, n, d, th);
     llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n, th);
     LLM__TRY(llm__tlin(t, &lb, -1, -1, logits, xf, &t->weights.lm_head, NULL, n, th));
     /* the loss, llm_cross_entropy's rows on the pool: each row's loss goes into x and dx
@@ -18605,7 +18622,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
         llm__tbuf s = llm__train_layer_bufs(t, l);
         const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2;
         if (t->recompute) { /* only the block's input was kept: its forward again, from it */
-            memcpy(x, s.x, sizeof(float) * (size_t)(n * d));
+            llm__train_copy(x, s.x, n, d, th);
             LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
         }
         /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
@@ -18634,8 +18651,8 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
             LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
                                             s.lse + (size_t)b * T * H, T, H, Hkv, (int)hd, 0.0f, th));
         }
-        llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0);
-        llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0); /* dk now holds dV token-major */
+        llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0, th);
+        llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0, th); /* dk now holds dV token-major */
         if (c->pos == LLM_POS_ROPE) {
             llm__train_rope(t, dq, n, H, -1.0f, th);
             llm__train_rope(t, dkt, n, Hkv, -1.0f, th);
