@@ -130,6 +130,10 @@ int main(int argc, char **argv) {
     flops_tok = 6.0 * (double)t.n_params + 6.0 * c.n_layers * T * c.d_model; /* 12 L T d, halved by the causal mask */
     printf("bench_train: %s, %.1f M parameters, batch %d x %d, %.2f GB of state (llm_train_bytes), %.2f GFLOP per step\n",
            c.name, (double)t.n_params / 1e6, B, T, (double)bytes / 1e9, flops_tok * B * T / 1e9);
+    if (!lora_only) { /* a first step, untimed: it faults in the state's pages */
+        double share;
+        time_steps(&t, tok, tgt, NULL, 1, &share);
+    }
     for (nt = 1; nt <= 2 && !lora_only; nt++) {
         llm_threads *th = NULL;
         double sec, share = 1.0;
@@ -139,7 +143,7 @@ int main(int argc, char **argv) {
         if (nt > 1) break;
 #endif
         roof[nt] = roofs_fma_gflops(nt);
-        sec = time_steps(&t, tok, tgt, th, 2, &share);
+        sec = time_steps(&t, tok, tgt, th, 3, &share); /* best of 3 (the host's other work only slows a step) */
         if (nt == 1) full_tps = B * T / sec;
         printf("  full step, %d thread%s: %.2f s, %.0f tokens/s, %.1f GFLOP/s = %.1f %% of the %s FMA roof (%.1f GFLOP/s), CPU share %.0f %%",
                nt, nt > 1 ? "s" : "", sec, B * T / sec, flops_tok * B * T / sec / 1e9,
@@ -147,7 +151,8 @@ int main(int argc, char **argv) {
         if (nt == 1) /* issue 14's targets, as ratios in this run */
             printf("; target >= 50 %%: %s\n", flops_tok * B * T / sec / 1e9 >= 0.5 * roof[1] ? "met" : "MISSED");
         else
-            printf("; %.2fx 1 thread, target >= 1.8x: %s\n", B * T / sec / full_tps, B * T / sec >= 1.8 * full_tps ? "met" : "MISSED");
+            printf("; %.2fx 1 thread (the FMA roof %.2fx), target >= 1.8x: %s\n", B * T / sec / full_tps, roof[2] / roof[1],
+                   B * T / sec >= 1.8 * full_tps ? "met" : "MISSED");
         if (th) llm_threads_free(th);
     }
     /* LoRA on quantized copies of the same weights (int8 groups of 64, and ggml's Q4_K as
