@@ -17642,7 +17642,7 @@ static void llm__attb_dots(float *s, const float *x, const float *rows, int n, i
 /* Query row q's log-sum-exp over keys 0..i (the backward called without the forward's):
    max and sum online (Milakov & Gimelshein 2018), the scores a chunk at a time. */
 static float llm__attb_lse(const float *q, const float *K, int i, int hd, float scale) {
-    float s[LLM__ATTB_B], mx = -INFINITY, sum = 0.0f;
+    float s[LLM__ATTB_B], mx = -INFINITY, sum = 1.0f; /* (key 0, always there, sets both) */
     int j0, jj;
     for (j0 = 0; j0 <= i; j0 += LLM__ATTB_B) {
         int nj = i + 1 - j0 < LLM__ATTB_B ? i + 1 - j0 : LLM__ATTB_B;
@@ -17690,7 +17690,8 @@ static void llm__attb_head(const llm__attb *a, int kh) {
                     if (nv <= 0) continue;
                     llm__attb_dots(s, q0 + (size_t)r * ld, K + (size_t)j0 * hd, nv, hd);
                     llm__attb_dots(dp, do0 + (size_t)r * ld, V + (size_t)j0 * hd, nv, hd);
-                    for (jj = nv; jj % LLM__RVN; jj++) s[jj] = dp[jj] = 0.0f; /* the last vector's unused lanes */
+                    for (jj = nv; jj < (nv + LLM__RVN - 1) / LLM__RVN * LLM__RVN; jj++) /* the last vector's unused lanes */
+                        s[jj] = dp[jj] = 0.0f;
                     for (jj = 0; jj < nv; jj += LLM__RVN) {
                         llm__rv pv = llm__rv_exp(llm__rv_sub(llm__rv_mul(llm__rv_load(s + jj), vscale), vlse));
                         llm__rv_store(s + jj, pv);
