@@ -239,7 +239,7 @@ static void test_rope_backward(void) {
 
 /* ---- attention ---------------------------------------------------------------------------------- */
 
-enum { AN = 13, AH = 4, AHKV = 2, AHD = 8 };
+enum { AN = 45, AH = 4, AHKV = 2, AHD = 8 }; /* 45 rows: the backward's blocks of 32, one whole and one part */
 
 /* out, and each row's log-sum-exp in lse (if not NULL, [AN][AH]) */
 static void att_fwd_d(double *out, double *lse, const double *q, const double *k, const double *v, double scale) {
