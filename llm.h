@@ -1901,8 +1901,8 @@ LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float 
 LLMDEF llm_status llm_rope_backward(const llm_rope *r, float *dx, int n_tokens, int n_heads, int pos);
 
 /* Causal attention's backward, flash-style (Dao et al. 2022, FlashAttention, sec. 3.1 and
-   app. B): no n x n matrix; P is rebuilt one key at a time from the forward's softmax
-   statistics, P_ij = exp(s_ij - lse_i), giving
+   app. B): no n x n matrix; P is rebuilt a block of 32 query rows x 32 keys at a time from
+   the forward's softmax statistics, P_ij = exp(s_ij - lse_i), giving
      dV_j += P_ij dO_i,   dS_ij = P_ij (dO_i . v_j - dO_i . O_i),
      dQ_i += scale dS_ij k_j,   dK_j += scale dS_ij q_i.
    lse: [n][n_heads], the forward's log-sum-exp per query row (llm_attention_desc.lse), or
@@ -17658,7 +17658,7 @@ static float llm__attb_lse(const float *q, const float *K, int i, int hd, float 
 }
 
 /* One KV head and its query heads, in blocks of LLM__ATTB_B query rows x LLM__ATTB_B keys
-   (flash attention's backward, Dao 2023): per query row of the block, its scores and
+   (the header's FlashAttention backward): per query row of the block, its scores and
    dO_i . v_j four keys at a time, P_ij = exp(s_ij - lse_i) and dS_ij = P_ij (dO_i . v_j - D_i)
    a vector at a time (zero past the causal edge), dQ_i += sum_j dS_ij k_j; then per key,
    dV_j += sum_i P_ij dO_i and dK_j += sum_i dS_ij q_i over the block's rows. Every sum runs
