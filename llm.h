@@ -8172,7 +8172,7 @@ static inline void llm__att_online_lanes(float *st, int nk, llm__rv *m, llm__rv 
    once; eight accumulators are eight FMA chains, enough to hide the FMA latency. What is
    left of hd goes 4 vectors at a time with separate accumulators for even and odd rows
    (again eight chains), then one vector at a time. One row prefetched (from pf, pf_row
-   apart) per row read, for the first npf. */
+   apart) per row read, for the first npf (npf 0: pf unused, may be NULL). */
 static void llm__att_pv_rows(float *o, float a, const float *p, const float *V, size_t ld, int nk, int hd, const char *pf,
                              size_t pf_row, int npf) {
     enum { W = LLM__ATT_W };
@@ -17642,7 +17642,7 @@ static void llm__attb_dots(float *s, const float *x, const float *rows, int n, i
 /* Query row q's log-sum-exp over keys 0..i (the backward called without the forward's):
    max and sum online (Milakov & Gimelshein 2018), the scores a chunk at a time. */
 static float llm__attb_lse(const float *q, const float *K, int i, int hd, float scale) {
-    float s[LLM__ATTB_B], mx = -INFINITY, sum = 1.0f; /* (key 0, always there, sets both) */
+    float s[LLM__ATTB_B], mx = -INFINITY, sum = 1.0f; /* (both set by key 0, which every row sees) */
     int j0, jj;
     for (j0 = 0; j0 <= i; j0 += LLM__ATTB_B) {
         int nj = i + 1 - j0 < LLM__ATTB_B ? i + 1 - j0 : LLM__ATTB_B;
@@ -17684,10 +17684,8 @@ static void llm__attb_head(const llm__attb *a, int kh) {
             for (j0 = 0; j0 < i0 + ni; j0 += B) {
                 const int nj = i0 + ni - j0 < B ? i0 + ni - j0 : B;
                 for (r = 0; r < ni; r++) {
-                    const int nv = i0 + r + 1 - j0 < nj ? i0 + r + 1 - j0 : nj; /* keys j0 .. j0 + nv - 1 <= i */
+                    const int nv = i0 + r + 1 - j0 < nj ? i0 + r + 1 - j0 : nj; /* keys j0 .. j0 + nv - 1 <= i (j0 <= i0: nv >= 1) */
                     const llm__rv vlse = llm__rv_set1(lse[r]), vdi = llm__rv_set1(di[r]);
-                    for (jj = 0; jj < nj; jj++) pt[jj][r] = dst[jj][r] = 0.0f;
-                    if (nv <= 0) continue;
                     llm__attb_dots(s, q0 + (size_t)r * ld, K + (size_t)j0 * hd, nv, hd);
                     llm__attb_dots(dp, do0 + (size_t)r * ld, V + (size_t)j0 * hd, nv, hd);
                     for (jj = nv; jj < (nv + LLM__RVN - 1) / LLM__RVN * LLM__RVN; jj++) /* the last vector's unused lanes */
@@ -17697,14 +17695,13 @@ static void llm__attb_head(const llm__attb *a, int kh) {
                         llm__rv_store(s + jj, pv);
                         llm__rv_store(dp + jj, llm__rv_mul(llm__rv_mul(pv, llm__rv_sub(llm__rv_load(dp + jj), vdi)), vscale));
                     }
-                    for (jj = 0; jj < nv; jj++) pt[jj][r] = s[jj], dst[jj][r] = dp[jj];
-                    llm__att_pv_rows(a->dq + (size_t)(i0 + r) * ld + (size_t)h * hd, 1.0f, dp, K + (size_t)j0 * hd, (size_t)hd, nv, hd,
-                                     (const char *)K, 0, 0);
+                    for (jj = 0; jj < nj; jj++) pt[jj][r] = jj < nv ? s[jj] : 0.0f, dst[jj][r] = jj < nv ? dp[jj] : 0.0f;
+                    llm__att_pv_rows(a->dq + (size_t)(i0 + r) * ld + (size_t)h * hd, 1.0f, dp, K + (size_t)j0 * hd, (size_t)hd, nv, hd, NULL, 0, 0);
                 }
                 for (jj = 0; jj < nj; jj++) {
                     const size_t at = (size_t)(j0 + jj) * hd;
-                    llm__att_pv_rows(dV + at, 1.0f, pt[jj], do0, ld, ni, hd, (const char *)K, 0, 0);
-                    llm__att_pv_rows(dK + at, 1.0f, dst[jj], q0, ld, ni, hd, (const char *)K, 0, 0);
+                    llm__att_pv_rows(dV + at, 1.0f, pt[jj], do0, ld, ni, hd, NULL, 0, 0);
+                    llm__att_pv_rows(dK + at, 1.0f, dst[jj], q0, ld, ni, hd, NULL, 0, 0);
                 }
             }
         }
@@ -18197,7 +18194,8 @@ struct llm__tr {
     int64_t first, n, width;     /* this run: items first..first+n-1; values per row */
     float *o, *o2, *o3;          /* outputs */
     const float *a, *b, *w, *wb; /* inputs, parameters */
-    int kind, heads, seq, zero;  /* LLM_NORM_* or LLM_FFN_*; RoPE's heads and sequence; zero dx first */
+    int kind, heads, seq, zero;  /* LLM_NORM_*, LLM_FFN_* or the heads' transpose's direction; RoPE's (and
+                                    the transpose's) heads and sequence; zero dx first */
     float eps, dir, scale;       /* a norm's eps; RoPE's direction; the loss gradient's scale */
     const llm_rope *rope;
     int64_t row0, nrows;         /* a norm backward's block of rows, and each one's r and mean */

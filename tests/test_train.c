@@ -339,16 +339,18 @@ static void test_attention_backward(void) {
    keys), only its dO non-zero, against dq_i = scale sum_j P_ij (dO_i . v_j - dO_i . O_i) k_j,
    dv_j = P_ij dO_i and dk_j = scale P_ij (dO_i . v_j - dO_i . O_i) q_i in double, with the
    log-sum-exp recomputed and given. */
-static void test_attention_backward_long(int HD) { /* HD <= 64: 8 takes the kernels' tails, 64 their vectors */
+/* HD <= 64 (8 takes the kernels' tails, 64 their vectors); H query heads share the one KV
+   head, head 0 the live one, so for H > 1 a head's rows are H HD apart. */
+static void test_attention_backward_long(int HD, int H) {
     enum { N = 2100 };
-    float *q = (float *)calloc(N * HD, 4), *k = (float *)malloc(N * HD * 4), *v = (float *)malloc(N * HD * 4);
-    float *o = (float *)calloc(N * HD, 4), *dout = (float *)calloc(N * HD, 4), *dq = (float *)calloc(N * HD, 4);
-    float *dk = (float *)calloc(N * HD, 4), *dv = (float *)calloc(N * HD, 4), *lse_rows = (float *)calloc(N, 4);
+    float *q = (float *)calloc(N * H * HD, 4), *k = (float *)malloc(N * HD * 4), *v = (float *)malloc(N * HD * 4);
+    float *o = (float *)calloc(N * H * HD, 4), *dout = (float *)calloc(N * H * HD, 4), *dq = (float *)calloc(N * H * HD, 4);
+    float *dk = (float *)calloc(N * HD, 4), *dv = (float *)calloc(N * HD, 4), *lse_rows = (float *)calloc(N * H, 4);
     double *p = (double *)malloc(N * sizeof(double)), mx = -1e300, sum = 0, ref[64] = {0}, oi[64] = {0}, di = 0, e = 0, m = 0;
     const double scale = 1.0 / sqrt((double)HD);
-    const float *qi = q + (N - 1) * HD, *doi = dout + (N - 1) * HD;
-    int i, j, w; /* (the other rows: q = 0 and dO = 0, lse 0 when given) */
-    test_fill(q + (N - 1) * HD, HD, 1.5f), test_fill(k, N * HD, 1.5f), test_fill(v, N * HD, 1.0f), test_fill(dout + (N - 1) * HD, HD, 1.0f);
+    const float *qi = q + (N - 1) * H * HD, *doi = dout + (N - 1) * H * HD;
+    int i, j, w; /* (the other rows and heads: q = 0 and dO = 0, lse 0 when given) */
+    test_fill(q + (N - 1) * H * HD, HD, 1.5f), test_fill(k, N * HD, 1.5f), test_fill(v, N * HD, 1.0f), test_fill(dout + (N - 1) * H * HD, HD, 1.0f);
     for (j = 0; j < N; j++) {
         for (p[j] = 0, i = 0; i < HD; i++) p[j] += (double)qi[i] * k[j * HD + i];
         p[j] *= scale, mx = p[j] > mx ? p[j] : mx;
@@ -356,7 +358,7 @@ static void test_attention_backward_long(int HD) { /* HD <= 64: 8 takes the kern
     for (j = 0; j < N; j++) sum += p[j] = exp(p[j] - mx);
     for (j = 0; j < N; j++)
         for (i = 0; i < HD; i++) oi[i] += p[j] / sum * v[j * HD + i];
-    for (i = 0; i < HD; i++) o[(N - 1) * HD + i] = (float)oi[i], di += (double)doi[i] * (float)oi[i];
+    for (i = 0; i < HD; i++) o[(N - 1) * H * HD + i] = (float)oi[i], di += (double)doi[i] * (float)oi[i];
     for (j = 0; j < N; j++) {
         double dv_ = 0;
         for (i = 0; i < HD; i++) dv_ += (double)doi[i] * v[j * HD + i];
@@ -365,11 +367,11 @@ static void test_attention_backward_long(int HD) { /* HD <= 64: 8 takes the kern
     for (w = 0; w < 2; w++) {
         float lse = (float)(mx + log(sum));
         double ek = 0, mk = 0, ev = 0, mv = 0;
-        memset(dq, 0, N * HD * 4), memset(dk, 0, N * HD * 4), memset(dv, 0, N * HD * 4), e = m = 0;
-        lse_rows[N - 1] = lse;
-        CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, w ? lse_rows : NULL, N, 1, 1, HD, 0.0f, NULL));
+        memset(dq, 0, N * H * HD * 4), memset(dk, 0, N * HD * 4), memset(dv, 0, N * HD * 4), e = m = 0;
+        lse_rows[(N - 1) * H] = lse;
+        CHECK_OK(llm_attention_backward(dq, dk, dv, dout, q, k, v, o, w ? lse_rows : NULL, N, H, 1, HD, 0.0f, NULL));
         for (i = 0; i < HD; i++) {
-            double d = fabs(dq[(N - 1) * HD + i] - ref[i]);
+            double d = fabs(dq[(N - 1) * H * HD + i] - ref[i]);
             e = d > e ? d : e, m = fabs(ref[i]) > m ? fabs(ref[i]) : m;
         }
         for (j = 0; j < N; j++) {
@@ -1502,8 +1504,8 @@ int main(void) {
     test_rowops_backward();
     test_rope_backward();
     test_attention_backward();
-    test_attention_backward_long(8);
-    test_attention_backward_long(64);
+    test_attention_backward_long(8, 1);
+    test_attention_backward_long(64, 3);
     test_cross_entropy();
     test_embedding_backward();
     test_adamw();
