@@ -3870,8 +3870,7 @@ static void llm__gemm_task(void *ctx, int ith, int nth) {
 /* ---- decode: streaming dot products ------------------------------------------------------
 
    y[t][r] = bias[r] + W[r] . x[t]. Each W row is read from memory once for up to
-   LLM__SMALL_N tokens; four rows go together so each x vector loaded feeds 4 independent
-   FMA chains, enough to keep many loads in flight and hide the FMA latency. */
+   LLM__SMALL_N tokens. */
 
 typedef struct llm__gemv {
     float *y;
@@ -3894,88 +3893,30 @@ static float llm__dot(const float *w, const float *x, int k) {
     return s;
 }
 
-/* acc0..acc3 += rows w0..w3 times x, one vector at column off; LD loads a vector. */
-#define LLM__GEMV_FMA4(acc, LD, off)                         \
-    xv = LD(x + (off));                                      \
-    acc##0 = llm__rv_fma(LD(w0 + (off)), xv, acc##0);        \
-    acc##1 = llm__rv_fma(LD(w1 + (off)), xv, acc##1);        \
-    acc##2 = llm__rv_fma(LD(w2 + (off)), xv, acc##2);        \
-    acc##3 = llm__rv_fma(LD(w3 + (off)), xv, acc##3);
-#define LLM__GEMV_TAIL(p) llm__rv_load_n((p), k - i)
-/* the lines of a row's two vectors at p into L2 (the next group's rows, asked for at the
-   pace this group's are read: long rows cross pages, where the hardware prefetchers stop) */
-#define LLM__GEMV_PF(p)                             \
-    LLM__PREFETCH_L2(p);                            \
-    if (2 * LLM__RVN > 16) LLM__PREFETCH_L2((p) + 16);
+/* Every (row, token) below sums its products in one order, whatever the number of tokens
+   in the call: two accumulator vectors (a: the row's even vectors, b: the odd ones, so
+   eight FMA chains hide the FMA latency), one more whole vector into a and the masked
+   tail (AVX-512) into b, a + b, the row sums of each group of 4 rows (counted from the
+   thread's first row, a multiple of 16 whatever the thread count) taken at once by
+   llm__vsum4, then the scalar tail. So each token's outputs are the bits a call with that
+   token alone gives, and a sequence decoded in a batch gets the logits it gets alone.
 
-/* Rows [r0, r1) of W against one token: 4 rows at a time, 2 accumulators per row. */
-static void llm__gemv_1(float *y, const float *x, const float *w, const float *bias, int k, int r0, int r1) {
-    int r = r0, i;
-    for (; r1 - r >= 4; r += 4) {
-        const float *w0 = w + (ptrdiff_t)r * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-        llm__rv a0 = llm__rv_set1(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0, xv;
-        float s[4];
-        int p;
-        /* Short rows (k <= 256) come from L2, where a small model's weights live between
-           tokens: fetch the next 4 rows into L1 now. Long rows stream from memory: ask for
-           the next 4 into L2 as these are read (LLM__GEMV_PF). */
-        const float *pf = k > 256 && r1 - r >= 8 ? w0 + 4 * k : NULL;
-        if (k <= 256 && r1 - r >= 8)
-            for (p = 0; p < 4 * k; p += 16) LLM__PREFETCH(w0 + 4 * k + p);
-        for (i = 0; k - i >= 2 * LLM__RVN; i += 2 * LLM__RVN) {
-            if (pf) {
-                LLM__GEMV_PF(pf + i)
-                LLM__GEMV_PF(pf + k + i)
-                LLM__GEMV_PF(pf + 2 * k + i)
-                LLM__GEMV_PF(pf + 3 * k + i)
-            }
-            LLM__GEMV_FMA4(a, llm__rv_load, i)
-            LLM__GEMV_FMA4(b, llm__rv_load, i + LLM__RVN)
-        }
-        for (; k - i >= LLM__RVN; i += LLM__RVN) {
-            LLM__GEMV_FMA4(a, llm__rv_load, i)
-        }
-#ifdef LLM__RV_MASKED
-        if (i < k) { /* the tail as one masked vector */
-            LLM__GEMV_FMA4(b, LLM__GEMV_TAIL, i)
-            i = k;
-        }
-#endif
-        /* small k makes the horizontal sums a large part of a row: four at once */
-        llm__vsum4(llm__rv_add(a0, b0), llm__rv_add(a1, b1), llm__rv_add(a2, b2), llm__rv_add(a3, b3), s);
-        for (; i < k; i++) {
-            s[0] += w0[i] * x[i];
-            s[1] += w1[i] * x[i];
-            s[2] += w2[i] * x[i];
-            s[3] += w3[i] * x[i];
-        }
-        y[r] = (bias ? bias[r] : 0.0f) + s[0];
-        y[r + 1] = (bias ? bias[r + 1] : 0.0f) + s[1];
-        y[r + 2] = (bias ? bias[r + 2] : 0.0f) + s[2];
-        y[r + 3] = (bias ? bias[r + 3] : 0.0f) + s[3];
-    }
-    for (; r < r1; r++) y[r] = (bias ? bias[r] : 0.0f) + llm__dot(w + (ptrdiff_t)r * k, x, k);
-}
-
-/* 2..LLM__SMALL_N tokens (a batched decode step, a short prefill) in one pass over W,
-   with the arithmetic of llm__gemv_1 for every (row, token): the same two chains (a: the
-   even vectors of the row, b: the odd ones), the same tails, the same four-row horizontal
-   sums. So each token's outputs are the bits n separate GEMVs give, and a sequence
-   decoded in a batch gets the logits it gets alone.
-   Blocking: four rows at a time; their columns in blocks of LLM__SB_KB floats (4 rows x
-   1 KiB) and all the tokens' x over the same columns (16 x 1 KiB) stay in L1 while every
-   token passes. Within a block the tile is 4 rows x LLM__SBT tokens of one chain (its
-   accumulators kept in o[] between blocks): each W vector loaded feeds LLM__SBT FMAs and
-   each x vector 4, 4 LLM__SBT independent chains (AVX-512 and NEON: 16 accumulators of 32
-   registers; AVX2: 8 of 16). A last group of at most LLM__SBT / 2 tokens runs both
-   chains at once, so there are still 8 or more chains. */
+   A tile is 4 rows x T tokens x both chains: each x vector loaded feeds 4 FMAs and each W
+   vector T. Up to LLM__GEMV_T tokens stream W in one pass over whole rows; the loads per
+   line of W stay few, which is what keeps the stream at the roof: the more loads a core
+   holds beside the stream's, the fewer lines of W it keeps in flight (bench/NOTES.md).
+   More tokens go in groups over blocks of columns. */
 #if defined(LLM__AVX512) || defined(LLM__NEON) || !defined(LLM__RV)
-#define LLM__SBT 4
+#define LLM__GEMV_T 3 /* tokens per tile: 24 accumulators of 32 registers, the rest for loads */
 #else
-#define LLM__SBT 2
+#define LLM__GEMV_T 1 /* 8 of 16 */
 #endif
+/* columns per block when the tokens take more than one tile (a multiple of 2 LLM__RVN):
+   the block of 4 rows (16 KiB) stays in L1 while every group of tokens passes, with the
+   group's x over it (up to 12 KiB) */
+#define LLM__GEMV_KB 1024
 /* v stays in a register: without this gcc folds a loaded vector into each FMA that uses
-   it as a memory operand, loading it again per use (20 loads per 16 FMAs, not 8) */
+   it as a memory operand, loading it again per use */
 #if defined(LLM__RV) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define LLM__RV_REG(v) __asm__("" : "+v"(v))
 #elif defined(LLM__NEON) && (defined(__GNUC__) || defined(__clang__))
@@ -3983,20 +3924,24 @@ static void llm__gemv_1(float *y, const float *x, const float *w, const float *b
 #else
 #define LLM__RV_REG(v) ((void)0)
 #endif
-#define LLM__SB_KB 256 /* a multiple of 2 LLM__RVN */
-/* o[t][r][c] += rows w[r k ..] . x[t k ..] over the columns [i0, i1) of chain c, for c in
-   [c0, c0 + nc) (nc = 2: both; i0 is a multiple of 2 LLM__RVN, i1 too), t < nt.
-   pf (or NULL): the lines 4 rows x the block's width from pf, asked for as these are read. */
-LLM__WINLINE void llm__gemv_sbt(llm__rv (*o)[4][2], const float *w, int k, const float *x, const int nt, const int c0,
-                                const int nc, int i0, int i1, const float *pf) {
-    llm__rv a[4][LLM__SBT][2], xv[LLM__SBT], v[4];
+/* the lines of a row's two vectors at p into L2 (the next rows, or the next block, asked
+   for at the pace these are read: long rows cross pages, where the hardware prefetchers
+   stop) */
+#define LLM__GEMV_PF(p)                             \
+    LLM__PREFETCH_L2(p);                            \
+    if (2 * LLM__RVN > 16) LLM__PREFETCH_L2((p) + 16);
+
+/* o[t][r][c] += W row r . x token t over the columns [i0, i1) of chain c (i0 and i1
+   multiples of 2 LLM__RVN), r < 4, t < T: a constant where it is inlined, so the
+   accumulators are registers. pf (or NULL): 4 rows from pf asked for as these are read. */
+LLM__WINLINE void llm__gemv_tile(llm__rv (*o)[4][2], const float *w, int k, const float *x, const int T, int i0, int i1,
+                                 const float *pf) {
+    llm__rv a[4][LLM__GEMV_T][2], xv[LLM__GEMV_T], v;
     int i, r, t, c;
     LLM__UNROLL
     for (r = 0; r < 4; r++)
         LLM__UNROLL
-        for (t = 0; t < nt; t++)
-            LLM__UNROLL
-            for (c = 0; c < nc; c++) a[r][t][c] = o[t][r][c0 + c];
+        for (t = 0; t < T; t++) a[r][t][0] = o[t][r][0], a[r][t][1] = o[t][r][1];
     for (i = i0; i < i1; i += 2 * LLM__RVN) {
         if (pf) {
             LLM__UNROLL
@@ -4005,95 +3950,92 @@ LLM__WINLINE void llm__gemv_sbt(llm__rv (*o)[4][2], const float *w, int k, const
             }
         }
         LLM__UNROLL
-        for (c = 0; c < nc; c++) {
-            const int off = i + (c0 + c) * LLM__RVN;
+        for (c = 0; c < 2; c++) {
             LLM__UNROLL
-            for (t = 0; t < nt; t++) {
-                xv[t] = llm__rv_load(x + (ptrdiff_t)t * k + off);
+            for (t = 0; t < T; t++) {
+                xv[t] = llm__rv_load(x + (ptrdiff_t)t * k + i + c * LLM__RVN);
                 LLM__RV_REG(xv[t]);
             }
             LLM__UNROLL
             for (r = 0; r < 4; r++) {
-                v[r] = llm__rv_load(w + (ptrdiff_t)r * k + off);
-                LLM__RV_REG(v[r]);
-            }
-            LLM__UNROLL
-            for (r = 0; r < 4; r++)
+                v = llm__rv_load(w + (ptrdiff_t)r * k + i + c * LLM__RVN);
+                if (T > 1) LLM__RV_REG(v); /* one token: the load folded into its FMA, one instruction per line */
                 LLM__UNROLL
-                for (t = 0; t < nt; t++) a[r][t][c] = llm__rv_fma(v[r], xv[t], a[r][t][c]);
+                for (t = 0; t < T; t++) a[r][t][c] = llm__rv_fma(v, xv[t], a[r][t][c]);
+            }
         }
     }
     LLM__UNROLL
     for (r = 0; r < 4; r++)
         LLM__UNROLL
-        for (t = 0; t < nt; t++)
-            LLM__UNROLL
-            for (c = 0; c < nc; c++) o[t][r][c0 + c] = a[r][t][c];
+        for (t = 0; t < T; t++) o[t][r][0] = a[r][t][0], o[t][r][1] = a[r][t][1];
 }
 
-/* Rows r..r+3 against all n_tokens tokens; then gemv_1's leftover vector and tails, and
-   its sums, per token. */
-static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
+/* The tile of T tokens, T made a constant. */
+static void llm__gemv_tiles(llm__rv (*o)[4][2], const float *w, int k, const float *x, int T, int i0, int i1,
+                            const float *pf) {
+    switch (T) {
+    case 1: llm__gemv_tile(o, w, k, x, 1, i0, i1, pf); break;
+#if LLM__GEMV_T == 3
+    case 2: llm__gemv_tile(o, w, k, x, 2, i0, i1, pf); break;
+    case 3: llm__gemv_tile(o, w, k, x, 3, i0, i1, pf); break;
+#endif
+    default: LLM_ASSERT(0); break;
+    }
+}
+
+/* Rows r .. r + 3 against every token: the tile over whole rows when it holds all the
+   tokens, else over blocks of columns with the tokens in groups (the first group streams
+   the block, the others find it in L1); then each token's tails, row sums and bias. */
+static void llm__gemv_rows(const llm__gemv *g, int r, int r1) {
     const int k = g->k, nt = g->n_tokens, k2 = k / (2 * LLM__RVN) * (2 * LLM__RVN);
     const float *w = g->w + (ptrdiff_t)r * k;
+    const int next = r1 - r >= 8; /* 4 more rows follow: ask for them as these are read */
     llm__rv o[LLM__SMALL_N][4][2];
     float s[4];
-    int kb, t, j, i;
+    int kb, t, tg, j, i;
     for (t = 0; t < nt; t++)
         for (j = 0; j < 4; j++) o[t][j][0] = o[t][j][1] = llm__rv_set1(0.0f);
-    if (k <= 256 && r1 - r >= 8) /* as gemv_1: short rows come from L2, fetch the next group's */
+    /* short rows (k <= 256) come from L2, where a small model's weights live between
+       tokens: fetch the next rows into L1 now */
+    if (k <= 256 && next)
         for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
-    /* tokens few enough for one tile pass over a block have nothing to keep in L1: whole rows */
-    const int whole = 2 * nt <= LLM__SBT, kw = whole ? k2 : LLM__SB_KB;
-    for (kb = 0; kb < k2; kb += kw) {
-        const int ke = k2 - kb < kw ? k2 : kb + kw;
-        /* the first pass over a block streams it from memory (or L2) and asks for the
-           next one: these rows' next columns, or the next group's first. Whole rows (one
-           pass, as gemv_1 reads them but with more loads per line) are left to the
-           hardware prefetchers, which measured faster than asking as well */
-        const float *pf = k <= 256 || whole ? NULL : ke < k2 ? w + kw : r1 - r >= 8 ? w + 4 * (ptrdiff_t)k - kb : NULL;
-        for (t = 0; t < nt; t += LLM__SBT) {
-            const float *x = g->x + (ptrdiff_t)t * k, *p = t == 0 ? pf : NULL;
-            switch (nt - t < LLM__SBT ? nt - t : LLM__SBT) {
-#if LLM__SBT == 4
-            case 4:
-                llm__gemv_sbt(o + t, w, k, x, 4, 0, 1, kb, ke, p);
-                llm__gemv_sbt(o + t, w, k, x, 4, 1, 1, kb, ke, NULL);
-                break;
-            case 3:
-                llm__gemv_sbt(o + t, w, k, x, 3, 0, 1, kb, ke, p);
-                llm__gemv_sbt(o + t, w, k, x, 3, 1, 1, kb, ke, NULL);
-                break;
-            case 2: llm__gemv_sbt(o + t, w, k, x, 2, 0, 2, kb, ke, p); break;
-#else
-            case 2:
-                llm__gemv_sbt(o + t, w, k, x, 2, 0, 1, kb, ke, p);
-                llm__gemv_sbt(o + t, w, k, x, 2, 1, 1, kb, ke, NULL);
-                break;
-#endif
-            default: llm__gemv_sbt(o + t, w, k, x, 1, 0, 2, kb, ke, p); break;
+    if (nt <= LLM__GEMV_T) {
+        const float *pf = k > 256 && next ? w + (ptrdiff_t)4 * k : NULL;
+        if (nt == 1) /* decode, inlined here: behind the switch its loop spills pointers */
+            llm__gemv_tile(o, w, k, g->x, 1, 0, k2, pf);
+        else
+            llm__gemv_tiles(o, w, k, g->x, nt, 0, k2, pf);
+    } else {
+        for (kb = 0; kb < k2; kb += LLM__GEMV_KB) {
+            const int ke = k2 - kb < LLM__GEMV_KB ? k2 : kb + LLM__GEMV_KB;
+            /* the first group asks for the next block: these rows' next columns, or the
+               next rows' first */
+            const float *pf = k <= 256 ? NULL : ke < k2 ? w + LLM__GEMV_KB : next ? w + (ptrdiff_t)4 * k - kb : NULL;
+            for (t = 0; t < nt; t += tg) {
+                const int groups = (nt - t + LLM__GEMV_T - 1) / LLM__GEMV_T;
+                tg = (nt - t + groups - 1) / groups; /* the groups as even as they go */
+                llm__gemv_tiles(o + t, w, k, g->x + (ptrdiff_t)t * k, tg, kb, ke, t == 0 ? pf : NULL);
             }
         }
     }
-    for (t = 0; t < nt; t++) { /* gemv_1's order after its main loop: one more vector to chain a, the masked tail to b */
+    for (t = 0; t < nt; t++) {
         const float *x = g->x + (ptrdiff_t)t * k;
         float *y = g->y + (ptrdiff_t)t * g->n + r;
-        int i0;
         i = k2;
-        if (k - i >= LLM__RVN) {
+        if (k - i >= LLM__RVN) { /* one more whole vector, to chain a */
             for (j = 0; j < 4; j++) o[t][j][0] = llm__rv_fma(llm__rv_load(w + (ptrdiff_t)j * k + i), llm__rv_load(x + i), o[t][j][0]);
             i += LLM__RVN;
         }
 #ifdef LLM__RV_MASKED
-        if (i < k)
+        if (i < k) /* the tail as one masked vector, to chain b */
             for (j = 0; j < 4; j++)
                 o[t][j][1] = llm__rv_fma(llm__rv_load_n(w + (ptrdiff_t)j * k + i, k - i), llm__rv_load_n(x + i, k - i), o[t][j][1]);
         i = k;
 #endif
-        i0 = i;
         for (j = 0; j < 4; j++) o[t][j][0] = llm__rv_add(o[t][j][0], o[t][j][1]);
         llm__vsum4(o[t][0][0], o[t][1][0], o[t][2][0], o[t][3][0], s);
-        for (i = i0; i < k; i++)
+        for (; i < k; i++)
             for (j = 0; j < 4; j++) s[j] += w[(ptrdiff_t)j * k + i] * x[i];
         for (j = 0; j < 4; j++) y[j] = (g->bias ? g->bias[r + j] : 0.0f) + s[j];
     }
@@ -4101,17 +4043,12 @@ static void llm__gemv_small(const llm__gemv *g, int r, int r1) {
 
 static void llm__gemv_task(void *ctx, int ith, int nth) {
     const llm__gemv *g = (const llm__gemv *)ctx;
-    /* rows in multiples of 16 so each thread's 4-row groups stay whole */
+    /* rows in multiples of 16 so each thread's 4-row groups are those of one thread */
     int64_t groups = ((int64_t)g->n + 15) / 16, e0 = groups * ith / nth * 16, e1 = groups * (ith + 1) / nth * 16;
     int r0 = (int)e0, r1 = e1 < g->n ? (int)e1 : g->n, r, t;
     if (r0 >= r1) return;
-    if (g->n_tokens == 1) {
-        llm__gemv_1(g->y, g->x, g->w, g->bias, g->k, r0, r1);
-        return;
-    }
-    /* a few tokens: 4 rows at a time, all tokens while those rows are in cache */
-    for (r = r0; r1 - r >= 4; r += 4) llm__gemv_small(g, r, r1);
-    for (; r < r1; r++)
+    for (r = r0; r1 - r >= 4; r += 4) llm__gemv_rows(g, r, r1);
+    for (; r < r1; r++) /* the last rows of an n not a multiple of 4 */
         for (t = 0; t < g->n_tokens; t++)
             g->y[(ptrdiff_t)t * g->n + r] =
                 (g->bias ? g->bias[r] : 0.0f) + llm__dot(g->w + (ptrdiff_t)r * g->k, g->x + (ptrdiff_t)t * g->k, g->k);

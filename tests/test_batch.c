@@ -10,10 +10,11 @@
 /* ---- llm_linear with 2..LLM__SMALL_N tokens = that many single-token calls ----------- */
 
 /* y of n tokens in one call against n calls of one token each: memcmp (the same bits by
-   design). Shapes cover the vector tails (k not a multiple of 16 or 8), the rows past
-   the last group of 4, and both one thread and a pool. */
+   design). Shapes cover the vector tails (k not a multiple of 16 or 8), blocks of columns
+   (k = 2100: two whole, one part), the rows past the last group of 4, and both one thread
+   and a pool. */
 static void test_linear_small(llm_threads *th) {
-    static const int ks[] = {1, 5, 16, 40, 72, 300, 1000}, outs[] = {1, 3, 4, 17, 50, 130};
+    static const int ks[] = {1, 5, 16, 40, 72, 300, 1000, 2100}, outs[] = {1, 3, 4, 17, 50, 130};
     int ki, oi, n, t, hb, bad = 0, runs = 0;
     for (ki = 0; ki < (int)(sizeof ks / sizeof ks[0]); ki++)
         for (oi = 0; oi < (int)(sizeof outs / sizeof outs[0]); oi++) {
