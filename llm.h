@@ -2169,6 +2169,7 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
      load_n / store_n   the first n < LLM__RVN floats (a row's tail), the rest zero
      load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
      LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
+     LLM__PREFETCH_NT   into L1 for one use: kept out of the outer caches on eviction
    Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
    in: the one guard of every vector loop, each followed by the scalar loop (libm, the
    oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
@@ -2205,6 +2206,7 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
 #endif
 #define LLM__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define LLM__PREFETCH_L2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
+#define LLM__PREFETCH_NT(p) _mm_prefetch((const char *)(p), _MM_HINT_NTA)
 /* Horizontal sum and maximum of 8 floats (AVX2's, and AVX-512's after folding 512 bits to
    256; the AVX-512 int8 path works in 256-bit vectors): halves, then pairs, then neighbours. */
 #define LLM__HFOLD256(name, op)                                                           \
@@ -2221,9 +2223,11 @@ LLM__HFOLD256(llm__hmax256, max)
 #if !defined(LLM__PREFETCH) && (defined(__GNUC__) || defined(__clang__))
 #define LLM__PREFETCH(p) __builtin_prefetch(p)
 #define LLM__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#define LLM__PREFETCH_NT(p) __builtin_prefetch((p), 0, 0)
 #elif !defined(LLM__PREFETCH)
 #define LLM__PREFETCH(p) ((void)(p))
 #define LLM__PREFETCH_L2(p) ((void)(p))
+#define LLM__PREFETCH_NT(p) ((void)(p))
 #endif
 
 /* The lane-wise binary operations, one instruction named after each on every ISA: a
@@ -3924,12 +3928,13 @@ static float llm__dot(const float *w, const float *x, int k) {
 #else
 #define LLM__RV_REG(v) ((void)0)
 #endif
-/* the lines of a row's two vectors at p into L2 (the next rows, or the next block, asked
-   for at the pace these are read: long rows cross pages, where the hardware prefetchers
-   stop) */
+/* the lines of a row's two vectors at p (the next rows, or the next block, asked for at
+   the pace these are read: long rows cross pages, where the hardware prefetchers stop),
+   for one use: a weight streamed through L2 and L3 would push out the KV cache and the
+   activations the rest of the step reads */
 #define LLM__GEMV_PF(p)                             \
-    LLM__PREFETCH_L2(p);                            \
-    if (2 * LLM__RVN > 16) LLM__PREFETCH_L2((p) + 16);
+    LLM__PREFETCH_NT(p);                            \
+    if (2 * LLM__RVN > 16) LLM__PREFETCH_NT((p) + 16);
 
 /* o[t][r][c] += W row r . x token t over the columns [i0, i1) of chain c (i0 and i1
    multiples of 2 LLM__RVN), r < 4, t < T: a constant where it is inlined, so the
@@ -7086,7 +7091,8 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
 /* the 16 fp16 values at p as floats */
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
-   t < nt. pf: prefetch this far ahead while before end (the one stream's next bytes). */
+   t < nt. pf: prefetch this far ahead while before end (the one stream's next bytes, for one
+   use, as the fp32 GEMV's). */
 LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
@@ -7097,7 +7103,7 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += f->blk / 32, p += bb) {
         if (pf && p + pf + (size_t)bb <= end)
-            for (k = 0; k < bb; k += 64) LLM__PREFETCH(p + pf + k);
+            for (k = 0; k < bb; k += 64) LLM__PREFETCH_NT(p + pf + k);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */

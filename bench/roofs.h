@@ -6,6 +6,8 @@
                               was compiled for (AVX-512, AVX2+FMA, NEON or scalar)
      roofs_read_gbs(n)        read bandwidth with n threads over a 1 GiB buffer (far larger
                               than any last-level cache), GB/s = 1e9 bytes/s
+     roofs_reader_gbs(r, th)  one pass of the same over a buffer kept in r (roofs_reader_init
+                              / _free), on pool th: a sample beside each measurement
      roofs_cpu_seconds(th)    CPU seconds used so far by the threads of pool th (NULL: this
                               thread); with the wall time, the share of the cores a run had
 
@@ -168,31 +170,50 @@ static void roofs__bw_task(void *p, int ith, int nth) {
     ctx->sink[ith & 63] = s;
 }
 
-/* Read bandwidth in GB/s (1e9 B/s) over a 1 GiB buffer split between the threads. */
+/* A buffer to sample the read bandwidth from, beside each measurement on a host whose
+   bandwidth drifts while a benchmark runs */
+typedef struct {
+    float *buf;
+    size_t bytes;
+} roofs_reader;
+static int roofs_reader_init(roofs_reader *r, size_t bytes) {
+    size_t i;
+    r->bytes = bytes;
+    if (posix_memalign((void **)&r->buf, 64, bytes) != 0) return 0;
+    for (i = 0; i < bytes / sizeof(float); i++) r->buf[i] = (float)(i & 1023) * 1e-3f;
+    return 1;
+}
+static void roofs_reader_free(roofs_reader *r) { free(r->buf), r->buf = NULL; }
+/* GB/s of one pass over the buffer on pool th (NULL: this thread) */
+static double roofs_reader_gbs(const roofs_reader *r, llm_threads *th) {
+    roofs__bw_ctx ctx;
+    double t0, t;
+    ctx.buf = r->buf;
+    ctx.n = r->bytes / sizeof(float);
+    t0 = roofs_now();
+    llm_threads_run(th, roofs__bw_task, &ctx);
+    t = roofs_now() - t0;
+    if (ctx.sink[0] == 12345.f) printf(" ");
+    return (double)r->bytes / t * 1e-9;
+}
+
+/* Read bandwidth in GB/s (1e9 B/s) over a 1 GiB buffer split between the threads, best of 3. */
 static double roofs_read_gbs(int threads) {
     llm_threads *th = NULL;
-    roofs__bw_ctx ctx;
-    size_t bytes = (size_t)1 << 30, i;
+    roofs_reader r;
     double best = 0;
     int rep;
-    float *buf = NULL;
-    if (posix_memalign((void **)&buf, 64, bytes) != 0) return 0;
-    for (i = 0; i < bytes / sizeof(float); i++) buf[i] = (float)(i & 1023) * 1e-3f;
-    ctx.buf = buf;
-    ctx.n = bytes / sizeof(float);
+    if (!roofs_reader_init(&r, (size_t)1 << 30)) return 0;
     if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) {
-        free(buf);
+        roofs_reader_free(&r);
         return 0;
     }
     for (rep = 0; rep < 3; rep++) {
-        double t0 = roofs_now(), t;
-        llm_threads_run(th, roofs__bw_task, &ctx);
-        t = roofs_now() - t0;
-        if ((double)bytes / t > best) best = (double)bytes / t;
+        double g = roofs_reader_gbs(&r, th);
+        if (g > best) best = g;
     }
-    if (ctx.sink[0] == 12345.f) printf(" ");
     llm_threads_free(th);
-    free(buf);
-    return best * 1e-9;
+    roofs_reader_free(&r);
+    return best;
 }
 #endif
