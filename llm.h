@@ -3935,6 +3935,15 @@ static float llm__dot(const float *w, const float *x, int k) {
 #define LLM__GEMV_PF(p)                             \
     LLM__PREFETCH_NT(p);                            \
     if (2 * LLM__RVN > 16) LLM__PREFETCH_NT((p) + 16);
+/* where the next rows of k columns at p are asked for in one pass over whole rows: p
+   rounded down to a multiple of the two vectors a step loads, when every row starts at
+   the same offset from one (a 768-column fp32 matrix 64 bytes past a page boundary, or 32
+   before one, streamed 10 % slower with each step asking for two lines that straddle the
+   pairs its loads take: bench/NOTES.md) */
+static const float *llm__gemv_pf_at(const float *p, int k) {
+    const uintptr_t step = 2 * LLM__RVN * sizeof(float);
+    return (size_t)k * sizeof(float) % step ? p : (const float *)(const void *)((uintptr_t)p & ~(step - 1));
+}
 
 /* o[t][r][c] += W row r . x token t over the columns [i0, i1) of chain c (i0 and i1
    multiples of 2 LLM__RVN), r < 4, t < T: a constant where it is inlined, so the
@@ -4006,7 +4015,7 @@ static void llm__gemv_rows(const llm__gemv *g, int r, int r1) {
     if (k <= 256 && next)
         for (j = 0; j < 4 * k; j += 16) LLM__PREFETCH(w + 4 * k + j);
     if (nt <= LLM__GEMV_T) {
-        const float *pf = k > 256 && next ? w + (ptrdiff_t)4 * k : NULL;
+        const float *pf = k > 256 && next ? llm__gemv_pf_at(w + (ptrdiff_t)4 * k, k) : NULL;
         if (nt == 1) /* decode, inlined here: behind the switch its loop spills pointers */
             llm__gemv_tile(o, w, k, g->x, 1, 0, k2, pf);
         else

@@ -220,7 +220,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
                  {"Q6_K", LLM_Q6_K, -1, 0}, {"Q5_0", LLM_Q5_0, -1, 0}, {"Q8_0x16", LLM_Q8_0, -1, 1}, {"Q4_0x16", LLM_Q4_0, -1, 1},
                  {"Q4KMx16", LLM_Q4_K, 1, 1}, {"Q6_Kx16", LLM_Q6_K, -1, 1}, {"Q5_0x16", LLM_Q5_0, -1, 1}};
     enum { nk = (int)(sizeof kinds / sizeof kinds[0]) };
-    double pre1[nk] = {0}, share1[nk] = {0}, two[nk] = {0}; /* prefill of 128 and decode's share of read on 1 thread, 2T / 1T */
+    double pre1[nk] = {0}, share1[nk] = {0}, two[nk] = {0}, rroof2[nk] = {0}; /* prefill of 128 and decode's share of read on 1 thread, 2T / 1T */
     static qmodel ms[8];
     roofs_reader rd;
     llm_config c;
@@ -267,7 +267,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
             d[nth] = m_decode(&c, ms, nw, 32, 32, pools[nth], &rd, bytes, &sh[nth], &rr[nth]);
             p[nth] = m_prefill(&c, &ms[0], 128, pools[nth], 2);
         }
-        share1[k] = sh[1], two[k] = d[1] > 0 ? d[2] / d[1] : 0.0;
+        share1[k] = sh[1], two[k] = d[1] > 0 ? d[2] / d[1] : 0.0, rroof2[k] = rr[1] > 0 ? rr[2] / rr[1] : 0.0;
         printf("%-7s %9.1f %6d %5.1f/%-5.1f %10.1f %7.0f%% %10.1f %7.0f%% %8.2fx %10.1f %10.1f\n", kinds[k].name, bytes / 1e6, nw,
                rr[1], rr[2], d[1], 100.0 * sh[1], d[2], 100.0 * sh[2], two[k], p[1], p[2]);
         for (i = 0; i < nw; i++) qmodel_free(&ms[i]);
@@ -284,7 +284,8 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
     if (npools > 1) {
         printf("two threads >= 1.6x one:");
         for (k = 0; k < nk; k++)
-            if (two[k] > 0 && (kinds[k].repack || kinds[k].t == LLM_F32)) printf(" %s %s", kinds[k].name, two[k] >= 1.6 ? "met" : "MISSED");
+            if (two[k] > 0 && (kinds[k].repack || kinds[k].t == LLM_F32))
+                printf(" %s %s (read roof %.2fx)", kinds[k].name, two[k] >= 1.6 ? "met" : "MISSED", rroof2[k]);
         printf("\n");
     }
     if (pre1[0] > 0) { /* issue 12: integer dots make 4-bit prefill at least as fast as fp32's */
