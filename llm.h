@@ -3936,10 +3936,10 @@ static float llm__dot(const float *w, const float *x, int k) {
     LLM__PREFETCH_NT(p);                            \
     if (2 * LLM__RVN > 16) LLM__PREFETCH_NT((p) + 16);
 /* where the next rows of k columns at p are asked for in one pass over whole rows: p
-   rounded down to a multiple of the two vectors a step loads, when every row starts at
-   the same offset from one (a 768-column fp32 matrix 64 bytes past a page boundary, or 32
-   before one, streamed 10 % slower with each step asking for two lines that straddle the
-   pairs its loads take: bench/NOTES.md) */
+   rounded down to a multiple of the two vectors a step loads (128 bytes on AVX-512), when
+   every row starts at the same offset from one. A 768-column fp32 matrix 64 bytes past a
+   page boundary, or 32 before one, streamed about 10 % slower with its prefetches at the
+   loads' own offset than with them rounded (bench/NOTES.md; the cause not found) */
 static const float *llm__gemv_pf_at(const float *p, int k) {
     const uintptr_t step = 2 * LLM__RVN * sizeof(float);
     return (size_t)k * sizeof(float) % step ? p : (const float *)(const void *)((uintptr_t)p & ~(step - 1));

@@ -220,7 +220,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
                  {"Q6_K", LLM_Q6_K, -1, 0}, {"Q5_0", LLM_Q5_0, -1, 0}, {"Q8_0x16", LLM_Q8_0, -1, 1}, {"Q4_0x16", LLM_Q4_0, -1, 1},
                  {"Q4KMx16", LLM_Q4_K, 1, 1}, {"Q6_Kx16", LLM_Q6_K, -1, 1}, {"Q5_0x16", LLM_Q5_0, -1, 1}};
     enum { nk = (int)(sizeof kinds / sizeof kinds[0]) };
-    double pre1[nk] = {0}, share1[nk] = {0}, two[nk] = {0}, rroof2[nk] = {0}; /* prefill of 128 and decode's share of read on 1 thread, 2T / 1T */
+    double pre1[nk] = {0}, share1[nk] = {0}, two[nk] = {0}, rroof2[nk] = {0}; /* per kind, 1 thread: prefill of 128, decode's share of read; 2T / 1T of decode and of the read roof */
     static qmodel ms[8];
     roofs_reader rd;
     llm_config c;
@@ -234,7 +234,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
            M_V);
     printf("%-7s %9s %6s %11s %10s %8s %10s %8s %9s %10s %10s\n", "type", "MB/token", "copies", "read GB/s", "dec 1T", "% read", "dec 2T",
            "% read", "2T / 1T", "pre128 1T", "pre128 2T");
-    for (k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
+    for (k = 0; k < nk; k++) {
         double bytes, d[3] = {0, 0, 0}, p[3] = {0, 0, 0}, rr[3] = {0, 0, 0}, sh[3] = {0, 0, 0};
         int nw, i;
         if (only && strcmp(only, kinds[k].name) != 0) continue;
@@ -290,7 +290,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
     }
     if (pre1[0] > 0) { /* issue 12: integer dots make 4-bit prefill at least as fast as fp32's */
         printf("prefill of 128 on 1 thread against F32's (target >= 1 for the 4-bit types):");
-        for (k = 1; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
+        for (k = 1; k < nk; k++)
             if (pre1[k] > 0) printf(" %s %.2fx%s", kinds[k].name, pre1[k] / pre1[0], k == 2 || k == 3 ? (pre1[k] >= pre1[0] ? " met" : " MISSED") : "");
         printf("\n");
     }
