@@ -4481,9 +4481,10 @@ LLMDEF int llm_argmax(const float *x, int n) {
    rows' own loads then wait for one (bench/NOTES.md). And at least LLM__PF_BYTES ahead,
    whole blocks of g rows, however short the rows: the lines in flight have to cover the
    memory's latency at its bandwidth (a 110M model's Q8_0 row is 816 bytes). The fp16 and
-   bf16 rows ask with LLM__PREFETCH_NT instead (into L1, for one use), as the fp32 GEMV
-   does: measured faster for them on Zen 5 (the int8 rows and ggml's layouts keep L2, not
-   measured that way). */
+   bf16 rows and the AVX-512 int8 rows of one token at a time ask with LLM__PREFETCH_NT
+   instead (into L1, for one use), as the fp32 GEMV does, and for the next block only
+   (llm__pf_nt): both measured faster for them on Zen 5; the int8 four-token tile was not
+   (it keeps L2 and this distance), ggml's layouts were not measured. */
 #define LLM__PF_BYTES 16384
 /* pf for the block of g rows (row_bytes each) at r of a thread's rows [r, r1): whole
    blocks at least LLM__PF_BYTES ahead, or as many as are left after this one; 0 for none */
@@ -4492,6 +4493,9 @@ static size_t llm__pf_ahead(size_t row_bytes, int g, int r, int r1) {
     size_t left = r1 - r >= 2 * g ? (size_t)((r1 - r - g) / g * g) : 0;
     return (want < left ? want : left) * row_bytes;
 }
+/* the same for the rows that prefetch into L1 (LLM__PREFETCH_NT): the next block of g rows,
+   or none (pf = 0). Short rows streamed 8-26 % faster so than 16 KiB ahead (bench/NOTES.md) */
+static size_t llm__pf_nt(size_t pf, size_t row_bytes, int g) { return pf ? (size_t)g * row_bytes : 0; }
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
    of tokens are cut to fit; group_size may not exceed LLM__Q8_XMAX / 2. */
@@ -4726,7 +4730,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 32;
                 __m512i wv;
-                LLM__PREFETCH_L2(p + pf);
+                LLM__PREFETCH_NT(p + pf);
                 wv = pair ? _mm512_loadu_si512((const void *)p)
                                   : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256((const __m256i *)(const void *)p), 0);
                 __m512 ws2 = _mm512_permutexvar_ps(two, pair ? llm__bcast2(sw + (size_t)r * lds + g)
@@ -4743,7 +4747,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
             for (r = 0; r < nr; r++) {
                 const int8_t *p = w + (size_t)r * ld + (size_t)g * 64;
                 __m512i d;
-                LLM__PREFETCH_L2(p + pf);
+                LLM__PREFETCH_NT(p + pf);
                 d = _mm512_dpbusd_epi32(c, _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), xs), _mm512_set1_ps(sw[(size_t)r * lds + g]), acc[r]);
             }
@@ -4757,7 +4761,7 @@ LLM__WINLINE void llm__dot_q8_vnni(float *out, const int8_t *w, size_t ld, size_
                 __m512i xv = _mm512_loadu_si512((const void *)(xg + j));
                 for (r = 0; r < nr; r++) {
                     const int8_t *p = w + (size_t)r * ld + (size_t)g * gs + j;
-                    LLM__PREFETCH_L2(p + pf);
+                    LLM__PREFETCH_NT(p + pf);
                     a[r] = _mm512_dpbusd_epi32(a[r], _mm512_xor_si512(_mm512_loadu_si512((const void *)p), flip), xv);
                 }
             }
@@ -4866,6 +4870,12 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, size_
 }
 #endif
 
+/* how far ahead llm__dot_q8's rows ask: the VNNI kernel's prefetches go to L1 (llm__pf_nt) */
+#if defined(LLM__Q8_VNNI)
+#define LLM__Q8_PF(pf, row_bytes) llm__pf_nt((pf), (row_bytes), LLM__WR)
+#else
+#define LLM__Q8_PF(pf, row_bytes) (pf)
+#endif
 /* One block of nr rows against one quantized token, through the best kernel for gs. */
 LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds, const int8_t *xq,
                               const float *sx, const int32_t *xc, int n, int gs, const int nr) {
@@ -5020,22 +5030,22 @@ static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w,
 static void llm__dot_f16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
     const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
     const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
-    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, pf);
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, llm__pf_nt(pf, c->row_bytes, LLM__WR));
     else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 0, 0);
 }
 static void llm__dot_bf16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
     const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
     const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
-    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, pf);
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, llm__pf_nt(pf, c->row_bytes, LLM__WR));
     else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 1, 0);
 }
 static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t, size_t pf) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf,
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, llm__pf_nt(pf, c->row_bytes, LLM__WR),
                    c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 0);
     return 1;
 }
 static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t, size_t pf) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf,
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, llm__pf_nt(pf, c->row_bytes, LLM__WR),
                    c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 1);
     return 1;
 }
@@ -5058,7 +5068,7 @@ static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, siz
     const int8_t *w = (const int8_t *)c->W->data + (size_t)r * ld + c->k0, *xq = c->xq + (size_t)t * c->kn;
     const float *sw = c->W->scale + (size_t)r * lds + c->k0 / gs;
     if (nr == LLM__WR)
-        llm__dot_q8(out, w, ld, pf, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
+        llm__dot_q8(out, w, ld, LLM__Q8_PF(pf, c->row_bytes), sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
     else
         llm__dot_q8(out, w, ld, 0, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, 1);
 }

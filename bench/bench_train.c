@@ -33,7 +33,7 @@ static double time_steps(llm_train *t, const int *tok, const int *tgt, llm_threa
     opt.lr = 1e-4f;
     for (r = 0; r < reps; r++) {
         double loss, t0 = roofs_now(), c0 = roofs_cpu_seconds(th), dt;
-        if (llm_train_step(t, tok, tgt, 0.0f, &loss, th) != LLM_OK || llm_train_update(t, &opt, 1.0, NULL) != LLM_OK) {
+        if (llm_train_step(t, tok, tgt, 0.0f, &loss, th) != LLM_OK || llm_train_update_ex(t, &opt, 1.0, NULL, th) != LLM_OK) {
             fprintf(stderr, "bench_train: step failed\n");
             exit(1);
         }
