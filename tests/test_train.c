@@ -23,10 +23,11 @@ static double max_rel(const float *a, const double *b, int n) { /* max |a - b| /
 /* ---- the GEMM forms ------------------------------------------------------------------- */
 
 static void test_matmul_ex(void) {
-    static const int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {37, 70, 53}, {130, 300, 97}, {9, 600, 260}};
-    llm_threads *pool = test_pool(2, 4 * 5, "matmul_ex: 2 threads against 1");
+    /* (800 rows, many columns: a pool splits them by rows, as the backward's products) */
+    static const int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {37, 70, 53}, {130, 300, 97}, {9, 600, 260}, {800, 40, 200}};
+    llm_threads *pool = test_pool(2, 4 * 6, "matmul_ex: 2 threads against 1");
     int s;
-    for (s = 0; s < 5; s++) {
+    for (s = 0; s < 6; s++) {
         int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2], tr, acc, i, j, k;
         float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
         float *C = (float *)malloc(sizeof(float) * M * N), *C2 = (float *)malloc(sizeof(float) * M * N);
