@@ -4499,7 +4499,8 @@ static size_t llm__pf_ahead(size_t row_bytes, int g, int r, int r1) {
     return (want < left ? want : left) * row_bytes;
 }
 /* the same for the rows that prefetch into L1 (LLM__PREFETCH_NT): the next block of g rows,
-   or none (pf = 0). Short rows streamed 8-26 % faster so than 16 KiB ahead (bench/NOTES.md) */
+   or none (pf = 0): at one token 768-column rows streamed 7-12 % faster so than at 16 KiB
+   ahead, 2,048-column rows -1 to +9 %, 4,096 within 1 % (bench/NOTES.md) */
 static size_t llm__pf_nt(size_t pf, size_t row_bytes, int g) { return pf ? (size_t)g * row_bytes : 0; }
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
