@@ -4606,24 +4606,27 @@ LLMDEF llm_status llm_dequantize_int8(float *x, const int8_t *q, const float *sc
 /* ---- fp16 / bf16 rows: converted in registers (llm__rv_load_f16 / _bf16, >>simd) ---- */
 
 /* out[r] = W[r][0..n) . x for nr (constant after inlining) rows ld apart; bf selects bf16.
-   Two vectors per row per step: 2 nr independent FMA chains. */
+   One FMA chain per row over the vectors in order, then the scalar tail: the order of
+   llm__dot_h_tok below, so a token's row has the same bits alone or in a batch (as
+   llm_linear_w promises). Two vectors (64 bytes) per row per step, one prefetch; the nr
+   rows' chains are independent, enough for a stream from memory (two chains per row were
+   no faster, bench/NOTES.md). */
 LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const float *x, int n, const int nr,
                              const int bf, size_t pf) {
     float s[LLM__WR];
     int r, k = 0;
 #ifdef LLM__RV
-    llm__rv acc[LLM__WR], acc2[LLM__WR];
-    for (r = 0; r < nr; r++) acc[r] = acc2[r] = llm__rv_set1(0.0f);
+    llm__rv acc[LLM__WR];
+    for (r = 0; r < nr; r++) acc[r] = llm__rv_set1(0.0f);
     for (; k + 2 * LLM__RVN <= n; k += 2 * LLM__RVN) {
         llm__rv xv = llm__rv_load(x + k), xw = llm__rv_load(x + k + LLM__RVN);
         for (r = 0; r < nr; r++) {
             const uint16_t *p = w + (size_t)r * ld + k;
             LLM__PREFETCH_NT((const char *)p + pf);
             acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p) : llm__rv_load_f16(p), xv, acc[r]);
-            acc2[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p + LLM__RVN) : llm__rv_load_f16(p + LLM__RVN), xw, acc2[r]);
+            acc[r] = llm__rv_fma(bf ? llm__rv_load_bf16(p + LLM__RVN) : llm__rv_load_f16(p + LLM__RVN), xw, acc[r]);
         }
     }
-    for (r = 0; r < nr; r++) acc[r] = llm__rv_add(acc[r], acc2[r]);
     for (; k + LLM__RVN <= n; k += LLM__RVN) {
         llm__rv xv = llm__rv_load(x + k);
         for (r = 0; r < nr; r++) {
@@ -4644,9 +4647,10 @@ LLM__WINLINE void llm__dot_h(float *out, const uint16_t *w, size_t ld, const flo
     for (r = 0; r < nr; r++) out[r] = s[r];
 }
 
-/* Prefill: LLM__WR rows x 4 tokens at once, o[r * 4 + t]. Each converted weight vector
-   feeds 4 FMAs (one per token) instead of 1, so the conversion is paid once per 4 tokens
-   and 16 independent accumulators keep both FMA pipes busy; x rows are xld apart. */
+/* Four tokens at a time (a prefill, or a batch of conversations): LLM__WR rows x 4 tokens,
+   o[r * 4 + t]. Each converted weight vector feeds 4 FMAs (one per token) instead of 1, so
+   the conversion is paid once per 4 tokens and 16 independent accumulators keep both FMA
+   pipes busy; x rows are xld apart. Per (row, token) llm__dot_h's order: the same bits. */
 #define LLM__WT 4
 LLM__WINLINE void llm__dot_h_tok(float *o, const uint16_t *w, size_t ld, size_t pf, const float *x, size_t xld, int n,
                                  const int bf) {

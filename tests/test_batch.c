@@ -40,7 +40,7 @@ static void test_linear_small(llm_threads *th) {
 /* llm_linear_w over n tokens against single-token calls, for the converted formats: the
    largest difference relative to the largest |y|, which must stay under tol (0 = memcmp). */
 static void check_linear_w_small(llm_dtype type, double tol, const char *what) {
-    const int k = 128, o = 36, gs = 32;
+    const int k = type == LLM_INT8 ? 128 : 150, o = 36, gs = 32; /* (150: a whole-vector tail and a scalar one) */
     float *x = ref_rnd((size_t)16 * k, 1.0f), *wf = ref_rnd((size_t)o * k, 0.5f);
     float *y = (float *)malloc(sizeof(float) * 16 * o), *y1 = (float *)malloc(sizeof(float) * o);
     void *data = malloc((size_t)o * k * 4);
@@ -366,12 +366,11 @@ int main(void) {
     llm_threads *th = test_pool(2, 1, "batched decode with threads");
     test_linear_small(NULL);
     if (th) test_linear_small(th);
-    /* the converted formats' small batches: int8 the same bits; f16 and bf16 from 4 tokens
-       on take a 4-row x 4-token tile with one FMA chain where one token has two
-       (measured, AVX-512: 1.8e-7 and 1.7e-7 of max |y|) */
+    /* the converted formats' small batches: the same bits (f16 and bf16 from 4 tokens on
+       take a 4-row x 4-token tile, in one token's order) */
     check_linear_w_small(LLM_INT8, 0, "int8 groups of 32");
-    check_linear_w_small(LLM_F16, 2e-6, "f16");
-    check_linear_w_small(LLM_BF16, 2e-6, "bf16");
+    check_linear_w_small(LLM_F16, 0, "f16");
+    check_linear_w_small(LLM_BF16, 0, "bf16");
     test_batch_models(NULL);
     if (th) test_batch_models(th);
     test_batch_stories(NULL);
