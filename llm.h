@@ -202,6 +202,7 @@ typedef enum llm_dtype {
     LLM_Q4_1X16, /* and Q4_1's */
     LLM_Q5_1X16, /* and Q5_1's */
     LLM_Q5_KX16, /* and Q5_K's */
+    LLM_F32X16,  /* llm.h's own: fp32 with 16 rows interleaved column by column (llm_weight_repack) */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -210,7 +211,7 @@ typedef enum llm_dtype {
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
 LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ...
-                                                    "q6_k", "q8_0x16" ... "q5_kx16" */
+                                                    "q6_k", "q8_0x16" ... "q5_kx16", "f32x16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -593,11 +594,16 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then
    reads the matrix as one stream and decodes a block for 16 rows at once. Its results
    are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
-   bit for bit, and agree with W's own within float rounding. d_out must be a multiple of
-   16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL); other types are
-   LLM_EUNSUPPORTED. Any build runs the repacked layouts; llm_weight_repack_worth says
-   whether this one has a vector kernel that makes them faster (AVX-512 with VNNI today),
-   which llm_model_repack asks. */
+   bit for bit, and agree with W's own within float rounding. An LLM_F32 matrix becomes
+   LLM_F32X16 (16 rows interleaved column by column; dst aligned for float), whose batches
+   of 2 to 16 tokens read it once at the speed of one: each (row, token) is one chain of
+   fused multiply-adds over the columns in order, plus the bias, the same bits for every
+   token count, thread count and build, and within float rounding of LLM_F32's. d_out
+   must be a multiple of 16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL);
+   other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
+   llm_weight_repack_worth says whether this one has a vector kernel that makes them
+   faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, today), which llm_model_repack
+   asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -7395,6 +7401,165 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
     return llm__linear_x16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, scratch, scratch_bytes, th);
 }
 
+/* ---- fp32 repacked: 16 rows interleaved (LLM_F32X16) ----------------------------------
+   LLM_F32's GEMV (>>matmul) sums a row in vector lanes and reduces them at the end, so a
+   tile holds two accumulators per (row, token) and at most 4 rows x 3 tokens: 4 to 16
+   tokens must pass each block of rows several times, and the passes after the first do
+   not overlap the memory's stream. llm_weight_repack stores the rows 16 at a time, column
+   by column: group g (rows 16g .. 16g + 15) is d_in runs of 16 floats, run k holding
+   column k of the 16 rows. A run is then one vector (two with AVX2, four with NEON)
+   multiplied by one token's x[k], broadcast: each row is a lane, and each (row, token)
+   sums its products in one chain of fused multiply-adds, column 0 first, then adds the
+   bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
+   and a tile holds up to 2 groups x LLM__F32X16_T tokens (4 groups for one or two):
+   a load of W feeds a FMA per token, and a batch of up to LLM__F32X16_T reads the matrix
+   once, one stream per group.
+   A panel of up to 16 tokens passes blocks of LLM__F32X16_KB columns in turns of
+   LLM__F32X16_T tokens, the first turn streaming the block from memory (and asking for
+   what follows), the others finding it in cache; larger batches run as such panels. The
+   sums depend on nothing but the values (not the tile, block, panel, token or thread
+   count, nor the ISA: one rounding per product, in the same order; the scalar build calls
+   fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
+   differ from LLM_F32's (lanes over interleaved columns) by float rounding. */
+#if defined(LLM__AVX512)
+#define LLM__F32X16_G 4 /* groups per tile at most: 4 for one or two tokens, else 2 */
+#define LLM__F32X16_T 8 /* tokens per tile: 2 x 8 accumulators + 2 of W + a broadcast, of 32 */
+#else
+#define LLM__F32X16_G 1
+#define LLM__F32X16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
+#endif
+#define LLM__F32X16_V (16 / LLM__RVN) /* vectors per run of 16 */
+#define LLM__F32X16_P 16              /* tokens per panel */
+#define LLM__F32X16_KB 256            /* columns per block when a panel takes more than one turn */
+#define LLM__F32X16_PF 8192           /* bytes ahead that the streaming turn asks for, per group */
+#ifdef LLM__RV_SCALAR
+#define LLM__F32X16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
+#else
+#define LLM__F32X16_FMA(a, b, c) llm__rv_fma((a), (b), (c))
+#endif
+
+/* o[(t G + g) V + v] (+)= groups g < G at w (gs floats apart) . tokens t < T of x (ldx
+   apart) over the columns [k0, k1); the runs of columns below kpf ask for the line
+   LLM__F32X16_PF bytes ahead as they are read (kpf = k0: none). G and T are constants
+   where it is inlined, so the accumulators are registers. */
+LLM__WINLINE void llm__f32x16_tile(llm__rv *o, const float *w, size_t gs, const float *x, size_t ldx, const int G,
+                                   const int T, int k0, int k1, int kpf) {
+    llm__rv a[LLM__F32X16_G][LLM__F32X16_T][LLM__F32X16_V], wv[LLM__F32X16_G][LLM__F32X16_V], xb;
+    int g, t, v, k;
+    LLM__UNROLL
+    for (g = 0; g < G; g++)
+        LLM__UNROLL
+        for (t = 0; t < T; t++)
+            LLM__UNROLL
+            for (v = 0; v < LLM__F32X16_V; v++) a[g][t][v] = o[(t * G + g) * LLM__F32X16_V + v];
+    for (k = k0; k < k1; k++) {
+        LLM__UNROLL
+        for (g = 0; g < G; g++) {
+            const float *p = w + (size_t)g * gs + (size_t)k * 16;
+            LLM__UNROLL
+            for (v = 0; v < LLM__F32X16_V; v++) wv[g][v] = llm__rv_load(p + v * LLM__RVN);
+            if (k < kpf) LLM__PREFETCH_NT((const char *)(const void *)p + LLM__F32X16_PF);
+        }
+        LLM__UNROLL
+        for (t = 0; t < T; t++) {
+            xb = llm__rv_set1(x[(size_t)t * ldx + (size_t)k]);
+            LLM__UNROLL
+            for (g = 0; g < G; g++)
+                LLM__UNROLL
+                for (v = 0; v < LLM__F32X16_V; v++) a[g][t][v] = LLM__F32X16_FMA(wv[g][v], xb, a[g][t][v]);
+        }
+    }
+    LLM__UNROLL
+    for (g = 0; g < G; g++)
+        LLM__UNROLL
+        for (t = 0; t < T; t++)
+            LLM__UNROLL
+            for (v = 0; v < LLM__F32X16_V; v++) o[(t * G + g) * LLM__F32X16_V + v] = a[g][t][v];
+}
+/* The tile of G groups and T tokens, both made constants: the shapes the task asks for. */
+static void llm__f32x16_tiles(llm__rv *o, const float *w, size_t gs, const float *x, size_t ldx, int G, int T, int k0,
+                              int k1, int kpf) {
+#define LLM__F32X16_C(G_, T_) \
+    case (G_) * 16 + (T_): llm__f32x16_tile(o, w, gs, x, ldx, G_, T_, k0, k1, kpf); break;
+    switch (G * 16 + T) {
+        LLM__F32X16_C(1, 1) LLM__F32X16_C(1, 2) LLM__F32X16_C(1, 3) LLM__F32X16_C(1, 4)
+#if LLM__F32X16_T == 8
+        LLM__F32X16_C(1, 5) LLM__F32X16_C(1, 6) LLM__F32X16_C(1, 7) LLM__F32X16_C(1, 8)
+        LLM__F32X16_C(2, 1) LLM__F32X16_C(2, 2) LLM__F32X16_C(2, 3) LLM__F32X16_C(2, 4)
+        LLM__F32X16_C(2, 5) LLM__F32X16_C(2, 6) LLM__F32X16_C(2, 7) LLM__F32X16_C(2, 8)
+        LLM__F32X16_C(4, 1) LLM__F32X16_C(4, 2)
+#endif
+    default: LLM_ASSERT(0); break;
+    }
+#undef LLM__F32X16_C
+}
+
+typedef struct llm__f32x16c {
+    float *y;
+    const float *x, *w, *b;
+    int nt, k, n;
+} llm__f32x16c;
+/* This thread's share of the groups, LLM__F32X16_G at a time, against every panel. The
+   streaming turn asks ahead while the line it asks for is inside the matrix. */
+static void llm__f32x16_task(void *ctx, int ith, int nth) {
+    const llm__f32x16c *c = (const llm__f32x16c *)ctx;
+    const int ng = c->n / 16, g0 = (int)((int64_t)ng * ith / nth), g1 = (int)((int64_t)ng * (ith + 1) / nth);
+    const size_t gs = (size_t)c->k * 16; /* floats of a group: a run of 16 (64 bytes) a column */
+    /* groups per tile: more streams side by side when the tokens are few */
+    const int gw = LLM__F32X16_G < 2 ? 1 : c->nt <= 2 ? LLM__F32X16_G : 2;
+    llm__rv o[LLM__F32X16_P * 2 * LLM__F32X16_V], s;
+    int g, gn, t0, pn, kb, ke, t, tn, j, v;
+    for (g = g0; g < g1; g += gn) {
+        const float *w = c->w + (size_t)g * gs;
+        int64_t kl;
+        int kpf;
+        for (gn = gw; gn > g1 - g;) gn /= 2;
+        kl = (int64_t)(ng - g - gn + 1) * c->k - LLM__F32X16_PF / 64; /* the last group's line stays inside */
+        kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
+        for (t0 = 0; t0 < c->nt; t0 += pn) {
+            const float *x = c->x + (size_t)t0 * (size_t)c->k;
+            pn = c->nt - t0 < LLM__F32X16_P ? c->nt - t0 : LLM__F32X16_P;
+            for (j = 0; j < pn * gn * LLM__F32X16_V; j++) o[j] = llm__rv_set1(0.0f);
+            if (pn <= LLM__F32X16_T) /* one turn: the whole rows, streamed */
+                llm__f32x16_tiles(o, w, gs, x, (size_t)c->k, gn, pn, 0, c->k, kpf);
+            else
+                for (kb = 0; kb < c->k; kb = ke) {
+                    ke = c->k - kb < LLM__F32X16_KB ? c->k : kb + LLM__F32X16_KB;
+                    for (t = 0; t < pn; t += tn) {
+                        tn = pn - t < LLM__F32X16_T ? pn - t : LLM__F32X16_T;
+                        llm__f32x16_tiles(o + (size_t)t * (size_t)gn * LLM__F32X16_V, w, gs, x + (size_t)t * (size_t)c->k,
+                                          (size_t)c->k, gn, tn, kb, ke, t == 0 ? kpf : kb);
+                    }
+                }
+            for (t = 0; t < pn; t++) /* y = the sum + the bias, 16 rows at a time */
+                for (j = 0; j < gn; j++)
+                    for (v = 0; v < LLM__F32X16_V; v++) {
+                        const size_t col = (size_t)16 * (size_t)(g + j) + (size_t)v * LLM__RVN;
+                        s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__F32X16_V + (size_t)v];
+                        if (c->b) s = llm__rv_add(s, llm__rv_load(c->b + col));
+                        llm__rv_store(c->y + (size_t)(t0 + t) * (size_t)c->n + col, s);
+                    }
+        }
+    }
+}
+/* The table's linear for LLM_F32X16. */
+static llm_status llm__linear_f32x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens,
+                                     int d_in, int d_out, unsigned flags, void *scratch, size_t scratch_bytes,
+                                     llm_threads *th) {
+    llm__f32x16c c;
+    (void)flags, (void)scratch, (void)scratch_bytes; /* the same kernel for every token count */
+    if (d_out % 16 || !llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
+    c.y = y, c.x = x, c.w = (const float *)W->data, c.b = b, c.nt = n_tokens, c.k = d_in, c.n = d_out;
+    llm_threads_run((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK ? NULL : th, llm__f32x16_task, &c);
+    return LLM_OK;
+}
+/* Row `row` of an LLM_F32X16 matrix: its lane of its group's runs. */
+static void llm__row_f32x16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const float *p = (const float *)w->data + (size_t)(row / 16) * (size_t)n * 16 + (size_t)(row % 16);
+    int k;
+    for (k = 0; k < n; k++) dst[k] = p[(size_t)k * 16];
+}
+
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
 static void llm__dq_f32(const unsigned char *b, float *y) {
     uint32_t u = llm__le32(b);
@@ -7430,6 +7595,7 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
     {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_f32x16, llm__linear_f32x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
@@ -7536,10 +7702,28 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
 #ifdef LLM__X16V
     const llm__x16f *f = llm__x16_of(t);
-    return f && f->base == t && d_in > 0 && d_in % f->blk == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0;
-#else
-    return (void)t, (void)d_in, (void)d_out, 0;
+    if (f && f->base == t && d_in > 0 && d_in % f->blk == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0)
+        return 1;
 #endif
+#ifdef LLM__AVX512 /* LLM_F32X16: measured faster than LLM_F32 with AVX-512 (bench/NOTES.md) */
+    if (t == LLM_F32 && d_in > 0 && d_out > 0 && d_out % 16 == 0) return 1;
+#endif
+    return (void)t, (void)d_in, (void)d_out, 0;
+}
+/* LLM_F32 to LLM_F32X16: group g's run k is column k of rows 16g .. 16g + 15. */
+static llm_status llm__repack_f32(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
+    const float *src = (const float *)W->data;
+    float *o = (float *)dst;
+    const uint64_t size = (uint64_t)d_in * (uint64_t)d_out * sizeof(float);
+    int64_t g, k, i;
+    if (size > (uint64_t)SIZE_MAX || dst_bytes < size || (uintptr_t)dst % sizeof(float)) return LLM_EINVAL;
+    if ((const unsigned char *)o < (const unsigned char *)src + size && (const unsigned char *)src < (const unsigned char *)o + size)
+        return LLM_EINVAL; /* overlapping */
+    for (g = 0; g < d_out / 16; g++)
+        for (k = 0; k < d_in; k++)
+            for (i = 0; i < 16; i++) *o++ = src[(size_t)(16 * g + i) * (size_t)d_in + (size_t)k];
+    out->type = LLM_F32X16, out->data = dst, out->scale = NULL, out->group_size = 0;
+    return LLM_OK;
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
     const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
@@ -7548,6 +7732,7 @@ LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes
     uint64_t nb, size, ld;
     int64_t g, b;
     if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_out % 16) return LLM_EINVAL;
+    if (W->type == LLM_F32) return llm__repack_f32(out, dst, dst_bytes, W, d_in, d_out);
     if (!f || f->base != W->type) return LLM_EUNSUPPORTED;
     if (d_in % f->blk) return LLM_EINVAL;
     nb = (uint64_t)(d_in / f->blk), ld = nb * (uint64_t)f->bytes, size = ld * (uint64_t)d_out, src = (const unsigned char *)W->data;
@@ -9570,7 +9755,8 @@ static int llm__repack_one(void *ctx, llm_weight *w, int d_in, int d_out) {
     size_t size, at;
     llm_weight tmp;
     if (!w->data || !llm_weight_repack_worth(w->type, d_in, d_out)) return 0;
-    size = (size_t)(d_in / llm__x16_of(w->type)->blk) * (size_t)d_out * (size_t)llm__x16_of(w->type)->bytes;
+    size = w->type == LLM_F32 ? (size_t)d_in * (size_t)d_out * sizeof(float)
+                              : (size_t)(d_in / llm__x16_of(w->type)->blk) * (size_t)d_out * (size_t)llm__x16_of(w->type)->bytes;
     at = r->in_place ? 0 : (r->used + 63) / 64 * 64;
     if (r->mem) {
         if (at > r->cap || r->cap - at < size) return r->st = LLM_EINVAL, 1;

@@ -97,9 +97,10 @@ static int fail(const char *what, llm_status st, const char *why) {
     return 1;
 }
 
-/* ggml's block-format projections rearranged for this build's fastest kernel, in place
-   (the file was read into memory; mapped read-only under LLM_MMAP, so copied there), the
-   temporary freed after. Same values, same results as a prefill's kernel. */
+/* The projections rearranged for this build's fastest kernel (llm_model_repack: ggml's
+   block formats and fp32, where llm_weight_repack_worth says so), in place (the file was
+   read into memory; mapped read-only under LLM_MMAP, so copied there), the temporary
+   freed after. Same values; a token gets the same bits in a prefill, a batch or alone. */
 static int repack(llm_model *m, const char *what) {
 #ifdef LLM_MMAP
     const int in_place = 0;
@@ -133,11 +134,11 @@ static int load_model(llm_model *m, const char *path) {
         snprintf(cfg, sizeof cfg, "%.600s/config.json", path);
         if (!(f = fopen(cfg, "rb"))) return fail(what, LLM_EIO, "a directory without config.json (not a Hugging Face model)");
         fclose(f);
-        if ((st = llm_hf_load_dir(m, path, &why)) == LLM_OK) return 0;
+        if ((st = llm_hf_load_dir(m, path, &why)) == LLM_OK) return repack(m, what);
         return fail(what, st, why);
     }
     if (p.kind == LLM_FILE_UNREADABLE || p.kind == LLM_FILE_EMPTY) return fail(what, LLM_EIO, p.what);
-    if ((st = llm_llama2c_load_file(m, path, &why)) == LLM_OK) return 0;
+    if ((st = llm_llama2c_load_file(m, path, &why)) == LLM_OK) return repack(m, what);
     if (p.kind == LLM_FILE_TOKENIZER) {
         char why2[320];
         snprintf(why2, sizeof why2, "%s, not a checkpoint (a tokenizer goes after -z)", p.what);

@@ -12,9 +12,15 @@
                  (measured 1.47e-7 S, native)
                  vs the double dot of dequantized W with the fp32 x: within the bound the
                  activation quantization allows, sum_g |w_g| s_x[g] / 2 (plus the above)
-   Threaded results must be bit-identical to unthreaded ones. */
+   Threaded results must be bit-identical to unthreaded ones.
+   LLM_F32X16 (an fp32 matrix through llm_weight_repack) promises more: each (row, token)
+   is one chain of fused multiply-adds over the columns in order, then + bias, whatever
+   the token count, tile, thread count or build; the reference is that chain written here
+   with fmaf, compared bit for bit. */
+#include <math.h>
 #include "llm.h"
 #include "test.h"
+#include "internals.h"
 
 #define TOL_REL 2e-6
 static double worst_rel[2]; /* |err| / S, [0] fp16 / bf16 / fp32, [1] int8 */
@@ -318,6 +324,69 @@ static void test_quantize_subnormal(void) {
     for (i = 0; i < 64; i++) CHECK_NEAR(back[i], x[i], 2e-44);
 }
 
+/* LLM_F32X16 against the fmaf chain, bit for bit, for token counts that take one turn, two
+   turns and several panels; row counts with an odd number of groups (the tile's tail);
+   column counts under, at and over a block; with and without a bias; on th too. Then its
+   rows (the embedding lookup's), the repack's refusals and the build's wish for it. */
+static void test_f32x16(llm_threads *th) {
+    static const int shapes[][2] = {{1, 16}, {33, 32}, {100, 48}, {300, 64}, {768, 272}};
+    static const int toks[] = {1, 2, 3, 5, 8, 9, 16, 17, 40};
+    int si, ti, pass, bad = 0, bad_row = 0, checks = 0;
+    for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
+        const int K = shapes[si][0], N = shapes[si][1];
+        float *W = (float *)xmalloc(sizeof(float) * (size_t)K * N), *R = (float *)xmalloc(sizeof(float) * (size_t)K * N);
+        float *x = (float *)xmalloc(sizeof(float) * 40 * (size_t)K), *y = (float *)xmalloc(sizeof(float) * 40 * (size_t)N);
+        float *b = (float *)xmalloc(sizeof(float) * (size_t)N), *row = (float *)xmalloc(sizeof(float) * (size_t)K);
+        llm_weight w, r;
+        int t, o, k;
+        test_fill(W, (size_t)K * N, 0.5f);
+        test_fill(x, 40 * (size_t)K, 2.0f);
+        test_fill(b, (size_t)N, 1.0f);
+        memset(&w, 0, sizeof w);
+        w.type = LLM_F32, w.data = W;
+        CHECK(llm_weight_repack_worth(LLM_F32, K, N) == (llm_test__vector_lanes == 16)); /* AVX-512 */
+        CHECK_OK(llm_weight_repack(&r, R, sizeof(float) * (size_t)K * N, &w, K, N));
+        CHECK(r.type == LLM_F32X16 && r.data == R && !strcmp(llm_dtype_name(r.type), "f32x16"));
+        for (ti = 0; ti < (int)(sizeof toks / sizeof toks[0]); ti++)
+            for (pass = 0; pass < 4; pass++) {
+                const int n = toks[ti], bias = pass & 1;
+                CHECK_OK(llm_linear_w(y, x, &r, bias ? b : NULL, n, K, N, pass & 2 ? th : NULL));
+                for (t = 0; t < n; t++)
+                    for (o = 0; o < N; o++) {
+                        float s = 0.0f;
+                        for (k = 0; k < K; k++) s = fmaf(W[(size_t)o * K + k], x[(size_t)t * K + k], s);
+                        if (bias) s += b[o];
+                        bad += memcmp(&s, &y[(size_t)t * N + o], sizeof s) != 0;
+                        checks++;
+                    }
+            }
+        for (o = 0; o < N; o += 7) {
+            CHECK_OK(llm_test__model_row(row, &r, o, K));
+            bad_row += memcmp(row, W + (size_t)o * K, sizeof(float) * (size_t)K) != 0;
+        }
+        free(W), free(R), free(x), free(y), free(b), free(row);
+    }
+    CHECK_MSG(bad == 0, "%d of %d outputs differ from the fmaf chain", bad, checks);
+    printf("f32x16 (%s): %d outputs against the fmaf chain, %d differ\n", llm_weight_repack_worth(LLM_F32, 64, 16) ? "wanted here" : "not wanted here", checks, bad);
+    CHECK(bad_row == 0);
+    { /* refusals: nothing written, nothing read out of bounds */
+        float W[64 * 16], R[64 * 16 + 1], y[16], x[64];
+        llm_weight w, r;
+        memset(&w, 0, sizeof w), memset(&r, 0, sizeof r);
+        test_fill(W, 64 * 16, 1.0f), test_fill(x, 64, 1.0f);
+        w.type = LLM_F32, w.data = W;
+        CHECK(llm_weight_repack(&r, R, sizeof R, &w, 64, 8) == LLM_EINVAL);          /* d_out not a multiple of 16 */
+        CHECK(llm_weight_repack(&r, R, sizeof W - 4, &w, 64, 16) == LLM_EINVAL);     /* too small */
+        CHECK(llm_weight_repack(&r, (char *)R + 2, sizeof W, &w, 64, 16) == LLM_EINVAL); /* not aligned for float */
+        CHECK(llm_weight_repack(&r, W + 8, sizeof W, &w, 64, 16) == LLM_EINVAL);     /* overlapping its source */
+        CHECK(llm_weight_repack(&r, R, sizeof R, &w, 0, 16) == LLM_EINVAL);
+        CHECK(llm_weight_repack_worth(LLM_F32, 64, 8) == 0);
+        CHECK_OK(llm_weight_repack(&r, R, sizeof R, &w, 64, 16));
+        CHECK(llm_linear_w(y, x, &r, NULL, 1, 64, 8, NULL) == LLM_EINVAL); /* rows not in whole groups */
+        CHECK(llm_weight_repack(&w, R + 1, sizeof W, &r, 64, 16) == LLM_EUNSUPPORTED); /* already repacked */
+    }
+}
+
 int main(void) {
     llm_threads *th;
     int cases;
@@ -328,6 +397,7 @@ int main(void) {
     test_linear_w(th); /* new random data; the same bits as unthreaded */
     test_linear_w_values();
     test_bad_args();
+    test_f32x16(th);
     printf("worst |y - ref| / sum |w x|: fp16 / bf16 / fp32 %.3g, int8 %.3g (tolerance %.0e)\n", worst_rel[0],
            worst_rel[1], TOL_REL);
     llm_threads_free(th);
