@@ -7411,7 +7411,7 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    multiplied by one token's x[k], broadcast: each row is a lane, and each (row, token)
    sums its products in one chain of fused multiply-adds, column 0 first, then adds the
    bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
-   and a tile holds up to 2 groups x LLM__F32X16_T tokens (4 groups for one or two):
+   and a tile holds up to 2 groups x LLM__F32X16_T tokens (4 groups for up to 6):
    a load of W feeds a FMA per token, and a batch of up to LLM__F32X16_T reads the matrix
    once, one stream per group.
    A panel of up to 16 tokens passes blocks of LLM__F32X16_KB columns in turns of
@@ -7422,7 +7422,7 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
    differ from LLM_F32's (lanes over interleaved columns) by float rounding. */
 #if defined(LLM__AVX512)
-#define LLM__F32X16_G 4 /* groups per tile at most: 4 for one or two tokens, else 2 */
+#define LLM__F32X16_G 4 /* groups per tile at most: 4 for up to 6 tokens (24 accumulators), else 2 */
 #define LLM__F32X16_T 8 /* tokens per tile: 2 x 8 accumulators + 2 of W + a broadcast, of 32 */
 #else
 #define LLM__F32X16_G 1
@@ -7487,7 +7487,7 @@ static void llm__f32x16_tiles(llm__rv *o, const float *w, size_t gs, const float
         LLM__F32X16_C(1, 5) LLM__F32X16_C(1, 6) LLM__F32X16_C(1, 7) LLM__F32X16_C(1, 8)
         LLM__F32X16_C(2, 1) LLM__F32X16_C(2, 2) LLM__F32X16_C(2, 3) LLM__F32X16_C(2, 4)
         LLM__F32X16_C(2, 5) LLM__F32X16_C(2, 6) LLM__F32X16_C(2, 7) LLM__F32X16_C(2, 8)
-        LLM__F32X16_C(4, 1) LLM__F32X16_C(4, 2)
+        LLM__F32X16_C(4, 1) LLM__F32X16_C(4, 2) LLM__F32X16_C(4, 3) LLM__F32X16_C(4, 4) LLM__F32X16_C(4, 5) LLM__F32X16_C(4, 6)
 #endif
     default: LLM_ASSERT(0); break;
     }
@@ -7506,7 +7506,7 @@ static void llm__f32x16_task(void *ctx, int ith, int nth) {
     const int ng = c->n / 16, g0 = (int)((int64_t)ng * ith / nth), g1 = (int)((int64_t)ng * (ith + 1) / nth);
     const size_t gs = (size_t)c->k * 16; /* floats of a group: a run of 16 (64 bytes) a column */
     /* groups per tile: more streams side by side when the tokens are few */
-    const int gw = LLM__F32X16_G < 2 ? 1 : c->nt <= 2 ? LLM__F32X16_G : 2;
+    const int gw = LLM__F32X16_G < 2 ? 1 : c->nt <= 6 ? LLM__F32X16_G : 2;
     llm__rv o[LLM__F32X16_P * 2 * LLM__F32X16_V], s;
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
