@@ -1,7 +1,7 @@
 /* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1), as
    stored and repacked (llm_weight_repack: the rows named ...x16, where the build has their
-   kernel), and fp32 first for comparison, through llm_linear_w / llm_linear_wx, beside this
-   machine's roofs measured in the same run.
+   kernel), and fp32 first (as stored and repacked), through llm_linear_w / llm_linear_wx,
+   beside this machine's roofs measured in the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
    and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
@@ -12,7 +12,9 @@
    its token alone; and 16 as a prefill chunk, llm_linear_wx with LLM_LIN_PREFILL, the
    many-token kernel): the same copies, effective GB/s of weights (bytes / time, as if
    streamed once per call) and GFLOP/s (2 flops per weight per token) against the FMA
-   roof, and what 16 tokens cost against one.
+   roof and, for ggml's formats (int8 codes times int8 activations), the int8 dot roof;
+   "% roof" is the time the slower of read and that format's compute roof allows; and what
+   16 tokens cost against one. fp32 runs as stored and repacked (f32x16, LLM_F32X16).
    The block bytes are random with moderate fp16 scales: the kernels' speed does not
    depend on the values.
 
@@ -28,7 +30,8 @@
    touch (the header and tensor table; the weights' pages are PROT_NONE meanwhile, so a
    read of one would stop the bench), and a check that every weight points into the
    buffer (nothing copied).
-   `bench_quants kernels`, `bench_quants 110m [TYPE]` or `bench_quants open` runs one part only. */
+   `bench_quants kernels [NAME]` (the formats whose name starts so), `bench_quants 110m
+   [TYPE]` or `bench_quants open` runs one part only. */
 #define LLM_IMPLEMENTATION
 #include "llm.h"
 #include "roofs.h"
@@ -429,7 +432,7 @@ int main(int argc, char **argv) {
     unsigned char *data = (unsigned char *)xalloc(SPAN + (size_t)DOUT * DIN);
     float *x = (float *)xalloc(sizeof(float) * MAXT * DIN), *y = (float *)xalloc(sizeof(float) * MAXT * DOUT);
     llm_threads *pools[3] = {NULL, NULL, NULL};
-    double rroof[3], froof[3];
+    double rroof[3], froof[3], droof[3];
     unsigned long long r = 0x9E3779B97F4A7C15ull;
     /* 1, 2, 3, 4, 8 and 16 tokens as batched conversations run them (each row the bits of
        its token alone), then 16 as a prefill chunk (LLM_LIN_PREFILL: the many-token kernel) */
@@ -445,12 +448,13 @@ int main(int argc, char **argv) {
     for (nth = 1; nth <= npools; nth++) {
         rroof[nth] = roofs_read_gbs(nth);
         froof[nth] = roofs_fma_gflops(nth);
-        printf("%s %d thread%s read %.1f GB/s, FMA %.0f GFLOP/s", nth > 1 ? ";" : "", nth, nth > 1 ? "s" : "", rroof[nth],
-               froof[nth]);
+        droof[nth] = roofs_dot8_gops(nth);
+        printf("%s %d thread%s read %.1f GB/s, FMA %.0f GFLOP/s, int8 dot %.0f Gop/s", nth > 1 ? ";" : "", nth,
+               nth > 1 ? "s" : "", rroof[nth], froof[nth], droof[nth]);
     }
     if (part_k)
-        printf("\n\n%-7s %3s %6s %10s %9s %8s %9s %8s %7s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
-               "GFLOP/s", "% FMA", "% roof", "L2 GB/s");
+        printf("\n\n%-7s %3s %6s %10s %9s %8s %9s %8s %8s %7s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
+               "GFLOP/s", "% FMA", "% dot8", "% roof", "L2 GB/s");
     for (fi = 0; fi < (part_k ? NFORMATS : 0); fi++) {
         const qformat *f = &formats[fi];
         if (argc > 2 && strncmp(f->name, argv[2], strlen(argv[2])) != 0) continue; /* kernels NAME: those formats only */
@@ -500,11 +504,17 @@ int main(int argc, char **argv) {
                 double t = time_calls(&W, data, wbytes, copies, x, y, toks[k], k == KPRE ? LLM_LIN_PREFILL : 0u, pools[nth]);
                 if (nth == 1) t1[k] = t;
                 double flops = 2.0 * toks[k] * DOUT * DIN, gbs = (double)wbytes / t / 1e9, gf = flops / t / 1e9;
-                /* % roof: the time the slower of the two roofs allows, against the time taken */
-                double tread = (double)wbytes / (rroof[nth] * 1e9), tfma = flops / (froof[nth] * 1e9);
-                double troof = tread > tfma ? tread : tfma;
-                printf("%-7s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% %6.0f%%", f->name, nth, tlabel[k], t * 1e6, gbs,
-                       100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth], 100.0 * troof / t);
+                /* % roof: the time the slower of the two roofs allows, against the time taken; the
+                   compute roof is the int8 dot's for ggml's formats (their kernels multiply int8
+                   codes by int8 activations) where the build has one, else the FMA's */
+                const int dot8 = f->type != LLM_F32 && droof[nth] > 0;
+                double tread = (double)wbytes / (rroof[nth] * 1e9), tcomp = flops / ((dot8 ? droof[nth] : froof[nth]) * 1e9);
+                double troof = tread > tcomp ? tread : tcomp;
+                printf("%-7s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% ", f->name, nth, tlabel[k], t * 1e6, gbs,
+                       100.0 * gbs / rroof[nth], gf, 100.0 * gf / froof[nth]);
+                if (dot8) printf("%7.1f%% ", 100.0 * gf / droof[nth]);
+                else printf("%8s ", "-");
+                printf("%6.0f%%", 100.0 * troof / t);
                 if (nth == 1 && k == 0) printf(" %9.1f", l2);
                 printf("\n");
             }
@@ -512,7 +522,8 @@ int main(int argc, char **argv) {
                f->name, t1[1] / t1[0], t1[2] / t1[0], t1[K16] / t1[0], t1[KPRE] / t1[0], t1[KPRE] / t1[0] <= 3.0 ? "met" : "MISSED");
     }
     if (part_k) printf("\ntargets: GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it), 16 tokens <= 3x one (issue 12);\n"
-                       "2 to 16 tokens >= 80%% of the roof, the time the slower of read and FMA allows (issue 13)\n"
+                       "2 to 16 tokens >= 80%% of the roof, the time the slower of read and compute allows (issue 13; compute:\n"
+                       "the int8 dot roof for ggml's formats where this build has one, else the FMA roof)\n"
                        "(2-16: batched conversations, each row its token's one-token bits; 16 pre: a prefill chunk, LLM_LIN_PREFILL)\n");
     if (part_m) bench_110m(pools, npools, argc > 2 ? argv[2] : NULL);
     if (!only) bench_open();

@@ -4,6 +4,10 @@
      roofs_now()              wall-clock seconds
      roofs_fma_gflops(n)      peak fp32 FMA throughput with n threads, for the ISA this file
                               was compiled for (AVX-512, AVX2+FMA, NEON or scalar)
+     roofs_dot8_gops(n)       peak int8 dot-product throughput with n threads (AVX-512 VNNI
+                              vpdpbusd, AVX-VNNI, NEON sdot), in Gop/s counting a multiply and
+                              its add as 2 ops like an FMA; 0 where the build has no int8 dot
+                              instruction (ggml's formats' kernels compute on int8 codes)
      roofs_read_gbs(n)        read bandwidth with n threads over a 1 GiB buffer (far larger
                               than any last-level cache), GB/s = 1e9 bytes/s
      roofs_reader_gbs(r, th)  one pass of the same over a buffer kept in r (roofs_reader_init
@@ -120,6 +124,76 @@ static double roofs_fma_gflops(int threads) {
     for (rep = 0; rep < 3; rep++) {
         double t0 = roofs_now(), t;
         llm_threads_run(th, roofs__fma_task, &ctx);
+        t = roofs_now() - t0;
+        if (ctx.flops * threads / t > best) best = ctx.flops * threads / t;
+    }
+    if (ctx.sink == 12345.f) printf(" ");
+    llm_threads_free(th);
+    return best * 1e-9;
+}
+
+/* The int8 dot roof: 16 independent int32 accumulators, each instruction 4 products per
+   32-bit lane (vpdpbusd: unsigned x signed bytes; sdot: signed x signed). */
+static inline void roofs__dot8_task(void *p, int ith, int nth) {
+    roofs__fma_ctx *ctx = (roofs__fma_ctx *)p;
+    long it;
+    int sum = 0, i;
+    (void)nth;
+#if defined(LLM__AVX512) && defined(__AVX512VNNI__) && defined(__GNUC__)
+    /* in asm, on named variables: as intrinsics gcc copied each accumulator twice per
+       instruction (the destination is also a source), and an array's went through memory:
+       460 Gop/s on Zen 5 against 918 so */
+    __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
+#define ROOFS__R(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+#define ROOFS__DECL(n) __m512i r##n = _mm512_set1_epi32(n);
+#define ROOFS__DOT(n) __asm__("vpdpbusd %2, %1, %0" : "+v"(r##n) : "v"(a), "v"(b));
+#define ROOFS__SUM(n) sum += _mm512_reduce_add_epi32(r##n);
+    ROOFS__R(ROOFS__DECL) /* named, not an array: an array's elements went through memory */
+    for (it = 0; it < ROOFS_FMA_ITERS; it++) {
+        ROOFS__R(ROOFS__DOT)
+    }
+    ROOFS__R(ROOFS__SUM)
+    (void)i;
+    if (ith == 0) ctx->flops = 2.0 * 64 * 16 * (double)ROOFS_FMA_ITERS;
+#elif (defined(LLM__AVX2) || defined(LLM__AVX512)) && defined(__AVXVNNI__) && defined(__GNUC__)
+    __m256i a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-2);
+    int tmp[8], j;
+#define ROOFS__R(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define ROOFS__DECL(n) __m256i r##n = _mm256_set1_epi32(n);
+#define ROOFS__DOT(n) __asm__("{vex} vpdpbusd %2, %1, %0" : "+x"(r##n) : "x"(a), "x"(b));
+#define ROOFS__SUM(n) _mm256_storeu_si256((__m256i *)(void *)tmp, r##n); for (j = 0; j < 8; j++) sum += tmp[j];
+    ROOFS__R(ROOFS__DECL)
+    for (it = 0; it < ROOFS_FMA_ITERS; it++) {
+        ROOFS__R(ROOFS__DOT)
+    }
+    ROOFS__R(ROOFS__SUM)
+    (void)i;
+    if (ith == 0) ctx->flops = 2.0 * 32 * 12 * (double)ROOFS_FMA_ITERS;
+#elif defined(LLM__NEON) && defined(__ARM_FEATURE_DOTPROD)
+    int8x16_t a = vdupq_n_s8(3), b = vdupq_n_s8(-2);
+    int32x4_t r[16];
+    for (i = 0; i < 16; i++) r[i] = vdupq_n_s32(i);
+    for (it = 0; it < ROOFS_FMA_ITERS / 4; it++)
+        for (i = 0; i < 16; i++) r[i] = vdotq_s32(r[i], a, b);
+    for (i = 0; i < 16; i++) sum += vaddvq_s32(r[i]);
+    if (ith == 0) ctx->flops = 2.0 * 16 * 16 * (double)(ROOFS_FMA_ITERS / 4);
+#else
+    (void)it, (void)i;
+    if (ith == 0) ctx->flops = 0;
+#endif
+    if (ith == 0) ctx->sink = (float)sum;
+}
+
+/* Peak int8 dot Gop/s (2 ops a product), best of 3; 0 without an int8 dot instruction. */
+static inline double roofs_dot8_gops(int threads) { /* inline: not every bench uses it */
+    llm_threads *th = NULL;
+    roofs__fma_ctx ctx;
+    double best = 0;
+    int rep;
+    if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) return 0;
+    for (rep = 0; rep < 3; rep++) {
+        double t0 = roofs_now(), t;
+        llm_threads_run(th, roofs__dot8_task, &ctx);
         t = roofs_now() - t0;
         if (ctx.flops * threads / t > best) best = ctx.flops * threads / t;
     }
