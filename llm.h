@@ -4494,8 +4494,9 @@ LLMDEF int llm_argmax(const float *x, int n) {
    memory's latency at its bandwidth (a 110M model's Q8_0 row is 816 bytes). The fp16 and
    bf16 rows and the AVX-512 int8 rows of one token at a time ask with LLM__PREFETCH_NT
    instead (into L1, for one use), as the fp32 GEMV does, and for the next block only
-   (llm__pf_nt): both measured faster for them on Zen 5; the int8 four-token tile was not
-   (it keeps L2 and this distance), ggml's layouts were not measured. */
+   (llm__pf_nt; the weight-format table's pf_next): both measured faster for them on Zen
+   5; the int8 four-token tile was not (it keeps L2 and this distance), ggml's layouts
+   were not measured. */
 #define LLM__PF_BYTES 16384
 /* pf for the block of g rows (row_bytes each) at r of a thread's rows [r, r1): whole
    blocks at least LLM__PF_BYTES ahead, or as many as are left after this one; 0 for none */
@@ -4886,11 +4887,12 @@ LLM__WINLINE void llm__dot_q8_neon(float *out, const int8_t *w, size_t ld, size_
 }
 #endif
 
-/* how far ahead llm__dot_q8's rows ask: the VNNI kernel's prefetches go to L1 (llm__pf_nt) */
+/* which int8 kernels ask for only the next block (the table's pf_next): the VNNI kernel of
+   one token's rows prefetches into L1 */
 #if defined(LLM__Q8_VNNI)
-#define LLM__Q8_PF(pf, row_bytes) llm__pf_nt((pf), (row_bytes), LLM__WR)
+#define LLM__Q8_PF_NEXT LLM__PF_ONE
 #else
-#define LLM__Q8_PF(pf, row_bytes) (pf)
+#define LLM__Q8_PF_NEXT 0
 #endif
 /* One block of nr rows against one quantized token, through the best kernel for gs. */
 LLM__WINLINE void llm__dot_q8(float *out, const int8_t *w, size_t ld, size_t pf, const float *sw, size_t lds, const int8_t *xq,
@@ -4968,7 +4970,13 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     void (*tile)(float *out, const unsigned char *w, size_t ldw, const llm__q8x *x, const float *xd, size_t ldx, int n, int nr, int nt,
                  size_t pf); /* xd: x's block scales as contiguous floats (LLM__XS_OFF), ldx apart per token */
     const struct llm__qpf *qp; /* the many-token kernel's packing of 16 rows (llm__qp_*), or NULL */
+    /* which of rows' kernels ask for only the next block of rows, into L1 (llm__pf_nt;
+       LLM__PF_ONE: one token's, LLM__PF_FOUR: four tokens'), instead of llm__pf_ahead's
+       distance (llm__lw_block applies it) */
+    int pf_next;
 } llm__wfmt;
+#define LLM__PF_ONE 1
+#define LLM__PF_FOUR 2
 #define LLM__SCALE_NONE 0
 #define LLM__SCALE_GROUP 1
 
@@ -4992,16 +5000,18 @@ struct llm__lw {
 /* y[t][r..r+nr) (+)= rows r..r+nr of W against every token of the panel: groups of
    LLM__WT tokens through dot4 while it takes them (they share each loaded weight), the
    rest one token at a time through dot; the pass of token 0 (dot4's or dot's) prefetches
-   pf bytes ahead.
+   pf bytes ahead, or the next block where the format's pf_next says so.
    Inlined into each format's rows routine with its kernels as constants. */
 LLM__WINLINE void llm__lw_block(const llm__lw *c, int r, int nr, size_t pf,
                                 void (*dot)(float *, const llm__lw *, int, int, int, size_t),
                                 int (*dot4)(float *, const llm__lw *, int, int, size_t)) {
     float o[LLM__WR * LLM__WT], bias[LLM__WR] = {0};
+    const size_t pf4 = c->f->pf_next & LLM__PF_FOUR ? llm__pf_nt(pf, c->row_bytes, LLM__WR) : pf;
     int t = 0, i, j;
+    if (c->f->pf_next & LLM__PF_ONE) pf = llm__pf_nt(pf, c->row_bytes, LLM__WR);
     for (i = 0; i < nr; i++) bias[i] = c->b ? c->b[r + i] : 0.0f;
     if (nr == LLM__WR && dot4)
-        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t, t == 0 ? pf : 0); t += LLM__WT)
+        for (; t + LLM__WT <= c->nt && dot4(o, c, r, t, t == 0 ? pf4 : 0); t += LLM__WT)
             for (j = 0; j < LLM__WT; j++) {
                 float *yt = c->y + (size_t)(c->t0 + t + j) * (size_t)c->d_out + r;
                 for (i = 0; i < LLM__WR; i++) yt[i] = (c->first ? bias[i] : yt[i]) + o[i * LLM__WT + j];
@@ -5046,23 +5056,23 @@ static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w,
 static void llm__dot_f16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
     const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
     const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
-    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, llm__pf_nt(pf, c->row_bytes, LLM__WR));
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 0, pf);
     else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 0, 0);
 }
 static void llm__dot_bf16(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
     const uint16_t *w = (const uint16_t *)c->W->data + (size_t)r * c->d_in;
     const float *x = c->x + (size_t)(c->t0 + t) * c->d_in;
-    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, llm__pf_nt(pf, c->row_bytes, LLM__WR));
+    if (nr == LLM__WR) llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, LLM__WR, 1, pf);
     else llm__dot_h(out, w, (size_t)c->d_in, x, c->d_in, 1, 1, 0);
 }
 static int llm__dot4_f16(float *out, const llm__lw *c, int r, int t, size_t pf) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, llm__pf_nt(pf, c->row_bytes, LLM__WR),
-                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 0);
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf, c->x + (size_t)(c->t0 + t) * c->d_in,
+                   (size_t)c->d_in, c->d_in, 0);
     return 1;
 }
 static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t, size_t pf) {
-    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, llm__pf_nt(pf, c->row_bytes, LLM__WR),
-                   c->x + (size_t)(c->t0 + t) * c->d_in, (size_t)c->d_in, c->d_in, 1);
+    llm__dot_h_tok(out, (const uint16_t *)c->W->data + (size_t)r * c->d_in, (size_t)c->d_in, pf, c->x + (size_t)(c->t0 + t) * c->d_in,
+                   (size_t)c->d_in, c->d_in, 1);
     return 1;
 }
 /* int8 groups: the panel's activations quantized once per group, every row block reuses
@@ -5084,7 +5094,7 @@ static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, siz
     const int8_t *w = (const int8_t *)c->W->data + (size_t)r * ld + c->k0, *xq = c->xq + (size_t)t * c->kn;
     const float *sw = c->W->scale + (size_t)r * lds + c->k0 / gs;
     if (nr == LLM__WR)
-        llm__dot_q8(out, w, ld, LLM__Q8_PF(pf, c->row_bytes), sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
+        llm__dot_q8(out, w, ld, pf, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, LLM__WR);
     else
         llm__dot_q8(out, w, ld, 0, sw, lds, xq, c->xs + (size_t)t * ng, c->xc + (size_t)t * ng, c->kn, gs, 1);
 }
@@ -7569,33 +7579,33 @@ static void llm__dq_f16(const unsigned char *b, float *y) { *y = llm__h(b); }
 static void llm__dq_bf16(const unsigned char *b, float *y) { *y = llm_bf16_to_f32((uint16_t)(b[0] | (b[1] << 8))); }
 
 static const llm__wfmt llm__wfmts[] = {
-    /* name   bits blk bytes scales          check           row            linear           prep          rows            ggml dq           qdot            tile   qp */
-    {"f32",   32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,           0,  llm__dq_f32,  NULL,           NULL, NULL},
-    {"f16",   16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16,  1,  llm__dq_f16,  NULL,           NULL, NULL},
-    {"bf16",  16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16, 30, llm__dq_bf16, NULL,           NULL, NULL},
-    {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL, NULL},
-    {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL, NULL},
+    /* name   bits blk bytes scales          check           row            linear           prep          rows            ggml dq           qdot            tile   qp pf_next */
+    {"f32",   32,  1,  4,    LLM__SCALE_NONE,  llm__check_any, llm__row_f32,  llm__linear_f32, NULL,         NULL,           0,  llm__dq_f32,  NULL,           NULL, NULL, 0},
+    {"f16",   16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_f16,  NULL,            NULL,         llm__rows_f16,  1,  llm__dq_f16,  NULL,           NULL, NULL, LLM__PF_ONE | LLM__PF_FOUR},
+    {"bf16",  16,  1,  2,    LLM__SCALE_NONE,  llm__check_any, llm__row_bf16, NULL,            NULL,         llm__rows_bf16, 30, llm__dq_bf16, NULL,           NULL, NULL, LLM__PF_ONE | LLM__PF_FOUR},
+    {"int8",  8,   1,  1,    LLM__SCALE_GROUP, llm__check_q8,  llm__row_q8,   NULL,            llm__prep_q8, llm__rows_q8,   -1, NULL,         NULL,           NULL, NULL, LLM__Q8_PF_NEXT},
+    {"int4",  4,   0,  0,    LLM__SCALE_NONE,  NULL,           NULL,          NULL,            NULL,         NULL,           -1, NULL,         NULL,           NULL, NULL, 0},
     /* ggml's block formats (scales inside the blocks): the whole layer in llm__linear_q */
-    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0), LLM__QPF8(llm__qp_q8_0)},
-    {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0), LLM__QPF(llm__qp_q4_0)},
-    {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1), LLM__QPF(llm__qp_q4_1)},
-    {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0), LLM__QPF(llm__qp_q5_0)},
-    {"q5_1",  6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 7,  llm__dq_q5_1, llm__qdot_q5_1, LLM__QTF(llm__qt_q5_1), LLM__QPF(llm__qp_q5_1)},
-    {"q2_k",  2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 10, llm__dq_q2_k, llm__qdot_q2_k, NULL, NULL},
-    {"q3_k",  3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 11, llm__dq_q3_k, llm__qdot_q3_k, NULL, NULL},
-    {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k)},
-    {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k)},
-    {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k)},
+    {"q8_32", 8.5,    32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 8,  llm__dq_q8_0, llm__qdot_q8_0, LLM__QTF(llm__qt_q8_0), LLM__QPF8(llm__qp_q8_0), 0},
+    {"q4_32", 4.5,    32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 2,  llm__dq_q4_0, llm__qdot_q4_0, LLM__QTF(llm__qt_q4_0), LLM__QPF(llm__qp_q4_0), 0},
+    {"q4_1",  5.0,    32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 3,  llm__dq_q4_1, llm__qdot_q4_1, LLM__QTF(llm__qt_q4_1), LLM__QPF(llm__qp_q4_1), 0},
+    {"q5_0",  5.5,    32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 6,  llm__dq_q5_0, llm__qdot_q5_0, LLM__QTF(llm__qt_q5_0), LLM__QPF(llm__qp_q5_0), 0},
+    {"q5_1",  6.0,    32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 7,  llm__dq_q5_1, llm__qdot_q5_1, LLM__QTF(llm__qt_q5_1), LLM__QPF(llm__qp_q5_1), 0},
+    {"q2_k",  2.625,  256, 84,  LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 10, llm__dq_q2_k, llm__qdot_q2_k, NULL, NULL, 0},
+    {"q3_k",  3.4375, 256, 110, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 11, llm__dq_q3_k, llm__qdot_q3_k, NULL, NULL, 0},
+    {"q4_k",  4.5,    256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 12, llm__dq_q4_k, llm__qdot_q4_k, LLM__QTF(llm__qt_q4_k), LLM__QPF(llm__qp_q4_k), 0},
+    {"q5_k",  5.5,    256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 13, llm__dq_q5_k, llm__qdot_q5_k, LLM__QTF(llm__qt_q5_k), LLM__QPF(llm__qp_q5_k), 0},
+    {"q6_k",  6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_ggml, llm__linear_q, NULL, NULL, 14, llm__dq_q6_k, llm__qdot_q6_k, LLM__QTF(llm__qt_q6_k), LLM__QPF(llm__qp_q6_k), 0},
     /* ggml's block formats repacked, 16 rows interleaved (not GGUF types): llm__linear_x16 */
-    {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q6_kx16", 6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_x16, llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q5_0x16", 5.5,  32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
-    {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_f32x16, llm__linear_f32x16, NULL, NULL, -1, NULL, NULL, NULL, NULL},
+    {"q8_0x16", 8.5,  32,  34,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q4_0x16", 4.5,  32,  18,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q4_kx16", 4.5,  256, 144, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q6_kx16", 6.5625, 256, 210, LLM__SCALE_NONE, llm__check_blk, llm__row_x16, llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q5_0x16", 5.5,  32,  22,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_f32x16, llm__linear_f32x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
