@@ -79,7 +79,8 @@
    -------------------
    Each kind of extension touches these places, and nothing else:
      a weight format   1. its llm_dtype value and its row in llm__wfmts (>>weights: name,
-                          bits, block layout, check, row-to-fp32, and linear or prep + rows;
+                          bits, block layout, check, row-to-fp32, and linear or prep + rows
+                          with the rows' prefetch distance (pf_next);
                           for one of ggml's formats also its GGUF type id, block dequantizer,
                           scalar dot and vector tile, which llm__linear_q, llm_gguf_dequantize
                           and the GGUF loader read; the table must have a row per value or it
@@ -7509,7 +7510,7 @@ typedef struct llm__f32x16c {
     const float *x, *w, *b;
     int nt, k, n;
 } llm__f32x16c;
-/* This thread's share of the groups, LLM__F32X16_G at a time, against every panel. The
+/* This thread's share of the groups, a tile's groups at a time, against every panel. The
    streaming turn asks ahead while the line it asks for is inside the matrix. */
 static void llm__f32x16_task(void *ctx, int ith, int nth) {
     const llm__f32x16c *c = (const llm__f32x16c *)ctx;
