@@ -114,8 +114,8 @@ static void roofs__fma_task(void *p, int ith, int nth) {
     if (ith == 0) ctx->sink = s;
 }
 
-/* Peak GFLOP/s: every thread runs the same register-only loop; best of 3. */
-static double roofs_fma_gflops(int threads) {
+/* Peak G(FL)OP/s of a register-only loop that every thread runs; best of 3. */
+static double roofs__peak(void (*task)(void *, int, int), int threads) {
     llm_threads *th = NULL;
     roofs__fma_ctx ctx;
     double best = 0;
@@ -123,7 +123,7 @@ static double roofs_fma_gflops(int threads) {
     if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) return 0;
     for (rep = 0; rep < 3; rep++) {
         double t0 = roofs_now(), t;
-        llm_threads_run(th, roofs__fma_task, &ctx);
+        llm_threads_run(th, task, &ctx);
         t = roofs_now() - t0;
         if (ctx.flops * threads / t > best) best = ctx.flops * threads / t;
     }
@@ -131,6 +131,8 @@ static double roofs_fma_gflops(int threads) {
     llm_threads_free(th);
     return best * 1e-9;
 }
+/* Peak GFLOP/s. */
+static double roofs_fma_gflops(int threads) { return roofs__peak(roofs__fma_task, threads); }
 
 /* The int8 dot roof: 16 independent int32 accumulators, each instruction 4 products per
    32-bit lane (vpdpbusd: unsigned x signed bytes; sdot: signed x signed). */
@@ -185,22 +187,7 @@ static inline void roofs__dot8_task(void *p, int ith, int nth) {
 }
 
 /* Peak int8 dot Gop/s (2 ops a product), best of 3; 0 without an int8 dot instruction. */
-static inline double roofs_dot8_gops(int threads) { /* inline: not every bench uses it */
-    llm_threads *th = NULL;
-    roofs__fma_ctx ctx;
-    double best = 0;
-    int rep;
-    if (threads > 1 && llm_threads_create(&th, threads) != LLM_OK) return 0;
-    for (rep = 0; rep < 3; rep++) {
-        double t0 = roofs_now(), t;
-        llm_threads_run(th, roofs__dot8_task, &ctx);
-        t = roofs_now() - t0;
-        if (ctx.flops * threads / t > best) best = ctx.flops * threads / t;
-    }
-    if (ctx.sink == 12345.f) printf(" ");
-    llm_threads_free(th);
-    return best * 1e-9;
-}
+static inline double roofs_dot8_gops(int threads) { return roofs__peak(roofs__dot8_task, threads); } /* inline: not every bench uses it */
 
 typedef struct {
     const float *buf;
