@@ -7710,49 +7710,56 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
-#ifdef LLM__X16V
+/* Bytes of a d_out x d_in matrix of type t repacked (LLM_F32 or a base of llm__x16fs), or 0
+   when t has no repacked layout or the shape does not fit it (rows in groups of 16, whole
+   blocks); the one place that size is worked out */
+static uint64_t llm__repack_bytes(llm_dtype t, int d_in, int d_out) {
     const llm__x16f *f = llm__x16_of(t);
-    if (f && f->base == t && d_in > 0 && d_in % f->blk == 0 && d_in / 32 <= LLM__LQ_BLOCKS && d_out > 0 && d_out % 16 == 0)
-        return 1;
+    if (d_in <= 0 || d_out <= 0 || d_out % 16) return 0;
+    if (t == LLM_F32) return (uint64_t)d_in * (uint64_t)d_out * sizeof(float);
+    if (!f || f->base != t || d_in % f->blk) return 0;
+    return (uint64_t)(d_in / f->blk) * (uint64_t)f->bytes * (uint64_t)d_out;
+}
+LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
+    if (!llm__repack_bytes(t, d_in, d_out)) return 0;
+#ifdef LLM__X16V
+    if (t != LLM_F32 && d_in / 32 <= LLM__LQ_BLOCKS) return 1;
 #endif
 #ifdef LLM__AVX512 /* LLM_F32X16: measured faster than LLM_F32 with AVX-512 (bench/NOTES.md) */
-    if (t == LLM_F32 && d_in > 0 && d_out > 0 && d_out % 16 == 0) return 1;
+    if (t == LLM_F32) return 1;
 #endif
-    return (void)t, (void)d_in, (void)d_out, 0;
+    return 0;
 }
 /* LLM_F32 to LLM_F32X16: group g's run k is column k of rows 16g .. 16g + 15. */
-static llm_status llm__repack_f32(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
-    const float *src = (const float *)W->data;
-    float *o = (float *)dst;
-    const uint64_t size = (uint64_t)d_in * (uint64_t)d_out * sizeof(float);
+static void llm__repack_f32(float *o, const float *src, int d_in, int d_out) {
     int64_t g, k, i;
-    if (size > (uint64_t)SIZE_MAX || dst_bytes < size || (uintptr_t)dst % sizeof(float)) return LLM_EINVAL;
-    if ((const unsigned char *)o < (const unsigned char *)src + size && (const unsigned char *)src < (const unsigned char *)o + size)
-        return LLM_EINVAL; /* overlapping */
     for (g = 0; g < d_out / 16; g++)
         for (k = 0; k < d_in; k++)
             for (i = 0; i < 16; i++) *o++ = src[(size_t)(16 * g + i) * (size_t)d_in + (size_t)k];
-    out->type = LLM_F32X16, out->data = dst, out->scale = NULL, out->group_size = 0;
-    return LLM_OK;
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
     const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
     const unsigned char *src;
     unsigned char *o = (unsigned char *)dst;
-    uint64_t nb, size, ld;
+    uint64_t size;
     int64_t g, b;
     if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_out % 16) return LLM_EINVAL;
-    if (W->type == LLM_F32) return llm__repack_f32(out, dst, dst_bytes, W, d_in, d_out);
-    if (!f || f->base != W->type) return LLM_EUNSUPPORTED;
-    if (d_in % f->blk) return LLM_EINVAL;
-    nb = (uint64_t)(d_in / f->blk), ld = nb * (uint64_t)f->bytes, size = ld * (uint64_t)d_out, src = (const unsigned char *)W->data;
-    if (size > (uint64_t)SIZE_MAX || dst_bytes < size) return LLM_EINVAL;
+    if (W->type != LLM_F32 && (!f || f->base != W->type)) return LLM_EUNSUPPORTED;
+    size = llm__repack_bytes(W->type, d_in, d_out), src = (const unsigned char *)W->data;
+    if (!size || size > (uint64_t)SIZE_MAX || dst_bytes < size) return LLM_EINVAL;
+    if (W->type == LLM_F32 && (uintptr_t)dst % sizeof(float)) return LLM_EINVAL;
     if (o < src + size && src < o + size) return LLM_EINVAL; /* overlapping */
-    for (g = 0; g < d_out / 16; g++)
-        for (b = 0; b < (int64_t)nb; b++, o += 16 * f->bytes) /* (un = 0 only reads src) */
-            llm__x16_move(f, o, (unsigned char *)(uintptr_t)(src + (uint64_t)(16 * g) * ld + (uint64_t)b * (uint64_t)f->bytes), (size_t)ld, 0);
-    out->type = f->type, out->data = dst, out->scale = NULL, out->group_size = 0;
+    if (W->type == LLM_F32) {
+        llm__repack_f32((float *)dst, (const float *)W->data, d_in, d_out);
+        out->type = LLM_F32X16;
+    } else {
+        const uint64_t nb = (uint64_t)(d_in / f->blk), ld = nb * (uint64_t)f->bytes;
+        for (g = 0; g < d_out / 16; g++)
+            for (b = 0; b < (int64_t)nb; b++, o += 16 * f->bytes) /* (un = 0 only reads src) */
+                llm__x16_move(f, o, (unsigned char *)(uintptr_t)(src + (uint64_t)(16 * g) * ld + (uint64_t)b * (uint64_t)f->bytes), (size_t)ld, 0);
+        out->type = f->type;
+    }
+    out->data = dst, out->scale = NULL, out->group_size = 0;
     return LLM_OK;
 }
 
@@ -9766,8 +9773,7 @@ static int llm__repack_one(void *ctx, llm_weight *w, int d_in, int d_out) {
     size_t size, at;
     llm_weight tmp;
     if (!w->data || !llm_weight_repack_worth(w->type, d_in, d_out)) return 0;
-    size = w->type == LLM_F32 ? (size_t)d_in * (size_t)d_out * sizeof(float)
-                              : (size_t)(d_in / llm__x16_of(w->type)->blk) * (size_t)d_out * (size_t)llm__x16_of(w->type)->bytes;
+    size = (size_t)llm__repack_bytes(w->type, d_in, d_out); /* (worth it: the layout fits, so not 0) */
     at = r->in_place ? 0 : (r->used + 63) / 64 * 64;
     if (r->mem) {
         if (at > r->cap || r->cap - at < size) return r->st = LLM_EINVAL, 1;
