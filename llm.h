@@ -7505,23 +7505,29 @@ static void llm__f32x16_tiles(llm__rv *o, const float *w, size_t gs, const float
 #undef LLM__F32X16_C
 }
 
-typedef struct llm__f32x16c {
+/* One matrix of a call (up to LLM__X16_M that read the same x, as ggml's layouts take
+   them) and the call: the groups of all matrices numbered one after another. */
+typedef struct llm__f32x16m {
     float *y;
-    const float *x, *w, *b;
-    int nt, k, n;
+    const float *w, *b;
+    int n, g0; /* rows; g0: its first group in the call's numbering */
+} llm__f32x16m;
+typedef struct llm__f32x16c {
+    llm__f32x16m m[LLM__X16_M];
+    const float *x;
+    int nm, ng, nt, k;
 } llm__f32x16c;
-/* This thread's share of the groups, a tile's groups at a time, against every panel. The
+/* Groups [g0, g1) of matrix m, a tile's groups at a time, against every panel. The
    streaming turn asks ahead while the line it asks for is inside the matrix. */
-static void llm__f32x16_task(void *ctx, int ith, int nth) {
-    const llm__f32x16c *c = (const llm__f32x16c *)ctx;
-    const int ng = c->n / 16, g0 = (int)((int64_t)ng * ith / nth), g1 = (int)((int64_t)ng * (ith + 1) / nth);
+static void llm__f32x16_groups(const llm__f32x16c *c, const llm__f32x16m *m, int g0, int g1) {
+    const int ng = m->n / 16;
     const size_t gs = (size_t)c->k * 16; /* floats of a group: a run of 16 (64 bytes) a column */
     /* groups per tile: more streams side by side when the tokens are few */
     const int gw = LLM__F32X16_G < 2 ? 1 : c->nt <= 6 ? LLM__F32X16_G : 2;
     llm__rv o[LLM__F32X16_P * 2 * LLM__F32X16_V], s;
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
-        const float *w = c->w + (size_t)g * gs;
+        const float *w = m->w + (size_t)g * gs;
         int64_t kl;
         int kpf;
         for (gn = gw; gn > g1 - g;) gn /= 2;
@@ -7547,22 +7553,48 @@ static void llm__f32x16_task(void *ctx, int ith, int nth) {
                     for (v = 0; v < LLM__F32X16_V; v++) {
                         const size_t col = (size_t)16 * (size_t)(g + j) + (size_t)v * LLM__RVN;
                         s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__F32X16_V + (size_t)v];
-                        if (c->b) s = llm__rv_add(s, llm__rv_load(c->b + col));
-                        llm__rv_store(c->y + (size_t)(t0 + t) * (size_t)c->n + col, s);
+                        if (m->b) s = llm__rv_add(s, llm__rv_load(m->b + col));
+                        llm__rv_store(m->y + (size_t)(t0 + t) * (size_t)m->n + col, s);
                     }
         }
     }
 }
-/* The table's linear for LLM_F32X16. */
+/* This thread's share of the call's groups, matrix by matrix. */
+static void llm__f32x16_task(void *ctx, int ith, int nth) {
+    const llm__f32x16c *c = (const llm__f32x16c *)ctx;
+    const int g0 = (int)((int64_t)c->ng * ith / nth), g1 = (int)((int64_t)c->ng * (ith + 1) / nth);
+    int i;
+    for (i = 0; i < c->nm; i++) {
+        const llm__f32x16m *m = &c->m[i];
+        const int lo = g0 > m->g0 ? g0 : m->g0, hi = g1 < m->g0 + m->n / 16 ? g1 : m->g0 + m->n / 16;
+        if (lo < hi) llm__f32x16_groups(c, m, lo - m->g0, hi - m->g0);
+    }
+}
+/* y[i] = x W[i]^T + b[i] for n_m LLM_F32X16 matrices that read the same x, in one pass of
+   the pool; each row's sums are the ones a call of its matrix alone gives. */
+static llm_status llm__linear_f32x16_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
+                                       const float *const *b, int n_tokens, int d_in, const int *d_out, llm_threads *th) {
+    llm__f32x16c c;
+    double rows = 0;
+    int i;
+    if (n_m < 1 || n_m > LLM__X16_M || !llm__fits(n_tokens, d_in)) return LLM_EINVAL;
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < n_m; i++) {
+        if (d_out[i] % 16 || !llm__fits(n_tokens, d_out[i]) || !llm__fits(d_out[i], d_in)) return LLM_EINVAL;
+        c.m[i].y = y[i], c.m[i].w = (const float *)W[i]->data, c.m[i].b = b[i], c.m[i].n = d_out[i], c.m[i].g0 = c.ng;
+        c.ng += d_out[i] / 16;
+        rows += d_out[i];
+    }
+    c.x = x, c.nm = n_m, c.nt = n_tokens, c.k = d_in;
+    llm_threads_run((double)n_tokens * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__f32x16_task, &c);
+    return LLM_OK;
+}
+/* The table's linear for LLM_F32X16: one matrix. */
 static llm_status llm__linear_f32x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens,
                                      int d_in, int d_out, unsigned flags, void *scratch, size_t scratch_bytes,
                                      llm_threads *th) {
-    llm__f32x16c c;
     (void)flags, (void)scratch, (void)scratch_bytes; /* the same kernel for every token count */
-    if (d_out % 16 || !llm__fits(n_tokens, d_in) || !llm__fits(n_tokens, d_out) || !llm__fits(d_out, d_in)) return LLM_EINVAL;
-    c.y = y, c.x = x, c.w = (const float *)W->data, c.b = b, c.nt = n_tokens, c.k = d_in, c.n = d_out;
-    llm_threads_run((double)n_tokens * d_in * d_out < LLM__PAR_MIN_WORK ? NULL : th, llm__f32x16_task, &c);
-    return LLM_OK;
+    return llm__linear_f32x16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, th);
 }
 /* Row `row` of an LLM_F32X16 matrix: its lane of its group's runs. */
 static void llm__row_f32x16(float *dst, const llm_weight *w, int64_t row, int n) {
@@ -9032,18 +9064,20 @@ static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, 
 #define LLM__AD(w, k) ((w)->lora ? &(w)->lora[k] : NULL)
 
 /* n_m projections of the same input, lw's projections ks (LLM_LORA_* order): in one call
-   when every one is in a repacked layout and none has an adapter (x quantized once, one
-   fork of the pool instead of n_m), else one call each; the same bits either way. */
+   when every one is in the same repacked family (ggml's x16 layouts: x quantized once; or
+   LLM_F32X16) and none has an adapter (one fork of the pool instead of n_m), else one call
+   each; the same bits either way. */
 static llm_status llm__model_lin_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
                                    const float *const *b, int n, int d_in, const int *d_out, const llm_layer_weights *lw,
                                    const int *ks, const llm__linx *lx, llm_threads *th) {
-    int i, same = 1;
+    const llm__wfmt *f0 = llm__wfmt_of(W[0]->type);
+    int i, same = f0 && (f0->linear == llm__linear_x16 || f0->linear == llm__linear_f32x16);
     for (i = 0; i < n_m; i++) {
         const llm__wfmt *f = llm__wfmt_of(W[i]->type);
         const llm_lora_ab *ad = LLM__AD(lw, ks[i]);
-        same = same && W[i]->data && f && f->linear == llm__linear_x16 && f->check(W[i], d_in) == LLM_OK &&
-               !(ad && ad->a);
+        same = same && W[i]->data && f && f->linear == f0->linear && f->check(W[i], d_in) == LLM_OK && !(ad && ad->a);
     }
+    if (same && f0->linear == llm__linear_f32x16) return llm__linear_f32x16_n(n_m, y, x, W, b, n, d_in, d_out, th);
     if (same) return llm__linear_x16_n(n_m, y, x, W, b, n, d_in, d_out, lx ? lx->scratch : NULL, lx ? lx->bytes : 0, th);
     for (i = 0; i < n_m; i++) LLM__MTRY(llm__model_lin(y[i], x, W[i], b[i], n, d_in, d_out[i], LLM__AD(lw, ks[i]), lx, th));
     return LLM_OK;

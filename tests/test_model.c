@@ -150,8 +150,32 @@ static void check_forward(const llm_config *c0, float emb_scale, double tol, con
         CHECK_OK(llm_forward(&s, &m.w, toks, T, 0, lg2, 1, th));
         CHECK(n_allocs == allocs); /* threaded calls allocate nothing either */
         CHECK_MSG(memcmp(lg, lg2, sizeof(float) * (size_t)T * V) == 0, "%s: 2 threads differ from 1", what);
-        llm_threads_free(th);
     }
+    { /* the projections this build repacks (LLM_F32X16 with AVX-512: q, k, v, and gate, up,
+         each in one call of the layer) against the same reference, prefill and decode,
+         on 1 and 2 threads */
+        llm_model lm;
+        size_t rb;
+        void *mem;
+        double e_rp = 0, e_rd = 0;
+        memset(&lm, 0, sizeof lm);
+        lm.config = c, lm.weights = m.w;
+        rb = llm_model_repack_bytes(&lm, 0);
+        mem = malloc(rb + 1);
+        CHECK_OK(llm_model_repack(&lm, rb ? mem : NULL, rb, 0)); /* (m.w shares the layers: repacked too) */
+        CHECK(rb == 0 || lm.weights.layers[0].wq.type == LLM_F32X16);
+        CHECK_OK(llm_forward(&s, &lm.weights, toks, T, 0, lg2, 1, NULL));
+        e_rp = worst_rel(lg2, ref, (size_t)T * V);
+        for (t = 0; t < T; t++) {
+            CHECK_OK(llm_forward(&s, &lm.weights, &toks[t], 1, t, one, 0, th));
+            e_rd = maxd(e_rd, worst_rel(one, ref + (size_t)t * V, (size_t)V));
+        }
+        if (verbose && rb) printf("  forward %-62s repacked: prefill %.2g decode %.2g\n", what, e_rp, e_rd);
+        CHECK_MSG(e_rp <= tol && e_rd <= tol, "%s: repacked, logits vs double reference, worst relative error %.3g, %.3g > %.3g",
+                  what, e_rp, e_rd, tol);
+        free(mem);
+    }
+    llm_threads_free(th);
     llm_state_free(&s), llm_state_free(&sc);
     rnd_model_free(&m);
     free(lg), free(lg2), free(one), free(ref);
