@@ -204,6 +204,8 @@ typedef enum llm_dtype {
     LLM_Q5_1X16, /* and Q5_1's */
     LLM_Q5_KX16, /* and Q5_K's */
     LLM_F32X16,  /* llm.h's own: fp32 with 16 rows interleaved column by column (llm_weight_repack) */
+    LLM_F16X16,  /* and fp16's */
+    LLM_BF16X16, /* and bf16's */
     LLM_DTYPE_COUNT,
     LLM_Q8_0 = LLM_Q8_32, /* ggml's names for the same formats */
     LLM_Q4_0 = LLM_Q4_32
@@ -212,7 +214,8 @@ typedef enum llm_dtype {
 LLMDEF double llm_dtype_bits(llm_dtype t);  /* 32, 16, 16, 8, 4, 8.5, 4.5, 5 ...; 0 if unknown */
 LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
 LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ...
-                                                    "q6_k", "q8_0x16" ... "q5_kx16", "f32x16" */
+                                                    "q6_k", "q8_0x16" ... "q5_kx16", "f32x16",
+                                                    "f16x16", "bf16x16" */
 LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
@@ -595,16 +598,16 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then
    reads the matrix as one stream and decodes a block for 16 rows at once. Its results
    are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
-   bit for bit, and agree with W's own within float rounding. An LLM_F32 matrix becomes
-   LLM_F32X16 (16 rows interleaved column by column; dst aligned for float), whose batches
-   of 2 to 16 tokens read it once at the speed of one: each (row, token) is one chain of
-   fused multiply-adds over the columns in order, plus the bias, the same bits for every
-   token count, thread count and build, and within float rounding of LLM_F32's. d_out
-   must be a multiple of 16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL);
-   other types are LLM_EUNSUPPORTED. Any build runs the repacked layouts;
-   llm_weight_repack_worth says whether this one has a vector kernel that makes them
-   faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, today), which llm_model_repack
-   asks. */
+   bit for bit, and agree with W's own within float rounding. An LLM_F32, LLM_F16 or
+   LLM_BF16 matrix becomes LLM_F32X16, LLM_F16X16 or LLM_BF16X16 (16 rows interleaved
+   column by column; dst aligned for the element), whose batches of 2 to 16 tokens read it
+   once at the speed of one: each (row, token) is one chain of fused multiply-adds over
+   the columns in order, plus the bias, the same bits for every token count, thread count
+   and build, and within float rounding of the matrix as stored. d_out must be a multiple
+   of 16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL); other types are
+   LLM_EUNSUPPORTED. Any build runs the repacked layouts; llm_weight_repack_worth says
+   whether this one has a vector kernel that makes them faster (AVX-512 with VNNI for
+   ggml's, AVX-512 for fp32, fp16 and bf16, today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -7412,64 +7415,87 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
     return llm__linear_x16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, scratch, scratch_bytes, th);
 }
 
-/* ---- fp32 repacked: 16 rows interleaved (LLM_F32X16) ----------------------------------
+/* ---- fp32, fp16, bf16 repacked: 16 rows interleaved (LLM_F32X16, LLM_F16X16, LLM_BF16X16)
    LLM_F32's GEMV (>>matmul) sums a row in vector lanes and reduces them at the end, so a
    tile holds two accumulators per (row, token) and at most 4 rows x 3 tokens: 4 to 16
    tokens must pass each block of rows several times, and the passes after the first do
-   not overlap the memory's stream. llm_weight_repack stores the rows 16 at a time, column
-   by column: group g (rows 16g .. 16g + 15) is d_in runs of 16 floats, run k holding
-   column k of the 16 rows. A run is then one vector (two with AVX2, four with NEON)
-   multiplied by one token's x[k], broadcast: each row is a lane, and each (row, token)
-   sums its products in one chain of fused multiply-adds, column 0 first, then adds the
-   bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
-   and a tile holds up to 2 groups x LLM__F32X16_T tokens (4 groups for up to 6):
-   a load of W feeds a FMA per token, and a batch of up to LLM__F32X16_T reads the matrix
-   once, one stream per group.
-   A panel of up to 16 tokens passes blocks of LLM__F32X16_KB columns in turns of
-   LLM__F32X16_T tokens, the first turn streaming the block from memory (and asking for
+   not overlap the memory's stream (fp16 and bf16 rows alike). llm_weight_repack stores
+   the rows 16 at a time, column by column: group g (rows 16g .. 16g + 15) is d_in runs of
+   16 values, run k holding column k of the 16 rows, in the matrix's own element type. A
+   run is then one vector (two with AVX2, four with NEON; fp16 and bf16 converted as they
+   are loaded, exactly) multiplied by one token's x[k], broadcast: each row is a lane, and
+   each (row, token) sums its products in one chain of fused multiply-adds, column 0
+   first, then adds the bias. There is no reduction across lanes, so one accumulator per
+   (row, token) suffices and a tile holds up to 2 groups x LLM__FX16_T tokens (4 groups
+   for up to 6): a load of W feeds a FMA per token, and a batch of up to LLM__FX16_T
+   reads the matrix once, one stream per group.
+   A panel of up to 16 tokens passes blocks of LLM__FX16_KB columns in turns of
+   LLM__FX16_T tokens, the first turn streaming the block from memory (and asking for
    what follows), the others finding it in cache; larger batches run as such panels. The
    sums depend on nothing but the values (not the tile, block, panel, token or thread
    count, nor the ISA: one rounding per product, in the same order; the scalar build calls
    fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
-   differ from LLM_F32's (lanes over interleaved columns) by float rounding. */
+   differ from LLM_F32's, LLM_F16's and LLM_BF16's (lanes over interleaved columns) by
+   float rounding. */
 #if defined(LLM__AVX512)
-#define LLM__F32X16_G 4 /* groups per tile at most: 4 for up to 6 tokens (24 accumulators), else 2 */
-#define LLM__F32X16_T 8 /* tokens per tile: 2 x 8 accumulators + 2 of W + a broadcast, of 32 */
+#define LLM__FX16_G 4 /* groups per tile at most: 4 for up to 6 tokens (24 accumulators), else 2 */
+#define LLM__FX16_T 8 /* tokens per tile: 2 x 8 accumulators + 2 of W + a broadcast, of 32 */
 #else
-#define LLM__F32X16_G 1
-#define LLM__F32X16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
+#define LLM__FX16_G 1
+#define LLM__FX16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
 #endif
-#define LLM__F32X16_V (16 / LLM__RVN) /* vectors per run of 16 */
-#define LLM__F32X16_P 16              /* tokens per panel */
-#define LLM__F32X16_KB 256            /* columns per block when a panel takes more than one turn */
-#define LLM__F32X16_PF 8192           /* bytes ahead that the streaming turn asks for, per group */
+#define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
+#define LLM__FX16_P 16              /* tokens per panel */
+#define LLM__FX16_KB 256            /* columns per block when a panel takes more than one turn */
+#define LLM__FX16_PF 8192           /* bytes ahead that the streaming turn asks for, per group */
 #ifdef LLM__RV_SCALAR
-#define LLM__F32X16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
+#define LLM__FX16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
 #else
-#define LLM__F32X16_FMA(a, b, c) llm__rv_fma((a), (b), (c))
+#define LLM__FX16_FMA(a, b, c) llm__rv_fma((a), (b), (c))
 #endif
+/* the element types, E below: 0 fp32, 1 fp16, 2 bf16 (bytes 4, 2, 2); the types repacked so */
+#define LLM__FX16_ES(E) ((E) ? 2 : 4)
+#define LLM__FX16_BASE(t) ((t) == LLM_F32 || (t) == LLM_F16 || (t) == LLM_BF16)
+static int llm__fx16_e(llm_dtype t) {
+    return t == LLM_F32 || t == LLM_F32X16 ? 0 : t == LLM_F16 || t == LLM_F16X16 ? 1 : t == LLM_BF16 || t == LLM_BF16X16 ? 2 : -1;
+}
 
-/* o[(t G + g) V + v] (+)= groups g < G at w (gs floats apart) . tokens t < T of x (ldx
+/* LLM__RVN values of element type E at p as fp32 (exact) */
+LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
+#ifdef LLM__RV_SCALAR
+    uint16_t h;
+    float f;
+    if (E == 0) return memcpy(&f, p, 4), f;
+    memcpy(&h, p, 2);
+    return E == 1 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+#else
+    return E == 0   ? llm__rv_load((const float *)(const void *)p)
+           : E == 1 ? llm__rv_load_f16((const uint16_t *)(const void *)p)
+                    : llm__rv_load_bf16((const uint16_t *)(const void *)p);
+#endif
+}
+/* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (ldx
    apart) over the columns [k0, k1); the runs of columns below kpf ask for the line
-   LLM__F32X16_PF bytes ahead as they are read (kpf = k0: none). G and T are constants
+   LLM__FX16_PF bytes ahead as they are read (kpf = k0: none). E, G and T are constants
    where it is inlined, so the accumulators are registers. */
-LLM__WINLINE void llm__f32x16_tile(llm__rv *o, const float *w, size_t gs, const float *x, size_t ldx, const int G,
-                                   const int T, int k0, int k1, int kpf) {
-    llm__rv a[LLM__F32X16_G][LLM__F32X16_T][LLM__F32X16_V], wv[LLM__F32X16_G][LLM__F32X16_V], xb;
+LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, const int E,
+                                 const int G, const int T, int k0, int k1, int kpf) {
+    llm__rv a[LLM__FX16_G][LLM__FX16_T][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb;
+    const size_t es = LLM__FX16_ES(E);
     int g, t, v, k;
     LLM__UNROLL
     for (g = 0; g < G; g++)
         LLM__UNROLL
         for (t = 0; t < T; t++)
             LLM__UNROLL
-            for (v = 0; v < LLM__F32X16_V; v++) a[g][t][v] = o[(t * G + g) * LLM__F32X16_V + v];
+            for (v = 0; v < LLM__FX16_V; v++) a[g][t][v] = o[(t * G + g) * LLM__FX16_V + v];
     for (k = k0; k < k1; k++) {
         LLM__UNROLL
         for (g = 0; g < G; g++) {
-            const float *p = w + (size_t)g * gs + (size_t)k * 16;
+            const unsigned char *p = w + (size_t)g * gs + (size_t)k * 16 * es;
             LLM__UNROLL
-            for (v = 0; v < LLM__F32X16_V; v++) wv[g][v] = llm__rv_load(p + v * LLM__RVN);
-            if (k < kpf) LLM__PREFETCH_NT((const char *)(const void *)p + LLM__F32X16_PF);
+            for (v = 0; v < LLM__FX16_V; v++) wv[g][v] = llm__fx16_load(p + (size_t)v * LLM__RVN * es, E);
+            if (k < kpf && (E == 0 || !(k & 1))) LLM__PREFETCH_NT(p + LLM__FX16_PF); /* (a line holds 1 or 2 runs) */
         }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
@@ -7477,7 +7503,7 @@ LLM__WINLINE void llm__f32x16_tile(llm__rv *o, const float *w, size_t gs, const 
             LLM__UNROLL
             for (g = 0; g < G; g++)
                 LLM__UNROLL
-                for (v = 0; v < LLM__F32X16_V; v++) a[g][t][v] = LLM__F32X16_FMA(wv[g][v], xb, a[g][t][v]);
+                for (v = 0; v < LLM__FX16_V; v++) a[g][t][v] = LLM__FX16_FMA(wv[g][v], xb, a[g][t][v]);
         }
     }
     LLM__UNROLL
@@ -7485,74 +7511,81 @@ LLM__WINLINE void llm__f32x16_tile(llm__rv *o, const float *w, size_t gs, const 
         LLM__UNROLL
         for (t = 0; t < T; t++)
             LLM__UNROLL
-            for (v = 0; v < LLM__F32X16_V; v++) o[(t * G + g) * LLM__F32X16_V + v] = a[g][t][v];
+            for (v = 0; v < LLM__FX16_V; v++) o[(t * G + g) * LLM__FX16_V + v] = a[g][t][v];
 }
-/* The tile of G groups and T tokens, both made constants: the shapes the task asks for. */
-static void llm__f32x16_tiles(llm__rv *o, const float *w, size_t gs, const float *x, size_t ldx, int G, int T, int k0,
-                              int k1, int kpf) {
-#define LLM__F32X16_C(G_, T_) \
-    case (G_) * 16 + (T_): llm__f32x16_tile(o, w, gs, x, ldx, G_, T_, k0, k1, kpf); break;
-    switch (G * 16 + T) {
-        LLM__F32X16_C(1, 1) LLM__F32X16_C(1, 2) LLM__F32X16_C(1, 3) LLM__F32X16_C(1, 4)
-#if LLM__F32X16_T == 8
-        LLM__F32X16_C(1, 5) LLM__F32X16_C(1, 6) LLM__F32X16_C(1, 7) LLM__F32X16_C(1, 8)
-        LLM__F32X16_C(2, 1) LLM__F32X16_C(2, 2) LLM__F32X16_C(2, 3) LLM__F32X16_C(2, 4)
-        LLM__F32X16_C(2, 5) LLM__F32X16_C(2, 6) LLM__F32X16_C(2, 7) LLM__F32X16_C(2, 8)
-        LLM__F32X16_C(4, 1) LLM__F32X16_C(4, 2) LLM__F32X16_C(4, 3) LLM__F32X16_C(4, 4) LLM__F32X16_C(4, 5) LLM__F32X16_C(4, 6)
+/* The tile of element type E, G groups and T tokens, all made constants: the shapes the
+   task asks for. */
+static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, int E, int G, int T,
+                            int k0, int k1, int kpf) {
+#define LLM__FX16_C(E_, G_, T_) \
+    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, ldx, E_, G_, T_, k0, k1, kpf); break;
+#if LLM__FX16_T == 8
+#define LLM__FX16_SHAPES(E_)                                                                                        \
+    LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4) LLM__FX16_C(E_, 1, 5)  \
+    LLM__FX16_C(E_, 1, 6) LLM__FX16_C(E_, 1, 7) LLM__FX16_C(E_, 1, 8) LLM__FX16_C(E_, 2, 1) LLM__FX16_C(E_, 2, 2)  \
+    LLM__FX16_C(E_, 2, 3) LLM__FX16_C(E_, 2, 4) LLM__FX16_C(E_, 2, 5) LLM__FX16_C(E_, 2, 6) LLM__FX16_C(E_, 2, 7)  \
+    LLM__FX16_C(E_, 2, 8) LLM__FX16_C(E_, 4, 1) LLM__FX16_C(E_, 4, 2) LLM__FX16_C(E_, 4, 3) LLM__FX16_C(E_, 4, 4)  \
+    LLM__FX16_C(E_, 4, 5) LLM__FX16_C(E_, 4, 6)
+#else
+#define LLM__FX16_SHAPES(E_) LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4)
 #endif
+    switch (E * 256 + G * 16 + T) {
+        LLM__FX16_SHAPES(0) LLM__FX16_SHAPES(1) LLM__FX16_SHAPES(2)
     default: LLM_ASSERT(0); break;
     }
-#undef LLM__F32X16_C
+#undef LLM__FX16_SHAPES
+#undef LLM__FX16_C
 }
 
 /* One matrix of a call (up to LLM__X16_M that read the same x, as ggml's layouts take
    them) and the call: the groups of all matrices numbered one after another. */
-typedef struct llm__f32x16m {
+typedef struct llm__fx16m {
     float *y;
-    const float *w, *b;
-    int n, g0; /* rows; g0: its first group in the call's numbering */
-} llm__f32x16m;
-typedef struct llm__f32x16c {
-    llm__f32x16m m[LLM__X16_M];
+    const unsigned char *w;
+    const float *b;
+    int n, g0, e; /* rows; g0: its first group in the call's numbering; e: element type */
+} llm__fx16m;
+typedef struct llm__fx16c {
+    llm__fx16m m[LLM__X16_M];
     const float *x;
     int nm, ng, nt, k;
-} llm__f32x16c;
+} llm__fx16c;
 /* Groups [g0, g1) of matrix m, a tile's groups at a time, against every panel. The
    streaming turn asks ahead while the line it asks for is inside the matrix. */
-static void llm__f32x16_groups(const llm__f32x16c *c, const llm__f32x16m *m, int g0, int g1) {
+static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, int g1) {
     const int ng = m->n / 16;
-    const size_t gs = (size_t)c->k * 16; /* floats of a group: a run of 16 (64 bytes) a column */
+    const size_t gs = (size_t)c->k * 16 * LLM__FX16_ES(m->e); /* bytes of a group: a run of 16 values a column */
     /* groups per tile: more streams side by side when the tokens are few */
-    const int gw = LLM__F32X16_G < 2 ? 1 : c->nt <= 6 ? LLM__F32X16_G : 2;
-    llm__rv o[LLM__F32X16_P * 2 * LLM__F32X16_V], s;
+    const int gw = LLM__FX16_G < 2 ? 1 : c->nt <= 6 ? LLM__FX16_G : 2;
+    llm__rv o[LLM__FX16_P * 2 * LLM__FX16_V], s;
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
-        const float *w = m->w + (size_t)g * gs;
+        const unsigned char *w = m->w + (size_t)g * gs;
         int64_t kl;
         int kpf;
         for (gn = gw; gn > g1 - g;) gn /= 2;
-        kl = (int64_t)(ng - g - gn + 1) * c->k - LLM__F32X16_PF / 64; /* the last group's line stays inside */
+        kl = (int64_t)(ng - g - gn + 1) * c->k - LLM__FX16_PF / (16 * LLM__FX16_ES(m->e)); /* the last group's line stays inside */
         kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
         for (t0 = 0; t0 < c->nt; t0 += pn) {
             const float *x = c->x + (size_t)t0 * (size_t)c->k;
-            pn = c->nt - t0 < LLM__F32X16_P ? c->nt - t0 : LLM__F32X16_P;
-            for (j = 0; j < pn * gn * LLM__F32X16_V; j++) o[j] = llm__rv_set1(0.0f);
-            if (pn <= LLM__F32X16_T) /* one turn: the whole rows, streamed */
-                llm__f32x16_tiles(o, w, gs, x, (size_t)c->k, gn, pn, 0, c->k, kpf);
+            pn = c->nt - t0 < LLM__FX16_P ? c->nt - t0 : LLM__FX16_P;
+            for (j = 0; j < pn * gn * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
+            if (pn <= LLM__FX16_T) /* one turn: the whole rows, streamed */
+                llm__fx16_tiles(o, w, gs, x, (size_t)c->k, m->e, gn, pn, 0, c->k, kpf);
             else
                 for (kb = 0; kb < c->k; kb = ke) {
-                    ke = c->k - kb < LLM__F32X16_KB ? c->k : kb + LLM__F32X16_KB;
+                    ke = c->k - kb < LLM__FX16_KB ? c->k : kb + LLM__FX16_KB;
                     for (t = 0; t < pn; t += tn) {
-                        tn = pn - t < LLM__F32X16_T ? pn - t : LLM__F32X16_T;
-                        llm__f32x16_tiles(o + (size_t)t * (size_t)gn * LLM__F32X16_V, w, gs, x + (size_t)t * (size_t)c->k,
-                                          (size_t)c->k, gn, tn, kb, ke, t == 0 ? kpf : kb);
+                        tn = pn - t < LLM__FX16_T ? pn - t : LLM__FX16_T;
+                        llm__fx16_tiles(o + (size_t)t * (size_t)gn * LLM__FX16_V, w, gs, x + (size_t)t * (size_t)c->k,
+                                        (size_t)c->k, m->e, gn, tn, kb, ke, t == 0 ? kpf : kb);
                     }
                 }
             for (t = 0; t < pn; t++) /* y = the sum + the bias, 16 rows at a time */
                 for (j = 0; j < gn; j++)
-                    for (v = 0; v < LLM__F32X16_V; v++) {
+                    for (v = 0; v < LLM__FX16_V; v++) {
                         const size_t col = (size_t)16 * (size_t)(g + j) + (size_t)v * LLM__RVN;
-                        s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__F32X16_V + (size_t)v];
+                        s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__FX16_V + (size_t)v];
                         if (m->b) s = llm__rv_add(s, llm__rv_load(m->b + col));
                         llm__rv_store(m->y + (size_t)(t0 + t) * (size_t)m->n + col, s);
                     }
@@ -7560,47 +7593,53 @@ static void llm__f32x16_groups(const llm__f32x16c *c, const llm__f32x16m *m, int
     }
 }
 /* This thread's share of the call's groups, matrix by matrix. */
-static void llm__f32x16_task(void *ctx, int ith, int nth) {
-    const llm__f32x16c *c = (const llm__f32x16c *)ctx;
+static void llm__fx16_task(void *ctx, int ith, int nth) {
+    const llm__fx16c *c = (const llm__fx16c *)ctx;
     const int g0 = (int)((int64_t)c->ng * ith / nth), g1 = (int)((int64_t)c->ng * (ith + 1) / nth);
     int i;
     for (i = 0; i < c->nm; i++) {
-        const llm__f32x16m *m = &c->m[i];
+        const llm__fx16m *m = &c->m[i];
         const int lo = g0 > m->g0 ? g0 : m->g0, hi = g1 < m->g0 + m->n / 16 ? g1 : m->g0 + m->n / 16;
-        if (lo < hi) llm__f32x16_groups(c, m, lo - m->g0, hi - m->g0);
+        if (lo < hi) llm__fx16_groups(c, m, lo - m->g0, hi - m->g0);
     }
 }
-/* y[i] = x W[i]^T + b[i] for n_m LLM_F32X16 matrices that read the same x, in one pass of
-   the pool; each row's sums are the ones a call of its matrix alone gives. */
-static llm_status llm__linear_f32x16_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
-                                       const float *const *b, int n_tokens, int d_in, const int *d_out, llm_threads *th) {
-    llm__f32x16c c;
+/* y[i] = x W[i]^T + b[i] for n_m matrices in these layouts that read the same x, in one
+   pass of the pool; each row's sums are the ones a call of its matrix alone gives. */
+static llm_status llm__linear_fx16_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
+                                     const float *const *b, int n_tokens, int d_in, const int *d_out, llm_threads *th) {
+    llm__fx16c c;
     double rows = 0;
     int i;
     if (n_m < 1 || n_m > LLM__X16_M || !llm__fits(n_tokens, d_in)) return LLM_EINVAL;
     memset(&c, 0, sizeof c);
     for (i = 0; i < n_m; i++) {
         if (d_out[i] % 16 || !llm__fits(n_tokens, d_out[i]) || !llm__fits(d_out[i], d_in)) return LLM_EINVAL;
-        c.m[i].y = y[i], c.m[i].w = (const float *)W[i]->data, c.m[i].b = b[i], c.m[i].n = d_out[i], c.m[i].g0 = c.ng;
+        c.m[i].y = y[i], c.m[i].w = (const unsigned char *)W[i]->data, c.m[i].b = b[i], c.m[i].n = d_out[i];
+        c.m[i].g0 = c.ng, c.m[i].e = llm__fx16_e(W[i]->type);
         c.ng += d_out[i] / 16;
         rows += d_out[i];
     }
     c.x = x, c.nm = n_m, c.nt = n_tokens, c.k = d_in;
-    llm_threads_run((double)n_tokens * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__f32x16_task, &c);
+    llm_threads_run((double)n_tokens * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__fx16_task, &c);
     return LLM_OK;
 }
-/* The table's linear for LLM_F32X16: one matrix. */
-static llm_status llm__linear_f32x16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens,
-                                     int d_in, int d_out, unsigned flags, void *scratch, size_t scratch_bytes,
-                                     llm_threads *th) {
+/* The table's linear for these layouts: one matrix. */
+static llm_status llm__linear_fx16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
+                                   int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
     (void)flags, (void)scratch, (void)scratch_bytes; /* the same kernel for every token count */
-    return llm__linear_f32x16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, th);
+    return llm__linear_fx16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, th);
 }
-/* Row `row` of an LLM_F32X16 matrix: its lane of its group's runs. */
-static void llm__row_f32x16(float *dst, const llm_weight *w, int64_t row, int n) {
-    const float *p = (const float *)w->data + (size_t)(row / 16) * (size_t)n * 16 + (size_t)(row % 16);
+/* Row `row` of a matrix in these layouts: its lane of its group's runs. */
+static void llm__row_fx16(float *dst, const llm_weight *w, int64_t row, int n) {
+    const int e = llm__fx16_e(w->type);
+    const size_t es = LLM__FX16_ES(e);
+    const unsigned char *p = (const unsigned char *)w->data + ((size_t)(row / 16) * (size_t)n * 16 + (size_t)(row % 16)) * es;
     int k;
-    for (k = 0; k < n; k++) dst[k] = p[(size_t)k * 16];
+    uint16_t h;
+    for (k = 0; k < n; k++, p += 16 * es) {
+        if (e == 0) memcpy(&dst[k], p, 4);
+        else memcpy(&h, p, 2), dst[k] = e == 1 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+    }
 }
 
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
@@ -7638,7 +7677,10 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
-    {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_f32x16, llm__linear_f32x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    /* fp32, fp16, bf16 repacked, 16 rows interleaved column by column: llm__linear_fx16 */
+    {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"f16x16",  16,   1,   2,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
+    {"bf16x16", 16,   1,   2,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
 };
 /* one row per llm_dtype, in its order: a format added to the enum without its row fails here */
 typedef char llm__wfmt_rows[sizeof llm__wfmts / sizeof llm__wfmts[0] == (size_t)LLM_DTYPE_COUNT ? 1 : -1];
@@ -7742,48 +7784,51 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
     return LLM_OK;
 }
 
-/* Bytes of a d_out x d_in matrix of type t repacked (LLM_F32 or a base of llm__x16fs), or 0
-   when t has no repacked layout or the shape does not fit it (rows in groups of 16, whole
-   blocks); the one place that size is worked out */
+/* Bytes of a d_out x d_in matrix of type t repacked (LLM_F32, LLM_F16, LLM_BF16 or a base
+   of llm__x16fs), or 0 when t has no repacked layout or the shape does not fit it (rows in
+   groups of 16, whole blocks); the one place that size is worked out */
 static uint64_t llm__repack_bytes(llm_dtype t, int d_in, int d_out) {
     const llm__x16f *f = llm__x16_of(t);
+    const int e = llm__fx16_e(t);
     if (d_in <= 0 || d_out <= 0 || d_out % 16) return 0;
-    if (t == LLM_F32) return (uint64_t)d_in * (uint64_t)d_out * sizeof(float);
+    if (LLM__FX16_BASE(t)) return (uint64_t)d_in * (uint64_t)d_out * (uint64_t)LLM__FX16_ES(e);
     if (!f || f->base != t || d_in % f->blk) return 0;
     return (uint64_t)(d_in / f->blk) * (uint64_t)f->bytes * (uint64_t)d_out;
 }
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
     if (!llm__repack_bytes(t, d_in, d_out)) return 0;
 #ifdef LLM__X16V
-    if (t != LLM_F32 && d_in / 32 <= LLM__LQ_BLOCKS) return 1;
+    if (llm__x16_of(t) && d_in / 32 <= LLM__LQ_BLOCKS) return 1;
 #endif
-#ifdef LLM__AVX512 /* LLM_F32X16: measured faster than LLM_F32 with AVX-512 (bench/NOTES.md) */
-    if (t == LLM_F32) return 1;
+#ifdef LLM__AVX512 /* LLM_F32X16, LLM_F16X16, LLM_BF16X16: measured faster than as stored with AVX-512 (bench/NOTES.md) */
+    if (LLM__FX16_BASE(t)) return 1;
 #endif
     return 0;
 }
-/* LLM_F32 to LLM_F32X16: group g's run k is column k of rows 16g .. 16g + 15. */
-static void llm__repack_f32(float *o, const float *src, int d_in, int d_out) {
+/* LLM_F32 / F16 / BF16 to their x16 layout (es bytes a value): group g's run k is column k
+   of rows 16g .. 16g + 15. */
+static void llm__repack_fx16(unsigned char *o, const unsigned char *src, size_t es, int d_in, int d_out) {
     int64_t g, k, i;
     for (g = 0; g < d_out / 16; g++)
         for (k = 0; k < d_in; k++)
-            for (i = 0; i < 16; i++) *o++ = src[(size_t)(16 * g + i) * (size_t)d_in + (size_t)k];
+            for (i = 0; i < 16; i++, o += es) memcpy(o, src + ((size_t)(16 * g + i) * (size_t)d_in + (size_t)k) * es, es);
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
     const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
+    const int e = W ? llm__fx16_e(W->type) : -1, fx = W && LLM__FX16_BASE(W->type);
     const unsigned char *src;
     unsigned char *o = (unsigned char *)dst;
     uint64_t size;
     int64_t g, b;
     if (!out || !dst || !W || !W->data || d_in <= 0 || d_out <= 0 || d_out % 16) return LLM_EINVAL;
-    if (W->type != LLM_F32 && (!f || f->base != W->type)) return LLM_EUNSUPPORTED;
+    if (!fx && (!f || f->base != W->type)) return LLM_EUNSUPPORTED;
     size = llm__repack_bytes(W->type, d_in, d_out), src = (const unsigned char *)W->data;
     if (!size || size > (uint64_t)SIZE_MAX || dst_bytes < size) return LLM_EINVAL;
-    if (W->type == LLM_F32 && (uintptr_t)dst % sizeof(float)) return LLM_EINVAL;
+    if (fx && (uintptr_t)dst % (uintptr_t)LLM__FX16_ES(e)) return LLM_EINVAL;
     if (o < src + size && src < o + size) return LLM_EINVAL; /* overlapping */
-    if (W->type == LLM_F32) {
-        llm__repack_f32((float *)dst, (const float *)W->data, d_in, d_out);
-        out->type = LLM_F32X16;
+    if (fx) {
+        llm__repack_fx16(o, src, (size_t)LLM__FX16_ES(e), d_in, d_out);
+        out->type = e == 0 ? LLM_F32X16 : e == 1 ? LLM_F16X16 : LLM_BF16X16;
     } else {
         const uint64_t nb = (uint64_t)(d_in / f->blk), ld = nb * (uint64_t)f->bytes;
         for (g = 0; g < d_out / 16; g++)
@@ -9071,13 +9116,13 @@ static llm_status llm__model_lin_n(int n_m, float *const *y, const float *x, con
                                    const float *const *b, int n, int d_in, const int *d_out, const llm_layer_weights *lw,
                                    const int *ks, const llm__linx *lx, llm_threads *th) {
     const llm__wfmt *f0 = llm__wfmt_of(W[0]->type);
-    int i, same = f0 && (f0->linear == llm__linear_x16 || f0->linear == llm__linear_f32x16);
+    int i, same = f0 && (f0->linear == llm__linear_x16 || f0->linear == llm__linear_fx16);
     for (i = 0; i < n_m; i++) {
         const llm__wfmt *f = llm__wfmt_of(W[i]->type);
         const llm_lora_ab *ad = LLM__AD(lw, ks[i]);
         same = same && W[i]->data && f && f->linear == f0->linear && f->check(W[i], d_in) == LLM_OK && !(ad && ad->a);
     }
-    if (same && f0->linear == llm__linear_f32x16) return llm__linear_f32x16_n(n_m, y, x, W, b, n, d_in, d_out, th);
+    if (same && f0->linear == llm__linear_fx16) return llm__linear_fx16_n(n_m, y, x, W, b, n, d_in, d_out, th);
     if (same) return llm__linear_x16_n(n_m, y, x, W, b, n, d_in, d_out, lx ? lx->scratch : NULL, lx ? lx->bytes : 0, th);
     for (i = 0; i < n_m; i++) LLM__MTRY(llm__model_lin(y[i], x, W[i], b[i], n, d_in, d_out[i], LLM__AD(lw, ks[i]), lx, th));
     return LLM_OK;

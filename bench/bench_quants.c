@@ -1,6 +1,6 @@
 /* bench_quants.c: ggml's block formats (Q4_K, Q8_0, Q4_0, Q6_K, Q5_0, Q5_K, Q4_1, Q5_1), as
    stored and repacked (llm_weight_repack: the rows named ...x16, where the build has their
-   kernel), and fp32 first (as stored and repacked), through llm_linear_w / llm_linear_wx,
+   kernel), and fp32, fp16 and bf16 first (as stored and repacked), through llm_linear_w / llm_linear_wx,
    beside this machine's roofs measured in the same run.
 
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
@@ -14,14 +14,16 @@
    streamed once per call) and GFLOP/s (2 flops per weight per token) against the FMA
    roof and, for ggml's formats (int8 codes times int8 activations), the int8 dot roof;
    "% roof" is the time the slower of read and that format's compute roof allows; and what
-   16 tokens cost against one. fp32 runs as stored and repacked (f32x16, LLM_F32X16).
+   16 tokens cost against one. fp32, fp16 and bf16 run as stored and repacked (f32x16,
+   LLM_F32X16; f16x16, bf16x16).
    The block bytes are random with moderate fp16 scales: the kernels' speed does not
    depend on the values.
 
    Then the whole model of llama2.c's 110M shape (dim 768, hidden 2048, 12 layers, vocab
    32000, tied output) built in memory in F32, F16, Q8_0, Q4_0, the Q4_K_M mix (llama.cpp's
    choice: Q6_K for attn_v and ffn_down on the layers it gives more bits, Q6_K output,
-   Q4_K elsewhere), Q6_K and Q5_0: decode tok/s (1 and 2 threads) with the bytes streamed
+   Q4_K elsewhere), Q6_K and Q5_0, and each of those also repacked
+   in place as llm-run runs them (the ...x16 kinds): decode tok/s (1 and 2 threads) with the bytes streamed
    per token and their share of the read roof (sampled between the decode's repetitions and
    paired with each: this host's bandwidth drifts within seconds), and prefill of 128 tokens (against F32's). Copies of the
    weights (up to 600 MB) are cycled token by token so decode reads memory, not the LLC.
@@ -48,6 +50,8 @@ typedef struct {
 } qformat;
 static const qformat formats[] = { /* fp32 as stored and repacked; each ggml format as stored, then repacked */
     {"f32", LLM_F32, 1, 4, -1, -1, 0},       {"f32x16", LLM_F32, 1, 4, -1, -1, 1},
+    {"f16", LLM_F16, 1, 2, -1, -1, 0},       {"f16x16", LLM_F16, 1, 2, -1, -1, 1},
+    {"bf16", LLM_BF16, 1, 2, -1, -1, 0},     {"bf16x16", LLM_BF16, 1, 2, -1, -1, 1},
     {"q4_k", LLM_Q4_K, 256, 144, 0, 2, 0},   {"q4_kx16", LLM_Q4_K, 256, 144, 0, 2, 1},
     {"q8_0", LLM_Q8_0, 32, 34, 0, -1, 0},    {"q8_0x16", LLM_Q8_0, 32, 34, 0, -1, 1},
     {"q4_0", LLM_Q4_0, 32, 18, 0, -1, 0},    {"q4_0x16", LLM_Q4_0, 32, 18, 0, -1, 1},
@@ -227,7 +231,7 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
                  {"Q4_0", LLM_Q4_0, -1, 0},     {"Q4_K_M", LLM_Q4_K, 1, 0},   {"Q6_K", LLM_Q6_K, -1, 0},
                  {"Q5_0", LLM_Q5_0, -1, 0},     {"Q8_0x16", LLM_Q8_0, -1, 1}, {"Q4_0x16", LLM_Q4_0, -1, 1},
                  {"Q4KMx16", LLM_Q4_K, 1, 1},   {"Q6_Kx16", LLM_Q6_K, -1, 1}, {"Q5_0x16", LLM_Q5_0, -1, 1},
-                 {"F32x16", LLM_F32, -1, 1}};
+                 {"F32x16", LLM_F32, -1, 1},    {"F16x16", LLM_F16, -1, 1}};
     enum { nk = (int)(sizeof kinds / sizeof kinds[0]) };
     double pre1[nk] = {0}, share1[nk] = {0}, two[nk] = {0}, rroof2[nk] = {0}; /* per kind, 1 thread: prefill of 128, decode's share of read; 2T / 1T of decode and of the read roof */
     static qmodel ms[8];
@@ -468,6 +472,11 @@ int main(int argc, char **argv) {
         }
         if (f->type == LLM_F32) /* moderate floats (random bytes would be NaNs and subnormals) */
             for (i = 0; i < wbytes / 4; i++) ((float *)(void *)data)[i] = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
+        if (f->type == LLM_F16 || f->type == LLM_BF16)
+            for (i = 0; i < wbytes / 2; i++) {
+                const float v = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
+                ((uint16_t *)(void *)data)[i] = f->type == LLM_F16 ? llm_f32_to_f16(v) : llm_f32_to_bf16(v);
+            }
         for (i = 0; f->d_off >= 0 && i < wbytes; i += (size_t)f->bytes) {
             uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (float)(i % 7) / 7.0f);
             data[i + (size_t)f->d_off] = (unsigned char)h, data[i + (size_t)f->d_off + 1] = (unsigned char)(h >> 8);
@@ -507,7 +516,7 @@ int main(int argc, char **argv) {
                 /* % roof: the time the slower of the two roofs allows, against the time taken; the
                    compute roof is the int8 dot's for ggml's formats (their kernels multiply int8
                    codes by int8 activations) where the build has one, else the FMA's */
-                const int dot8 = f->type != LLM_F32 && droof[nth] > 0;
+                const int dot8 = f->block > 1 && droof[nth] > 0;
                 double tread = (double)wbytes / (rroof[nth] * 1e9), tcomp = flops / ((dot8 ? droof[nth] : froof[nth]) * 1e9);
                 double troof = tread > tcomp ? tread : tcomp;
                 printf("%-7s %3d %6s %10.1f %9.1f %7.0f%% %9.1f %7.1f%% ", f->name, nth, tlabel[k], t * 1e6, gbs,

@@ -1074,8 +1074,8 @@ static void test_repack(void) {
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q2_K, 256, 16));
         W.type = LLM_Q3_K;
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_Q3_K, 256, 16));
-        W.type = LLM_F16;
-        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_F16, 256, 16));
+        W.type = LLM_INT8; /* (llama2.c's groups: no repacked layout) */
+        CHECK(llm_weight_repack(&R, r, sizeof r, &W, 256, 16) == LLM_EUNSUPPORTED && !llm_weight_repack_worth(LLM_INT8, 256, 16));
         W.type = LLM_Q4_K;
         CHECK(llm_weight_repack(&R, r, sizeof r, &W, 96, 16) == LLM_EINVAL && !llm_weight_repack_worth(LLM_Q4_K, 96, 16)); /* d_in not of 256 */
         W.type = LLM_Q4_0;

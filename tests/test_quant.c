@@ -13,10 +13,10 @@
                  vs the double dot of dequantized W with the fp32 x: within the bound the
                  activation quantization allows, sum_g |w_g| s_x[g] / 2 (plus the above)
    Threaded results must be bit-identical to unthreaded ones.
-   LLM_F32X16 (an fp32 matrix through llm_weight_repack) promises more: each (row, token)
-   is one chain of fused multiply-adds over the columns in order, then + bias, whatever
-   the token count, tile, thread count or build; the reference is that chain written here
-   with fmaf, compared bit for bit. */
+   LLM_F32X16, LLM_F16X16 and LLM_BF16X16 (an fp32, fp16 or bf16 matrix through
+   llm_weight_repack) promise more: each (row, token) is one chain of fused multiply-adds
+   over the columns in order, then + bias, whatever the token count, tile, thread count or
+   build; the reference is that chain written here with fmaf, compared bit for bit. */
 #include <math.h>
 #include "llm.h"
 #include "test.h"
@@ -324,56 +324,74 @@ static void test_quantize_subnormal(void) {
     for (i = 0; i < 64; i++) CHECK_NEAR(back[i], x[i], 2e-44);
 }
 
-/* LLM_F32X16 against the fmaf chain, bit for bit, for token counts that take one turn, two
-   turns and several panels; row counts with an odd number of groups (the tile's tail);
-   column counts under, at and over a block; with and without a bias; on th too. Then its
-   rows (the embedding lookup's), the repack's refusals and the build's wish for it. */
-static void test_f32x16(llm_threads *th) {
+/* LLM_F32X16, LLM_F16X16 and LLM_BF16X16 against the fmaf chain over the stored values,
+   bit for bit, for token counts that take one turn, two turns and several panels; row
+   counts with an odd number of groups (the tile's tail); column counts under, at and over
+   a block; with and without a bias; on th too. Then their rows (the embedding lookup's),
+   the repack's refusals and the build's wish for them. The fp16 values include
+   subnormals and the bf16 ones are the floats' top halves. */
+static void test_fx16(llm_threads *th) {
     static const int shapes[][2] = {{1, 16}, {33, 32}, {100, 48}, {300, 64}, {768, 272}};
     static const int toks[] = {1, 2, 3, 5, 8, 9, 16, 17, 40};
-    int si, ti, pass, bad = 0, bad_row = 0, checks = 0;
-    for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
-        const int K = shapes[si][0], N = shapes[si][1];
-        float *W = (float *)xmalloc(sizeof(float) * (size_t)K * N), *R = (float *)xmalloc(sizeof(float) * (size_t)K * N);
-        float *x = (float *)xmalloc(sizeof(float) * 40 * (size_t)K), *y = (float *)xmalloc(sizeof(float) * 40 * (size_t)N);
-        float *b = (float *)xmalloc(sizeof(float) * (size_t)N), *row = (float *)xmalloc(sizeof(float) * (size_t)K);
-        llm_weight w, r;
-        int t, o, k;
-        test_fill(W, (size_t)K * N, 0.5f);
-        test_fill(x, 40 * (size_t)K, 2.0f);
-        test_fill(b, (size_t)N, 1.0f);
-        memset(&w, 0, sizeof w);
-        w.type = LLM_F32, w.data = W;
-        CHECK(llm_weight_repack_worth(LLM_F32, K, N) == (llm_test__vector_lanes == 16)); /* AVX-512 */
-        CHECK_OK(llm_weight_repack(&r, R, sizeof(float) * (size_t)K * N, &w, K, N));
-        CHECK(r.type == LLM_F32X16 && r.data == R && !strcmp(llm_dtype_name(r.type), "f32x16"));
-        for (ti = 0; ti < (int)(sizeof toks / sizeof toks[0]); ti++)
-            for (pass = 0; pass < 4; pass++) {
-                const int n = toks[ti], bias = pass & 1;
-                CHECK_OK(llm_linear_w(y, x, &r, bias ? b : NULL, n, K, N, pass & 2 ? th : NULL));
-                for (t = 0; t < n; t++)
-                    for (o = 0; o < N; o++) {
-                        float s = 0.0f;
-                        for (k = 0; k < K; k++) s = fmaf(W[(size_t)o * K + k], x[(size_t)t * K + k], s);
-                        if (bias) s += b[o];
-                        bad += memcmp(&s, &y[(size_t)t * N + o], sizeof s) != 0;
-                        checks++;
-                    }
+    static const llm_dtype types[3] = {LLM_F32, LLM_F16, LLM_BF16}, packed[3] = {LLM_F32X16, LLM_F16X16, LLM_BF16X16};
+    static const char *const names[3] = {"f32x16", "f16x16", "bf16x16"};
+    int e, si, ti, pass, bad[3] = {0, 0, 0}, bad_row = 0, checks = 0;
+    for (e = 0; e < 3; e++)
+        for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
+            const int K = shapes[si][0], N = shapes[si][1];
+            const size_t es = e ? 2 : 4;
+            float *W = (float *)xmalloc(sizeof(float) * (size_t)K * N); /* the values stored, as floats */
+            unsigned char *S = (unsigned char *)xmalloc(es * (size_t)K * N), *R = (unsigned char *)xmalloc(es * (size_t)K * N);
+            float *x = (float *)xmalloc(sizeof(float) * 40 * (size_t)K), *y = (float *)xmalloc(sizeof(float) * 40 * (size_t)N);
+            float *b = (float *)xmalloc(sizeof(float) * (size_t)N), *row = (float *)xmalloc(sizeof(float) * (size_t)K);
+            llm_weight w, r;
+            size_t i;
+            int t, o, k;
+            test_fill(W, (size_t)K * N, 0.5f);
+            test_fill(x, 40 * (size_t)K, 2.0f);
+            test_fill(b, (size_t)N, 1.0f);
+            for (i = 0; i < (size_t)K * N; i++) {
+                uint16_t h;
+                if (e == 1 && i % 5 == 0) W[i] *= 1e-5f; /* fp16 subnormals */
+                if (e == 0) memcpy(S + 4 * i, &W[i], 4);
+                else h = e == 1 ? llm_f32_to_f16(W[i]) : llm_f32_to_bf16(W[i]), memcpy(S + 2 * i, &h, 2),
+                     W[i] = e == 1 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
             }
-        for (o = 0; o < N; o += 7) {
-            CHECK_OK(llm_test__model_row(row, &r, o, K));
-            bad_row += memcmp(row, W + (size_t)o * K, sizeof(float) * (size_t)K) != 0;
+            memset(&w, 0, sizeof w);
+            w.type = types[e], w.data = S;
+            CHECK(llm_weight_repack_worth(types[e], K, N) == (llm_test__vector_lanes == 16)); /* AVX-512 */
+            CHECK_OK(llm_weight_repack(&r, R, es * (size_t)K * N, &w, K, N));
+            CHECK(r.type == packed[e] && r.data == R && !strcmp(llm_dtype_name(r.type), names[e]));
+            for (ti = 0; ti < (int)(sizeof toks / sizeof toks[0]); ti++)
+                for (pass = 0; pass < 4; pass++) {
+                    const int n = toks[ti], bias = pass & 1;
+                    CHECK_OK(llm_linear_w(y, x, &r, bias ? b : NULL, n, K, N, pass & 2 ? th : NULL));
+                    for (t = 0; t < n; t++)
+                        for (o = 0; o < N; o++) {
+                            float s = 0.0f;
+                            for (k = 0; k < K; k++) s = fmaf(W[(size_t)o * K + k], x[(size_t)t * K + k], s);
+                            if (bias) s += b[o];
+                            bad[e] += memcmp(&s, &y[(size_t)t * N + o], sizeof s) != 0;
+                            checks++;
+                        }
+                }
+            for (o = 0; o < N; o += 7) {
+                CHECK_OK(llm_test__model_row(row, &r, o, K));
+                bad_row += memcmp(row, W + (size_t)o * K, sizeof(float) * (size_t)K) != 0;
+            }
+            free(W), free(S), free(R), free(x), free(y), free(b), free(row);
         }
-        free(W), free(R), free(x), free(y), free(b), free(row);
-    }
-    CHECK_MSG(bad == 0, "%d of %d outputs differ from the fmaf chain", bad, checks);
-    printf("f32x16 (%s): %d outputs against the fmaf chain, %d differ\n", llm_weight_repack_worth(LLM_F32, 64, 16) ? "wanted here" : "not wanted here", checks, bad);
+    for (e = 0; e < 3; e++) CHECK_MSG(bad[e] == 0, "%s: %d outputs differ from the fmaf chain", names[e], bad[e]);
+    printf("f32x16, f16x16, bf16x16 (%s): %d outputs against the fmaf chain, %d, %d, %d differ\n",
+           llm_weight_repack_worth(LLM_F32, 64, 16) ? "wanted here" : "not wanted here", checks, bad[0], bad[1], bad[2]);
     CHECK(bad_row == 0);
     { /* refusals: nothing written, nothing read out of bounds */
         float W[64 * 16], R[64 * 16 + 1], y[16], x[64];
+        uint16_t H[64 * 16], HR[64 * 16 + 1];
         llm_weight w, r;
         memset(&w, 0, sizeof w), memset(&r, 0, sizeof r);
         test_fill(W, 64 * 16, 1.0f), test_fill(x, 64, 1.0f);
+        for (si = 0; si < 64 * 16; si++) H[si] = llm_f32_to_f16(W[si]);
         w.type = LLM_F32, w.data = W;
         CHECK(llm_weight_repack(&r, R, sizeof R, &w, 64, 8) == LLM_EINVAL);          /* d_out not a multiple of 16 */
         CHECK(llm_weight_repack(&r, R, sizeof W - 4, &w, 64, 16) == LLM_EINVAL);     /* too small */
@@ -384,6 +402,14 @@ static void test_f32x16(llm_threads *th) {
         CHECK_OK(llm_weight_repack(&r, R, sizeof R, &w, 64, 16));
         CHECK(llm_linear_w(y, x, &r, NULL, 1, 64, 8, NULL) == LLM_EINVAL); /* rows not in whole groups */
         CHECK(llm_weight_repack(&w, R + 1, sizeof W, &r, 64, 16) == LLM_EUNSUPPORTED); /* already repacked */
+        w.type = LLM_F16, w.data = H;
+        CHECK(llm_weight_repack(&r, HR, sizeof H - 2, &w, 64, 16) == LLM_EINVAL);    /* too small */
+        CHECK(llm_weight_repack(&r, (char *)HR + 1, sizeof H, &w, 64, 16) == LLM_EINVAL); /* not aligned for fp16 */
+        CHECK(llm_weight_repack(&r, H + 8, sizeof H, &w, 64, 16) == LLM_EINVAL);     /* overlapping its source */
+        CHECK_OK(llm_weight_repack(&r, HR, sizeof H, &w, 64, 16));
+        CHECK(r.type == LLM_F16X16 && llm_weight_repack(&w, HR + 1, sizeof H, &r, 64, 16) == LLM_EUNSUPPORTED);
+        w.type = LLM_INT8, w.data = H;
+        CHECK(llm_weight_repack(&r, HR, sizeof HR, &w, 64, 16) == LLM_EUNSUPPORTED && llm_weight_repack_worth(LLM_INT8, 64, 16) == 0);
     }
 }
 
@@ -397,7 +423,7 @@ int main(void) {
     test_linear_w(th); /* new random data; the same bits as unthreaded */
     test_linear_w_values();
     test_bad_args();
-    test_f32x16(th);
+    test_fx16(th);
     printf("worst |y - ref| / sum |w x|: fp16 / bf16 / fp32 %.3g, int8 %.3g (tolerance %.0e)\n", worst_rel[0],
            worst_rel[1], TOL_REL);
     llm_threads_free(th);
