@@ -216,7 +216,8 @@ LLMDEF double llm_dtype_bytes(llm_dtype t); /* bits / 8 */
 LLMDEF const char *llm_dtype_name(llm_dtype t); /* "f32", "f16", "bf16", "int8", "int4", "q8_32", "q4_32", "q4_1" ...
                                                     "q6_k", "q8_0x16" ... "q5_kx16", "f32x16",
                                                     "f16x16", "bf16x16" */
-LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name */
+LLMDEF llm_status llm_dtype_parse(const char *name, llm_dtype *out); /* inverse of llm_dtype_name; also
+                                                                     ggml's "q8_0" and "q4_0" (q8_32, q4_32) */
 
 /* fp16 / bf16 <-> fp32, round to nearest even. */
 LLMDEF uint16_t llm_f32_to_f16(float f);
@@ -3060,17 +3061,18 @@ LLMDEF llm_flops llm_count_flops(const llm_config *c, int64_t context, int causa
     f.matmul = 2.0 * N;
     f.lm_head = 2.0 * (double)c->vocab * c->d_model;
     /* per layer: scores q.k over T keys (2 T qdim) and the weighted sum of T values
-       (2 T qdim); window_pattern leaves some layers global */
+       (2 T qdim); window_pattern leaves every window_pattern-th layer global (the layers
+       llm_config_layer_window gives a window, counted without a loop over n_layers) */
     {
-        int l, n_win = 0;
+        const int64_t L = c->n_layers > 0 ? c->n_layers : 0;
+        const int64_t n_win = c->sliding_window <= 0 ? 0 : c->window_pattern > 0 ? L - L / c->window_pattern : L;
         double full = T * (causal ? 0.5 : 1.0), win = full;
-        for (l = 0; l < c->n_layers; l++) n_win += llm_config_layer_window(c, l) > 0;
         if (c->sliding_window > 0 && T > c->sliding_window) {
             /* each token sees at most W keys; causal: the first W tokens see 1..W */
             double W = c->sliding_window;
             win = causal ? W - W * (W - 1) / (2.0 * T) : W;
         }
-        f.attention = 4.0 * qdim * ((c->n_layers - n_win) * full + n_win * win);
+        f.attention = 4.0 * qdim * ((double)(L - n_win) * full + (double)n_win * win);
     }
     f.forward = f.matmul + f.lm_head + f.attention;
     f.train = 3.0 * f.forward;

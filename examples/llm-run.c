@@ -98,7 +98,7 @@ static int fail(const char *what, llm_status st, const char *why) {
 }
 
 /* The projections rearranged for this build's fastest kernel (llm_model_repack: ggml's
-   block formats and fp32, where llm_weight_repack_worth says so), in place (the file was
+   block formats, fp32, fp16 and bf16, where llm_weight_repack_worth says so), in place (the file was
    read into memory; mapped read-only under LLM_MMAP, so copied there), the temporary
    freed after. Same values; a token gets the same bits in a prefill, a batch or alone. */
 static int repack(llm_model *m, const char *what) {

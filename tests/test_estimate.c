@@ -304,6 +304,25 @@ int main(void) {
             CHECK_NEAR(llm_count_flops(&g, 32768, 0).attention, 4.0 * 4096 * (16 * W + 16 * T), 0);
             CHECK_NEAR(llm_count_flops(&g, 32768, 1).attention, 4.0 * 4096 * (16 * (T * W - W * (W - 1) / 2) / T + 16 * T / 2), 1e-3);
         }
+        /* patterns that do not divide the layers: every third of 32 global (10), or every
+           33rd (none of 32); the windowed layers counted by llm_config_layer_window */
+        {
+            llm_config g = *llm_preset("mistral-7b");
+            int pat, l;
+            for (pat = 0; pat <= 33; pat += 3) {
+                double W = 4096, T = 32768, n_win = 0;
+                g.window_pattern = pat;
+                for (l = 0; l < g.n_layers; l++) n_win += llm_config_layer_window(&g, l) > 0;
+                CHECK_NEAR(llm_count_flops(&g, 32768, 0).attention, 4.0 * 4096 * (n_win * W + (32 - n_win) * T), 0);
+            }
+            /* 2^28 layers (a valid config: 5.9e16 parameters) are one product, not a loop
+               over the layers (fuzz_config's timeout: 11 s under its sanitizers) */
+            g.n_layers = 1 << 28, g.window_pattern = 7;
+            {
+                const double L = 268435456.0, n_win = L - 38347922.0; /* floor(2^28 / 7) global */
+                CHECK(fabs(llm_count_flops(&g, 32768, 0).attention / (4.0 * 4096 * (n_win * 4096 + (L - n_win) * 32768)) - 1) < 1e-12);
+            }
+        }
     }
     /* Chinchilla: 20 tokens per parameter; C = 6ND = 120 N^2 */
     {
