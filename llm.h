@@ -16632,6 +16632,7 @@ static uint32_t llm__merge_hash(uint32_t a, uint32_t b) {
 }
 static const llm_vocab_merge *llm__merge_find(const llm_vocab *v, int32_t a, int32_t b) {
     uint32_t i = llm__merge_hash((uint32_t)a, (uint32_t)b) & v->merge_mask;
+    if (!v->merges) return NULL; /* a BPE vocabulary without merges: its words stay as the bytes map them */
     while (v->merges[i].id1 != 0) {
         if (v->merges[i].a == (uint32_t)a && v->merges[i].b == (uint32_t)b) return &v->merges[i];
         i = (i + 1) & v->merge_mask;

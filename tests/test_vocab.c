@@ -231,7 +231,7 @@ static void test_hf_pairs(void) {
 /* ---- small vocabularies written with gguf_writer.h, and broken on purpose ---- */
 enum { V_OK, V_TOKENS_I32, V_SCORES_SHORT, V_SCORES_I32, V_TYPE_9, V_DUP, V_BOS_RANGE, V_MODEL_BERT, V_NO_MODEL,
        V_BYTE_NAME, V_TOKENS_LIE, V_BPE_OK, V_BPE_MERGE_UNKNOWN, V_BPE_PRE_FOO, V_BPE_NO_MERGES, V_BPE_MERGE_NOSPACE,
-       V_BPE_MERGES_I32, V_COUNT };
+       V_BPE_MERGES_I32, V_BPE_EMPTY_MERGES, V_COUNT };
 /* SentencePiece: <unk> <s> </s> <|user|> (user-defined), <0x00>..<0xFF>, then pieces over
    "ab " with scores (260 ▁, 261 a, 262 b, 263 ab, 264 ▁a, 265 ▁ab, 266 ba, 267 ▁▁). BPE (gpt-2 split): the 256 byte-level characters, "ab", "abab", "Ġa",
    <|end|> (control), <think> (user-defined); merges "a b", "ab ab", "Ġ a". */
@@ -292,7 +292,7 @@ static gw make_vocab(int variant) {
         gw_kv_arr_str(&w, "tokenizer.ggml.tokens", toks, (uint64_t)n);
         gw_kv_arr_i32(&w, "tokenizer.ggml.token_type", types, (uint64_t)n);
         if (variant == V_BPE_MERGES_I32) gw_kv_arr_i32(&w, "tokenizer.ggml.merges", types, 3);
-        else if (variant != V_BPE_NO_MERGES) gw_kv_arr_str(&w, "tokenizer.ggml.merges", m3, 3);
+        else if (variant != V_BPE_NO_MERGES) gw_kv_arr_str(&w, "tokenizer.ggml.merges", m3, variant == V_BPE_EMPTY_MERGES ? 0 : 3);
         gw_kv_u32(&w, "tokenizer.ggml.eos_token_id", (uint32_t)n - 2);
     }
     gw_finish(&w);
@@ -398,6 +398,21 @@ static void test_small(void) {
     CHECK_OK(llm_vocab_decode(&vb, ids, n, 0, dec, sizeof dec, &dl));
     CHECK(strcmp(dec, "<think>") == 0);
     llm_vocab_free(&vb);
+    { /* an empty merges array (fuzz_vocab_gguf: the encoder looked pairs up in no table): each
+         byte its own piece */
+        gw we = make_vocab(V_BPE_EMPTY_MERGES);
+        llm_gguf ge;
+        CHECK_OK(llm_gguf_create(&ge, we.p, we.n, &why));
+        CHECK_OK(llm_vocab_create_gguf(&vb, &ge, &why));
+        CHECK(vb.n_merges == 0);
+        CHECK_OK(llm_vocab_encode(&vb, "ab ab", 5, 0, ids, 64, &n, NULL, 0));
+        CHECK(n == 5 && ids[0] == 'a' && ids[1] == 'b' && ids[2] == vb.byte_id[' '] && ids[3] == 'a' && ids[4] == 'b');
+        CHECK_OK(llm_vocab_decode(&vb, ids, n, 0, dec, sizeof dec, &dl));
+        CHECK(strcmp(dec, "ab ab") == 0);
+        llm_vocab_free(&vb);
+        llm_gguf_free(&ge);
+        gw_free(&we);
+    }
     llm_gguf_free(&gb);
     gw_free(&w), gw_free(&wb);
 }
