@@ -7476,12 +7476,19 @@ LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
                     : llm__rv_load_bf16((const uint16_t *)(const void *)p);
 #endif
 }
+/* Which lines a tile's streams ask for: the runs of columns below kpf ask for the line
+   LLM__FX16_PF bytes ahead as they are read (kpf = k0: none), and from column kj on, where
+   that line would be the next group's (read by this tile's next stream already), the one
+   jump bytes further: the next tile's group in the same place. */
+typedef struct llm__fx16pf {
+    int kpf, kj;
+    size_t jump;
+} llm__fx16pf;
 /* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (ldx
-   apart) over the columns [k0, k1); the runs of columns below kpf ask for the line
-   LLM__FX16_PF bytes ahead as they are read (kpf = k0: none). E, G and T are constants
+   apart) over the columns [k0, k1), asking ahead as pf says. E, G and T are constants
    where it is inlined, so the accumulators are registers. */
 LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, const int E,
-                                 const int G, const int T, int k0, int k1, int kpf) {
+                                 const int G, const int T, int k0, int k1, llm__fx16pf pf) {
     llm__rv a[LLM__FX16_G][LLM__FX16_T][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb;
     const size_t es = LLM__FX16_ES(E);
     int g, t, v, k;
@@ -7497,7 +7504,8 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
             const unsigned char *p = w + (size_t)g * gs + (size_t)k * 16 * es;
             LLM__UNROLL
             for (v = 0; v < LLM__FX16_V; v++) wv[g][v] = llm__fx16_load(p + (size_t)v * LLM__RVN * es, E);
-            if (k < kpf && (E == 0 || !(k & 1))) LLM__PREFETCH_NT(p + LLM__FX16_PF); /* (a line holds 1 or 2 runs) */
+            if (k < pf.kpf && (E == 0 || !(k & 1))) /* (a line holds 1 or 2 runs) */
+                LLM__PREFETCH_NT(p + LLM__FX16_PF + (k >= pf.kj ? pf.jump : 0));
         }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
@@ -7518,9 +7526,9 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
 /* The tile of element type E, G groups and T tokens, all made constants: the shapes the
    task asks for. */
 static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, int E, int G, int T,
-                            int k0, int k1, int kpf) {
+                            int k0, int k1, llm__fx16pf pf) {
 #define LLM__FX16_C(E_, G_, T_) \
-    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, ldx, E_, G_, T_, k0, k1, kpf); break;
+    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, ldx, E_, G_, T_, k0, k1, pf); break;
 #if LLM__FX16_T == 8
 #define LLM__FX16_SHAPES(E_)                                                                                        \
     LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4) LLM__FX16_C(E_, 1, 5)  \
@@ -7563,24 +7571,29 @@ static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, i
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
         const unsigned char *w = m->w + (size_t)g * gs;
+        const int64_t ahead = LLM__FX16_PF / (16 * LLM__FX16_ES(m->e)); /* columns */
         int64_t kl;
-        int kpf;
+        llm__fx16pf pf, none;
         for (gn = gw; gn > g1 - g;) gn /= 2;
-        kl = (int64_t)(ng - g - gn + 1) * c->k - LLM__FX16_PF / (16 * LLM__FX16_ES(m->e)); /* the last group's line stays inside */
-        kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
+        kl = (int64_t)(ng - g - gn + 1) * c->k - ahead; /* the last group's line stays inside */
+        pf.kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
+        pf.kj = c->k - ahead > 0 ? (int)(c->k - ahead) : 0;
+        pf.jump = g + 2 * gn <= g1 ? (size_t)(gn - 1) * gs : 0; /* when this thread's next tile is as wide */
+        none = pf;
         for (t0 = 0; t0 < c->nt; t0 += pn) {
             const float *x = c->x + (size_t)t0 * (size_t)c->k;
             pn = c->nt - t0 < LLM__FX16_P ? c->nt - t0 : LLM__FX16_P;
             for (j = 0; j < pn * gn * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
             if (pn <= LLM__FX16_T) /* one turn: the whole rows, streamed */
-                llm__fx16_tiles(o, w, gs, x, (size_t)c->k, m->e, gn, pn, 0, c->k, kpf);
+                llm__fx16_tiles(o, w, gs, x, (size_t)c->k, m->e, gn, pn, 0, c->k, pf);
             else
                 for (kb = 0; kb < c->k; kb = ke) {
                     ke = c->k - kb < LLM__FX16_KB ? c->k : kb + LLM__FX16_KB;
+                    none.kpf = kb; /* the turns after the first find the block in cache */
                     for (t = 0; t < pn; t += tn) {
                         tn = pn - t < LLM__FX16_T ? pn - t : LLM__FX16_T;
                         llm__fx16_tiles(o + (size_t)t * (size_t)gn * LLM__FX16_V, w, gs, x + (size_t)t * (size_t)c->k,
-                                        (size_t)c->k, m->e, gn, tn, kb, ke, t == 0 ? kpf : kb);
+                                        (size_t)c->k, m->e, gn, tn, kb, ke, t == 0 ? pf : none);
                     }
                 }
             for (t = 0; t < pn; t++) /* y = the sum + the bias, 16 rows at a time */
