@@ -601,14 +601,15 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
    bit for bit, and agree with W's own within float rounding. An LLM_F32, LLM_F16 or
    LLM_BF16 matrix becomes LLM_F32X16, LLM_F16X16 or LLM_BF16X16 (16 rows interleaved
-   column by column; dst aligned for the element), whose batches of 2 to 16 tokens read it
-   once at the speed of one: each (row, token) is one chain of fused multiply-adds over
-   the columns in order, plus the bias, the same bits for every token count, thread count
-   and build, and within float rounding of the matrix as stored. d_out must be a multiple
-   of 16, d_in of the block (32, the K-quants' 256) (LLM_EINVAL); other types are
-   LLM_EUNSUPPORTED. Any build runs the repacked layouts; llm_weight_repack_worth says
-   whether this one has a vector kernel that makes them faster (AVX-512 with VNNI for
-   ggml's, AVX-512 for fp32, fp16 and bf16, today), which llm_model_repack asks. */
+   column by column; dst aligned for the element), whose batches of up to 16 tokens stream
+   it from memory once, a few tokens at about one token's cost: each (row, token) is one
+   chain of fused multiply-adds over the columns in order, plus the bias, the same bits
+   for every token count, thread count and build, and within float rounding of the
+   matrix as stored. d_out must be a multiple of 16, d_in of the block (32, the
+   K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the
+   repacked layouts; llm_weight_repack_worth says whether this one has a vector kernel
+   that makes them faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, fp16 and bf16,
+   today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -9125,8 +9126,8 @@ static llm_status llm__model_lin(float *y, const float *x, const llm_weight *W, 
 
 /* n_m projections of the same input, lw's projections ks (LLM_LORA_* order): in one call
    when every one is in the same repacked family (ggml's x16 layouts: x quantized once; or
-   LLM_F32X16) and none has an adapter (one fork of the pool instead of n_m), else one call
-   each; the same bits either way. */
+   LLM_F32X16, LLM_F16X16, LLM_BF16X16) and none has an adapter (one fork of the pool
+   instead of n_m), else one call each; the same bits either way. */
 static llm_status llm__model_lin_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
                                    const float *const *b, int n, int d_in, const int *d_out, const llm_layer_weights *lw,
                                    const int *ks, const llm__linx *lx, llm_threads *th) {
