@@ -110,10 +110,10 @@ typedef struct {
     int n_mem;
 } qmodel;
 
-static const qformat *fmt_of(llm_dtype t) {
+static const qformat *fmt_of(llm_dtype t) { /* ggml's block formats only (the element formats' rows have no scales) */
     int i;
     for (i = 0; i < NFORMATS; i++)
-        if (formats[i].type == t) return &formats[i];
+        if (formats[i].type == t && formats[i].block > 1) return &formats[i];
     return NULL;
 }
 /* rows x cols in type t: random blocks with moderate scales (random floats for F32 and F16) */
