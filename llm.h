@@ -7463,14 +7463,18 @@ static int llm__fx16_e(llm_dtype t) {
     return t == LLM_F32 || t == LLM_F32X16 ? 0 : t == LLM_F16 || t == LLM_F16X16 ? 1 : t == LLM_BF16 || t == LLM_BF16X16 ? 2 : -1;
 }
 
-/* LLM__RVN values of element type E at p as fp32 (exact) */
-LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
-#ifdef LLM__RV_SCALAR
+/* The value of element type E at p (host byte order, as the matrix is stored) as fp32, exactly */
+static inline float llm__fx16_value(const unsigned char *p, const int E) {
     uint16_t h;
     float f;
     if (E == 0) return memcpy(&f, p, 4), f;
     memcpy(&h, p, 2);
     return E == 1 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
+}
+/* LLM__RVN values of element type E at p as fp32 (exact) */
+LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
+#ifdef LLM__RV_SCALAR
+    return llm__fx16_value(p, E);
 #else
     return E == 0   ? llm__rv_load((const float *)(const void *)p)
            : E == 1 ? llm__rv_load_f16((const uint16_t *)(const void *)p)
@@ -7651,11 +7655,7 @@ static void llm__row_fx16(float *dst, const llm_weight *w, int64_t row, int n) {
     const size_t es = LLM__FX16_ES(e);
     const unsigned char *p = (const unsigned char *)w->data + ((size_t)(row / 16) * (size_t)n * 16 + (size_t)(row % 16)) * es;
     int k;
-    uint16_t h;
-    for (k = 0; k < n; k++, p += 16 * es) {
-        if (e == 0) memcpy(&dst[k], p, 4);
-        else memcpy(&h, p, 2), dst[k] = e == 1 ? llm_f16_to_f32(h) : llm_bf16_to_f32(h);
-    }
+    for (k = 0; k < n; k++, p += 16 * es) dst[k] = llm__fx16_value(p, e);
 }
 
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
