@@ -586,7 +586,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
    or more, that kernel quantizes all n tokens' activations into it at once and reads
    each weight once per call; without, it takes as many tokens at a time as 64 KiB of
    stack holds (1,170 blocks of 32: 9 tokens at d_in = 4096), reading the weights once
-   per such panel. */
+   per such panel. The repacked layouts below use it too (the fp ones to read x column
+   by column: faster from 2 tokens on, the same bits). */
 #define LLM_LIN_PREFILL 1u
 LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
@@ -6972,14 +6973,15 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
     }
 }
 
-/* Bytes of llm_linear_wx's scratch for n tokens of d_in: per block of 32 values its
-   llm__q8x, d, d sum(q) and the two lane starts; and room to align. */
+/* Bytes of llm_linear_wx's scratch for n tokens of d_in, per block of 32 values the larger
+   of: its llm__q8x, d, d sum(q) and the two lane starts (ggml's formats); its 32 floats
+   again (the repacked fp layouts' panels); and room to align. */
 LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in) {
     uint64_t blocks;
     if (n_tokens <= 0 || d_in <= 0) return 0;
     blocks = (uint64_t)n_tokens * (uint64_t)((d_in + 31) / 32);
-    if (blocks > ((uint64_t)SIZE_MAX - 64) / (sizeof(llm__q8x) + 16)) return 0;
-    return (size_t)(blocks * (sizeof(llm__q8x) + 16) + 64);
+    if (blocks > ((uint64_t)SIZE_MAX - 64) / (sizeof(llm__q8x) + 16) || blocks > ((uint64_t)SIZE_MAX - 64) / 128) return 0;
+    return (size_t)(blocks * (sizeof(llm__q8x) + 16 > 128 ? sizeof(llm__q8x) + 16 : 128) + 64);
 }
 
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
@@ -7431,10 +7433,12 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    first, then adds the bias. There is no reduction across lanes, so one accumulator per
    (row, token) suffices and a tile holds up to 2 groups x LLM__FX16_T tokens (4 groups
    for up to 6): a load of W feeds a FMA per token, and a batch of up to LLM__FX16_T
-   reads the matrix once, one stream per group.
-   A panel of up to 16 tokens passes blocks of LLM__FX16_KB columns in turns of
-   LLM__FX16_T tokens, the first turn streaming the block from memory (and asking for
-   what follows), the others finding it in cache; larger batches run as such panels. The
+   reads the matrix once, one stream per group. The tokens' x is read column by column
+   (llm__fx16_panels), so a column's broadcasts share a line.
+   A panel of up to 16 tokens that takes more than one tile passes blocks of LLM__FX16_KB
+   columns in turns of as many tokens each, the first turn streaming the block from
+   memory (and asking for what follows), the others finding it in cache; larger batches
+   run as such panels. The
    sums depend on nothing but the values (not the tile, block, panel, token or thread
    count, nor the ISA: one rounding per product, in the same order; the scalar build calls
    fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
@@ -7442,15 +7446,15 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    float rounding. */
 #if defined(LLM__AVX512)
 #define LLM__FX16_G 4 /* groups per tile at most: 4 for up to 6 tokens (24 accumulators), else 2 */
-#define LLM__FX16_T 8 /* tokens per tile: 2 x 8 accumulators + 2 of W + a broadcast, of 32 */
+#define LLM__FX16_T 12 /* tokens per tile: 2 x 12 accumulators + 2 of W + a broadcast, of 32 */
 #else
 #define LLM__FX16_G 1
 #define LLM__FX16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
 #endif
 #define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
 #define LLM__FX16_P 16              /* tokens per panel */
-#define LLM__FX16_KB 256            /* columns per block when a panel takes more than one turn */
-#define LLM__FX16_PF 8192           /* bytes ahead that the streaming turn asks for, per group */
+#define LLM__FX16_KB 64             /* columns per block when a panel takes more than one turn */
+#define LLM__FX16_PF 4096           /* bytes ahead that the streaming turn asks for, per group */
 #ifdef LLM__RV_SCALAR
 #define LLM__FX16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
 #else
@@ -7489,10 +7493,10 @@ typedef struct llm__fx16pf {
     int kpf, kj;
     size_t jump;
 } llm__fx16pf;
-/* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (ldx
-   apart) over the columns [k0, k1), asking ahead as pf says. E, G and T are constants
-   where it is inlined, so the accumulators are registers. */
-LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, const int E,
+/* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (token
+   t's column k at x[t + k lk]) over the columns [k0, k1), asking ahead as pf says. E, G
+   and T are constants where it is inlined, so the accumulators are registers. */
+LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t lk, const int E,
                                  const int G, const int T, int k0, int k1, llm__fx16pf pf) {
     llm__rv a[LLM__FX16_G][LLM__FX16_T][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb;
     const size_t es = LLM__FX16_ES(E);
@@ -7514,7 +7518,7 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
         }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
-            xb = llm__rv_set1(x[(size_t)t * ldx + (size_t)k]);
+            xb = llm__rv_set1(x[(size_t)t + (size_t)k * lk]);
             LLM__UNROLL
             for (g = 0; g < G; g++)
                 LLM__UNROLL
@@ -7530,17 +7534,18 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
 }
 /* The tile of element type E, G groups and T tokens, all made constants: the shapes the
    task asks for. */
-static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t ldx, int E, int G, int T,
+static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t lk, int E, int G, int T,
                             int k0, int k1, llm__fx16pf pf) {
 #define LLM__FX16_C(E_, G_, T_) \
-    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, ldx, E_, G_, T_, k0, k1, pf); break;
-#if LLM__FX16_T == 8
-#define LLM__FX16_SHAPES(E_)                                                                                        \
-    LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4) LLM__FX16_C(E_, 1, 5)  \
-    LLM__FX16_C(E_, 1, 6) LLM__FX16_C(E_, 1, 7) LLM__FX16_C(E_, 1, 8) LLM__FX16_C(E_, 2, 1) LLM__FX16_C(E_, 2, 2)  \
-    LLM__FX16_C(E_, 2, 3) LLM__FX16_C(E_, 2, 4) LLM__FX16_C(E_, 2, 5) LLM__FX16_C(E_, 2, 6) LLM__FX16_C(E_, 2, 7)  \
-    LLM__FX16_C(E_, 2, 8) LLM__FX16_C(E_, 4, 1) LLM__FX16_C(E_, 4, 2) LLM__FX16_C(E_, 4, 3) LLM__FX16_C(E_, 4, 4)  \
-    LLM__FX16_C(E_, 4, 5) LLM__FX16_C(E_, 4, 6)
+    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, lk, E_, G_, T_, k0, k1, pf); break;
+#if LLM__FX16_T == 12
+#define LLM__FX16_G12(E_, G_)                                                                                          \
+    LLM__FX16_C(E_, G_, 1) LLM__FX16_C(E_, G_, 2) LLM__FX16_C(E_, G_, 3) LLM__FX16_C(E_, G_, 4) LLM__FX16_C(E_, G_, 5)     \
+    LLM__FX16_C(E_, G_, 6) LLM__FX16_C(E_, G_, 7) LLM__FX16_C(E_, G_, 8) LLM__FX16_C(E_, G_, 9) LLM__FX16_C(E_, G_, 10)    \
+    LLM__FX16_C(E_, G_, 11) LLM__FX16_C(E_, G_, 12)
+#define LLM__FX16_SHAPES(E_)                                                                                           \
+    LLM__FX16_G12(E_, 1) LLM__FX16_G12(E_, 2) LLM__FX16_C(E_, 4, 1) LLM__FX16_C(E_, 4, 2) LLM__FX16_C(E_, 4, 3)          \
+    LLM__FX16_C(E_, 4, 4) LLM__FX16_C(E_, 4, 5) LLM__FX16_C(E_, 4, 6)
 #else
 #define LLM__FX16_SHAPES(E_) LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4)
 #endif
@@ -7550,6 +7555,9 @@ static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const
     }
 #undef LLM__FX16_SHAPES
 #undef LLM__FX16_C
+#ifdef LLM__FX16_G12
+#undef LLM__FX16_G12
+#endif
 }
 
 /* One matrix of a call (up to LLM__X16_M that read the same x, as ggml's layouts take
@@ -7562,8 +7570,8 @@ typedef struct llm__fx16m {
 } llm__fx16m;
 typedef struct llm__fx16c {
     llm__fx16m m[LLM__X16_M];
-    const float *x;
-    int nm, ng, nt, k;
+    const float *x; /* the tokens by panel (llm__fx16_panels) */
+    int nm, ng, nt, t0, k; /* t0: the first token's index in y */
 } llm__fx16c;
 /* Groups [g0, g1) of matrix m, a tile's groups at a time, against every panel. The
    streaming turn asks ahead while the line it asks for is inside the matrix. */
@@ -7590,15 +7598,16 @@ static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, i
             pn = c->nt - t0 < LLM__FX16_P ? c->nt - t0 : LLM__FX16_P;
             for (j = 0; j < pn * gn * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
             if (pn <= LLM__FX16_T) /* one turn: the whole rows, streamed */
-                llm__fx16_tiles(o, w, gs, x, (size_t)c->k, m->e, gn, pn, 0, c->k, pf);
+                llm__fx16_tiles(o, w, gs, x, (size_t)pn, m->e, gn, pn, 0, c->k, pf);
             else
                 for (kb = 0; kb < c->k; kb = ke) {
+                    const int turns = (pn + LLM__FX16_T - 1) / LLM__FX16_T, per = (pn + turns - 1) / turns; /* even turns */
                     ke = c->k - kb < LLM__FX16_KB ? c->k : kb + LLM__FX16_KB;
                     none.kpf = kb; /* the turns after the first find the block in cache */
                     for (t = 0; t < pn; t += tn) {
-                        tn = pn - t < LLM__FX16_T ? pn - t : LLM__FX16_T;
-                        llm__fx16_tiles(o + (size_t)t * (size_t)gn * LLM__FX16_V, w, gs, x + (size_t)t * (size_t)c->k,
-                                        (size_t)c->k, m->e, gn, tn, kb, ke, t == 0 ? pf : none);
+                        tn = pn - t < per ? pn - t : per;
+                        llm__fx16_tiles(o + (size_t)t * (size_t)gn * LLM__FX16_V, w, gs, x + t, (size_t)pn, m->e, gn, tn, kb,
+                                        ke, t == 0 ? pf : none);
                     }
                 }
             for (t = 0; t < pn; t++) /* y = the sum + the bias, 16 rows at a time */
@@ -7607,7 +7616,7 @@ static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, i
                         const size_t col = (size_t)16 * (size_t)(g + j) + (size_t)v * LLM__RVN;
                         s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__FX16_V + (size_t)v];
                         if (m->b) s = llm__rv_add(s, llm__rv_load(m->b + col));
-                        llm__rv_store(m->y + (size_t)(t0 + t) * (size_t)m->n + col, s);
+                        llm__rv_store(m->y + (size_t)(c->t0 + t0 + t) * (size_t)m->n + col, s);
                     }
         }
     }
@@ -7623,13 +7632,32 @@ static void llm__fx16_task(void *ctx, int ith, int nth) {
         if (lo < hi) llm__fx16_groups(c, m, lo - m->g0, hi - m->g0);
     }
 }
+/* x's n tokens (rows of k) in the layout the tiles read: panels of up to LLM__FX16_P tokens,
+   panel [t0, t0 + pn) at xt + t0 k, column by column (its pn values of column j at
+   xt + t0 k + j pn): a tile's broadcasts then read one line every few columns, where rows
+   d_in floats apart would take a line per token, lines that share the cache's sets with
+   each other and with the weights' streams. (A panel of one token is its row.) */
+static void llm__fx16_panels(float *xt, const float *x, int n, int k) {
+    int t0, pn, t, j;
+    for (t0 = 0; t0 < n; t0 += pn) {
+        pn = n - t0 < LLM__FX16_P ? n - t0 : LLM__FX16_P;
+        for (t = 0; t < pn; t++)
+            for (j = 0; j < k; j++) xt[(size_t)t0 * (size_t)k + (size_t)j * (size_t)pn + (size_t)t] = x[(size_t)(t0 + t) * (size_t)k + (size_t)j];
+    }
+}
+#define LLM__FX16_XS 16384 /* floats of stack for the panels without scratch (64 KiB) */
 /* y[i] = x W[i]^T + b[i] for n_m matrices in these layouts that read the same x, in one
-   pass of the pool; each row's sums are the ones a call of its matrix alone gives. */
+   pass of the pool per pass of tokens: all of them when scratch holds their panels
+   (llm_linear_wx_bytes), else as many as LLM__FX16_XS floats of stack hold (one at a
+   time past 16,384 columns: a token's row is its own panel). Each row's sums are the ones
+   a call of its matrix alone gives. */
 static llm_status llm__linear_fx16_n(int n_m, float *const *y, const float *x, const llm_weight *const *W,
-                                     const float *const *b, int n_tokens, int d_in, const int *d_out, llm_threads *th) {
+                                     const float *const *b, int n_tokens, int d_in, const int *d_out, void *scratch,
+                                     size_t scratch_bytes, llm_threads *th) {
+    float xs[LLM__FX16_XS], *xt = xs;
     llm__fx16c c;
     double rows = 0;
-    int i;
+    int i, tp;
     if (n_m < 1 || n_m > LLM__X16_M || !llm__fits(n_tokens, d_in)) return LLM_EINVAL;
     memset(&c, 0, sizeof c);
     for (i = 0; i < n_m; i++) {
@@ -7639,15 +7667,23 @@ static llm_status llm__linear_fx16_n(int n_m, float *const *y, const float *x, c
         c.ng += d_out[i] / 16;
         rows += d_out[i];
     }
-    c.x = x, c.nm = n_m, c.nt = n_tokens, c.k = d_in;
-    llm_threads_run((double)n_tokens * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__fx16_task, &c);
+    c.nm = n_m, c.k = d_in;
+    tp = LLM__FX16_XS / d_in > 1 ? LLM__FX16_XS / d_in : 1;
+    if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
+        xt = (float *)llm__align64(scratch), tp = n_tokens;
+    for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
+        c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
+        c.x = x + (size_t)c.t0 * (size_t)d_in;
+        if (c.nt > 1) llm__fx16_panels(xt, c.x, c.nt, d_in), c.x = xt;
+        llm_threads_run((double)c.nt * d_in * rows < LLM__PAR_MIN_WORK ? NULL : th, llm__fx16_task, &c);
+    }
     return LLM_OK;
 }
 /* The table's linear for these layouts: one matrix. */
 static llm_status llm__linear_fx16(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                    int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
-    (void)flags, (void)scratch, (void)scratch_bytes; /* the same kernel for every token count */
-    return llm__linear_fx16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, th);
+    (void)flags; /* the same kernel for every token count */
+    return llm__linear_fx16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, scratch, scratch_bytes, th);
 }
 /* Row `row` of a matrix in these layouts: its lane of its group's runs. */
 static void llm__row_fx16(float *dst, const llm_weight *w, int64_t row, int n) {
@@ -9138,7 +9174,8 @@ static llm_status llm__model_lin_n(int n_m, float *const *y, const float *x, con
         const llm_lora_ab *ad = LLM__AD(lw, ks[i]);
         same = same && W[i]->data && f && f->linear == f0->linear && f->check(W[i], d_in) == LLM_OK && !(ad && ad->a);
     }
-    if (same && f0->linear == llm__linear_fx16) return llm__linear_fx16_n(n_m, y, x, W, b, n, d_in, d_out, th);
+    if (same && f0->linear == llm__linear_fx16)
+        return llm__linear_fx16_n(n_m, y, x, W, b, n, d_in, d_out, lx ? lx->scratch : NULL, lx ? lx->bytes : 0, th);
     if (same) return llm__linear_x16_n(n_m, y, x, W, b, n, d_in, d_out, lx ? lx->scratch : NULL, lx ? lx->bytes : 0, th);
     for (i = 0; i < n_m; i++) LLM__MTRY(llm__model_lin(y[i], x, W[i], b[i], n, d_in, d_out[i], LLM__AD(lw, ks[i]), lx, th));
     return LLM_OK;

@@ -4,8 +4,9 @@
 
    Models: stories260K (../shared/models, when present) and a random model of llama2.c's
    110M shape (dim 768, hidden 2048, 12 layers, 12 heads, vocab 32000, seq 1024, shared
-   classifier) built here in memory, fp32 and int8 (groups of 64, llama2.c version-2
-   layout), 1 and 2 threads. Peers measured on this machine (issue 5): run.c 71 tok/s fp32
+   classifier) built here in memory, fp32, int8 (groups of 64, llama2.c version-2
+   layout) and fp32 repacked (LLM_F32X16, as llm-run runs fp32 with AVX-512), 1 and 2
+   threads. Peers measured on this machine (issue 5): run.c 71 tok/s fp32
    110M (104 with 2 threads), runq.c 122 int8 (224), stories260K 23,000; llama.cpp prefill
    of 128 tokens 760 tok/s. Then B = 1, 2, 4, 8 conversations decoded together
    (llm_forward_batch): tokens/s in total and per conversation, and the share of the read
@@ -45,16 +46,24 @@ static void *keep(big_model *m, size_t bytes) {
     m->mem[m->n_mem++] = p;
     return p;
 }
-static llm_weight mat(big_model *m, int rows, int cols, int int8, uint64_t *s) {
+/* kind: 0 fp32, 1 int8, 2 fp32 repacked */
+static llm_weight mat(big_model *m, int rows, int cols, int kind, uint64_t *s) {
     llm_weight w;
     size_t n = (size_t)rows * cols;
-    float *f = int8 ? (float *)malloc(n * sizeof(float)) : (float *)keep(m, n * sizeof(float));
+    const int int8 = kind == 1;
+    float *f = kind ? (float *)malloc(n * sizeof(float)) : (float *)keep(m, n * sizeof(float));
     memset(&w, 0, sizeof w);
     if (!f) exit(1);
     fill(f, n, 1.0f / (float)sqrt((double)cols), s);
     if (!int8) {
         w.type = LLM_F32;
         w.data = f;
+        if (kind == 2) {
+            llm_weight r;
+            if (llm_weight_repack(&r, keep(m, n * sizeof(float)), n * sizeof(float), &w, cols, rows) != LLM_OK) exit(1);
+            free(f);
+            return r;
+        }
         return w;
     }
     /* llama2.c version 2: int8 values, one fp32 scale per 64 */
@@ -67,7 +76,7 @@ static llm_weight mat(big_model *m, int rows, int cols, int int8, uint64_t *s) {
     return w;
 }
 
-static void big_make(big_model *m, int int8) {
+static void big_make(big_model *m, int kind) {
     uint64_t s = BENCH_SEED;
     int l, d = 768, ff = 2048;
     float *norms;
@@ -77,16 +86,16 @@ static void big_make(big_model *m, int int8) {
     m->c.vocab = 32000, m->c.max_seq_len = 1024, m->c.tied_embeddings = 1, m->c.rope_theta = 10000.0f;
     norms = (float *)keep(m, (size_t)(2 * 12 + 1) * d * sizeof(float));
     for (l = 0; l < (2 * 12 + 1) * d; l++) norms[l] = 1.0f;
-    m->w.tok_embed = mat(m, 32000, d, int8, &s);
+    m->w.tok_embed = mat(m, 32000, d, kind, &s);
     m->w.lm_head = m->w.tok_embed;
     m->w.out_norm = norms + 24 * d;
     m->w.layers = m->layers;
     for (l = 0; l < 12; l++) {
         llm_layer_weights *y = &m->layers[l];
         y->attn_norm = norms + (2 * l) * d, y->ffn_norm = norms + (2 * l + 1) * d;
-        y->wq = mat(m, d, d, int8, &s), y->wk = mat(m, d, d, int8, &s), y->wv = mat(m, d, d, int8, &s);
-        y->wo = mat(m, d, d, int8, &s);
-        y->w1 = mat(m, ff, d, int8, &s), y->w2 = mat(m, d, ff, int8, &s), y->w3 = mat(m, ff, d, int8, &s);
+        y->wq = mat(m, d, d, kind, &s), y->wk = mat(m, d, d, kind, &s), y->wv = mat(m, d, d, kind, &s);
+        y->wo = mat(m, d, d, kind, &s);
+        y->w1 = mat(m, ff, d, kind, &s), y->w2 = mat(m, d, ff, kind, &s), y->w3 = mat(m, ff, d, kind, &s);
     }
 }
 static void big_free(big_model *m) {
@@ -281,12 +290,17 @@ int main(void) {
         printf("  stories260K: %s absent, skipped\n", path);
     }
 
-    /* the 110M shape, fp32 then int8 */
-    for (q = 0; q < 2; q++) {
+    /* the 110M shape: fp32, int8, fp32 repacked where this build repacks it */
+    for (q = 0; q < 3; q++) {
+        static const char *const kinds[3] = {"fp32", "int8", "fp32x16"};
+        if (q == 2 && !llm_weight_repack_worth(LLM_F32, 768, 768)) {
+            printf("  110M fp32x16: this build does not repack fp32 (no AVX-512), skipped\n");
+            continue;
+        }
         static big_model copies[8];
         const llm_weights *ws[8];
         big_model *mp = &copies[0];
-        double bytes, r, pf, pf1 = 0, share_target, speedup_target = q ? 1.7 : 1.3;
+        double bytes, r, pf, pf1 = 0, share_target, speedup_target = q == 1 ? 1.7 : 1.3;
         int nw, k;
         big_make(mp, q);
         bytes = llm_decode_bytes(&mp->c, &mp->w, LLM_F32, 64);
@@ -297,9 +311,9 @@ int main(void) {
             if (k > 0) big_make(&copies[k], q);
             ws[k] = &copies[k].w;
         }
-        printf("  (110M %s: %d copies of the weights, %.0f MB, cycled token by token)\n", q ? "int8" : "fp32", nw,
+        printf("  (110M %s: %d copies of the weights, %.0f MB, cycled token by token)\n", kinds[q], nw,
                nw * bytes / 1e6);
-        share_target = q ? 244.0 * bytes / (PEER_READ_GBS * 1e9) : 0.85;
+        share_target = q == 1 ? 244.0 * bytes / (PEER_READ_GBS * 1e9) : 0.85;
         for (nt = 1; nt <= 2; nt++) {
             double share;
             r = decode_rate(&mp->c, ws, nw, 32, 64, nt == 2 ? th2 : NULL, 2);
@@ -307,7 +321,7 @@ int main(void) {
             share = r * bytes / 1e9 / bw[nt];
             printf("  110M %s decode, %d thread%s: %6.1f tok/s, CPU share %3.0f%%, %.1f MB/token -> %5.1f GB/s = "
                    "%3.0f%% of read bandwidth",
-                   q ? "int8" : "fp32", nt, nt > 1 ? "s" : " ", r, 100 * g_share, bytes / 1e6, r * bytes / 1e9,
+                   kinds[q], nt, nt > 1 ? "s" : " ", r, 100 * g_share, bytes / 1e6, r * bytes / 1e9,
                    100 * share);
             if (nt == 1) {
                 printf("; target >= %.0f%%: %s\n", 100 * share_target, verdict(share, share_target));
@@ -324,7 +338,7 @@ int main(void) {
             double target = 760.0 * fma1 / PEER_FMA_GFLOPS;
             pf = prefill_rate(&mp->c, &mp->w, 128, nt == 2 ? th2 : NULL, 2);
             if (nt == 1) pf1 = pf;
-            printf("  110M %s prefill of 128 tokens, %d thread%s: %6.1f tok/s, CPU share %3.0f%%", q ? "int8" : "fp32", nt,
+            printf("  110M %s prefill of 128 tokens, %d thread%s: %6.1f tok/s, CPU share %3.0f%%", kinds[q], nt,
                    nt > 1 ? "s" : " ", pf, 100 * g_share);
             if (nt == 1) printf("; target >= %.0f (llama.cpp 760 x FMA/226): %s\n", target, verdict(pf, target));
             else printf(", %.2fx 1 thread\n", pf / pf1);
@@ -341,7 +355,7 @@ int main(void) {
                 if (B == 1) r1 = r;
                 printf("  110M %s batched decode, B = %d, %d thread%s: %6.1f tok/s total, %6.1f per conversation "
                        "(%.2fx B = 1), CPU share %3.0f%%, %.1f MB/step -> %3.0f%% of read bandwidth\n",
-                       q ? "int8" : "fp32", B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share, bst / 1e6,
+                       kinds[q], B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share, bst / 1e6,
                        100 * r * bst / 1e9 / bw[nt]);
             }
         }
@@ -356,7 +370,7 @@ int main(void) {
                 if (B == 1) r1 = r;
                 printf("  110M %s batched generation (llm_gen_next_batch), B = %d, %d thread%s: %6.1f tok/s total, "
                        "%6.1f per conversation (%.2fx B = 1), CPU share %3.0f%%\n",
-                       q ? "int8" : "fp32", B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share);
+                       kinds[q], B, nt, nt > 1 ? "s" : " ", B * r, r, B * r / r1, 100 * g_share);
             }
         }
         for (k = 0; k < nw; k++) big_free(&copies[k]);

@@ -79,14 +79,16 @@ static void *xalloc(size_t n) {
 /* seconds per call of n_tokens against every copy, best of 3 passes (after a warm-up) */
 static double time_calls(llm_weight *W, unsigned char *data, size_t wbytes, int copies, const float *x, float *y, int n_tokens,
                          unsigned flags, llm_threads *th) {
-    static unsigned char scratch[(MAXT * (DIN / 32)) * 80 + 64]; /* llm_linear_wx's, as a model's state holds it */
+    static unsigned char *scratch; /* llm_linear_wx's, as a model's state holds it */
+    const size_t scratch_bytes = llm_linear_wx_bytes(MAXT, DIN);
     double best = 1e30;
     int pass, c;
+    if (!scratch) scratch = (unsigned char *)xalloc(scratch_bytes);
     for (pass = -1; pass < 3; pass++) {
         double t0 = roofs_now(), t;
         for (c = 0; c < copies; c++) {
             W->data = data + wbytes * (size_t)c;
-            if (llm_linear_wx(y, x, W, NULL, n_tokens, DIN, DOUT, flags, scratch, sizeof scratch, th) != LLM_OK) {
+            if (llm_linear_wx(y, x, W, NULL, n_tokens, DIN, DOUT, flags, scratch, scratch_bytes, th) != LLM_OK) {
                 fprintf(stderr, "bench_quants: llm_linear_w failed\n");
                 exit(1);
             }

@@ -327,11 +327,13 @@ static void test_quantize_subnormal(void) {
 /* LLM_F32X16, LLM_F16X16 and LLM_BF16X16 against the fmaf chain over the stored values,
    bit for bit, for token counts that take one turn, two turns and several panels; row
    counts with an odd number of groups (the tile's tail); column counts under, at and over
-   a block; with and without a bias; on th too. Then their rows (the embedding lookup's),
+   a block; with and without a bias; on th too; x's panels in scratch, on the stack in
+   several passes (768 columns: 21 tokens a pass) and one token a pass (8,200 columns, a
+   few tokens only: the reference is slow). Then their rows (the embedding lookup's),
    the repack's refusals and the build's wish for them. The fp16 values include
    subnormals and the bf16 ones are the floats' top halves. */
 static void test_fx16(llm_threads *th) {
-    static const int shapes[][2] = {{1, 16}, {33, 32}, {100, 48}, {300, 64}, {768, 272}};
+    static const int shapes[][2] = {{1, 16}, {33, 32}, {100, 48}, {300, 64}, {768, 272}, {8200, 16}};
     static const int toks[] = {1, 2, 3, 5, 8, 9, 16, 17, 40};
     static const llm_dtype types[3] = {LLM_F32, LLM_F16, LLM_BF16}, packed[3] = {LLM_F32X16, LLM_F16X16, LLM_BF16X16};
     static const char *const names[3] = {"f32x16", "f16x16", "bf16x16"};
@@ -343,6 +345,8 @@ static void test_fx16(llm_threads *th) {
             float *W = (float *)xmalloc(sizeof(float) * (size_t)K * N); /* the values stored, as floats */
             unsigned char *S = (unsigned char *)xmalloc(es * (size_t)K * N), *R = (unsigned char *)xmalloc(es * (size_t)K * N);
             float *x = (float *)xmalloc(sizeof(float) * 40 * (size_t)K), *y = (float *)xmalloc(sizeof(float) * 40 * (size_t)N);
+            const size_t sb = llm_linear_wx_bytes(40, K);
+            unsigned char *scratch = (unsigned char *)xmalloc(sb + 1); /* used at scratch + 1: any alignment */
             float *b = (float *)xmalloc(sizeof(float) * (size_t)N), *row = (float *)xmalloc(sizeof(float) * (size_t)K);
             llm_weight w, r;
             size_t i;
@@ -362,10 +366,12 @@ static void test_fx16(llm_threads *th) {
             CHECK(llm_weight_repack_worth(types[e], K, N) == (llm_test__vector_lanes == 16)); /* AVX-512 */
             CHECK_OK(llm_weight_repack(&r, R, es * (size_t)K * N, &w, K, N));
             CHECK(r.type == packed[e] && r.data == R && !strcmp(llm_dtype_name(r.type), names[e]));
-            for (ti = 0; ti < (int)(sizeof toks / sizeof toks[0]); ti++)
-                for (pass = 0; pass < 4; pass++) {
-                    const int n = toks[ti], bias = pass & 1;
-                    CHECK_OK(llm_linear_w(y, x, &r, bias ? b : NULL, n, K, N, pass & 2 ? th : NULL));
+            for (ti = 0; ti < (int)(sizeof toks / sizeof toks[0]) && (K < 4096 || toks[ti] <= 3); ti++)
+                for (pass = 0; pass < 6; pass++) { /* bias, threads; 4, 5: scratch (4 with both, 5 with neither) */
+                    const int n = toks[ti], bias = pass == 4 || (pass < 4 && (pass & 1));
+                    llm_threads *tp = pass == 4 || (pass < 4 && (pass & 2)) ? th : NULL;
+                    if (pass < 4) CHECK_OK(llm_linear_w(y, x, &r, bias ? b : NULL, n, K, N, tp));
+                    else CHECK_OK(llm_linear_wx(y, x, &r, bias ? b : NULL, n, K, N, 0, scratch + 1, sb, tp));
                     for (t = 0; t < n; t++)
                         for (o = 0; o < N; o++) {
                             float s = 0.0f;
@@ -379,7 +385,7 @@ static void test_fx16(llm_threads *th) {
                 CHECK_OK(llm_test__model_row(row, &r, o, K));
                 bad_row += memcmp(row, W + (size_t)o * K, sizeof(float) * (size_t)K) != 0;
             }
-            free(W), free(S), free(R), free(x), free(y), free(b), free(row);
+            free(W), free(S), free(R), free(x), free(y), free(b), free(row), free(scratch);
         }
     for (e = 0; e < 3; e++) CHECK_MSG(bad[e] == 0, "%s: %d outputs differ from the fmaf chain", names[e], bad[e]);
     printf("f32x16, f16x16, bf16x16 (%s): %d outputs against the fmaf chain, %d, %d, %d differ\n",
