@@ -586,8 +586,8 @@ LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, co
    or more, that kernel quantizes all n tokens' activations into it at once and reads
    each weight once per call; without, it takes as many tokens at a time as 64 KiB of
    stack holds (1,170 blocks of 32: 9 tokens at d_in = 4096), reading the weights once
-   per such panel. The repacked layouts below use it too (the fp ones to read x column
-   by column: faster from 2 tokens on, the same bits). */
+   per such panel. The repacked layouts below use it too (the fp ones to lay x out column
+   by column: 8-16 tokens run faster so; the bits are the same without it). */
 #define LLM_LIN_PREFILL 1u
 LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in);
 LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, const float *b,
@@ -7436,10 +7436,9 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    reads the matrix once, one stream per group. The tokens' x is read column by column
    (llm__fx16_panels), so a column's broadcasts share a line.
    A panel of up to 16 tokens that takes more than one tile passes blocks of LLM__FX16_KB
-   columns in turns of as many tokens each, the first turn streaming the block from
-   memory (and asking for what follows), the others finding it in cache; larger batches
-   run as such panels. The
-   sums depend on nothing but the values (not the tile, block, panel, token or thread
+   columns in turns of equal size (LLM__FX16_T tokens at most), the first turn streaming
+   the block from memory (and asking for what follows), the others finding it in cache;
+   larger batches run as such panels. The sums depend on nothing but the values (not the tile, block, panel, token or thread
    count, nor the ISA: one rounding per product, in the same order; the scalar build calls
    fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
    differ from LLM_F32's, LLM_F16's and LLM_BF16's (lanes over interleaved columns) by
@@ -7640,9 +7639,11 @@ static void llm__fx16_task(void *ctx, int ith, int nth) {
 static void llm__fx16_panels(float *xt, const float *x, int n, int k) {
     int t0, pn, t, j;
     for (t0 = 0; t0 < n; t0 += pn) {
+        const float *xp = x + (size_t)t0 * (size_t)k;
+        float *o = xt + (size_t)t0 * (size_t)k;
         pn = n - t0 < LLM__FX16_P ? n - t0 : LLM__FX16_P;
-        for (t = 0; t < pn; t++)
-            for (j = 0; j < k; j++) xt[(size_t)t0 * (size_t)k + (size_t)j * (size_t)pn + (size_t)t] = x[(size_t)(t0 + t) * (size_t)k + (size_t)j];
+        for (j = 0; j < k; j++, o += pn)
+            for (t = 0; t < pn; t++) o[t] = xp[(size_t)t * (size_t)k + (size_t)j];
     }
 }
 #define LLM__FX16_XS 16384 /* floats of stack for the panels without scratch (64 KiB) */
