@@ -572,7 +572,9 @@ LLMDEF llm_status llm_linear(float *y, const float *x, const float *W, const flo
    int8 -> int32; group_size at most 16384. ggml's block formats (LLM_Q8_0 .. LLM_Q6_K)
    quantize x to 8-bit blocks of 32 with an fp32 scale (64 KiB of stack, and 16 KiB per
    thread for llm_linear_wx's many-token kernel; d_in at most 37,440) and take integer
-   dots per block. LLM_EUNSUPPORTED for other types. */
+   dots per block. The repacked fp layouts (LLM_F32X16 .., below) copy x column by column
+   for 2 tokens or more (64 KiB of stack, or llm_linear_wx's scratch). LLM_EUNSUPPORTED
+   for other types. */
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b,
                                int n_tokens, int d_in, int d_out, llm_threads *th);
 /* The same with flags. LLM_LIN_PREFILL says the n tokens are one sequence's (a prefill
