@@ -7455,7 +7455,7 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
 #define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
 #define LLM__FX16_P 16              /* tokens per panel */
 #define LLM__FX16_KB 64             /* columns per block when a panel takes more than one turn */
-#define LLM__FX16_PF 4096           /* bytes ahead that the streaming turn asks for, per group */
+#define LLM__FX16_PF 8192           /* bytes ahead that the streaming turn asks for, over its groups */
 #ifdef LLM__RV_SCALAR
 #define LLM__FX16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
 #else
@@ -7487,12 +7487,12 @@ LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
 #endif
 }
 /* Which lines a tile's streams ask for: the runs of columns below kpf ask for the line
-   LLM__FX16_PF bytes ahead as they are read (kpf = k0: none), and from column kj on, where
+   dist bytes ahead as they are read (kpf = k0: none), and from column kj on, where
    that line would be the next group's (read by this tile's next stream already), the one
    jump bytes further: the next tile's group in the same place. */
 typedef struct llm__fx16pf {
     int kpf, kj;
-    size_t jump;
+    size_t dist, jump;
 } llm__fx16pf;
 /* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (token
    t's column k at x[t + k lk]) over the columns [k0, k1), asking ahead as pf says. E, G
@@ -7515,7 +7515,7 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
             LLM__UNROLL
             for (v = 0; v < LLM__FX16_V; v++) wv[g][v] = llm__fx16_load(p + (size_t)v * LLM__RVN * es, E);
             if (k < pf.kpf && (E == 0 || !(k & 1))) /* (a line holds 1 or 2 runs) */
-                LLM__PREFETCH_NT(p + LLM__FX16_PF + (k >= pf.kj ? pf.jump : 0));
+                LLM__PREFETCH_NT(p + pf.dist + (k >= pf.kj ? pf.jump : 0));
         }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
@@ -7585,7 +7585,8 @@ static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, i
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
         const unsigned char *w = m->w + (size_t)g * gs;
-        const int64_t ahead = LLM__FX16_PF / (16 * LLM__FX16_ES(m->e)); /* columns */
+        const size_t dist = LLM__FX16_PF / (size_t)gw; /* per stream */
+        const int64_t ahead = (int64_t)dist / (16 * LLM__FX16_ES(m->e)); /* columns */
         int64_t kl;
         llm__fx16pf pf, none;
         for (gn = gw; gn > g1 - g;) gn /= 2;
@@ -7593,6 +7594,7 @@ static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, i
         pf.kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
         pf.kj = c->k - ahead > 0 ? (int)(c->k - ahead) : 0;
         pf.jump = g + 2 * gn <= g1 ? (size_t)(gn - 1) * gs : 0; /* when this thread's next tile is as wide */
+        pf.dist = dist;
         none = pf;
         for (t0 = 0; t0 < c->nt; t0 += pn) {
             const float *x = c->x + (size_t)t0 * (size_t)c->k;
