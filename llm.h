@@ -6980,10 +6980,11 @@ static void llm__lq_task(void *ctx, int ith, int nth) {
    again (the repacked fp layouts' panels); and room to align. */
 LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in) {
     uint64_t blocks;
+    const uint64_t per = sizeof(llm__q8x) + 16 > 128 ? sizeof(llm__q8x) + 16 : 128; /* bytes a block */
     if (n_tokens <= 0 || d_in <= 0) return 0;
     blocks = (uint64_t)n_tokens * (uint64_t)((d_in + 31) / 32);
-    if (blocks > ((uint64_t)SIZE_MAX - 64) / (sizeof(llm__q8x) + 16) || blocks > ((uint64_t)SIZE_MAX - 64) / 128) return 0;
-    return (size_t)(blocks * (sizeof(llm__q8x) + 16 > 128 ? sizeof(llm__q8x) + 16 : 128) + 64);
+    if (blocks > ((uint64_t)SIZE_MAX - 64) / per) return 0;
+    return (size_t)(blocks * per + 64);
 }
 
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,

@@ -293,15 +293,15 @@ int main(void) {
     /* the 110M shape: fp32, int8, fp32 repacked where this build repacks it */
     for (q = 0; q < 3; q++) {
         static const char *const kinds[3] = {"fp32", "int8", "fp32x16"};
-        if (q == 2 && !llm_weight_repack_worth(LLM_F32, 768, 768)) {
-            printf("  110M fp32x16: this build does not repack fp32 (no AVX-512), skipped\n");
-            continue;
-        }
         static big_model copies[8];
         const llm_weights *ws[8];
         big_model *mp = &copies[0];
         double bytes, r, pf, pf1 = 0, share_target, speedup_target = q == 1 ? 1.7 : 1.3;
         int nw, k;
+        if (q == 2 && !llm_weight_repack_worth(LLM_F32, 768, 768)) {
+            printf("  110M fp32x16: this build does not repack fp32 (no AVX-512), skipped\n");
+            continue;
+        }
         big_make(mp, q);
         bytes = llm_decode_bytes(&mp->c, &mp->w, LLM_F32, 64);
         /* copies until the weights cycled over are >= 600 MB */
