@@ -10198,29 +10198,101 @@ static void llm__pi_sift(llm__sampler_pi *h, int n, int i, int top) {
     }
 }
 
+/* Stages 1-2: NaN to -inf, the logit bias, then the repetition / frequency / presence
+   penalties of the tokens in the window (each token once, with its count) */
+static void llm__chain_penalize(llm_sampler *s, float *logits) {
+    const llm_sampler_params *p = &s->params;
+    int i, j;
+    for (i = 0; i < s->vocab; i++)
+        if (logits[i] != logits[i]) logits[i] = -INFINITY;
+    for (i = 0; i < p->n_logit_bias; i++) logits[p->logit_bias[i].id] += p->logit_bias[i].bias;
+    if (s->n_recent <= 0) return;
+    for (j = 0; j < s->n_recent; j++) s->counts[s->recent[j]]++;
+    for (j = 0; j < s->n_recent; j++) {
+        int t = s->recent[j], c = s->counts[t];
+        float l = logits[t];
+        if (c == 0) continue; /* a repeat of t in the window: done already */
+        l = l > 0 ? l / p->repeat_penalty : l * p->repeat_penalty;
+        logits[t] = l - ((float)c * p->frequency_penalty + p->presence_penalty);
+        s->counts[t] = 0;
+    }
+}
+/* Stages 5-7 with top-k: a heap of the k best (the worst on top), sorted best first, a
+   softmax over them, then top-p on the sorted k. Returns how many are kept (0: every
+   token banned), their mass in *cum. */
+static int llm__chain_top_k(const llm_sampler_params *p, const float *logits, int n, llm__sampler_pi *pi, float *cum) {
+    int i, j, k = 0;
+    float maxv, sum = 0.0f;
+    for (i = 0; i < n; i++) {
+        llm__sampler_pi c;
+        c.prob = logits[i], c.index = i;
+        if (k < p->top_k) {
+            pi[k++] = c;
+            if (k == p->top_k)
+                for (j = k / 2 - 1; j >= 0; j--) llm__pi_sift(pi, k, j, 0);
+        } else if (llm__pi_before(&c, &pi[0])) {
+            pi[0] = c;
+            llm__pi_sift(pi, k, 0, 0);
+        }
+    }
+    for (j = k - 1; j > 0; j--) { /* pop the worst to the end: best ends up first */
+        llm__sampler_pi t = pi[0];
+        pi[0] = pi[j], pi[j] = t;
+        llm__pi_sift(pi, j, 0, 0);
+    }
+    maxv = pi[0].prob;
+    if (maxv == -INFINITY) return 0;
+    for (i = 0; i < k; i++) {
+        pi[i].prob = LLM_EXPF(pi[i].prob - maxv);
+        sum += pi[i].prob;
+    }
+    for (i = 0; i < k; i++) pi[i].prob /= sum;
+    *cum = 0.0f;
+    for (i = 0; i < k; i++) {
+        *cum += pi[i].prob;
+        if (p->top_p < 1.0f && *cum > p->top_p) return i + 1;
+    }
+    return k;
+}
+/* Stage 7 without top-k, as run.c: only tokens above its cutoff can be in the nucleus;
+   they go in a max-heap and pop, best first, until the mass passes top_p. probs: the
+   vocabulary's softmax. Returns how many are kept, best first in pi, their mass in *cum. */
+static int llm__chain_top_p(const llm_sampler_params *p, const float *probs, int n, llm__sampler_pi *pi, float *cum) {
+    float cutoff = (1.0f - p->top_p) / (float)(n - 1 > 0 ? n - 1 : 1);
+    int h = 0, m = 0, i, j;
+    for (i = 0; i < n; i++)
+        if (probs[i] >= cutoff) pi[h].index = i, pi[h].prob = probs[i], h++;
+    if (h == 0) { /* run.c's answer when rounding leaves nothing (min-p keeps it: p = 1) */
+        pi[0].index = n - 1, pi[0].prob = 1.0f;
+        *cum = 1.0f;
+        return 1;
+    }
+    for (j = h / 2 - 1; j >= 0; j--) llm__pi_sift(pi, h, j, 1);
+    *cum = 0.0f;
+    while (h > 0) { /* popped ones collect at the end, best last-most */
+        llm__sampler_pi t = pi[0];
+        pi[0] = pi[h - 1], pi[h - 1] = t;
+        h--, m++;
+        llm__pi_sift(pi, h, 0, 1);
+        *cum += t.prob;
+        if (*cum > p->top_p) break;
+    }
+    for (i = 0; i < m / 2; i++) { /* pi[h..h+m) reversed is best first; move to front */
+        llm__sampler_pi t = pi[h + i];
+        pi[h + i] = pi[h + m - 1 - i], pi[h + m - 1 - i] = t;
+    }
+    if (h > 0) memmove(pi, pi + h, (size_t)m * sizeof *pi);
+    return m;
+}
 /* Stages 1-8: the candidates in draw order in pi[0..*kept), their unnormalized mass, and
    whether the draw scales the coin by it (run.c's plain multinomial does not). Returns 0
    when every token is banned. */
 static int llm__chain_candidates(llm_sampler *s, float *logits, int *kept, float *mass, int *scale) {
     const llm_sampler_params *p = &s->params;
     llm__sampler_pi *pi = (llm__sampler_pi *)s->scratch;
-    int n = s->vocab, i, j, k = 0;
-    float maxv, sum, cum = 0.0f, thr;
-    /* 1-2: NaN, logit bias, penalties */
-    for (i = 0; i < n; i++)
-        if (logits[i] != logits[i]) logits[i] = -INFINITY;
-    for (i = 0; i < p->n_logit_bias; i++) logits[p->logit_bias[i].id] += p->logit_bias[i].bias;
-    if (s->n_recent > 0) {
-        for (j = 0; j < s->n_recent; j++) s->counts[s->recent[j]]++;
-        for (j = 0; j < s->n_recent; j++) {
-            int t = s->recent[j], c = s->counts[t];
-            float l = logits[t];
-            if (c == 0) continue; /* a repeat of t in the window: done already */
-            l = l > 0 ? l / p->repeat_penalty : l * p->repeat_penalty;
-            logits[t] = l - ((float)c * p->frequency_penalty + p->presence_penalty);
-            s->counts[t] = 0;
-        }
-    }
+    int n = s->vocab, i, j, k;
+    float maxv, sum = 0.0f, cum = 0.0f;
+    llm__chain_penalize(s, logits);
     /* 3: greedy, the first maximum */
     if (p->greedy) {
         i = llm_argmax(logits, n);
@@ -10233,82 +10305,20 @@ static int llm__chain_candidates(llm_sampler *s, float *logits, int *kept, float
     for (i = 0; i < n; i++) logits[i] /= p->temperature;
     *scale = 1;
     if (p->top_k > 0) {
-        /* 5: top-k, a heap of the k best with the worst on top, then sorted best first */
-        for (i = 0; i < n; i++) {
-            llm__sampler_pi c;
-            c.prob = logits[i], c.index = i;
-            if (k < p->top_k) {
-                pi[k++] = c;
-                if (k == p->top_k)
-                    for (j = k / 2 - 1; j >= 0; j--) llm__pi_sift(pi, k, j, 0);
-            } else if (llm__pi_before(&c, &pi[0])) {
-                pi[0] = c;
-                llm__pi_sift(pi, k, 0, 0);
-            }
-        }
-        for (j = k - 1; j > 0; j--) { /* pop the worst to the end: best ends up first */
-            llm__sampler_pi t = pi[0];
-            pi[0] = pi[j], pi[j] = t;
-            llm__pi_sift(pi, j, 0, 0);
-        }
-        /* 6: softmax over the k */
-        maxv = pi[0].prob;
-        if (maxv == -INFINITY) return 0;
-        sum = 0.0f;
-        for (i = 0; i < k; i++) {
-            pi[i].prob = LLM_EXPF(pi[i].prob - maxv);
-            sum += pi[i].prob;
-        }
-        for (i = 0; i < k; i++) pi[i].prob /= sum;
-        /* 7: top-p on the sorted k */
-        if (p->top_p < 1.0f) {
-            for (i = 0; i < k; i++) {
-                cum += pi[i].prob;
-                if (cum > p->top_p) break;
-            }
-            if (i < k) k = i + 1;
-        } else {
-            for (i = 0; i < k; i++) cum += pi[i].prob;
-        }
+        if ((k = llm__chain_top_k(p, logits, n, pi, &cum)) == 0) return 0;
     } else {
         /* 6: softmax over the vocabulary, in run.c's order */
         maxv = logits[0];
         for (i = 1; i < n; i++)
             if (logits[i] > maxv) maxv = logits[i];
         if (maxv == -INFINITY) return 0;
-        sum = 0.0f;
         for (i = 0; i < n; i++) {
             logits[i] = LLM_EXPF(logits[i] - maxv);
             sum += logits[i];
         }
         for (i = 0; i < n; i++) logits[i] /= sum;
         if (p->top_p < 1.0f) {
-            /* 7: top-p as run.c: only tokens above its cutoff can be in the nucleus; they go
-               in a max-heap and pop, best first, until the mass passes top_p */
-            float cutoff = (1.0f - p->top_p) / (float)(n - 1 > 0 ? n - 1 : 1);
-            int h = 0, m = 0;
-            for (i = 0; i < n; i++)
-                if (logits[i] >= cutoff) pi[h].index = i, pi[h].prob = logits[i], h++;
-            if (h == 0) { /* run.c's answer when rounding leaves nothing */
-                pi[0].index = n - 1, pi[0].prob = 1.0f;
-                *kept = 1, *mass = 1.0f;
-                return 1;
-            }
-            for (j = h / 2 - 1; j >= 0; j--) llm__pi_sift(pi, h, j, 1);
-            while (h > 0) { /* popped ones collect at the end, best last-most */
-                llm__sampler_pi t = pi[0];
-                pi[0] = pi[h - 1], pi[h - 1] = t;
-                h--, m++;
-                llm__pi_sift(pi, h, 0, 1);
-                cum += t.prob;
-                if (cum > p->top_p) break;
-            }
-            for (i = 0; i < m / 2; i++) { /* pi[h..h+m) reversed is best first; move to front */
-                llm__sampler_pi t = pi[h + i];
-                pi[h + i] = pi[h + m - 1 - i], pi[h + m - 1 - i] = t;
-            }
-            if (h > 0) memmove(pi, pi + h, (size_t)m * sizeof *pi);
-            k = m;
+            k = llm__chain_top_p(p, logits, n, pi, &cum);
         } else {
             /* no truncation yet: every token, in id order */
             for (i = 0; i < n; i++) pi[i].index = i, pi[i].prob = logits[i];
@@ -10321,7 +10331,7 @@ static int llm__chain_candidates(llm_sampler *s, float *logits, int *kept, float
     }
     /* 8: min-p, relative to the most likely token left */
     if (p->min_p > 0) {
-        float best = 0.0f;
+        float best = 0.0f, thr;
         for (i = 0; i < k; i++)
             if (pi[i].prob > best) best = pi[i].prob;
         thr = p->min_p * best;
@@ -10457,85 +10467,6 @@ LLMDEF llm_status llm_stop_flush(llm_stop *m, char *out, size_t cap, size_t *out
 
 static const char *llm__why_name(char *buf, size_t cap, const char *a, const char *name, uint64_t n, const char *b);
 
-static const char *const llm__chat_names[LLM_CHAT_KIND_COUNT] = {"none",   "llama3", "chatml",     "gemma",
-                                                                 "phi3",   "llama2", "mistral-v3", "mistral-v1"};
-
-LLMDEF const char *llm_chat_kind_name(llm_chat_kind k) {
-    return (int)k >= 0 && k < LLM_CHAT_KIND_COUNT ? llm__chat_names[k] : "unknown";
-}
-
-static int llm__mem_has(const char *s, size_t n, const char *needle) {
-    size_t k = strlen(needle), i;
-    if (k == 0 || k > n) return k == 0;
-    for (i = 0; i + k <= n; i++)
-        if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return 1;
-    return 0;
-}
-
-LLMDEF llm_status llm_chat_template_detect(llm_chat_template *t, const char *jinja, size_t len) {
-    unsigned f = 0;
-    llm_chat_kind k = LLM_CHAT_NONE;
-    if (!t) return LLM_EINVAL;
-    memset(t, 0, sizeof *t);
-    if (!jinja && len > 0) return LLM_EINVAL;
-#define LLM__HAS(x) llm__mem_has(jinja, len, x)
-    if (LLM__HAS("<|start_header_id|>")) {
-        k = LLM_CHAT_LLAMA3;
-        if (!LLM__HAS("bos_token") && !LLM__HAS("<|begin_of_text|>")) f |= LLM_CHAT_NO_BOS;
-    } else if (LLM__HAS("<|im_start|>") && !LLM__HAS("<|im_sep|>")) { /* Phi-4's im_sep is not chatml */
-        k = LLM_CHAT_CHATML;
-        if (LLM__HAS("</think>")) f |= LLM_CHAT_THINK;
-    } else if (LLM__HAS("<start_of_turn>")) {
-        k = LLM_CHAT_GEMMA;
-        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
-    } else if (LLM__HAS("<|user|>") && LLM__HAS("<|end|>")) {
-        k = LLM_CHAT_PHI3;
-        if (!LLM__HAS("<|system|>")) f |= LLM_CHAT_NO_SYSTEM;
-        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
-    } else if (LLM__HAS("[INST]")) {
-        if (LLM__HAS("<<SYS>>")) k = LLM_CHAT_LLAMA2;
-        else if (LLM__HAS(" [/INST]")) k = LLM_CHAT_MISTRAL_V1;
-        else k = LLM_CHAT_MISTRAL_V3;
-        if (k == LLM_CHAT_MISTRAL_V1 && LLM__HAS("eos_token + ' '")) f |= LLM_CHAT_EOS_SPACE;
-        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
-    }
-    if (k != LLM_CHAT_NONE && k != LLM_CHAT_LLAMA2 && k != LLM_CHAT_MISTRAL_V1 && k != LLM_CHAT_MISTRAL_V3 &&
-        !LLM__HAS("add_generation_prompt"))
-        f |= LLM_CHAT_ALWAYS_GEN;
-#undef LLM__HAS
-    if (k == LLM_CHAT_NONE) { /* the template's start, control bytes as '?' */
-        llm__why_name(t->why, sizeof t->why,
-                      "unknown chat template (none of <|start_header_id|>, <|im_start|>, <start_of_turn>, "
-                      "<|user|>+<|end|>, [INST]): '",
-                      jinja ? jinja : "", len, "'");
-        return LLM_EUNSUPPORTED;
-    }
-    t->kind = k;
-    t->flags = f;
-    return LLM_OK;
-}
-
-LLMDEF llm_status llm_chat_template_named(llm_chat_template *t, const char *name) {
-    int k;
-    if (!t) return LLM_EINVAL;
-    memset(t, 0, sizeof *t);
-    if (!name) return LLM_EINVAL;
-    if (strcmp(name, "qwen3") == 0) {
-        t->kind = LLM_CHAT_CHATML, t->flags = LLM_CHAT_THINK;
-        return LLM_OK;
-    }
-    for (k = 1; k < LLM_CHAT_KIND_COUNT; k++)
-        if (strcmp(name, llm__chat_names[k]) == 0) {
-            t->kind = (llm_chat_kind)k;
-            if (k == LLM_CHAT_MISTRAL_V1) t->flags = LLM_CHAT_EOS_SPACE; /* Mistral 7B v0.1's */
-            if (k == LLM_CHAT_PHI3) t->flags = LLM_CHAT_NO_BOS;          /* Phi-3.5's */
-            return LLM_OK;
-        }
-    llm__why_name(t->why, sizeof t->why, "unknown chat template name '", name, strlen(name),
-                  "' (llama3 chatml qwen3 gemma phi3 llama2 mistral-v3 mistral-v1)");
-    return LLM_ENOTFOUND;
-}
-
 /* The output: bytes past cap are counted, not written. */
 typedef struct llm__out {
     char *p;
@@ -10596,170 +10527,283 @@ static void llm__put_qwen3_assistant(llm__out *o, const char *content, int after
     llm__puts(o, "<|im_end|>\n");
 }
 
+/* What a family's renderer reads: the turns (msgs[first..n); a system turn the family
+   takes out of the loop is in `system`), the BOS / EOS texts, the variant flags, and
+   whether the caller asked for the assistant's opening */
+typedef struct llm__chat_in {
+    const llm_chat_msg *msgs;
+    int n, first, gen;
+    const char *system, *bos, *eos;
+    unsigned f;
+} llm__chat_in;
+#define LLM__CHAT_GEN(in) ((in)->gen || ((in)->f & LLM_CHAT_ALWAYS_GEN))
+
+static void llm__chat_llama3(llm__out *o, const llm__chat_in *in) { /* hf-llama3's and Meta's Instruct template */
+    int i;
+    for (i = 0; i < in->n; i++) {
+        if (i == 0 && !(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+        llm__puts(o, "<|start_header_id|>");
+        llm__puts(o, in->msgs[i].role);
+        llm__puts(o, "<|end_header_id|>\n\n");
+        llm__put_trim(o, in->msgs[i].content);
+        llm__puts(o, "<|eot_id|>");
+    }
+    if (LLM__CHAT_GEN(in)) llm__puts(o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+}
+static void llm__chat_chatml(llm__out *o, const llm__chat_in *in) {
+    int i, last_query = in->n - 1;
+    /* Qwen 3's ns.last_query_index: the last user turn that is not a tool response */
+    for (i = in->n - 1; i >= 0; i--) {
+        const char *c = in->msgs[i].content;
+        size_t cl = strlen(c);
+        if (!strcmp(in->msgs[i].role, "user") &&
+            !(cl >= 33 && !strncmp(c, "<tool_response>", 15) && !strcmp(c + cl - 16, "</tool_response>"))) {
+            last_query = i;
+            break;
+        }
+    }
+    for (i = 0; i < in->n; i++) {
+        if ((in->f & LLM_CHAT_THINK) && !strcmp(in->msgs[i].role, "assistant")) {
+            llm__put_qwen3_assistant(o, in->msgs[i].content, i > last_query, i == in->n - 1);
+            continue;
+        }
+        llm__puts(o, "<|im_start|>");
+        llm__puts(o, in->msgs[i].role);
+        llm__puts(o, "\n");
+        llm__puts(o, in->msgs[i].content);
+        llm__puts(o, "<|im_end|>\n");
+    }
+    if (LLM__CHAT_GEN(in)) llm__puts(o, "<|im_start|>assistant\n");
+}
+static void llm__chat_gemma(llm__out *o, const llm__chat_in *in) { /* Gemma 3's: the system text opens the first turn, then "\n\n" */
+    int i;
+    if (!(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+    for (i = in->first; i < in->n; i++) {
+        llm__puts(o, "<start_of_turn>");
+        llm__puts(o, strcmp(in->msgs[i].role, "assistant") ? in->msgs[i].role : "model");
+        llm__puts(o, "\n");
+        if (i == in->first && in->system) {
+            llm__puts(o, in->system);
+            llm__puts(o, "\n\n");
+        }
+        llm__put_trim(o, in->msgs[i].content);
+        llm__puts(o, "<end_of_turn>\n");
+    }
+    if (LLM__CHAT_GEN(in)) llm__puts(o, "<start_of_turn>model\n");
+}
+static void llm__chat_phi3(llm__out *o, const llm__chat_in *in) {
+    const int always = (in->f & LLM_CHAT_ALWAYS_GEN) != 0; /* the first Phi-3 template */
+    int i;
+    if (!(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+    for (i = 0; i < in->n; i++) {
+        const char *r = in->msgs[i].role;
+        if (!strcmp(r, "system")) {
+            /* Phi-3.5: '<|system|>\n' when the content is not empty; the first Phi-3: dropped */
+            if ((in->f & LLM_CHAT_NO_SYSTEM) || !*in->msgs[i].content) continue;
+            llm__puts(o, "<|system|>\n");
+        } else if (!strcmp(r, "user")) {
+            llm__puts(o, "<|user|>\n");
+        } else if (!always) {
+            llm__puts(o, "<|assistant|>\n");
+        }
+        llm__puts(o, in->msgs[i].content);
+        llm__puts(o, "<|end|>\n");
+        /* the first Phi-3 template opens the assistant's turn after every user turn */
+        if (always && !strcmp(r, "user")) llm__puts(o, "<|assistant|>\n");
+    }
+    if (!always) llm__puts(o, in->gen ? "<|assistant|>\n" : in->eos);
+}
+static void llm__chat_llama2(llm__out *o, const llm__chat_in *in) { /* bos + '[INST] ' + (<<SYS>> block +) content.strip() + ' [/INST]' */
+    int i, turn;
+    for (i = in->first, turn = 0; i < in->n; i++, turn++) {
+        if (turn % 2 == 0) {
+            const char *c = in->msgs[i].content;
+            size_t cn = strlen(c);
+            if (!(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+            llm__puts(o, "[INST] ");
+            /* strip() covers the whole content: the <<SYS>> block's start, the text's end */
+            if (turn == 0 && in->system) {
+                llm__strip(&c, &cn, 0, 1, NULL);
+                llm__puts(o, "<<SYS>>\n");
+                llm__puts(o, in->system);
+                llm__puts(o, cn ? "\n<</SYS>>\n\n" : "\n<</SYS>>"); /* all-blank text: strip reaches the block */
+            } else {
+                llm__strip(&c, &cn, 1, 1, NULL);
+            }
+            llm__put(o, c, cn);
+            llm__puts(o, " [/INST]");
+        } else {
+            llm__puts(o, " ");
+            llm__put_trim(o, in->msgs[i].content);
+            llm__puts(o, " ");
+            llm__puts(o, in->eos);
+        }
+    }
+}
+static void llm__chat_mistral_v3(llm__out *o, const llm__chat_in *in) { /* the system text goes before the last message if it is a user turn */
+    int i;
+    if (!(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+    for (i = in->first; i < in->n; i++) {
+        if (!strcmp(in->msgs[i].role, "user")) {
+            llm__puts(o, "[INST] ");
+            if (i == in->n - 1 && in->system) {
+                llm__puts(o, in->system);
+                llm__puts(o, "\n\n");
+            }
+            llm__puts(o, in->msgs[i].content);
+            llm__puts(o, "[/INST]");
+        } else {
+            llm__puts(o, " ");
+            llm__put_trim(o, in->msgs[i].content);
+            llm__puts(o, in->eos);
+        }
+    }
+}
+static void llm__chat_mistral_v1(llm__out *o, const llm__chat_in *in) {
+    int i;
+    if (!(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
+    for (i = 0; i < in->n; i++) {
+        if (!strcmp(in->msgs[i].role, "user")) {
+            llm__puts(o, "[INST] ");
+            llm__puts(o, in->msgs[i].content);
+            llm__puts(o, " [/INST]");
+        } else {
+            llm__puts(o, in->msgs[i].content);
+            llm__puts(o, in->eos);
+            if (in->f & LLM_CHAT_EOS_SPACE) llm__puts(o, " ");
+        }
+    }
+}
+
+/* One row per family, in llm_chat_kind's order: its name, the usual BOS / EOS texts, where
+   its template puts a system turn, whether it writes any role name as given, whether its
+   templates take add_generation_prompt (those that do not, when detected, always open the
+   assistant's turn), the variant llm_chat_template_named gives, and its renderer. A new
+   family is a row, a renderer and a signature in llm_chat_template_detect. */
+enum { LLM__CHAT_SYS_IN_LOOP, LLM__CHAT_SYS_APART, LLM__CHAT_SYS_NONE };
+typedef struct llm__chat_family {
+    const char *name, *bos, *eos;
+    int system;   /* LLM__CHAT_SYS_*: a turn like the others; taken out of the loop (then
+                     user / assistant alternate); refused */
+    int any_role; /* role names other than system / user / assistant are written as given */
+    int gen;      /* the template reads add_generation_prompt */
+    unsigned named; /* the flags of the family's usual variant */
+    void (*render)(llm__out *o, const llm__chat_in *in);
+} llm__chat_family;
+static const llm__chat_family llm__chat_families[LLM_CHAT_KIND_COUNT] = {
+    {"none", "", "", LLM__CHAT_SYS_IN_LOOP, 0, 0, 0u, NULL},
+    {"llama3", "<|begin_of_text|>", "</s>", LLM__CHAT_SYS_IN_LOOP, 1, 1, 0u, llm__chat_llama3},
+    {"chatml", "<s>", "</s>", LLM__CHAT_SYS_IN_LOOP, 1, 1, 0u, llm__chat_chatml},
+    {"gemma", "<bos>", "<eos>", LLM__CHAT_SYS_APART, 0, 1, 0u, llm__chat_gemma},
+    {"phi3", "<s>", "<|endoftext|>", LLM__CHAT_SYS_IN_LOOP, 0, 1, LLM_CHAT_NO_BOS /* Phi-3.5's */, llm__chat_phi3},
+    {"llama2", "<s>", "</s>", LLM__CHAT_SYS_APART, 0, 0, 0u, llm__chat_llama2},
+    {"mistral-v3", "<s>", "</s>", LLM__CHAT_SYS_APART, 0, 0, 0u, llm__chat_mistral_v3},
+    {"mistral-v1", "<s>", "</s>", LLM__CHAT_SYS_NONE, 0, 0, LLM_CHAT_EOS_SPACE /* Mistral 7B v0.1's */, llm__chat_mistral_v1},
+};
+
+LLMDEF const char *llm_chat_kind_name(llm_chat_kind k) {
+    return (int)k >= 0 && k < LLM_CHAT_KIND_COUNT ? llm__chat_families[k].name : "unknown";
+}
+
+static int llm__mem_has(const char *s, size_t n, const char *needle) {
+    size_t k = strlen(needle), i;
+    if (k == 0 || k > n) return k == 0;
+    for (i = 0; i + k <= n; i++)
+        if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return 1;
+    return 0;
+}
+
+LLMDEF llm_status llm_chat_template_detect(llm_chat_template *t, const char *jinja, size_t len) {
+    unsigned f = 0;
+    llm_chat_kind k = LLM_CHAT_NONE;
+    if (!t) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if (!jinja && len > 0) return LLM_EINVAL;
+#define LLM__HAS(x) llm__mem_has(jinja, len, x)
+    if (LLM__HAS("<|start_header_id|>")) {
+        k = LLM_CHAT_LLAMA3;
+        if (!LLM__HAS("bos_token") && !LLM__HAS("<|begin_of_text|>")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("<|im_start|>") && !LLM__HAS("<|im_sep|>")) { /* Phi-4's im_sep is not chatml */
+        k = LLM_CHAT_CHATML;
+        if (LLM__HAS("</think>")) f |= LLM_CHAT_THINK;
+    } else if (LLM__HAS("<start_of_turn>")) {
+        k = LLM_CHAT_GEMMA;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("<|user|>") && LLM__HAS("<|end|>")) {
+        k = LLM_CHAT_PHI3;
+        if (!LLM__HAS("<|system|>")) f |= LLM_CHAT_NO_SYSTEM;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    } else if (LLM__HAS("[INST]")) {
+        if (LLM__HAS("<<SYS>>")) k = LLM_CHAT_LLAMA2;
+        else if (LLM__HAS(" [/INST]")) k = LLM_CHAT_MISTRAL_V1;
+        else k = LLM_CHAT_MISTRAL_V3;
+        if (k == LLM_CHAT_MISTRAL_V1 && LLM__HAS("eos_token + ' '")) f |= LLM_CHAT_EOS_SPACE;
+        if (!LLM__HAS("bos_token")) f |= LLM_CHAT_NO_BOS;
+    }
+    if (llm__chat_families[k].gen && !LLM__HAS("add_generation_prompt")) f |= LLM_CHAT_ALWAYS_GEN;
+#undef LLM__HAS
+    if (k == LLM_CHAT_NONE) { /* the template's start, control bytes as '?' */
+        llm__why_name(t->why, sizeof t->why,
+                      "unknown chat template (none of <|start_header_id|>, <|im_start|>, <start_of_turn>, "
+                      "<|user|>+<|end|>, [INST]): '",
+                      jinja ? jinja : "", len, "'");
+        return LLM_EUNSUPPORTED;
+    }
+    t->kind = k;
+    t->flags = f;
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_chat_template_named(llm_chat_template *t, const char *name) {
+    int k;
+    if (!t) return LLM_EINVAL;
+    memset(t, 0, sizeof *t);
+    if (!name) return LLM_EINVAL;
+    if (strcmp(name, "qwen3") == 0) {
+        t->kind = LLM_CHAT_CHATML, t->flags = LLM_CHAT_THINK;
+        return LLM_OK;
+    }
+    for (k = 1; k < LLM_CHAT_KIND_COUNT; k++)
+        if (strcmp(name, llm__chat_families[k].name) == 0) {
+            t->kind = (llm_chat_kind)k, t->flags = llm__chat_families[k].named;
+            return LLM_OK;
+        }
+    llm__why_name(t->why, sizeof t->why, "unknown chat template name '", name, strlen(name),
+                  "' (llama3 chatml qwen3 gemma phi3 llama2 mistral-v3 mistral-v1)");
+    return LLM_ENOTFOUND;
+}
+
 LLMDEF llm_status llm_chat_render(const llm_chat_template *t, const llm_chat_msg *msgs, int n,
                                   int add_generation_prompt, const char *bos, const char *eos, char *out,
                                   size_t cap, size_t *out_len) {
+    const llm__chat_family *fam;
+    llm__chat_in in;
     llm__out o;
-    int i, first = 0, last_query, turn;
-    const char *system = NULL;
-    unsigned f;
+    int i;
     if (out_len) *out_len = 0;
     if (!t || !out_len || n < 0 || (n > 0 && !msgs) || (!out && cap > 0)) return LLM_EINVAL;
     if (t->kind <= LLM_CHAT_NONE || t->kind >= LLM_CHAT_KIND_COUNT) return LLM_EINVAL;
-    f = t->flags;
+    fam = &llm__chat_families[t->kind];
     for (i = 0; i < n; i++) {
         const char *r = msgs[i].role;
-        int known = r && (!strcmp(r, "system") || !strcmp(r, "user") || !strcmp(r, "assistant"));
         if (!r || !*r || !msgs[i].content) return LLM_EINVAL;
-        /* llama3 and chatml write any role as given; the others know three */
-        if (!known && t->kind != LLM_CHAT_LLAMA3 && t->kind != LLM_CHAT_CHATML) return LLM_EINVAL;
+        if (!fam->any_role && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant")) return LLM_EINVAL;
     }
-    if (!bos) bos = t->kind == LLM_CHAT_LLAMA3 ? "<|begin_of_text|>" : t->kind == LLM_CHAT_GEMMA ? "<bos>" : "<s>";
-    if (!eos) eos = t->kind == LLM_CHAT_PHI3 ? "<|endoftext|>" : t->kind == LLM_CHAT_GEMMA ? "<eos>" : "</s>";
-    /* the families whose templates take the system turn out of the loop and then insist on
-       user / assistant alternation (raise_exception otherwise) */
-    if (t->kind == LLM_CHAT_LLAMA2 || t->kind == LLM_CHAT_GEMMA || t->kind == LLM_CHAT_MISTRAL_V3 ||
-        t->kind == LLM_CHAT_MISTRAL_V1) {
+    memset(&in, 0, sizeof in);
+    in.msgs = msgs, in.n = n, in.gen = add_generation_prompt, in.f = t->flags;
+    in.bos = bos ? bos : fam->bos, in.eos = eos ? eos : fam->eos;
+    /* a family that takes the system turn out of the loop then insists on user / assistant
+       alternation (its template's raise_exception) */
+    if (fam->system != LLM__CHAT_SYS_IN_LOOP) {
         if (n > 0 && !strcmp(msgs[0].role, "system")) {
-            if (t->kind == LLM_CHAT_MISTRAL_V1) return LLM_EINVAL; /* "Only user and assistant roles" */
-            system = msgs[0].content, first = 1;
+            if (fam->system == LLM__CHAT_SYS_NONE) return LLM_EINVAL; /* "Only user and assistant roles" */
+            in.system = msgs[0].content, in.first = 1;
         }
-        for (i = first; i < n; i++)
-            if (strcmp(msgs[i].role, (i - first) % 2 == 0 ? "user" : "assistant") != 0) return LLM_EINVAL;
+        for (i = in.first; i < n; i++)
+            if (strcmp(msgs[i].role, (i - in.first) % 2 == 0 ? "user" : "assistant") != 0) return LLM_EINVAL;
     }
     o.p = out, o.cap = cap, o.n = 0;
-    switch (t->kind) {
-    case LLM_CHAT_LLAMA3: /* hf-llama3's and Meta's Instruct template */
-        for (i = 0; i < n; i++) {
-            if (i == 0 && !(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-            llm__puts(&o, "<|start_header_id|>");
-            llm__puts(&o, msgs[i].role);
-            llm__puts(&o, "<|end_header_id|>\n\n");
-            llm__put_trim(&o, msgs[i].content);
-            llm__puts(&o, "<|eot_id|>");
-        }
-        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
-        break;
-    case LLM_CHAT_CHATML: /* Qwen 3's ns.last_query_index: the last user turn that is not a tool response */
-        last_query = n - 1;
-        for (i = n - 1; i >= 0; i--) {
-            const char *c = msgs[i].content;
-            size_t cl = strlen(c);
-            if (!strcmp(msgs[i].role, "user") &&
-                !(cl >= 33 && !strncmp(c, "<tool_response>", 15) && !strcmp(c + cl - 16, "</tool_response>"))) {
-                last_query = i;
-                break;
-            }
-        }
-        for (i = 0; i < n; i++) {
-            if ((f & LLM_CHAT_THINK) && !strcmp(msgs[i].role, "assistant")) {
-                llm__put_qwen3_assistant(&o, msgs[i].content, i > last_query, i == n - 1);
-                continue;
-            }
-            llm__puts(&o, "<|im_start|>");
-            llm__puts(&o, msgs[i].role);
-            llm__puts(&o, "\n");
-            llm__puts(&o, msgs[i].content);
-            llm__puts(&o, "<|im_end|>\n");
-        }
-        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<|im_start|>assistant\n");
-        break;
-    case LLM_CHAT_GEMMA: /* Gemma 3's: the system text opens the first turn, then "\n\n" */
-        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-        for (i = first; i < n; i++) {
-            llm__puts(&o, "<start_of_turn>");
-            llm__puts(&o, strcmp(msgs[i].role, "assistant") ? msgs[i].role : "model");
-            llm__puts(&o, "\n");
-            if (i == first && system) {
-                llm__puts(&o, system);
-                llm__puts(&o, "\n\n");
-            }
-            llm__put_trim(&o, msgs[i].content);
-            llm__puts(&o, "<end_of_turn>\n");
-        }
-        if (add_generation_prompt || (f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, "<start_of_turn>model\n");
-        break;
-    case LLM_CHAT_PHI3:
-        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-        for (i = 0; i < n; i++) {
-            const char *r = msgs[i].role;
-            if (!strcmp(r, "system")) {
-                /* Phi-3.5: '<|system|>\n' when the content is not empty; the first Phi-3: dropped */
-                if ((f & LLM_CHAT_NO_SYSTEM) || !*msgs[i].content) continue;
-                llm__puts(&o, "<|system|>\n");
-            } else if (!strcmp(r, "user")) {
-                llm__puts(&o, "<|user|>\n");
-            } else if (!(f & LLM_CHAT_ALWAYS_GEN)) {
-                llm__puts(&o, "<|assistant|>\n");
-            }
-            llm__puts(&o, msgs[i].content);
-            llm__puts(&o, "<|end|>\n");
-            /* the first Phi-3 template opens the assistant's turn after every user turn */
-            if ((f & LLM_CHAT_ALWAYS_GEN) && !strcmp(r, "user")) llm__puts(&o, "<|assistant|>\n");
-        }
-        if (!(f & LLM_CHAT_ALWAYS_GEN)) llm__puts(&o, add_generation_prompt ? "<|assistant|>\n" : eos);
-        break;
-    case LLM_CHAT_LLAMA2: /* bos + '[INST] ' + (<<SYS>> block +) content.strip() + ' [/INST]' */
-        for (i = first, turn = 0; i < n; i++, turn++) {
-            if (turn % 2 == 0) {
-                const char *c = msgs[i].content;
-                size_t cn = strlen(c);
-                if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-                llm__puts(&o, "[INST] ");
-                /* strip() covers the whole content: the <<SYS>> block's start, the text's end */
-                if (turn == 0 && system) {
-                    llm__strip(&c, &cn, 0, 1, NULL);
-                    llm__puts(&o, "<<SYS>>\n");
-                    llm__puts(&o, system);
-                    llm__puts(&o, cn ? "\n<</SYS>>\n\n" : "\n<</SYS>>"); /* all-blank text: strip reaches the block */
-                } else {
-                    llm__strip(&c, &cn, 1, 1, NULL);
-                }
-                llm__put(&o, c, cn);
-                llm__puts(&o, " [/INST]");
-            } else {
-                llm__puts(&o, " ");
-                llm__put_trim(&o, msgs[i].content);
-                llm__puts(&o, " ");
-                llm__puts(&o, eos);
-            }
-        }
-        break;
-    case LLM_CHAT_MISTRAL_V3: /* the system text goes before the last message if it is a user turn */
-        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-        for (i = first; i < n; i++) {
-            if (!strcmp(msgs[i].role, "user")) {
-                llm__puts(&o, "[INST] ");
-                if (i == n - 1 && system) {
-                    llm__puts(&o, system);
-                    llm__puts(&o, "\n\n");
-                }
-                llm__puts(&o, msgs[i].content);
-                llm__puts(&o, "[/INST]");
-            } else {
-                llm__puts(&o, " ");
-                llm__put_trim(&o, msgs[i].content);
-                llm__puts(&o, eos);
-            }
-        }
-        break;
-    case LLM_CHAT_MISTRAL_V1:
-        if (!(f & LLM_CHAT_NO_BOS)) llm__puts(&o, bos);
-        for (i = 0; i < n; i++) {
-            if (!strcmp(msgs[i].role, "user")) {
-                llm__puts(&o, "[INST] ");
-                llm__puts(&o, msgs[i].content);
-                llm__puts(&o, " [/INST]");
-            } else {
-                llm__puts(&o, msgs[i].content);
-                llm__puts(&o, eos);
-                if (f & LLM_CHAT_EOS_SPACE) llm__puts(&o, " ");
-            }
-        }
-        break;
-    default:
-        return LLM_EINVAL;
-    }
+    fam->render(&o, &in);
     *out_len = o.n;
     if (o.n >= cap) return LLM_ERANGE;
     out[o.n] = 0;
