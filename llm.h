@@ -14765,21 +14765,53 @@ static llm_status llm__shard_bytes(const char *path, const char *name, uint64_t 
 /* One block from LLM_MALLOC holds everything: under LLM_MMAP the mapping record first,
    then the layer table, aux, the shards' llm_safetensors and their tables, the mapping
    records, config.json's text and (when read) each shard's bytes. */
+/* dir/name for shard s (its name also into name[256], NUL-terminated); NULL if too long */
+static const char *llm__hf_shard_path(char *path, size_t cap, const char *dir, const llm_gguf_str *s, char *name) {
+    memcpy(name, s->s, s->n);
+    name[s->n] = '\0';
+    return llm__path_join(path, cap, dir, name);
+}
+/* An HF directory's safetensors files: model.safetensors alone, or the shards its
+   model.safetensors.index.json names (parsed into ix; the index's text in *imem, which
+   stays NULL for one file) */
+static llm_status llm__hf_shard_list(const char *dir, llm__hf_index *ix, void **imem, const llm_gguf_str **names, int *n,
+                                     llm_model *m, const char **why) {
+    static const llm_gguf_str one = {"model.safetensors", 17};
+    char path[4096], *ibase;
+    unsigned char *idata;
+    size_t ilen;
+    llm_status e;
+    FILE *f;
+    if (!llm__path_join(path, sizeof path, dir, "model.safetensors.index.json"))
+        LLM__FFAIL(why, "the directory's path is too long", LLM_EINVAL);
+    llm__path_join(path, sizeof path, dir, "model.safetensors");
+    if ((f = fopen(path, "rb")) != NULL) {
+        fclose(f);
+        *names = &one, *n = 1;
+        return LLM_OK;
+    }
+    llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
+    if (!(f = fopen(path, "rb"))) LLM__FFAIL(why, "no model.safetensors or model.safetensors.index.json in the directory", LLM_EIO);
+    fclose(f);
+    if ((e = llm__read_file(path, 0, imem, &ibase, &idata, &ilen, why)) != LLM_OK) return e;
+    if ((e = llm__hf_index_parse(ix, (const char *)idata, ilen, m->why, sizeof m->why, why)) != LLM_OK) return e;
+    *names = ix->shards, *n = ix->n_shards;
+    return LLM_OK;
+}
+
 LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
-    char path[4096], *cbase, *ibase, *base = NULL, name[256];
+    char path[4096], *cbase, *base = NULL, name[256];
     void *cmem = NULL, *imem = NULL, *mem = NULL;
-    unsigned char *cdata, *idata;
-    size_t clen, ilen, auxn, *stb = NULL;
-    uint64_t off_aux, off_sts, off_maps, off_cfg, total, *fsize = NULL, *off = NULL;
+    unsigned char *cdata;
+    size_t clen, auxn, *stb = NULL;
+    uint64_t off_aux, off_sts, off_maps, off_cfg, total, at, *fsize = NULL, *off = NULL;
     llm__hf_index ix;
-    llm_gguf_str one;
-    const llm_gguf_str *names;
+    const llm_gguf_str *names = NULL;
     llm_safetensors *sts = NULL;
     llm__filemap *maps = NULL;
     llm_config c;
     llm_status e;
-    FILE *f;
-    int n = 0, k, indexed = 0;
+    int n = 0, k, indexed;
     memset(&ix, 0, sizeof ix);
     LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
     if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
@@ -14788,31 +14820,9 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
     e = llm_hf_read_config(&c, (const char *)cdata, clen, why);
     if (e != LLM_OK) goto fail;
-    /* one file, or the shards the index names */
-    if (!llm__path_join(path, sizeof path, dir, "model.safetensors.index.json")) {
-        e = LLM_EINVAL;
-        if (why) *why = "the directory's path is too long";
-        goto fail;
-    }
-    llm__path_join(path, sizeof path, dir, "model.safetensors");
-    if ((f = fopen(path, "rb")) != NULL) {
-        fclose(f);
-        one.s = "model.safetensors", one.n = 17;
-        names = &one, n = 1;
-    } else {
-        llm__path_join(path, sizeof path, dir, "model.safetensors.index.json");
-        if (!(f = fopen(path, "rb"))) {
-            e = LLM_EIO;
-            if (why) *why = "no model.safetensors or model.safetensors.index.json in the directory";
-            goto fail;
-        }
-        fclose(f);
-        e = llm__read_file(path, 0, &imem, &ibase, &idata, &ilen, why);
-        if (e != LLM_OK) goto fail;
-        e = llm__hf_index_parse(&ix, (const char *)idata, ilen, m->why, sizeof m->why, why);
-        if (e != LLM_OK) goto fail;
-        names = ix.shards, n = ix.n_shards, indexed = 1;
-    }
+    e = llm__hf_shard_list(dir, &ix, &imem, &names, &n, m, why);
+    if (e != LLM_OK) goto fail;
+    indexed = imem != NULL;
     /* each shard's header sizes its tables; then one block for all */
     fsize = (uint64_t *)LLM_MALLOC((size_t)n * (2 * sizeof *fsize + sizeof *stb)); /* the 64-bit arrays first: aligned */
     if (!fsize) {
@@ -14821,15 +14831,15 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
         goto fail;
     }
     off = fsize + n, stb = (size_t *)(void *)(off + n);
+    /* the block: the layers' table, the aux floats, the shards' safetensors and file maps,
+       each shard's tables, config.json's copy, then (not mapped) the shards' bytes */
     auxn = llm_hf_aux_floats(&c);
     off_aux = LLM__MALIGN((uint64_t)c.n_layers * sizeof(llm_layer_weights));
     off_sts = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
     off_maps = off_sts + LLM__MALIGN((uint64_t)n * sizeof(llm_safetensors));
     total = off_maps + LLM__MALIGN((uint64_t)n * sizeof(llm__filemap));
     for (k = 0; k < n; k++) {
-        memcpy(name, names[k].s, names[k].n);
-        name[names[k].n] = '\0';
-        if (!llm__path_join(path, sizeof path, dir, name)) {
+        if (!llm__hf_shard_path(path, sizeof path, dir, &names[k], name)) {
             e = LLM_EINVAL;
             if (why) *why = "a shard's path is too long";
             goto fail;
@@ -14864,26 +14874,22 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
         memset(fm, 0, sizeof *fm);
         fm->more = maps, fm->n_more = (size_t)n;
     }
-    {
-        uint64_t at = off_cfg + LLM__MALIGN((uint64_t)clen + 1);
-        for (k = 0; k < n; k++) {
-            const unsigned char *data;
-            unsigned char *dst = NULL; /* mapped: no room for the bytes in the block */
-            size_t len;
+    /* each shard's bytes (read after the config's copy, or mapped) and its tables */
+    for (k = 0, at = off_cfg + LLM__MALIGN((uint64_t)clen + 1); k < n; k++) {
+        const unsigned char *data;
+        unsigned char *dst = NULL; /* mapped: no room for the bytes in the block */
+        size_t len;
 #ifndef LLM_MMAP
-            dst = (unsigned char *)base + at;
+        dst = (unsigned char *)base + at;
 #endif
-            memcpy(name, names[k].s, names[k].n);
-            name[names[k].n] = '\0';
-            llm__path_join(path, sizeof path, dir, name);
-            e = llm__shard_bytes(path, name, fsize[k], dst, &maps[k], &data, &len, m->why, sizeof m->why, why);
-            if (e != LLM_OK) goto fail;
-            at += LLM__MALIGN(fsize[k]);
-            e = llm_safetensors_init(&sts[k], base + off[k], stb[k], data, len, why);
-            if (e != LLM_OK) {
-                if (why) *why = llm__why_file(m->why, sizeof m->why, name, *why);
-                goto fail;
-            }
+        llm__hf_shard_path(path, sizeof path, dir, &names[k], name);
+        e = llm__shard_bytes(path, name, fsize[k], dst, &maps[k], &data, &len, m->why, sizeof m->why, why);
+        if (e != LLM_OK) goto fail;
+        at += LLM__MALIGN(fsize[k]);
+        e = llm_safetensors_init(&sts[k], base + off[k], stb[k], data, len, why);
+        if (e != LLM_OK) {
+            if (why) *why = llm__why_file(m->why, sizeof m->why, name, *why);
+            goto fail;
         }
     }
     if (indexed && (e = llm__hf_index_check(&ix, sts, m->why, sizeof m->why, why)) != LLM_OK) goto fail;
