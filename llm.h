@@ -18921,37 +18921,110 @@ static llm_status llm__train_block_fwd(const llm_train *t, const llm__lbuf *lb, 
     return LLM_OK;
 }
 
+/* The scratch of the step's backward: the running dx [n][d] and one sub-layer's input
+   gradient dxn [n][d]; dq, datt [n][qd]; dk, dv, dkt [n][kvd]; dg, du, dh [n][ff]; x [n][d]
+   for a recomputed forward */
+typedef struct llm__tgrad {
+    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh;
+} llm__tgrad;
+#define LLM__G(slot) llm__tp(t, t->grads, (slot))
+#define LLM__L(l, k) (LLM__T_GLOBAL + (l) * LLM__T_LAYER + (k))
+/* One block's backward, the mirror of llm__train_block_fwd: g->dx holds the gradient of
+   the block's output and leaves holding its input's; the weights' gradients add into
+   t->grads. */
+static llm_status llm__train_block_bwd(llm_train *t, const llm__lbuf *lb, int l, const llm__tgrad *g, llm_threads *th) {
+    const llm_config *c = &t->config;
+    const llm_layer_weights *w = &t->layers[l];
+    int64_t n = (int64_t)t->batch * t->seq, d = c->d_model, hd = llm_config_head_dim(c);
+    int64_t qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
+    int B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, b, post = c->post_norm, gated = c->ffn != LLM_FFN_GELU;
+    float *dx = g->dx, *dxn = g->dxn, *dq = g->dq, *dk = g->dk, *dv = g->dv, *dkt = g->dkt, *datt = g->datt;
+    float *dg = g->dg, *du = g->du, *dh = g->dh, *x = g->x;
+    llm__tbuf s = llm__train_layer_bufs(t, l);
+    const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2;
+    llm__tr r;
+    llm_status st;
+#define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
+    if (t->recompute) { /* only the block's input was kept: its forward again, from it */
+        llm__train_copy(x, s.x, n, d, th);
+        LLM__TRY(llm__train_block_fwd(t, lb, l, &s, x, dkt, dv, dxn, th));
+    }
+    /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
+    if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), s.xn2,
+                                    w->ffn_norm, n, th);
+    llm__train_zero(dh, n, ff, th);
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
+    memset(&r, 0, sizeof r); /* dg and du (zeroed per row) from dh */
+    r.o = dg, r.o2 = du, r.w = dh, r.a = s.g, r.b = s.u, r.width = ff, r.kind = c->ffn;
+    llm__tr_run(&r, llm__tr_glu_bwd, 0, n, n * ff, th);
+    llm__train_zero(dxn, n, d, th);
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_W1, dxn, dg, in2, &w->w1, n, th));
+    if (gated) LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_W3, dxn, du, in2, &w->w3, n, th));
+    if (post) llm__train_add(dx, dxn, n, d, th);
+    else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n, th);
+    /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1); post-norm: x = Norm(x + Attn(x)) */
+    if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), s.xn1,
+                                    w->attn_norm, n, th);
+    llm__train_zero(datt, n, qd, th);
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_WO, datt, dx, s.att, &w->wo, n, th));
+    llm__train_zero(dq, n, qd, th);
+    llm__train_zero(dk, n, kvd, th);
+    llm__train_zero(dv, n, kvd, th);
+    for (b = 0; b < B; b++) {
+        size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
+        LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
+                                        s.lse + (size_t)b * T * H, T, H, Hkv, (int)hd, 0.0f, th));
+    }
+    llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0, th);
+    llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0, th); /* dk now holds dV token-major */
+    if (c->pos == LLM_POS_ROPE) {
+        llm__train_rope(t, dq, n, H, -1.0f, th);
+        llm__train_rope(t, dkt, n, Hkv, -1.0f, th);
+    }
+    if (c->qk_norm) { /* through the head norms: dq into datt, dk into dv (both free now) */
+        float *gq = LLM__G(LLM__L(l, LLM__T_QN)), *gk = LLM__G(LLM__L(l, LLM__T_KN));
+        llm__train_head_norm_bwd(c, datt, gq, dq, s.qp, w->q_norm, n * H, (int)hd, th);
+        llm__train_head_norm_bwd(c, dv, gk, dkt, s.kp, w->k_norm, n * Hkv, (int)hd, th);
+    }
+    llm__train_zero(dxn, n, d, th);
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_WQ, dxn, c->qk_norm ? datt : dq, in1, &w->wq, n, th));
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_WK, dxn, c->qk_norm ? dv : dkt, in1, &w->wk, n, th));
+    LLM__TRY(llm__tlin_bwd(t, lb, l, LLM__T_WV, dxn, dk, in1, &w->wv, n, th));
+    if (post) llm__train_add(dx, dxn, n, d, th);
+    else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n, th);
+#undef LLM__TRY
+    return LLM_OK;
+}
+
 LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *targets, float grad_scale, double *loss,
                                  llm_threads *th) {
     const llm_config *c;
     int64_t n, d, hd, qd, kvd, ff, pl, top, wk, fixed, i;
-    int B, T, H, Hkv, V, l, b, counted = 0, gated, post;
+    int B, T, V, l, counted = 0;
     double total;
     llm__tr r;
-    float *x, *dx, *dxn, *dq, *dk, *dv, *dkt, *datt, *dg, *du, *dh, *xL, *xf, *logits, *G;
+    float *x, *dx, *dxn, *xL, *xf, *logits;
+    llm__tgrad g;
     llm__lbuf lb;
     llm_status st;
     if (!t || !t->params || !tokens || !targets) return LLM_EINVAL;
     c = &t->config;
-    B = t->batch, T = t->seq, H = c->n_heads, Hkv = c->n_kv_heads, V = c->vocab;
+    B = t->batch, T = t->seq, V = c->vocab;
     n = (int64_t)B * T;
     d = c->d_model;
     hd = llm_config_head_dim(c);
-    qd = H * hd, kvd = Hkv * hd, ff = c->d_ff;
-    gated = c->ffn != LLM_FFN_GELU, post = c->post_norm;
+    qd = c->n_heads * hd, kvd = c->n_kv_heads * hd, ff = c->d_ff;
     for (i = 0; i < n; i++) {
         if (tokens[i] < 0 || tokens[i] >= V || targets[i] >= V) return LLM_EINVAL;
         counted += targets[i] >= 0;
     }
     llm__train_sizes(c, t->lora_rank, &pl, &top, &wk, &fixed);
     xL = t->act + (size_t)(c->n_layers * llm__train_saved(c, pl, t->recompute) * n), xf = xL + n * d, logits = xf + n * d;
-    x = t->work, dx = x + n * d, dxn = dx + n * d, dq = dxn + n * d, dk = dq + n * qd, dv = dk + n * kvd;
-    dkt = dv + n * kvd, datt = dkt + n * kvd, dg = datt + n * qd, du = dg + n * ff, dh = du + n * ff;
-    lb.xa = dh + n * ff, lb.ub = lb.xa + n * t->lora_rank, lb.y = lb.ub + n * t->lora_rank;
+    x = t->work, dx = x + n * d, dxn = dx + n * d;
+    g.x = x, g.dx = dx, g.dxn = dxn, g.dq = dxn + n * d, g.dk = g.dq + n * qd, g.dv = g.dk + n * kvd;
+    g.dkt = g.dv + n * kvd, g.datt = g.dkt + n * kvd, g.dg = g.datt + n * qd, g.du = g.dg + n * ff, g.dh = g.du + n * ff;
+    lb.xa = g.dh + n * ff, lb.ub = lb.xa + n * t->lora_rank, lb.y = lb.ub + n * t->lora_rank;
     lb.cols = lb.y + n * (fixed / LLM__WT_ROWS), lb.rows = lb.cols + n * LLM__WT_ROWS;
-    G = t->grads;
-#define LLM__G(slot) llm__tp(t, G, (slot))
-#define LLM__L(l, k) (LLM__T_GLOBAL + (l) * LLM__T_LAYER + (k))
 #define LLM__TRY(call) do { if ((st = (call)) != LLM_OK) return st; } while (0)
 
     /* ---- forward, saving what the backward reads ---- */
@@ -18963,7 +19036,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     for (l = 0; l < c->n_layers; l++) {
         llm__tbuf s = llm__train_layer_bufs(t, l);
         llm__train_copy(s.x, x, n, d, th);
-        LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
+        LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, g.dkt, g.dv, dxn, th));
     }
     llm__train_copy(xL, x, n, d, th);
     llm__train_norm(c, xf, xL, t->weights.out_norm, t->weights.out_norm_b, n, th);
@@ -18983,68 +19056,17 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
     llm__train_zero(dxn, n, d, th);
     LLM__TRY(llm__tlin_bwd(t, &lb, -1, -1, dxn, logits, xf, &t->weights.lm_head, n, th));
     llm__train_norm_bwd(c, dx, LLM__G(LLM__T_ON), LLM__G(LLM__T_ONB), dxn, xL, t->weights.out_norm, n, th);
-    for (l = c->n_layers - 1; l >= 0; l--) {
-        const llm_layer_weights *w = &t->layers[l];
-        llm__tbuf s = llm__train_layer_bufs(t, l);
-        const float *in1 = post ? s.x : s.xn1, *in2 = post ? s.xm : s.xn2;
-        if (t->recompute) { /* only the block's input was kept: its forward again, from it */
-            llm__train_copy(x, s.x, n, d, th);
-            LLM__TRY(llm__train_block_fwd(t, &lb, l, &s, x, dkt, dv, dxn, th));
-        }
-        /* the FFN: x += W2 act(W1 xn2) [* W3 xn2]; post-norm: x = Norm(xm + FFN(xm)) */
-        if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), s.xn2,
-                                        w->ffn_norm, n, th);
-        llm__train_zero(dh, n, ff, th);
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W2, dh, dx, s.h, &w->w2, n, th));
-        memset(&r, 0, sizeof r); /* dg and du (zeroed per row) from dh */
-        r.o = dg, r.o2 = du, r.w = dh, r.a = s.g, r.b = s.u, r.width = ff, r.kind = c->ffn;
-        llm__tr_run(&r, llm__tr_glu_bwd, 0, n, n * ff, th);
-        llm__train_zero(dxn, n, d, th);
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W1, dxn, dg, in2, &w->w1, n, th));
-        if (gated) LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_W3, dxn, du, in2, &w->w3, n, th));
-        if (post) llm__train_add(dx, dxn, n, d, th);
-        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_FN)), LLM__G(LLM__L(l, LLM__T_FNB)), dxn, s.xm, w->ffn_norm, n, th);
-        /* attention: x += Wo Attn(RoPE(Wq xn1), RoPE(Wk xn1), Wv xn1); post-norm: x = Norm(x + Attn(x)) */
-        if (post) llm__train_renorm_bwd(c, dx, dxn, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), s.xn1,
-                                        w->attn_norm, n, th);
-        llm__train_zero(datt, n, qd, th);
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WO, datt, dx, s.att, &w->wo, n, th));
-        llm__train_zero(dq, n, qd, th);
-        llm__train_zero(dk, n, kvd, th);
-        llm__train_zero(dv, n, kvd, th);
-        for (b = 0; b < B; b++) {
-            size_t oq = (size_t)b * T * qd, ok = (size_t)b * T * kvd;
-            LLM__TRY(llm_attention_backward(dq + oq, dk + ok, dv + ok, datt + oq, s.q + oq, s.k + ok, s.v + ok, s.att + oq,
-                                            s.lse + (size_t)b * T * H, T, H, Hkv, (int)hd, 0.0f, th));
-        }
-        llm__train_heads(dkt, dk, B, T, Hkv, (int)hd, 0, th);
-        llm__train_heads(dk, dv, B, T, Hkv, (int)hd, 0, th); /* dk now holds dV token-major */
-        if (c->pos == LLM_POS_ROPE) {
-            llm__train_rope(t, dq, n, H, -1.0f, th);
-            llm__train_rope(t, dkt, n, Hkv, -1.0f, th);
-        }
-        if (c->qk_norm) { /* through the head norms: dq into datt, dk into dv (both free now) */
-            float *gq = LLM__G(LLM__L(l, LLM__T_QN)), *gk = LLM__G(LLM__L(l, LLM__T_KN));
-            llm__train_head_norm_bwd(c, datt, gq, dq, s.qp, w->q_norm, n * H, (int)hd, th);
-            llm__train_head_norm_bwd(c, dv, gk, dkt, s.kp, w->k_norm, n * Hkv, (int)hd, th);
-        }
-        llm__train_zero(dxn, n, d, th);
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WQ, dxn, c->qk_norm ? datt : dq, in1, &w->wq, n, th));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WK, dxn, c->qk_norm ? dv : dkt, in1, &w->wk, n, th));
-        LLM__TRY(llm__tlin_bwd(t, &lb, l, LLM__T_WV, dxn, dk, in1, &w->wv, n, th));
-        if (post) llm__train_add(dx, dxn, n, d, th);
-        else llm__train_norm_bwd(c, dx, LLM__G(LLM__L(l, LLM__T_AN)), LLM__G(LLM__L(l, LLM__T_ANB)), dxn, s.x, w->attn_norm, n, th);
-    }
+    for (l = c->n_layers - 1; l >= 0; l--) LLM__TRY(llm__train_block_bwd(t, &lb, l, &g, th));
     if (LLM__G(LLM__T_POS))
         for (i = 0; i < n; i++) llm_add(LLM__G(LLM__T_POS) + (size_t)(i % T) * d, LLM__G(LLM__T_POS) + (size_t)(i % T) * d,
                                         dx + i * d, (int)d);
     for (i = 0; c->embed_scale > 0.0f && i < n; i++) llm__model_scale(dx + i * d, (int)d, c->embed_scale); /* x = s E[token] */
     if (LLM__G(LLM__T_EMB)) LLM__TRY(llm_embedding_backward(LLM__G(LLM__T_EMB), dx, tokens, (int)n, (int)d, V));
-#undef LLM__G
-#undef LLM__L
 #undef LLM__TRY
     return LLM_OK;
 }
+#undef LLM__G
+#undef LLM__L
 
 /* The update on the pool: the sum of squares' chunks (llm__ss_part) split by index, then
    AdamW over parameter ranges split by index, gradients scaled by the clip and zeroed in
