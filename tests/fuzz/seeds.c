@@ -230,8 +230,8 @@ static int put_json_seeds(const char *dir) {
         "[0, -0, 1.5, -1e-5, 1E+22, 123456789012345678901234, 2.2250738585072014e-308, 9223372036854775807, -9223372036854775808]",
         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{\"k\": [true, false, null]}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
         "{\"__metadata__\":{\"format\":\"pt\"},\"model.embed_tokens.weight\":{\"dtype\":\"BF16\",\"shape\":[8,4],\"data_offsets\":[0,64]}}",
-        "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"!\": 0, \"\\\"\": 1, \"\xc4\xa0the\": 2}, \"merges\": [\"\xc4\xa0 t\", [\"h\", \"e\"]]},"
-        " \"added_tokens\": [{\"id\": 3, \"content\": \"<|begin_of_text|>\", \"special\": true}]}",
+        ("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"!\": 0, \"\\\"\": 1, \"\xc4\xa0the\": 2}, \"merges\": [\"\xc4\xa0 t\", [\"h\", \"e\"]]},"
+         " \"added_tokens\": [{\"id\": 3, \"content\": \"<|begin_of_text|>\", \"special\": true}]}"), /* (one text in two lines) */
         "\"\\ud800\\udc00\"", "  null  ", "{\"a\\u0062\": 1, \"ab\": 2}",
     };
     llm_config c = llm_config_default();
