@@ -17568,29 +17568,15 @@ static llm_status llm__hf_spm_space(llm_vocab *v, const char *js, const llm_json
     return LLM_OK;
 }
 
-static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *js, size_t len,
-                                       const llm_json_tok *t, size_t nt, const char *config, size_t config_len,
-                                       const char **why) {
-    llm__hf h;
-    llm__vbuild b;
-    const char *what;
-    signed short bl[324];
-    size_t k, need, cn = 0;
+/* tokenizer.json's kind and split: byte-level BPE with gpt-2's ByteLevel split or the Split
+   pattern of a Sequence (Llama 3, Qwen2; Qwen2's NFC normalizer), or SentencePiece as HF
+   converts it; anything else is refused by name */
+static llm_status llm__hf_vocab_split(llm_vocab *v, const char *js, const llm_json_tok *t, size_t nt, int64_t model,
+                                      const char **why) {
+    int64_t pre, norm;
+    size_t k;
     uint32_t m;
-    int64_t pre, norm, x;
-    char *tmp;
-    llm_status st;
-    int spm;
-    (void)len;
-    memset(&h, 0, sizeof h);
-    h.js = js, h.t = t, h.nt = nt;
-    st = llm__hf_scan(&h, &what);
-    if (st != LLM_OK) LLM__VFAIL(st, "%s", what);
-    need = llm_vocab_json_bytes(js, t, nt, config, config_len);
-    if (!mem || need == 0 || mem_bytes < need) LLM__VFAIL(LLM_EINVAL, "memory smaller than llm_vocab_json_bytes");
-    llm__vocab_setup(&b, v, mem, h.n, h.text, h.n_merges);
     v->kind = LLM_VOCAB_BPE;
-    /* the split: the Split pattern of a Sequence (Llama 3, Qwen2), or ByteLevel's own (GPT-2) */
     pre = llm_json_find(js, t, nt, 0, "pre_tokenizer");
     norm = llm_json_find(js, t, nt, 0, "normalizer");
     v->pretok = LLM_PRETOK_COUNT;
@@ -17612,7 +17598,7 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
            with byte fallback, spaces as U+2581 by a Metaspace pre-tokenizer or by the
            normalizer's Prepend + Replace; the merges' order stands for the scores */
         int64_t ty = pre >= 0 && t[pre].type == LLM_JSON_OBJECT ? llm_json_find(js, t, nt, (size_t)pre, "type") : -1;
-        int64_t bf = llm_json_find(js, t, nt, (size_t)h.model, "byte_fallback");
+        int64_t bf = llm_json_find(js, t, nt, (size_t)model, "byte_fallback");
         int meta = ty >= 0 && llm_json_eq(js, &t[ty], "Metaspace");
         if (meta || ((pre < 0 || t[pre].type == LLM_JSON_NULL) && bf >= 0 && t[bf].type == LLM_JSON_TRUE)) {
             v->kind = LLM_VOCAB_SPM, v->pretok = LLM_PRETOK_NONE;
@@ -17626,6 +17612,74 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
         if (ty < 0 || !llm_json_eq(js, &t[ty], "NFC") || v->pretok != LLM_PRETOK_QWEN2)
             LLM__VFAIL(LLM_EUNSUPPORTED, "tokenizer.json: normalizer other than Qwen2's NFC");
     }
+    return LLM_OK;
+}
+/* model.merges, by rank: each "a b" or ["a", "b"] decoded in the free text area tmp (room
+   bytes) and entered by llm__hf_merge (bl: the byte-level mapping, NULL for SentencePiece) */
+static llm_status llm__hf_vocab_merges(llm_vocab *v, const char *js, const llm_json_tok *t, int64_t merges, char *tmp,
+                                       size_t room, const signed short *bl, const char **why) {
+    size_t k;
+    uint32_t m;
+    for (k = (size_t)merges + 1, m = 0; m < t[merges].n; m++, k = t[k].next) {
+        const llm_json_tok *e = &t[k];
+        char *a = tmp, *bb;
+        size_t la = 0, lb = 0, cap = room / 2;
+        /* "a b", or ["a", "b"] (newer files): decoded first, in the free half of the text area */
+        if (e->type == LLM_JSON_STRING && llm_json_str(js, e, a, cap, &la) == LLM_OK) {
+            char *sp = (char *)memchr(a, ' ', la);
+            if (!sp || sp == a || sp + 1 == a + la) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not two pieces split by a space", (unsigned long)m);
+            bb = sp + 1, lb = la - (size_t)(bb - a), la = (size_t)(sp - a);
+        } else if (e->type == LLM_JSON_ARRAY && e->n == 2 && llm_json_str(js, &t[k + 1], a, cap, &la) == LLM_OK &&
+                   (bb = a + la + 1, llm_json_str(js, &t[t[k + 1].next], bb, cap - la - 1, &lb) == LLM_OK)) {
+        } else {
+            LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not \"a b\" or [\"a\", \"b\"] (or longer than every piece)", (unsigned long)m);
+        }
+        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + room / 2, bl, why));
+    }
+    return LLM_OK;
+}
+/* tokenizer_config.json: the special tokens' ids and whether BOS / EOS are added, its
+   tokens parsed into ct (sized by llm__hf_config_toks) */
+static llm_status llm__hf_vocab_config(llm_vocab *v, const char *config, size_t config_len, llm_json_tok *ct,
+                                       const char **why) {
+    size_t cn = 0, cap = llm__hf_config_toks(config, config_len);
+    const char *cwhy = "";
+    int64_t ab, ae;
+    if (llm_json_parse(config, config_len, ct, cap, &cn, &cwhy) != LLM_OK || cn == 0 || ct[0].type != LLM_JSON_OBJECT)
+        LLM__VFAIL(LLM_EFORMAT, "tokenizer_config.json: %s", *cwhy ? cwhy : "not a JSON object");
+    v->bos = llm__hf_special_id(v, config, ct, cn, "bos_token");
+    v->eos = llm__hf_special_id(v, config, ct, cn, "eos_token");
+    v->pad = llm__hf_special_id(v, config, ct, cn, "pad_token");
+    v->unk = llm__hf_special_id(v, config, ct, cn, "unk_token");
+    ab = llm_json_find(config, ct, cn, 0, "add_bos_token");
+    ae = llm_json_find(config, ct, cn, 0, "add_eos_token");
+    /* absent add_bos_token: a model with a BOS wants it (Llama 3's file says nothing) */
+    v->add_bos = ab >= 0 ? ct[ab].type == LLM_JSON_TRUE : v->bos >= 0;
+    v->add_eos = ae >= 0 && ct[ae].type == LLM_JSON_TRUE;
+    return LLM_OK;
+}
+
+static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes, const char *js, size_t len,
+                                       const llm_json_tok *t, size_t nt, const char *config, size_t config_len,
+                                       const char **why) {
+    llm__hf h;
+    llm__vbuild b;
+    const char *what;
+    signed short bl[324];
+    size_t k, need;
+    uint32_t m;
+    int64_t x;
+    llm_status st;
+    int spm;
+    (void)len;
+    memset(&h, 0, sizeof h);
+    h.js = js, h.t = t, h.nt = nt;
+    st = llm__hf_scan(&h, &what);
+    if (st != LLM_OK) LLM__VFAIL(st, "%s", what);
+    need = llm_vocab_json_bytes(js, t, nt, config, config_len);
+    if (!mem || need == 0 || mem_bytes < need) LLM__VFAIL(LLM_EINVAL, "memory smaller than llm_vocab_json_bytes");
+    llm__vocab_setup(&b, v, mem, h.n, h.text, h.n_merges);
+    LLM__VTRY(llm__hf_vocab_split(v, js, t, nt, h.model, why));
     x = llm_json_find(js, t, nt, (size_t)h.model, "ignore_merges");
     v->ignore_merges = x >= 0 && t[x].type == LLM_JSON_TRUE;
     llm__bl_table(bl);
@@ -17659,40 +17713,11 @@ static llm_status llm__vocab_init_json(llm_vocab *v, void *mem, size_t mem_bytes
         if (u >= 0) v->type[u] = LLM_TOKEN_UNKNOWN, v->unk = u;
     }
     LLM__VTRY(llm__vocab_finish(v, why));
-    tmp = v->text + b.pos;
-    for (k = (size_t)h.merges + 1, m = 0; m < t[h.merges].n; m++, k = t[k].next) {
-        const llm_json_tok *e = &t[k];
-        char *a = tmp, *bb;
-        size_t la = 0, lb = 0, cap = (size_t)(b.text_cap - b.pos) / 2;
-        /* "a b", or ["a", "b"] (newer files): decoded first, in the free half of the text area */
-        if (e->type == LLM_JSON_STRING && llm_json_str(js, e, a, cap, &la) == LLM_OK) {
-            char *sp = (char *)memchr(a, ' ', la);
-            if (!sp || sp == a || sp + 1 == a + la) LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not two pieces split by a space", (unsigned long)m);
-            bb = sp + 1, lb = la - (size_t)(bb - a), la = (size_t)(sp - a);
-        } else if (e->type == LLM_JSON_ARRAY && e->n == 2 && llm_json_str(js, &t[k + 1], a, cap, &la) == LLM_OK &&
-                   (bb = a + la + 1, llm_json_str(js, &t[t[k + 1].next], bb, cap - la - 1, &lb) == LLM_OK)) {
-        } else {
-            LLM__VFAIL(LLM_EFORMAT, "model.merges[%lu]: not \"a b\" or [\"a\", \"b\"] (or longer than every piece)", (unsigned long)m);
-        }
-        LLM__VTRY(llm__hf_merge(v, a, la, bb, lb, m, tmp + (b.text_cap - b.pos) / 2, spm ? NULL : bl, why));
-    }
-    if (config && config_len) {
-        llm_json_tok *ct = (llm_json_tok *)llm__align64((char *)llm__align64(mem) + llm__vocab_size(h.n, h.text, h.n_merges));
-        size_t cap = llm__hf_config_toks(config, config_len);
-        const char *cwhy = "";
-        int64_t ab, ae;
-        if (llm_json_parse(config, config_len, ct, cap, &cn, &cwhy) != LLM_OK || cn == 0 || ct[0].type != LLM_JSON_OBJECT)
-            LLM__VFAIL(LLM_EFORMAT, "tokenizer_config.json: %s", *cwhy ? cwhy : "not a JSON object");
-        v->bos = llm__hf_special_id(v, config, ct, cn, "bos_token");
-        v->eos = llm__hf_special_id(v, config, ct, cn, "eos_token");
-        v->pad = llm__hf_special_id(v, config, ct, cn, "pad_token");
-        v->unk = llm__hf_special_id(v, config, ct, cn, "unk_token");
-        ab = llm_json_find(config, ct, cn, 0, "add_bos_token");
-        ae = llm_json_find(config, ct, cn, 0, "add_eos_token");
-        /* absent add_bos_token: a model with a BOS wants it (Llama 3's file says nothing) */
-        v->add_bos = ab >= 0 ? ct[ab].type == LLM_JSON_TRUE : v->bos >= 0;
-        v->add_eos = ae >= 0 && ct[ae].type == LLM_JSON_TRUE;
-    }
+    LLM__VTRY(llm__hf_vocab_merges(v, js, t, h.merges, v->text + b.pos, (size_t)(b.text_cap - b.pos), spm ? NULL : bl, why));
+    if (config && config_len) /* its token list after the vocabulary's bytes in mem */
+        LLM__VTRY(llm__hf_vocab_config(v, config, config_len,
+                                       (llm_json_tok *)llm__align64((char *)llm__align64(mem) + llm__vocab_size(h.n, h.text, h.n_merges)),
+                                       why));
     return LLM_OK;
 }
 

@@ -550,6 +550,33 @@ static void test_hostile_json(void) {
     }
 }
 
+/* A byte-level BPE tokenizer.json written here, merges in both spellings ("a b" and
+   ["a", "b"]), with a tokenizer_config.json that names bos_token but not add_bos_token (a
+   model with a BOS wants it, as Llama 3's file says nothing) or sets it false */
+static void test_small_json(void) {
+    static const char js[] =
+        "{\"added_tokens\": [{\"id\": 5, \"content\": \"<s>\", \"special\": true}], \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+        " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"ab\": 3, \"abc\": 4, \"<s>\": 5},"
+        " \"merges\": [\"a b\", [\"ab\", \"c\"]]}}";
+    static const char cfg_default[] = "{\"bos_token\": \"<s>\"}", cfg_off[] = "{\"bos_token\": \"<s>\", \"add_bos_token\": false}";
+    llm_vocab v;
+    const char *why = "";
+    int32_t ids[16];
+    size_t n = 0;
+    if (CHECK_OK(llm_vocab_create_json(&v, js, sizeof js - 1, cfg_default, sizeof cfg_default - 1, &why))) {
+        CHECK(v.n_merges == 2 && v.bos == 5 && v.add_bos == 1);
+        CHECK_OK(llm_vocab_encode(&v, "ab", 2, 0, ids, 16, &n, NULL, 0));
+        CHECK(n == 1 && ids[0] == 3);
+        CHECK_OK(llm_vocab_encode(&v, "abc", 3, LLM_ENCODE_BOS, ids, 16, &n, NULL, 0));
+        CHECK(n == 2 && ids[0] == 5 && ids[1] == 4);
+        llm_vocab_free(&v);
+    }
+    if (CHECK_OK(llm_vocab_create_json(&v, js, sizeof js - 1, cfg_off, sizeof cfg_off - 1, &why))) {
+        CHECK(v.bos == 5 && v.add_bos == 0);
+        llm_vocab_free(&v);
+    }
+}
+
 /* Llama 2's tokenizer as Hugging Face ships it (BPE over characters with byte fallback,
    spaces as U+2581 by the normalizer, merges in place of scores), written here from
    ggml-vocab-llama-spm.gguf the way transformers' SentencePieceExtractor converts a
@@ -663,6 +690,7 @@ int main(void) {
     test_stream_bytes();
     test_special_real();
     test_hostile_json();
+    test_small_json();
     test_hostile();
     test_small();
     test_gguf_pairs();
