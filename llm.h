@@ -10786,8 +10786,9 @@ LLMDEF llm_status llm_chat_render(const llm_chat_template *t, const llm_chat_msg
     fam = &llm__chat_families[t->kind];
     for (i = 0; i < n; i++) {
         const char *r = msgs[i].role;
+        int known = r && (!strcmp(r, "system") || !strcmp(r, "user") || !strcmp(r, "assistant"));
         if (!r || !*r || !msgs[i].content) return LLM_EINVAL;
-        if (!fam->any_role && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant")) return LLM_EINVAL;
+        if (!known && !fam->any_role) return LLM_EINVAL;
     }
     memset(&in, 0, sizeof in);
     in.msgs = msgs, in.n = n, in.gen = add_generation_prompt, in.f = t->flags;
