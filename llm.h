@@ -10537,16 +10537,22 @@ typedef struct llm__chat_in {
     unsigned f;
 } llm__chat_in;
 #define LLM__CHAT_GEN(in) ((in)->gen || ((in)->f & LLM_CHAT_ALWAYS_GEN))
+/* one turn: open, the role, mid, the content (trimmed when the template trims), close */
+static void llm__put_turn(llm__out *o, const char *open, const char *role, const char *mid, const char *content, int trim,
+                          const char *close) {
+    llm__puts(o, open);
+    llm__puts(o, role);
+    llm__puts(o, mid);
+    if (trim) llm__put_trim(o, content);
+    else llm__puts(o, content);
+    llm__puts(o, close);
+}
 
 static void llm__chat_llama3(llm__out *o, const llm__chat_in *in) { /* hf-llama3's and Meta's Instruct template */
     int i;
     for (i = 0; i < in->n; i++) {
         if (i == 0 && !(in->f & LLM_CHAT_NO_BOS)) llm__puts(o, in->bos);
-        llm__puts(o, "<|start_header_id|>");
-        llm__puts(o, in->msgs[i].role);
-        llm__puts(o, "<|end_header_id|>\n\n");
-        llm__put_trim(o, in->msgs[i].content);
-        llm__puts(o, "<|eot_id|>");
+        llm__put_turn(o, "<|start_header_id|>", in->msgs[i].role, "<|end_header_id|>\n\n", in->msgs[i].content, 1, "<|eot_id|>");
     }
     if (LLM__CHAT_GEN(in)) llm__puts(o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
 }
@@ -10567,11 +10573,7 @@ static void llm__chat_chatml(llm__out *o, const llm__chat_in *in) {
             llm__put_qwen3_assistant(o, in->msgs[i].content, i > last_query, i == in->n - 1);
             continue;
         }
-        llm__puts(o, "<|im_start|>");
-        llm__puts(o, in->msgs[i].role);
-        llm__puts(o, "\n");
-        llm__puts(o, in->msgs[i].content);
-        llm__puts(o, "<|im_end|>\n");
+        llm__put_turn(o, "<|im_start|>", in->msgs[i].role, "\n", in->msgs[i].content, 0, "<|im_end|>\n");
     }
     if (LLM__CHAT_GEN(in)) llm__puts(o, "<|im_start|>assistant\n");
 }
