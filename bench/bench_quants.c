@@ -297,10 +297,13 @@ static void bench_110m(llm_threads **pools, int npools, const char *only) {
             printf(" %s %s", kinds[k].name, share1[k] >= (kinds[k].t == LLM_F32 || kinds[k].t == LLM_F16 ? 0.90 : 0.85) ? "met" : "MISSED");
     printf("\n");
     if (npools > 1) {
-        printf("two threads >= 1.6x one:");
+        /* "where the roofs allow": a run whose two-thread read roof is under 1.6x its
+           one-thread roof cannot judge a memory-bound decode against 1.6x */
+        printf("two threads >= 1.6x one where the read roof allows it:");
         for (k = 0; k < nk; k++)
             if (two[k] > 0 && (kinds[k].repack || kinds[k].t == LLM_F32 || kinds[k].t == LLM_F16))
-                printf(" %s %s (read roof %.2fx)", kinds[k].name, two[k] >= 1.6 ? "met" : "MISSED", rroof2[k]);
+                printf(" %s %s (read roof %.2fx)", kinds[k].name,
+                       two[k] >= 1.6 ? "met" : rroof2[k] < 1.6 ? "not judged" : "MISSED", rroof2[k]);
         printf("\n");
     }
     if (pre1[0] > 0) { /* issue 12: integer dots make 4-bit prefill at least as fast as fp32's */
