@@ -19289,6 +19289,8 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
         LLM__LFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
     if (llm_gguf_get_float(g, "adapter.lora.alpha", &alpha) != LLM_OK || !(alpha > 0.0) || !(alpha < 1e30))
         LLM__LFAIL("adapter.lora.alpha missing or not a positive number", LLM_EFORMAT);
+    if (!(alpha / t->lora_rank >= FLT_MIN)) /* a subnormal alpha: the scale alpha / r would round to 0 */
+        LLM__LFAIL("adapter.lora.alpha is so small that alpha / rank is no normal float", LLM_EFORMAT);
     for (l = 0; l < c->n_layers; l++) /* check every tensor before copying any */
         for (k = 0; k < LLM__LORA_TARGETS; k++)
             for (ab = 0; ab < 2; ab++) {

@@ -1039,6 +1039,26 @@ static void test_lora(void) {
             free(omem);
         }
         llm_gguf_free(&g);
+        { /* an alpha so small that alpha / r rounds to 0 (the smallest subnormal float32): refused
+             with its reason, the state untouched (a fuzzer's find: the load had set a zero scale) */
+            unsigned char *hb = (unsigned char *)malloc(len);
+            const float *before = (const float *)malloc(sizeof(float) * (size_t)back.n_params);
+            size_t at;
+            llm_gguf g3;
+            memcpy(hb, buf, len);
+            memcpy((void *)before, back.params, sizeof(float) * (size_t)back.n_params);
+            for (at = 0; at + 26 <= len && memcmp(hb + at, "adapter.lora.alpha", 18) != 0; at++) {
+            }
+            CHECK(at + 26 <= len && hb[at + 18] == 6); /* then its type, FLOAT32 */
+            if (at + 26 <= len) {
+                hb[at + 22] = 1, hb[at + 23] = hb[at + 24] = hb[at + 25] = 0;
+                CHECK_OK(llm_gguf_create(&g3, hb, len, &why));
+                CHECK(llm_lora_load_gguf(&back, &g3, &why) == LLM_EFORMAT && strstr(why, "alpha") != NULL);
+                CHECK(memcmp(before, back.params, sizeof(float) * (size_t)back.n_params) == 0);
+                llm_gguf_free(&g3);
+            }
+            free(hb), free((void *)before);
+        }
         {
             llm_gguf g2;
             CHECK(llm_gguf_create(&g2, buf, len - 40, &why) != LLM_OK); /* truncated data: the reader refuses */

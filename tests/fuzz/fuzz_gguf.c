@@ -50,8 +50,12 @@ static void walk(const llm_gguf *g) {
             if (llm_gguf_arr_int(kv, 0, &iv) == LLM_OK || llm_gguf_arr_str(kv, &cur, &sv) == LLM_OK) abort();
             continue;
         }
-        if ((int)kv->arr_type < 0 || kv->arr_type >= LLM_GGUF_TYPE_COUNT || kv->arr_type == LLM_GGUF_ARRAY) abort();
+        if ((int)kv->arr_type < 0 || kv->arr_type >= LLM_GGUF_TYPE_COUNT) abort();
         n = kv->arr_n < 300 ? kv->arr_n : 300;
+        /* arrays of arrays (up to 3 deep) are read past, and no getter hands out their elements */
+        if (kv->arr_type == LLM_GGUF_ARRAY && n > 0 &&
+            (llm_gguf_arr_int(kv, 0, &iv) == LLM_OK || llm_gguf_arr_float(kv, 0, &fv) == LLM_OK || llm_gguf_arr_str(kv, &cur, &sv) == LLM_OK))
+            abort();
         for (k = 0; k < n; k++) {
             (void)llm_gguf_arr_int(kv, k, &iv);
             (void)llm_gguf_arr_float(kv, k, &fv);
