@@ -19272,10 +19272,30 @@ LLMDEF llm_status llm_lora_save_gguf(const llm_train *t, const char *arch, void 
     return LLM_OK;
 }
 
+/* An adapter file's header, as both of its readers take it: general.type "adapter",
+   adapter.type "lora", and adapter.lora.alpha (absent: 0, allowed unless need_alpha) a
+   number under 1e30 that, when positive, is a normal float (a subnormal one would make
+   the scale alpha / r round to 0: an adapter that silently does nothing) */
+static llm_status llm__lora_header(const llm_gguf *g, int need_alpha, double *alpha, const char **why) {
+    llm_gguf_str v;
+    llm_status st;
+    *alpha = 0.0;
+    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7) != 0)
+        LLM__FFAIL(why, "general.type is not \"adapter\"", LLM_EFORMAT);
+    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4) != 0)
+        LLM__FFAIL(why, "adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
+    st = llm_gguf_get_float(g, "adapter.lora.alpha", alpha);
+    if ((st != LLM_OK && (need_alpha || st != LLM_ENOTFOUND)) || !(*alpha >= 0.0) || !(*alpha < 1e30) || (need_alpha && !(*alpha > 0.0)))
+        LLM__FFAIL(why, need_alpha ? "adapter.lora.alpha missing or not a positive number" : "adapter.lora.alpha is not a number >= 0",
+                   LLM_EFORMAT);
+    if (*alpha > 0.0 && *alpha < FLT_MIN) LLM__FFAIL(why, "adapter.lora.alpha is subnormal: the scale alpha / rank would round to 0", LLM_EFORMAT);
+    return LLM_OK;
+}
+
 #define LLM__LFAIL(msg, code) do { if (why) *why = (msg); return (code); } while (0)
 LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char **why) {
     const llm_config *c;
-    llm_gguf_str v;
+    llm_status st;
     double alpha;
     int64_t n_adapted = 0, slot, in, out, i;
     int l, k, ab;
@@ -19283,14 +19303,7 @@ LLMDEF llm_status llm_lora_load_gguf(llm_train *t, const llm_gguf *g, const char
     if (why) *why = "";
     if (!t || !t->params || !t->lora_rank || !g) LLM__LFAIL("no LoRA training state or no GGUF", LLM_EINVAL);
     c = &t->config;
-    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7) != 0)
-        LLM__LFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
-    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4) != 0)
-        LLM__LFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
-    if (llm_gguf_get_float(g, "adapter.lora.alpha", &alpha) != LLM_OK || !(alpha > 0.0) || !(alpha < 1e30))
-        LLM__LFAIL("adapter.lora.alpha missing or not a positive number", LLM_EFORMAT);
-    if (!(alpha / t->lora_rank >= FLT_MIN)) /* a subnormal alpha: the scale alpha / r would round to 0 */
-        LLM__LFAIL("adapter.lora.alpha is so small that alpha / rank is no normal float", LLM_EFORMAT);
+    if ((st = llm__lora_header(g, 1, &alpha, why)) != LLM_OK) return st;
     for (l = 0; l < c->n_layers; l++) /* check every tensor before copying any */
         for (k = 0; k < LLM__LORA_TARGETS; k++)
             for (ab = 0; ab < 2; ab++) {
@@ -19356,7 +19369,6 @@ LLMDEF llm_status llm_lora_apply(const llm_train *t, const llm_weights *base, ll
 #define LLM__AFAIL(msg, code) do { if (why) *why = (msg); return (code); } while (0)
 LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, const llm_weights *base, float user_scale,
                                       llm_lora_ab *ab, llm_layer_weights *layers, llm_weights *out, const char **why) {
-    llm_gguf_str v;
     double alpha = 0.0;
     int64_t placed = 0, in, out_d;
     int l, k;
@@ -19366,13 +19378,7 @@ LLMDEF llm_status llm_lora_apply_gguf(const llm_gguf *g, const llm_config *c, co
     if (!g || !(user_scale == user_scale)) LLM__AFAIL("no GGUF, or a NaN scale", LLM_EINVAL);
     if ((st = llm__lora_view_base(c, base, ab, layers, out)) != LLM_OK) LLM__AFAIL("no config, base or memory", st);
     if (!llm__little_endian()) LLM__AFAIL("big-endian host: the adapter's floats are little-endian", LLM_EUNSUPPORTED);
-    if (llm_gguf_get_str(g, "general.type", &v) != LLM_OK || v.n != 7 || memcmp(v.s, "adapter", 7) != 0)
-        LLM__AFAIL("general.type is not \"adapter\"", LLM_EFORMAT);
-    if (llm_gguf_get_str(g, "adapter.type", &v) != LLM_OK || v.n != 4 || memcmp(v.s, "lora", 4) != 0)
-        LLM__AFAIL("adapter.type is not \"lora\"", LLM_EUNSUPPORTED);
-    st = llm_gguf_get_float(g, "adapter.lora.alpha", &alpha);
-    if ((st != LLM_OK && st != LLM_ENOTFOUND) || !(alpha >= 0.0) || !(alpha < 1e30))
-        LLM__AFAIL("adapter.lora.alpha is not a number >= 0", LLM_EFORMAT);
+    if ((st = llm__lora_header(g, 0, &alpha, why)) != LLM_OK) return st;
     for (l = 0; l < c->n_layers; l++)
         for (k = 0; k < LLM__LORA_TARGETS; k++) {
             const llm_gguf_tensor *ta, *tb;

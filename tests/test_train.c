@@ -1055,6 +1055,13 @@ static void test_lora(void) {
                 CHECK_OK(llm_gguf_create(&g3, hb, len, &why));
                 CHECK(llm_lora_load_gguf(&back, &g3, &why) == LLM_EFORMAT && strstr(why, "alpha") != NULL);
                 CHECK(memcmp(before, back.params, sizeof(float) * (size_t)back.n_params) == 0);
+                { /* and at inference, by the same header check */
+                    llm_lora_ab hab[2 * 7];
+                    llm_layer_weights hl[2];
+                    llm_weights hw;
+                    CHECK(llm_lora_apply_gguf(&g3, &c, &full.weights, 1.0f, hab, hl, &hw, &why) ==
+                          (fc_host_le() ? LLM_EFORMAT : LLM_EUNSUPPORTED));
+                }
                 llm_gguf_free(&g3);
             }
             free(hb), free((void *)before);
