@@ -7152,18 +7152,24 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
    t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
-   for one use, as the fp32 GEMV's). */
+   for one use, as the fp32 GEMV's), a K-quant block's lines at a time, and with 1 or 2
+   tokens the 32-value formats' too (8 blocks a round: asked block by block, their 4.5 to
+   8.5 lines cost a few-token tile an eighth to a fifth of its time at 2,048 to 8,192
+   columns; with more tokens a round of 36 to 68 lines delays the tile's loads). */
 LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
     uintptr_t pfl = pf ? ((uintptr_t)p + pf) & ~(uintptr_t)63 : (uintptr_t)end; /* the next line to ask for */
+    const int every = nt <= 2 ? 8 : f->blk / 32;                    /* blocks of 32 values per round of asking */
+    const size_t span = (size_t)bb * (size_t)(every * 32 / f->blk); /* and the bytes up to which a round asks */
     llm__pw y[LLM__X16_T];
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += f->blk / 32, p += bb) {
-        for (; pfl < (uintptr_t)p + pf + (size_t)bb && pfl < (uintptr_t)end; pfl += 64) LLM__PREFETCH_NT((const unsigned char *)pfl);
+        if (b % every == 0)
+            for (; pfl < (uintptr_t)p + pf + span && pfl < (uintptr_t)end; pfl += 64) LLM__PREFETCH_NT((const unsigned char *)pfl);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
