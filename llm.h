@@ -7192,24 +7192,27 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
             }
         } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
             const llm__pw d = llm__x16_h16(p);
-            int hq;
-            for (hq = 0; hq < 8; hq++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's run g bits 2q, 2q + 1 */
-                const int g = hq / 4, q = hq % 4, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
-                const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
-                const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
-                llm__pc c[8];
+            int g, q;
+            for (g = 0; g < 2; g++)
                 LLM__UNROLL
-                for (k = 0; k < 8; k++) {
-                    const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
-                    c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q));
+                for (q = 0; q < 4; q++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's
+                                             run g bits 2q, 2q + 1; q unrolled, so its shifts are constants */
+                    const int hq = 4 * g + q, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
+                    const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
+                    const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
+                    llm__pc c[8];
+                    LLM__UNROLL
+                    for (k = 0; k < 8; k++) {
+                        const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
+                        c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q));
+                    }
+                    LLM__UNROLL
+                    for (t = 0; t < nt; t++) {
+                        const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
+                        y[t] = llm__x16_dot16(y[t], c, xb, 0, -32 * xb->s16[0], s0);
+                        y[t] = llm__x16_dot16(y[t], c + 4, xb, 1, -32 * xb->s16[1], s1);
+                    }
                 }
-                LLM__UNROLL
-                for (t = 0; t < nt; t++) {
-                    const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
-                    y[t] = llm__x16_dot16(y[t], c, xb, 0, -32 * xb->s16[0], s0);
-                    y[t] = llm__x16_dot16(y[t], c + 4, xb, 1, -32 * xb->s16[1], s1);
-                }
-            }
         } else { /* Q4_K, Q5_K: d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
                     then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
             const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
