@@ -14774,9 +14774,6 @@ static llm_status llm__shard_bytes(const char *path, const char *name, uint64_t 
 #endif
 }
 
-/* One block from LLM_MALLOC holds everything: under LLM_MMAP the mapping record first,
-   then the layer table, aux, the shards' llm_safetensors and their tables, the mapping
-   records, config.json's text and (when read) each shard's bytes. */
 /* dir/name for shard s (its name also into name[256], NUL-terminated); NULL if too long */
 static const char *llm__hf_shard_path(char *path, size_t cap, const char *dir, const llm_gguf_str *s, char *name) {
     memcpy(name, s->s, s->n);
@@ -14811,83 +14808,56 @@ static llm_status llm__hf_shard_list(const char *dir, llm__hf_index *ix, void **
     return LLM_OK;
 }
 
-LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
-    char path[4096], *cbase, *base = NULL, name[256];
-    void *cmem = NULL, *imem = NULL, *mem = NULL;
-    unsigned char *cdata;
-    size_t clen, auxn, *stb = NULL;
-    uint64_t off_aux, off_sts, off_maps, off_cfg, total, at, *fsize = NULL, *off = NULL;
-    llm__hf_index ix;
-    const llm_gguf_str *names = NULL;
-    llm_safetensors *sts = NULL;
-    llm__filemap *maps = NULL;
-    llm_config c;
+/* One block from LLM_MALLOC holds everything: under LLM_MMAP the mapping record first,
+   then the layer table, aux, the shards' llm_safetensors and their tables, the mapping
+   records, config.json's text and (when read) each shard's bytes. llm__hf_plan places
+   them (offsets from the block's base; per shard its file's bytes and its tables' offset
+   and bytes) from config.json and each shard's header, before the block is allocated. */
+typedef struct llm__hf_block {
+    uint64_t aux, sts, maps, cfg, bytes, total; /* bytes: where the shards' bytes start (unmapped) */
+    size_t auxn;
+    uint64_t *fsize, *off;
+    size_t *stb;
+} llm__hf_block;
+static llm_status llm__hf_plan(llm__hf_block *b, const char *dir, const llm_gguf_str *names, int n, const llm_config *c,
+                               size_t clen, llm_model *m, const char **why) {
+    char path[4096], name[256];
     llm_status e;
-    int n = 0, k, indexed;
-    memset(&ix, 0, sizeof ix);
-    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
-    if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
-    /* config.json: small, read first, it sizes everything else */
-    e = llm__read_file(path, 0, &cmem, &cbase, &cdata, &clen, why);
-    if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
-    e = llm_hf_read_config(&c, (const char *)cdata, clen, why);
-    if (e != LLM_OK) goto fail;
-    e = llm__hf_shard_list(dir, &ix, &imem, &names, &n, m, why);
-    if (e != LLM_OK) goto fail;
-    indexed = imem != NULL;
-    /* each shard's header sizes its tables; then one block for all */
-    fsize = (uint64_t *)LLM_MALLOC((size_t)n * (2 * sizeof *fsize + sizeof *stb)); /* the 64-bit arrays first: aligned */
-    if (!fsize) {
-        e = LLM_ENOMEM;
-        if (why) *why = "out of memory";
-        goto fail;
-    }
-    off = fsize + n, stb = (size_t *)(void *)(off + n);
-    /* the block: the layers' table, the aux floats, the shards' safetensors and file maps,
-       each shard's tables, config.json's copy, then (not mapped) the shards' bytes */
-    auxn = llm_hf_aux_floats(&c);
-    off_aux = LLM__MALIGN((uint64_t)c.n_layers * sizeof(llm_layer_weights));
-    off_sts = off_aux + LLM__MALIGN((uint64_t)auxn * sizeof(float));
-    off_maps = off_sts + LLM__MALIGN((uint64_t)n * sizeof(llm_safetensors));
-    total = off_maps + LLM__MALIGN((uint64_t)n * sizeof(llm__filemap));
+    int k;
+    b->fsize = (uint64_t *)LLM_MALLOC((size_t)n * (2 * sizeof *b->fsize + sizeof *b->stb)); /* the 64-bit arrays first: aligned */
+    if (!b->fsize) LLM__FFAIL(why, "out of memory", LLM_ENOMEM);
+    b->off = b->fsize + n, b->stb = (size_t *)(void *)(b->off + n);
+    /* the layers' table, the aux floats, the shards' safetensors and file maps, each
+       shard's tables, config.json's copy, then (not mapped) the shards' bytes */
+    b->auxn = llm_hf_aux_floats(c);
+    b->aux = LLM__MALIGN((uint64_t)c->n_layers * sizeof(llm_layer_weights));
+    b->sts = b->aux + LLM__MALIGN((uint64_t)b->auxn * sizeof(float));
+    b->maps = b->sts + LLM__MALIGN((uint64_t)n * sizeof(llm_safetensors));
+    b->total = b->maps + LLM__MALIGN((uint64_t)n * sizeof(llm__filemap));
     for (k = 0; k < n; k++) {
-        if (!llm__hf_shard_path(path, sizeof path, dir, &names[k], name)) {
-            e = LLM_EINVAL;
-            if (why) *why = "a shard's path is too long";
-            goto fail;
-        }
-        e = llm__st_file_tables(path, name, &stb[k], &fsize[k], m->why, sizeof m->why, why);
-        if (e != LLM_OK) goto fail;
-        off[k] = total;
-        total += LLM__MALIGN(stb[k]);
+        if (!llm__hf_shard_path(path, sizeof path, dir, &names[k], name)) LLM__FFAIL(why, "a shard's path is too long", LLM_EINVAL);
+        e = llm__st_file_tables(path, name, &b->stb[k], &b->fsize[k], m->why, sizeof m->why, why);
+        if (e != LLM_OK) return e;
+        b->off[k] = b->total;
+        b->total += LLM__MALIGN(b->stb[k]);
     }
-    off_cfg = total;
-    total += LLM__MALIGN((uint64_t)clen + 1);
+    b->cfg = b->total;
+    b->total += LLM__MALIGN((uint64_t)clen + 1);
+    b->bytes = b->total;
 #ifndef LLM_MMAP
-    for (k = 0; k < n; k++) total += LLM__MALIGN(fsize[k]); /* the shards' bytes follow, in order */
+    for (k = 0; k < n; k++) b->total += LLM__MALIGN(b->fsize[k]); /* the shards' bytes follow, in order */
 #endif
-    if (total > (uint64_t)(SIZE_MAX / 2)) {
-        e = LLM_ENOMEM;
-        if (why) *why = "the shards are too large for this address space";
-        goto fail;
-    }
-    if (!(mem = LLM_MALLOC(LLM__FILE_HEAD + (size_t)total + 128))) {
-        e = LLM_ENOMEM;
-        if (why) *why = "out of memory";
-        goto fail;
-    }
-    base = (char *)llm__align64(mem) + LLM__FILE_HEAD;
-    sts = (llm_safetensors *)(void *)(base + off_sts);
-    maps = (llm__filemap *)(void *)(base + off_maps);
-    memset(sts, 0, (size_t)n * sizeof *sts);
-    memset(maps, 0, (size_t)n * sizeof *maps);
-    if (LLM__FILE_HEAD) {
-        llm__filemap *fm = (llm__filemap *)llm__align64(mem);
-        memset(fm, 0, sizeof *fm);
-        fm->more = maps, fm->n_more = (size_t)n;
-    }
-    /* each shard's bytes (read after the config's copy, or mapped) and its tables */
-    for (k = 0, at = off_cfg + LLM__MALIGN((uint64_t)clen + 1); k < n; k++) {
+    if (b->total > (uint64_t)(SIZE_MAX / 2)) LLM__FFAIL(why, "the shards are too large for this address space", LLM_ENOMEM);
+    return LLM_OK;
+}
+/* Each shard's bytes (read into the block, or mapped) and its safetensors tables */
+static llm_status llm__hf_open_shards(const llm__hf_block *b, char *base, llm_safetensors *sts, llm__filemap *maps,
+                                      const char *dir, const llm_gguf_str *names, int n, llm_model *m, const char **why) {
+    char path[4096], name[256];
+    uint64_t at = b->bytes;
+    llm_status e;
+    int k;
+    for (k = 0; k < n; k++) {
         const unsigned char *data;
         unsigned char *dst = NULL; /* mapped: no room for the bytes in the block */
         size_t len;
@@ -14895,20 +14865,63 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
         dst = (unsigned char *)base + at;
 #endif
         llm__hf_shard_path(path, sizeof path, dir, &names[k], name);
-        e = llm__shard_bytes(path, name, fsize[k], dst, &maps[k], &data, &len, m->why, sizeof m->why, why);
-        if (e != LLM_OK) goto fail;
-        at += LLM__MALIGN(fsize[k]);
-        e = llm_safetensors_init(&sts[k], base + off[k], stb[k], data, len, why);
+        e = llm__shard_bytes(path, name, b->fsize[k], dst, &maps[k], &data, &len, m->why, sizeof m->why, why);
+        if (e != LLM_OK) return e;
+        at += LLM__MALIGN(b->fsize[k]);
+        e = llm_safetensors_init(&sts[k], base + b->off[k], b->stb[k], data, len, why);
         if (e != LLM_OK) {
             if (why) *why = llm__why_file(m->why, sizeof m->why, name, *why);
-            goto fail;
+            return e;
         }
     }
-    if (indexed && (e = llm__hf_index_check(&ix, sts, m->why, sizeof m->why, why)) != LLM_OK) goto fail;
-    memcpy(base + off_cfg, cdata, clen);
-    base[off_cfg + clen] = '\0';
-    e = llm_hf_load_shards(m, base + off_cfg, clen, sts, n, (llm_layer_weights *)(void *)base, c.n_layers,
-                           (float *)(void *)(base + off_aux), auxn, why);
+    return LLM_OK;
+}
+
+LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **why) {
+    char path[4096], *cbase, *base = NULL;
+    void *cmem = NULL, *imem = NULL, *mem = NULL;
+    unsigned char *cdata;
+    size_t clen;
+    llm__hf_block b;
+    llm__hf_index ix;
+    const llm_gguf_str *names = NULL;
+    llm_safetensors *sts = NULL;
+    llm__filemap *maps = NULL;
+    llm_config c;
+    llm_status e;
+    int n = 0, k;
+    memset(&ix, 0, sizeof ix);
+    memset(&b, 0, sizeof b);
+    LLM__MTRY(llm__reader_begin(m, sizeof *m, "no model", why));
+    if (!dir || !llm__path_join(path, sizeof path, dir, "config.json")) LLM__FFAIL(why, "no directory, or its path is too long", LLM_EINVAL);
+    /* config.json: small, read first, it sizes everything else */
+    e = llm__read_file(path, 0, &cmem, &cbase, &cdata, &clen, why);
+    if (e != LLM_OK) LLM__FFAIL(why, "cannot read config.json in the directory", e);
+    if ((e = llm_hf_read_config(&c, (const char *)cdata, clen, why)) != LLM_OK) goto fail;
+    if ((e = llm__hf_shard_list(dir, &ix, &imem, &names, &n, m, why)) != LLM_OK) goto fail;
+    /* each shard's header sizes its tables; then one block for all */
+    if ((e = llm__hf_plan(&b, dir, names, n, &c, clen, m, why)) != LLM_OK) goto fail;
+    if (!(mem = LLM_MALLOC(LLM__FILE_HEAD + (size_t)b.total + 128))) {
+        e = LLM_ENOMEM;
+        if (why) *why = "out of memory";
+        goto fail;
+    }
+    base = (char *)llm__align64(mem) + LLM__FILE_HEAD;
+    sts = (llm_safetensors *)(void *)(base + b.sts);
+    maps = (llm__filemap *)(void *)(base + b.maps);
+    memset(sts, 0, (size_t)n * sizeof *sts);
+    memset(maps, 0, (size_t)n * sizeof *maps);
+    if (LLM__FILE_HEAD) {
+        llm__filemap *fm = (llm__filemap *)llm__align64(mem);
+        memset(fm, 0, sizeof *fm);
+        fm->more = maps, fm->n_more = (size_t)n;
+    }
+    if ((e = llm__hf_open_shards(&b, base, sts, maps, dir, names, n, m, why)) != LLM_OK) goto fail;
+    if (imem && (e = llm__hf_index_check(&ix, sts, m->why, sizeof m->why, why)) != LLM_OK) goto fail;
+    memcpy(base + b.cfg, cdata, clen);
+    base[b.cfg + clen] = '\0';
+    e = llm_hf_load_shards(m, base + b.cfg, clen, sts, n, (llm_layer_weights *)(void *)base, c.n_layers,
+                           (float *)(void *)(base + b.aux), b.auxn, why);
     if (e != LLM_OK) {
         /* the reason may be in a shard's why, which ends with this call: keep it in the model */
         for (k = 0; k < n && why; k++)
@@ -14920,14 +14933,14 @@ LLMDEF llm_status llm_hf_load_dir(llm_model *m, const char *dir, const char **wh
     }
     llm__hf_index_free(&ix);
     if (imem) LLM_FREE(imem);
-    LLM_FREE(fsize);
+    LLM_FREE(b.fsize);
     LLM_FREE(cmem);
     m->owned = mem;
     return LLM_OK;
 fail:
     llm__hf_index_free(&ix);
     if (imem) LLM_FREE(imem);
-    if (fsize) LLM_FREE(fsize);
+    if (b.fsize) LLM_FREE(b.fsize);
     llm__file_free(mem);
     if (cmem) LLM_FREE(cmem);
     return e;
