@@ -7153,9 +7153,9 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph
 /* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
    t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
    for one use, as the fp32 GEMV's), a K-quant block's lines at a time, and with 1 or 2
-   tokens the 32-value formats' too (8 blocks a round: asked block by block, their 4.5 to
-   8.5 lines cost a few-token tile an eighth to a fifth of its time at 2,048 to 8,192
-   columns; with more tokens a round of 36 to 68 lines delays the tile's loads). */
+   tokens the 32-value formats' too, 8 blocks a round: asked block by block, their few
+   lines a block slowed a one-token tile on long rows; with more tokens the tile has time
+   for them, and a round's burst would delay its loads (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
