@@ -14814,7 +14814,7 @@ static llm_status llm__hf_shard_list(const char *dir, llm__hf_index *ix, void **
    them (offsets from the block's base; per shard its file's bytes and its tables' offset
    and bytes) from config.json and each shard's header, before the block is allocated. */
 typedef struct llm__hf_block {
-    uint64_t aux, sts, maps, cfg, bytes, total; /* bytes: where the shards' bytes start (unmapped) */
+    uint64_t aux, sts, maps, cfg, data, total; /* data: where the shards' bytes start (read, not mapped) */
     size_t auxn;
     uint64_t *fsize, *off;
     size_t *stb;
@@ -14843,7 +14843,7 @@ static llm_status llm__hf_plan(llm__hf_block *b, const char *dir, const llm_gguf
     }
     b->cfg = b->total;
     b->total += LLM__MALIGN((uint64_t)clen + 1);
-    b->bytes = b->total;
+    b->data = b->total;
 #ifndef LLM_MMAP
     for (k = 0; k < n; k++) b->total += LLM__MALIGN(b->fsize[k]); /* the shards' bytes follow, in order */
 #endif
@@ -14854,7 +14854,7 @@ static llm_status llm__hf_plan(llm__hf_block *b, const char *dir, const llm_gguf
 static llm_status llm__hf_open_shards(const llm__hf_block *b, char *base, llm_safetensors *sts, llm__filemap *maps,
                                       const char *dir, const llm_gguf_str *names, int n, llm_model *m, const char **why) {
     char path[4096], name[256];
-    uint64_t at = b->bytes;
+    uint64_t at = b->data;
     llm_status e;
     int k;
     for (k = 0; k < n; k++) {

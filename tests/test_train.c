@@ -1042,11 +1042,11 @@ static void test_lora(void) {
         { /* an alpha so small that alpha / r rounds to 0 (the smallest subnormal float32): refused
              with its reason, the state untouched (a fuzzer's find: the load had set a zero scale) */
             unsigned char *hb = (unsigned char *)malloc(len);
-            const float *before = (const float *)malloc(sizeof(float) * (size_t)back.n_params);
+            float *before = (float *)malloc(sizeof(float) * (size_t)back.n_params);
             size_t at;
             llm_gguf g3;
             memcpy(hb, buf, len);
-            memcpy((void *)before, back.params, sizeof(float) * (size_t)back.n_params);
+            memcpy(before, back.params, sizeof(float) * (size_t)back.n_params);
             for (at = 0; at + 26 <= len && memcmp(hb + at, "adapter.lora.alpha", 18) != 0; at++) {
             }
             CHECK(at + 26 <= len && hb[at + 18] == 6); /* then its type, FLOAT32 */
@@ -1064,7 +1064,7 @@ static void test_lora(void) {
                 }
                 llm_gguf_free(&g3);
             }
-            free(hb), free((void *)before);
+            free(hb), free(before);
         }
         {
             llm_gguf g2;
