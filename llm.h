@@ -7159,21 +7159,25 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph
    t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
    for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks of 32 values'
    lines at a time (asked block by block, a 32-value format's few lines a block slowed a
-   one-token tile on long rows), with more tokens one block of 32's share at a time, in
-   every format (a K-quant block's 36-53 lines asked at once delay the loads of a tile
-   that has time to spare; bench/NOTES.md). */
+   one-token tile on long rows); with more tokens a few lines at a time, spread through the
+   work: a block of 32's share (a K-quant block's 36-53 lines asked at once delay the
+   loads of a tile that has time to spare), the 32-value formats' in two halves
+   (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
                                 const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
     uintptr_t pfl = pf ? ((uintptr_t)p + pf) & ~(uintptr_t)63 : (uintptr_t)end; /* the next line to ask for */
-    const int every = nt <= 2 ? 8 : 1, per = f->blk / 32;          /* blocks of 32 values per round of asking; per block */
+    const int per = f->blk / 32;     /* blocks of 32 values per block */
     llm__pw y[LLM__X16_T];
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += f->blk / 32, p += bb) {
-        if (every >= per && b % every == 0) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(every / per), (uintptr_t)end);
+        if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end);
+        else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
@@ -7191,6 +7195,7 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
+                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end);
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                 if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
             }
@@ -7202,10 +7207,10 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 for (q = 0; q < 4; q++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's
                                              run g bits 2q, 2q + 1; q unrolled, so its shifts are constants */
                     const int hq = 4 * g + q, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
-                    if (every < per) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / 8, (uintptr_t)end);
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / 8, (uintptr_t)end);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
@@ -7231,9 +7236,9 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
                 LLM__UNROLL
                 for (h = 0; h < 2; h++) { /* block j = 2r + h */
                     const int j = 2 * r + h;
-                    if (every < per) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / 8, (uintptr_t)end);
                     const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
                     llm__pc c[8];
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / 8, (uintptr_t)end);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
