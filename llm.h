@@ -7155,16 +7155,16 @@ static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t en
 }
 /* the 16 fp16 values at p as floats */
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
-/* out[16 t + i] = row i of the 16 at p (nb blocks of 32) against token t's x (x + t ldx),
-   t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
+/* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
+   (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
    for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks of 32 values'
    lines at a time (asked block by block, a 32-value format's few lines a block slowed a
    one-token tile on long rows); with more tokens a few lines at a time, spread through the
    work: a block of 32's share (a K-quant block's 36-53 lines asked at once delay the
    loads of a tile that has time to spare), the 32-value formats' in two halves
    (bench/NOTES.md). */
-LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, const int fmt, const llm__q8x *x, size_t ldx,
-                                const int nt, size_t pf, const unsigned char *end) {
+LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, const int fmt,
+                                const llm__q8x *x, size_t ldx, const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
     uintptr_t pfl = pf ? ((uintptr_t)p + pf) & ~(uintptr_t)63 : (uintptr_t)end; /* the next line to ask for */
@@ -7254,26 +7254,27 @@ LLM__WINLINE void llm__x16_tile(float *out, const unsigned char *p, int nb, cons
         }
     }
     LLM__UNROLL
-    for (t = 0; t < nt; t++) llm__pw_store(out + 16 * t, y[t]);
+    for (t = 0; t < nt; t++) llm__pw_store(out + ldo * (size_t)t, _mm512_add_ps(y[t], _mm512_loadu_ps(bias)));
 }
 #else
 /* the same sums, one row at a time: its blocks gathered back to ggml's bytes */
-static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, const llm__q8x *x, size_t ldx, int nt, size_t pf,
-                          const unsigned char *end) {
+static void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, int fmt, const llm__q8x *x,
+                          size_t ldx, int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const size_t bb = 16 * (size_t)f->bytes;
     const int per = f->blk / 32; /* blocks of 32 per block */
     unsigned char blk[16 * 256];
+    float acc[16 * LLM__X16_T];
     int b, t, i, j, l;
     (void)pf, (void)end;
     for (i = 0; i < 16; i++)
-        for (t = 0; t < nt; t++) out[16 * t + i] = 0.0f;
+        for (t = 0; t < nt; t++) acc[16 * t + i] = 0.0f;
     for (b = 0; b < nb; b += per, p += bb) {
         llm__x16_move(f, (unsigned char *)(uintptr_t)p, blk, (size_t)f->bytes, 1); /* (un = 1 only reads p) */
         for (i = 0; i < 16; i++) {
             const unsigned char *w = blk + (size_t)i * (size_t)f->bytes;
             for (t = 0; t < nt; t++) {
-                float y = out[16 * t + i];
+                float y = acc[16 * t + i];
                 for (j = 0; j < per; j++) {
                     const llm__q8x *xb = x + (size_t)t * ldx + b + j;
                     int32_t a = 0;
@@ -7325,10 +7326,12 @@ static void llm__x16_tile(float *out, const unsigned char *p, int nb, int fmt, c
                         y = fmaf((float)a, llm__h(w) * xb->d, y);
                     }
                 }
-                out[16 * t + i] = y;
+                acc[16 * t + i] = y;
             }
         }
     }
+    for (t = 0; t < nt; t++)
+        for (i = 0; i < 16; i++) out[ldo * (size_t)t + (size_t)i] = acc[16 * t + i] + bias[i];
 }
 #endif
 
@@ -7352,30 +7355,33 @@ typedef struct llm__x16c {
    one more pass: a batch of up to 8 reads the weights once); the first tile streams the
    group from memory and prefetches ahead, the others find it in cache. */
 static void llm__x16_task(void *ctx, int ith, int nth) {
+    static const float nobias[16] = {0}; /* (+ 0.0f without a bias, as every linear adds it) */
     const llm__x16c *c = (const llm__x16c *)ctx;
-    int g, t, n, i, k = 0;
-    float o[16 * LLM__X16_T];
+    int g, t, n, k = 0;
     for (g = (int)((int64_t)c->ng * ith / nth); g < (int)((int64_t)c->ng * (ith + 1) / nth); g++) {
         const llm__x16m *m;
         const unsigned char *p;
+        const float *bias;
         while (g >= c->m[k].g0 + c->m[k].d_out / 16) k++;
         m = &c->m[k];
         p = m->w + (size_t)(g - m->g0) * m->gb;
+        bias = m->b ? m->b + 16 * (g - m->g0) : nobias;
         for (t = 0; t < c->nt; t += n) {
             const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
             const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
-            float *y = m->y + (size_t)(c->t0 + t) * (size_t)m->d_out + (size_t)(16 * (g - m->g0));
+            const size_t ld = (size_t)m->d_out;
+            float *y = m->y + (size_t)(c->t0 + t) * ld + (size_t)(16 * (g - m->g0));
             n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
 #define LLM__X16_SHAPES(F)                                                                          \
     switch (n) {                                                                                    \
-    case 1: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 1, pf, m->end); break;                  \
-    case 2: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 2, pf, m->end); break;                  \
-    case 3: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 3, pf, m->end); break;                  \
-    case 4: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;                  \
-    case 5: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 5, pf, m->end); break;                  \
-    case 6: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 6, pf, m->end); break;                  \
-    case 7: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, 7, pf, m->end); break;                  \
-    default: llm__x16_tile(o, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, m->end); break;        \
+    case 1: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 1, pf, m->end); break;        \
+    case 2: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 2, pf, m->end); break;        \
+    case 3: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 3, pf, m->end); break;        \
+    case 4: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;        \
+    case 5: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 5, pf, m->end); break;        \
+    case 6: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 6, pf, m->end); break;        \
+    case 7: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 7, pf, m->end); break;        \
+    default: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, m->end); break; \
     }
             if (m->fmt == LLM_Q8_0X16) {
                 LLM__X16_SHAPES(LLM_Q8_0X16)
@@ -7395,8 +7401,6 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
                 LLM__X16_SHAPES(LLM_Q6_KX16)
             }
 #undef LLM__X16_SHAPES
-            for (i = 0; i < 16 * n; i++)
-                y[(size_t)(i / 16) * (size_t)m->d_out + (size_t)(i % 16)] = o[i] + (m->b ? m->b[16 * (g - m->g0) + i % 16] : 0.0f);
         }
     }
 }
