@@ -7126,8 +7126,8 @@ static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
    the same order, so the same sums): llm_weight_repack_worth says yes. */
 #define LLM__X16V 1
 /* y += float(the 8 code vectors c dotted with x block xb's codes, from start) (s dx), the
-   dots in `ch` independent chains (1, 2 or 4: few tokens leave the core idle on one
-   chain's latency; the sum is the same integer) */
+   dots in `ch` independent chains (2, or 4 for one token: one chain of 8 leaves the core
+   idle on its latency even with 8 tokens in flight; the sum is the same integer) */
 LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch) {
     llm__pa a[4];
     int k;
@@ -7139,7 +7139,7 @@ LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *x
     if (ch >= 2) a[0] = _mm512_add_epi32(a[0], a[1]);
     return llm__pw_acc(y, a[0], s, xb->d);
 }
-#define LLM__X16_CH(nt) ((nt) == 1 ? 4 : (nt) <= 4 ? 2 : 1)
+#define LLM__X16_CH(nt) ((nt) == 1 ? 4 : 2)
 /* the same over half e of the block (4 code vectors, x's codes 16 e ..): Q6_K's scale per 16 */
 LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x *xb, int e, int32_t start, llm__pw s) {
     llm__pa a = llm__pa_set1(start);
