@@ -7156,24 +7156,24 @@ static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t en
 /* the 16 fp16 values at p as floats */
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
-   (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes, each line once,
-   for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks of 32 values'
-   lines at a time (asked block by block, a 32-value format's few lines a block slowed a
-   one-token tile on long rows); with more tokens a few lines at a time, spread through the
-   work: a block of 32's share (a K-quant block's 36-53 lines asked at once delay the
-   loads of a tile that has time to spare), the 32-value formats' in two halves
-   (bench/NOTES.md). */
+   (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
+   each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
+   of 32 values' lines at a time (asked block by block, a 32-value format's few lines a
+   block slowed a one-token tile on long rows); with more tokens a few lines at a time,
+   spread through the work: a block of 32's share (a K-quant block's 36-53 lines asked at
+   once delay the loads of a tile that has time to spare), the 32-value formats' in two
+   halves (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, const int fmt,
                                 const llm__q8x *x, size_t ldx, const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
     uintptr_t pfl = pf ? ((uintptr_t)p + pf) & ~(uintptr_t)63 : (uintptr_t)end; /* the next line to ask for */
-    const int per = f->blk / 32;     /* blocks of 32 values per block */
+    const int per = f->blk / 32; /* blocks of 32 values per block */
     llm__pw y[LLM__X16_T];
     int b, t, k, h;
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
-    for (b = 0; b < nb; b += f->blk / 32, p += bb) {
+    for (b = 0; b < nb; b += per, p += bb) {
         if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
