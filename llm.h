@@ -7136,7 +7136,7 @@ LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *x
     LLM__UNROLL
     for (k = 0; k < 8; k++) a[k % ch] = llm__pa_dot(a[k % ch], c[k], llm__qp_x4(xb->q + 4 * k));
     if (ch == 4) a[0] = _mm512_add_epi32(a[0], a[2]), a[1] = _mm512_add_epi32(a[1], a[3]);
-    if (ch >= 2) a[0] = _mm512_add_epi32(a[0], a[1]);
+    a[0] = _mm512_add_epi32(a[0], a[1]);
     return llm__pw_acc(y, a[0], s, xb->d);
 }
 #define LLM__X16_CH(nt) ((nt) == 1 ? 4 : 2)
@@ -7210,7 +7210,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / 8, (uintptr_t)end);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
@@ -7238,7 +7238,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const int j = 2 * r + h;
                     const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / 8, (uintptr_t)end);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
