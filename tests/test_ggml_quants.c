@@ -1200,6 +1200,56 @@ static void test_repack_model(void) {
 /* Which kernel the 32-value formats get (LLM_QZ): the option is obeyed, and by default
    the 512-bit one is left out of builds tuned for AMD Zen 3 / 4 only (impl.c works out
    what its own flags ask for, apart from llm.h) */
+/* Activations quantized by the pool's threads (llm__q8x_tokens: from 512 blocks of 32, so a
+   d_in of 16,384 at one token, or 3 tokens' 1,536 split mid-token), for the original layouts
+   with and without LLM_LIN_PREFILL (tokens side by side) and the repacked ones: each
+   token's bits are its call alone on one thread. A call on other activations comes first,
+   so a block no thread quantized would keep its values, not the right ones. */
+static void test_quantize_split(void) {
+    enum { DIN = 16384, DOUT = 16, NT = 3 };
+    static unsigned char w[DOUT * (DIN / 256) * 144], r[DOUT * (DIN / 256) * 144];
+    static float x[NT * DIN], x2[NT * DIN], y1[NT * DOUT], y[NT * DOUT];
+    static const struct { llm_dtype t; uint32_t gt; int block, bytes; } F[2] = {{LLM_Q4_0, 2, 32, 18}, {LLM_Q4_K, 12, 256, 144}};
+    llm_threads *th[2];
+    size_t sb = llm_linear_wx_bytes(NT, DIN);
+    unsigned char *sc = (unsigned char *)malloc(sb);
+    int k, i, t, p, v;
+    th[0] = test_pool(2, 8, "quantization split: 2 threads"), th[1] = test_pool(3, 8, "quantization split: 3 threads");
+    if (!sc) abort();
+    for (i = 0; i < NT * DIN; i++) x[i] = test_randf() * (i % 37 == 0 ? 4.0f : 1.0f), x2[i] = test_randf();
+    for (k = 0; k < 2; k++) {
+        const size_t size = (size_t)DOUT * (size_t)(DIN / F[k].block) * (size_t)F[k].bytes;
+        llm_weight W[2];
+        for (i = 0; i < (int)size; i++) w[i] = (unsigned char)(test_randf() * 128.0f + 128.0f);
+        for (i = 0; i < (int)size; i += F[k].bytes) { /* moderate d (and dmin) */
+            uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (test_randf() + 1.0f));
+            w[i] = (unsigned char)h, w[i + 1] = (unsigned char)(h >> 8);
+            if (F[k].t == LLM_Q4_K) w[i + 2] = (unsigned char)h, w[i + 3] = (unsigned char)(h >> 8);
+        }
+        memset(W, 0, sizeof W);
+        W[0].type = F[k].t, W[0].data = w;
+        if (!CHECK_OK(llm_weight_repack(&W[1], r, size, &W[0], DIN, DOUT))) continue;
+        for (v = 0; v < 2; v++) {
+            for (t = 0; t < NT; t++) CHECK_OK(llm_linear_wx(y1 + t * DOUT, x + (size_t)t * DIN, &W[v], NULL, 1, DIN, DOUT, 0, NULL, 0, NULL));
+            for (p = 0; p < 2; p++) {
+                const int n = p ? NT : 1;
+                const unsigned flags = v == 0 && p ? LLM_LIN_PREFILL : 0u;
+                CHECK_OK(llm_linear_wx(y, x2, &W[v], NULL, n, DIN, DOUT, flags, sc, sb, th[p]));
+                CHECK_OK(llm_linear_wx(y, x, &W[v], NULL, n, DIN, DOUT, flags, sc, sb, th[p]));
+                CHECK_MSG(memcmp(y, y1, sizeof(float) * (size_t)n * DOUT) == 0, "%s: %d tokens on %d threads (scratch) differ from each alone",
+                          llm_dtype_name(W[v].type), n, p + 2);
+                CHECK_OK(llm_linear_wx(y, x2, &W[v], NULL, n, DIN, DOUT, flags, NULL, 0, th[p]));
+                CHECK_OK(llm_linear_wx(y, x, &W[v], NULL, n, DIN, DOUT, flags, NULL, 0, th[p]));
+                CHECK_MSG(memcmp(y, y1, sizeof(float) * (size_t)n * DOUT) == 0, "%s: %d tokens on %d threads (stack) differ from each alone",
+                          llm_dtype_name(W[v].type), n, p + 2);
+            }
+        }
+    }
+    free(sc);
+    llm_threads_free(th[0]);
+    llm_threads_free(th[1]);
+}
+
 static void test_qz_choice(void) {
     CHECK_MSG(llm_test__qz == llm_test__qz_want, "the 512-bit 32-value kernels %s in this build, expected %s",
               llm_test__qz ? "on" : "off", llm_test__qz_want ? "on" : "off");
@@ -1221,6 +1271,7 @@ int main(void) {
     test_kernel_shapes(0);
     test_kernel_shapes(LLM_LIN_PREFILL);
     test_repack();
+    test_quantize_split();
     test_repack_model();
     test_files();
     printf("block formats: %ld values compared with the reference\n", (long)values_checked);
