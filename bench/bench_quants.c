@@ -15,7 +15,10 @@
    roof and, for ggml's formats (int8 codes times int8 activations), the int8 dot roof;
    "% roof" is the time the slower of read and that format's compute roof allows; and what
    16 tokens cost against one. fp32, fp16 and bf16 run as stored and repacked (f32x16,
-   LLM_F32X16; f16x16, bf16x16).
+   LLM_F32X16; f16x16, bf16x16). For ggml's formats, 8 and 16 tokens also against the int8
+   dot's ceiling in a block kernel's loop (roofs_dot8_block_gops: the activations' loads
+   and the per-block scale arithmetic beside the dots, with or without a min term), which
+   the bare dot roof leaves out.
    The block bytes are random with moderate fp16 scales: the kernels' speed does not
    depend on the values.
 
@@ -441,11 +444,11 @@ int main(int argc, char **argv) {
     unsigned char *data = (unsigned char *)xalloc(SPAN + (size_t)DOUT * DIN);
     float *x = (float *)xalloc(sizeof(float) * MAXT * DIN), *y = (float *)xalloc(sizeof(float) * MAXT * DOUT);
     llm_threads *pools[3] = {NULL, NULL, NULL};
-    double rroof[3], froof[3], droof[3];
+    double rroof[3], froof[3], droof[3], broof[2];
     unsigned long long r = 0x9E3779B97F4A7C15ull;
     /* 1, 2, 3, 4, 8 and 16 tokens as batched conversations run them (each row the bits of
        its token alone), then 16 as a prefill chunk (LLM_LIN_PREFILL: the many-token kernel) */
-    enum { NK = 7, K16 = 5, KPRE = 6 };
+    enum { NK = 7, K8 = 4, K16 = 5, KPRE = 6 };
     int nth, fi, npools = 1, toks[NK] = {1, 2, 3, 4, 8, 16, 16}, k;
     static const char *const tlabel[NK] = {"1", "2", "3", "4", "8", "16", "16 pre"};
     size_t i;
@@ -461,6 +464,11 @@ int main(int argc, char **argv) {
         printf("%s %d thread%s read %.1f GB/s, FMA %.0f GFLOP/s, int8 dot %.0f Gop/s", nth > 1 ? ";" : "", nth,
                nth > 1 ? "s" : "", rroof[nth], froof[nth], droof[nth]);
     }
+    broof[0] = roofs_dot8_block_gops(1, 0), broof[1] = roofs_dot8_block_gops(1, 1);
+    if (broof[0] > 0)
+        printf("\nthe int8 dot in a block kernel's loop (per 32 values and token: 8 activation words broadcast from L1, a scale\n"
+               "multiply and an FMA; a min term's FMA too), 1 thread: %.0f Gop/s (%.0f %% of the int8 dot roof), with a min term %.0f (%.0f %%)",
+               broof[0], 100.0 * broof[0] / droof[1], broof[1], 100.0 * broof[1] / droof[1]);
     if (part_k)
         printf("\n\n%-7s %3s %6s %10s %9s %8s %9s %8s %8s %7s %9s\n", "type", "thr", "tokens", "time (us)", "GB/s", "% read",
                "GFLOP/s", "% FMA", "% dot8", "% roof", "L2 GB/s");
@@ -534,6 +542,11 @@ int main(int argc, char **argv) {
             }
         printf("%-7s 2 tokens cost %.2fx one token, 3 %.2fx; 16 tokens %.1fx batched, %.1fx as a prefill chunk (target <= 3x): %s\n",
                f->name, t1[1] / t1[0], t1[2] / t1[0], t1[K16] / t1[0], t1[KPRE] / t1[0], t1[KPRE] / t1[0] <= 3.0 ? "met" : "MISSED");
+        if (f->block > 1 && broof[0] > 0) { /* the ggml formats: 8 and 16 tokens against the ceiling of their loop */
+            const double b = f->m_off >= 0 ? broof[1] : broof[0], g8 = 2.0 * 8 * DOUT * DIN / t1[K8] / 1e9, g16 = 2.0 * 16 * DOUT * DIN / t1[K16] / 1e9;
+            printf("%-7s 8 / 16 tokens on 1 thread: %.0f / %.0f %% of the block loop's ceiling%s\n", f->name, 100.0 * g8 / b,
+                   100.0 * g16 / b, f->m_off >= 0 ? " (with a min term)" : f->type == LLM_Q6_K ? " (a scale per 16 values: two multiplies a block, so a lower ceiling)" : "");
+        }
     }
     if (part_k) printf("\ntargets: GEMV >= 85%% of the read roof on 1 thread (L2 GB/s >= 1.5x it), 16 tokens <= 3x one (issue 12);\n"
                        "2 to 16 tokens >= 80%% of the roof, the time the slower of read and compute allows (issue 13; compute:\n"

@@ -8,6 +8,10 @@
                               vpdpbusd, AVX-VNNI, NEON sdot), in Gop/s counting a multiply and
                               its add as 2 ops like an FMA; 0 where the build has no int8 dot
                               instruction (ggml's formats' kernels compute on int8 codes)
+     roofs_dot8_block_gops(n, min)   the same dots in a block format kernel's loop: per
+                              block of 32 and token, 8 activation words broadcast from L1,
+                              a scale multiply and an FMA (min: and a min term's FMA); the
+                              ceiling those kernels can reach
      roofs_read_gbs(n)        read bandwidth with n threads over a 1 GiB buffer (far larger
                               than any last-level cache), GB/s = 1e9 bytes/s
      roofs_reader_gbs(r, th)  one pass of the same over a buffer kept in r (roofs_reader_init
@@ -188,6 +192,60 @@ static inline void roofs__dot8_task(void *p, int ith, int nth) {
 
 /* Peak int8 dot Gop/s (2 ops a product), best of 3; 0 without an int8 dot instruction. */
 static inline double roofs_dot8_gops(int threads) { return roofs__peak(roofs__dot8_task, threads); } /* inline: not every bench uses it */
+
+/* The int8 dot as a block format's kernel can use it: a ceiling for those kernels beside
+   the bare roof above. 8 tokens; per token and block of 32 values, 8 dots of activation
+   words broadcast from L1 (a load each) against 8 code vectors held in registers, in 2
+   chains; the int32 sums to float, times the weight scale times the token's (a multiply),
+   added to the token's sums (an FMA); with_min also the min term's FMA (Q4_1, Q5_1, Q4_K,
+   Q5_K). The weights' own loads and unpacking are left out: a kernel is below this. 0
+   without AVX-512 VNNI. */
+static inline void roofs__blk(roofs__fma_ctx *ctx, int ith, int with_min) {
+#if defined(LLM__AVX512) && defined(__AVX512VNNI__) && defined(__GNUC__)
+    /* named variables, as in the dot roof: in arrays gcc kept the sums in memory */
+    int32_t xw[8][8];
+    float xd[8][2], s = 0;
+    const __m512 w = _mm512_set1_ps(1e-3f), m = _mm512_set1_ps(-1e-3f);
+    long it;
+    int t, k;
+#define ROOFS__T(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ROOFS__BDECL(n) __m512i c##n = _mm512_set1_epi8((char)(n + 1)); __m512 y##n = _mm512_setzero_ps();
+#define ROOFS__BTOK(n)                                                                                                      \
+    {                                                                                                                       \
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0;                                                                       \
+        a0 = _mm512_dpbusd_epi32(a0, c0, _mm512_set1_epi32(xw[n][0])), a1 = _mm512_dpbusd_epi32(a1, c1, _mm512_set1_epi32(xw[n][1])); \
+        a0 = _mm512_dpbusd_epi32(a0, c2, _mm512_set1_epi32(xw[n][2])), a1 = _mm512_dpbusd_epi32(a1, c3, _mm512_set1_epi32(xw[n][3])); \
+        a0 = _mm512_dpbusd_epi32(a0, c4, _mm512_set1_epi32(xw[n][4])), a1 = _mm512_dpbusd_epi32(a1, c5, _mm512_set1_epi32(xw[n][5])); \
+        a0 = _mm512_dpbusd_epi32(a0, c6, _mm512_set1_epi32(xw[n][6])), a1 = _mm512_dpbusd_epi32(a1, c7, _mm512_set1_epi32(xw[n][7])); \
+        y##n = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a0, a1)), _mm512_mul_ps(w, _mm512_set1_ps(xd[n][0])), y##n); \
+        if (with_min) y##n = _mm512_fmadd_ps(m, _mm512_set1_ps(xd[n][1]), y##n);                                          \
+    }
+#define ROOFS__BSUM(n) s += _mm512_reduce_add_ps(y##n);
+    ROOFS__T(ROOFS__BDECL)
+    for (t = 0; t < 8; t++) {
+        for (k = 0; k < 8; k++) xw[t][k] = 0x01010101 * ((t + k) % 7);
+        xd[t][0] = xd[t][1] = 1e-6f;
+    }
+    __asm__("" : : "r"(&xw[0][0]), "r"(&xd[0][0]) : "memory"); /* their values unknown to the compiler */
+    for (it = 0; it < ROOFS_FMA_ITERS / 8; it++) {
+        ROOFS__T(ROOFS__BTOK)
+        /* the codes and (memory) the activations "change" every pass: the dots, the loads
+           of the activations and their scales' multiplies stay in the loop, as in a kernel */
+        __asm__("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5), "+v"(c6), "+v"(c7) : : "memory");
+    }
+    ROOFS__T(ROOFS__BSUM)
+    if (ith == 0) ctx->flops = 2.0 * 64 * 64 * (double)(ROOFS_FMA_ITERS / 8), ctx->sink = s;
+#else
+    (void)with_min;
+    if (ith == 0) ctx->flops = 0, ctx->sink = 0;
+#endif
+}
+static inline void roofs__blk_task(void *p, int ith, int nth) { (void)nth, roofs__blk((roofs__fma_ctx *)p, ith, 0); }
+static inline void roofs__blkmin_task(void *p, int ith, int nth) { (void)nth, roofs__blk((roofs__fma_ctx *)p, ith, 1); }
+/* That ceiling in Gop/s (2 ops a product), best of 3; 0 where the build has no VNNI. */
+static inline double roofs_dot8_block_gops(int threads, int with_min) {
+    return roofs__peak(with_min ? roofs__blkmin_task : roofs__blk_task, threads);
+}
 
 typedef struct {
     const float *buf;
