@@ -2459,6 +2459,9 @@ LLMDEF const char *llm_version(void) { return "0.1.0"; }
 /* Below this many multiply-adds a kernel runs on the caller's thread: waking the pool's
    workers would cost more than the work (one rule for every threaded kernel). */
 #define LLM__PAR_MIN_WORK 65536
+/* Below this many activations to quantize, a linear's conversion of x stays on the caller's
+   thread too (~0.3 ns a value; waking the pool costs 0.5-2 us). */
+#define LLM__PAR_MIN_CONVERT 16384
 
 /* p rounded up to the next 64-byte boundary: one cache line, one AVX-512 vector. */
 static void *llm__align64(void *p) { return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
@@ -4968,7 +4971,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
     llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in, int d_out,
                          unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th); /* a whole layer, or NULL: panels below */
-    void (*prep)(llm__lw *c);                                          /* convert the panel, or NULL */
+    void (*prep)(llm__lw *c, int ith, int nth);                        /* convert share ith of nth of the panel, or NULL */
     void (*rows)(const llm__lw *c, int r, int nr, size_t pf);          /* rows r..r+nr against the panel */
     /* ggml's formats (a GGUF tensor's type id, -1 for none) and, for its block formats, what
        llm__linear_q and llm_gguf_dequantize read: one block of blk values to fp32 (exact),
@@ -5086,17 +5089,21 @@ static int llm__dot4_bf16(float *out, const llm__lw *c, int r, int t, size_t pf)
     return 1;
 }
 /* int8 groups: the panel's activations quantized once per group, every row block reuses
-   them; xc = -128 * sum(q) per group is read by the VNNI kernel only. */
-static void llm__prep_q8(llm__lw *c) {
-    int ng = c->kn / c->ab, t, g, i;
-    for (t = 0; t < c->nt; t++)
-        for (g = 0; g < ng; g++) {
-            int8_t *q = c->xq + (size_t)t * c->kn + (size_t)g * c->ab;
-            int32_t sum = 0;
-            llm__q8_group(q, c->xs + t * ng + g, c->x + (size_t)(c->t0 + t) * c->d_in + c->k0 + (size_t)g * c->ab, c->ab);
-            for (i = 0; i < c->ab; i++) sum += q[i];
-            c->xc[t * ng + g] = -128 * sum;
-        }
+   them; xc = -128 * sum(q) per group is read by the VNNI kernel only. The groups (token by
+   token) are split among the threads: each quantized alone, the same bits however split. */
+static void llm__prep_q8(llm__lw *c, int ith, int nth) {
+    const int ng = c->kn / c->ab;
+    const int64_t n = (int64_t)c->nt * ng;
+    int64_t k;
+    int i;
+    for (k = n * ith / nth; k < n * (ith + 1) / nth; k++) {
+        const int t = (int)(k / ng), g = (int)(k % ng);
+        int8_t *q = c->xq + (size_t)t * c->kn + (size_t)g * c->ab;
+        int32_t sum = 0;
+        llm__q8_group(q, c->xs + t * ng + g, c->x + (size_t)(c->t0 + t) * c->d_in + c->k0 + (size_t)g * c->ab, c->ab);
+        for (i = 0; i < c->ab; i++) sum += q[i];
+        c->xc[t * ng + g] = -128 * sum;
+    }
 }
 static void llm__dot_q8w(float *out, const llm__lw *c, int r, int t, int nr, size_t pf) {
     int gs = c->ab, ng = c->kn / gs;
@@ -5372,7 +5379,6 @@ static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
    split among the pool's threads (a 128-token prefill of a 768-wide model is ~3,000 blocks,
    30 us that one thread would spend while the other waits); a few stay on the caller's.
    Each block is quantized alone: the same bits however split. */
-#define LLM__Q8X_PAR_MIN 512
 typedef struct {
     const float *x;
     llm__q8x *xq;
@@ -5389,7 +5395,7 @@ static void llm__q8x_task(void *ctx, int ith, int nth) {
 static void llm__q8x_tokens(const float *x, llm__q8x *xq, int nt, int nb, int inter, llm_threads *th) {
     llm__q8x_job j;
     j.x = x, j.xq = xq, j.nt = nt, j.nb = nb, j.inter = inter;
-    llm_threads_run((int64_t)nt * nb < LLM__Q8X_PAR_MIN ? NULL : th, llm__q8x_task, &j);
+    llm_threads_run((int64_t)nt * nb * 32 < LLM__PAR_MIN_CONVERT ? NULL : th, llm__q8x_task, &j);
 }
 
 /* sum of a[i] b[i] over n int8 pairs */
@@ -7837,6 +7843,11 @@ static void llm__lw_task(void *ctx, int ith, int nth) {
         c->f->rows(c, r, nr, nr == LLM__WR ? llm__pf_ahead(c->row_bytes, LLM__WR, r, r1) : 0);
     }
 }
+/* This thread's share of the panel's conversion (the format's prep). */
+static void llm__lw_prep_task(void *ctx, int ith, int nth) {
+    llm__lw *c = (llm__lw *)ctx;
+    c->f->prep(c, ith, nth);
+}
 
 LLMDEF llm_status llm_linear_w(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                int d_out, llm_threads *th) {
@@ -7881,7 +7892,7 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
         c.first = c.k0 == 0;
         for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
             c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
-            if (f->prep) f->prep(&c);
+            if (f->prep) llm_threads_run((int64_t)c.nt * c.kn < LLM__PAR_MIN_CONVERT ? NULL : th, llm__lw_prep_task, &c);
             llm_threads_run(th, llm__lw_task, &c);
         }
     }
