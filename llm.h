@@ -2460,7 +2460,7 @@ LLMDEF const char *llm_version(void) { return "0.1.0"; }
    workers would cost more than the work (one rule for every threaded kernel). */
 #define LLM__PAR_MIN_WORK 65536
 /* Below this many activations to quantize, a linear's conversion of x stays on the caller's
-   thread too (~0.3 ns a value; waking the pool costs 0.5-2 us). */
+   thread too: waking the pool would cost more than it saves (bench/NOTES.md, 2026-12-06). */
 #define LLM__PAR_MIN_CONVERT 16384
 
 /* p rounded up to the next 64-byte boundary: one cache line, one AVX-512 vector. */
@@ -5375,10 +5375,10 @@ static void llm__q8x_quantize(const float *x, llm__q8x *out, int64_t n) {
 }
 
 /* nt tokens of x (rows d_in = 32 nb apart) into xq: token t's block i at xq[t nb + i], or
-   with `inter` at xq[i nt + t] (the panel kernel's tokens side by side). Many blocks are
-   split among the pool's threads (a 128-token prefill of a 768-wide model is ~3,000 blocks,
-   30 us that one thread would spend while the other waits); a few stay on the caller's.
-   Each block is quantized alone: the same bits however split. */
+   with `inter` at xq[i nt + t] (the panel kernel's tokens side by side). Many blocks (a
+   prefill's) are split among the pool's threads, which would otherwise wait for the
+   caller's; a few (decode's) stay on the caller's. Each block is quantized alone: the same
+   bits however split. */
 typedef struct {
     const float *x;
     llm__q8x *xq;
@@ -7027,7 +7027,10 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
 #endif
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
-    int tp, t, nb = d_in / 32;
+    int tp, nb = d_in / 32;
+#if defined(LLM__QV) || (defined(LLM__QP) && LLM__PK_UNSIGNED)
+    int t; /* (the vector builds' copies below) */
+#endif
     if (!f->qdot) return LLM_EUNSUPPORTED;
     if (d_in % f->blk) return LLM_EINVAL;
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
@@ -7052,7 +7055,6 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     (void)flags, (void)scratch, (void)scratch_bytes;
 #endif
     c.xq = xq, c.xd = xd, c.xs = xs;
-    (void)t; /* (the vector builds' copies below use it) */
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         llm__q8x_tokens(x + (size_t)c.t0 * d_in, xq, c.nt, nb, c.qp, th); /* (qp: tokens side by side, llm__qp_run) */
