@@ -1197,9 +1197,6 @@ static void test_repack_model(void) {
     llm_state_free(&s);
 }
 
-/* Which kernel the 32-value formats get (LLM_QZ): the option is obeyed, and by default
-   the 512-bit one is left out of builds tuned for AMD Zen 3 / 4 only (impl.c works out
-   what its own flags ask for, apart from llm.h) */
 /* Activations quantized by the pool's threads (llm__q8x_tokens: from 512 blocks of 32, so a
    d_in of 16,384 at one token, or 3 tokens' 1,536 split mid-token), for the original layouts
    with and without LLM_LIN_PREFILL (tokens side by side) and the repacked ones: each
@@ -1209,7 +1206,7 @@ static void test_quantize_split(void) {
     enum { DIN = 16384, DOUT = 16, NT = 3 };
     static unsigned char w[DOUT * (DIN / 256) * 144], r[DOUT * (DIN / 256) * 144];
     static float x[NT * DIN], x2[NT * DIN], y1[NT * DOUT], y[NT * DOUT];
-    static const struct { llm_dtype t; uint32_t gt; int block, bytes; } F[2] = {{LLM_Q4_0, 2, 32, 18}, {LLM_Q4_K, 12, 256, 144}};
+    static const struct { llm_dtype t; int block, bytes; } F[2] = {{LLM_Q4_0, 32, 18}, {LLM_Q4_K, 256, 144}};
     llm_threads *th[2];
     size_t sb = llm_linear_wx_bytes(NT, DIN);
     unsigned char *sc = (unsigned char *)malloc(sb);
@@ -1250,6 +1247,9 @@ static void test_quantize_split(void) {
     llm_threads_free(th[1]);
 }
 
+/* Which kernel the 32-value formats get (LLM_QZ): the option is obeyed, and by default
+   the 512-bit one is left out of builds tuned for AMD Zen 3 / 4 only (impl.c works out
+   what its own flags ask for, apart from llm.h) */
 static void test_qz_choice(void) {
     CHECK_MSG(llm_test__qz == llm_test__qz_want, "the 512-bit 32-value kernels %s in this build, expected %s",
               llm_test__qz ? "on" : "off", llm_test__qz_want ? "on" : "off");
