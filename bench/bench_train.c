@@ -131,33 +131,37 @@ int main(int argc, char **argv) {
     flops_tok = 6.0 * (double)t.n_params + 6.0 * c.n_layers * T * c.d_model; /* 12 L T d, halved by the causal mask */
     printf("bench_train: %s, %.1f M parameters, batch %d x %d, %.2f GB of state (llm_train_bytes), %.2f GFLOP per step\n",
            c.name, (double)t.n_params / 1e6, B, T, (double)bytes / 1e9, flops_tok * B * T / 1e9);
-    if (!lora_only) { /* a first step, untimed: it faults in the state's pages */
-        double share;
-        time_steps(&t, tok, tgt, NULL, 1, &share);
-    }
-    for (nt = 1; nt <= 2 && !lora_only; nt++) {
-        llm_threads *th = NULL;
-        double sec, share = 1.0;
+    if (!lora_only) {
+        /* one and two threads alternated, step by step, best of 3 each (the host's other
+           work comes and goes over seconds, and the two-thread gain is a ratio of the two),
+           after a first step, untimed: it faults in the state's pages */
+        llm_threads *pool[3] = {NULL, NULL, NULL};
+        double sec[3] = {1e30, 1e30, 1e30}, share[3] = {1.0, 1.0, 1.0};
+        int r, nmax = 1;
+        time_steps(&t, tok, tgt, NULL, 1, &share[0]);
 #ifdef LLM_PTHREADS
-        if (nt > 1 && llm_threads_create(&th, nt) != LLM_OK) break;
-#else
-        if (nt > 1) break;
+        if (llm_threads_create(&pool[2], 2) == LLM_OK) nmax = 2;
 #endif
-        roof[nt] = roofs_fma_gflops(nt);
-        sec = time_steps(&t, tok, tgt, th, 3, &share); /* best of 3 (the host's other work only slows a step) */
-        if (nt == 1) full_tps = B * T / sec;
-        printf("  full step, %d thread%s: %.2f s, %.0f tokens/s, %.1f GFLOP/s = %.1f %% of the %s FMA roof (%.1f GFLOP/s), CPU share %.0f %%",
-               nt, nt > 1 ? "s" : "", sec, B * T / sec, flops_tok * B * T / sec / 1e9,
-               100.0 * flops_tok * B * T / sec / 1e9 / roof[nt], roofs_isa(), roof[nt], 100.0 * share);
-        if (nt == 1) /* issue 14's targets, as ratios in this run */
-            printf("; target >= 50 %%: %s\n", flops_tok * B * T / sec / 1e9 >= 0.5 * roof[1] ? "met" : "MISSED");
-        else
-            /* judged where the roof itself allows it, as bench_quants judges two-thread decode:
-               on a host whose two threads give the FMA under 1.8x one, no step can */
-            printf("; %.2fx 1 thread (the FMA roof %.2fx), target >= 1.8x: %s\n", B * T / sec / full_tps, roof[2] / roof[1],
-                   roof[2] < 1.8 * roof[1] ? "not judged (the roof's own gain is under it)"
-                   : B * T / sec >= 1.8 * full_tps ? "met" : "MISSED");
-        if (th) llm_threads_free(th);
+        for (nt = 1; nt <= nmax; nt++) roof[nt] = roofs_fma_gflops(nt);
+        for (r = 0; r < 3; r++)
+            for (nt = 1; nt <= nmax; nt++) {
+                double sh = 1.0, dt = time_steps(&t, tok, tgt, pool[nt], 1, &sh);
+                if (dt < sec[nt]) sec[nt] = dt, share[nt] = sh;
+            }
+        full_tps = B * T / sec[1];
+        for (nt = 1; nt <= nmax; nt++) {
+            printf("  full step, %d thread%s: %.2f s, %.0f tokens/s, %.1f GFLOP/s = %.1f %% of the %s FMA roof (%.1f GFLOP/s), CPU share %.0f %%",
+                   nt, nt > 1 ? "s" : "", sec[nt], B * T / sec[nt], flops_tok * B * T / sec[nt] / 1e9,
+                   100.0 * flops_tok * B * T / sec[nt] / 1e9 / roof[nt], roofs_isa(), roof[nt], 100.0 * share[nt]);
+            if (nt == 1) /* issue 14's targets, as ratios in this run */
+                printf("; target >= 50 %%: %s\n", flops_tok * B * T / sec[1] / 1e9 >= 0.5 * roof[1] ? "met" : "MISSED");
+            else
+                /* judged where the roof itself allows it, as bench_quants judges two-thread decode:
+                   on a host whose two threads give the FMA under 1.8x one, no step can */
+                printf("; %.2fx 1 thread (the FMA roof %.2fx), target >= 1.8x: %s\n", sec[1] / sec[2], roof[2] / roof[1],
+                       roof[2] < 1.8 * roof[1] ? "not judged (the roof's own gain is under it)" : sec[1] >= 1.8 * sec[2] ? "met" : "MISSED");
+        }
+        if (pool[2]) llm_threads_free(pool[2]);
     }
     /* LoRA on quantized copies of the same weights (int8 groups of 64, and ggml's Q4_K as
        Q4_K_M files hold most matrices): only the adapters train, the base stays quantized */
