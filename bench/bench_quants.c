@@ -6,8 +6,9 @@
    GEMV (one token, decode): weight bytes / time against the read roof (bench/roofs.h), 1
    and 2 threads. The matrix (4096 x 4096) is replicated to 256 MiB of copies, cycled
    through, so the weights come from memory (more than twice any last-level cache seen on
-   these VMs: 32-105 MiB), best of 3 passes, the token counts taking turns pass by pass. "L2 GB/s" is one thread on ~512 KiB of rows called repeatedly: the
-   kernel's own ceiling; when it is well above the read roof the GEMV is memory-bound.
+   these VMs: 32-105 MiB), best of 3 passes, the token counts taking turns pass by pass.
+   "L2 GB/s" is one thread on ~512 KiB of rows called repeatedly: the kernel's own
+   ceiling; when it is well above the read roof the GEMV is memory-bound.
    Small batches (4 and 16 tokens as batched conversations run them, each row the bits of
    its token alone; and 16 as a prefill chunk, llm_linear_wx with LLM_LIN_PREFILL, the
    many-token kernel): the same copies, effective GB/s of weights (bytes / time, as if
