@@ -2185,6 +2185,7 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
      load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
      LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
      LLM__PREFETCH_NT   into L1 for one use: kept out of the outer caches on eviction
+   (and, after the blocks, llm__ask_stream: a weight stream's line asked ahead, built on them)
    Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
    in: the one guard of every vector loop, each followed by the scalar loop (libm, the
    oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
@@ -2244,6 +2245,14 @@ LLM__HFOLD256(llm__hmax256, max)
 #define LLM__PREFETCH_L2(p) ((void)(p))
 #define LLM__PREFETCH_NT(p) ((void)(p))
 #endif
+/* A weight stream's line at a, asked for ahead of its one use: LLM__PREFETCH_NT, except the
+   first line of each 4 KiB page, asked for with LLM__PREFETCH. With one-use asks alone the
+   32-value block formats' one-token tiles streamed at about 60 % of the K-quants' speed on
+   Zen 5; each page's first line asked into every level brought them level (bench/NOTES.md). */
+static inline void llm__ask_stream(uintptr_t a) {
+    if (a & 4095) LLM__PREFETCH_NT((const char *)a);
+    else LLM__PREFETCH((const char *)a);
+}
 
 /* The lane-wise binary operations, one instruction named after each on every ISA: a
    block defines LLM__RV_OP2(op) as its spelling and expands this list with it. */
@@ -7180,7 +7189,7 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
 }
 /* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for */
 static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end) {
-    for (; pfl < upto && pfl < end; pfl += 64) LLM__PREFETCH_NT((const unsigned char *)pfl);
+    for (; pfl < upto && pfl < end; pfl += 64) llm__ask_stream(pfl);
     return pfl;
 }
 /* the 16 fp16 values at p as floats */
