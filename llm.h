@@ -7187,9 +7187,14 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
     for (k = 0; k < 4; k++) a = llm__pa_dot(a, c[k], llm__qp_x4(xb->q + 16 * e + 4 * k));
     return llm__pw_acc(y, a, s, xb->d);
 }
-/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for */
-static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end) {
-    for (; pfl < upto && pfl < end; pfl += 64) llm__ask_stream(pfl);
+/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
+   page: each page's first line into every level (llm__ask_stream), as the one- and
+   two-token tiles ask; the others ask every line for one use only (a prefill's groups of
+   8 tokens ran up to 1.4x slower asked by pages: bench/NOTES.md) */
+static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
+    for (; pfl < upto && pfl < end; pfl += 64)
+        if (page) llm__ask_stream(pfl);
+        else LLM__PREFETCH_NT((const unsigned char *)pfl);
     return pfl;
 }
 /* the 16 fp16 values at p as floats */
@@ -7214,9 +7219,9 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) {
         if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
-            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end);
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
-            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end);
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
@@ -7234,7 +7239,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end);
+                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                 if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
             }
@@ -7249,7 +7254,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
@@ -7277,7 +7282,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const int j = 2 * r + h;
                     const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
