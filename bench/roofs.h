@@ -23,7 +23,7 @@
    latency (4 cycles) on two pipes. The bandwidth roof sums the buffer with vector loads
    and several independent sums, best of 3 passes; each pass is the faster of two reads,
    one by loads alone and one that also asks for the first line of each 4 KiB page 16 KiB
-   ahead (llm.h's weight streams do: on the Zen 5 VMs a read so asked ran 1.3-1.4x the
+   ahead (llm.h's weight streams do: on the Zen 5 VMs a read so asked ran 1.4-1.6x the
    plain one, bench/NOTES.md), so a kernel is held to the best read this machine has shown.
    Needs POSIX (clock_gettime, posix_memalign): the Makefile builds benchmarks with
    -D_POSIX_C_SOURCE=200809L. */
