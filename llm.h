@@ -7583,8 +7583,13 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
             const unsigned char *p = w + (size_t)g * gs + (size_t)k * 16 * es;
             LLM__UNROLL
             for (v = 0; v < LLM__FX16_V; v++) wv[g][v] = llm__fx16_load(p + (size_t)v * LLM__RVN * es, E);
-            if (k < pf.kpf && (E == 0 || !(k & 1))) /* (a line holds 1 or 2 runs) */
-                LLM__PREFETCH_NT(p + pf.dist + (k >= pf.kj ? pf.jump : 0));
+            if (k < pf.kpf && (E == 0 || !(k & 1))) { /* (a line holds 1 or 2 runs) */
+                const unsigned char *a = p + pf.dist + (k >= pf.kj ? pf.jump : 0);
+                LLM__PREFETCH_NT(a);
+                /* one or two tokens: the next page's first line too, into every level (as
+                   llm__ask_stream; asking it instead of a's line slowed fp16: bench/NOTES.md) */
+                if (T <= 2 && !((uintptr_t)a & 4095)) LLM__PREFETCH(a + 4096);
+            }
         }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
@@ -7648,8 +7653,9 @@ typedef struct llm__fx16c {
 static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, int g1) {
     const int ng = m->n / 16;
     const size_t gs = (size_t)c->k * 16 * LLM__FX16_ES(m->e); /* bytes of a group: a run of 16 values a column */
-    /* groups per tile: more streams side by side when the tokens are few */
-    const int gw = LLM__FX16_G < 2 ? 1 : c->nt <= 6 ? LLM__FX16_G : 2;
+    /* groups per tile: more streams side by side when the tokens are few, except fp32's one
+       or two tokens, which stream fastest as one (with the tile's page asks: bench/NOTES.md) */
+    const int gw = LLM__FX16_G < 2 || (c->nt <= 2 && m->e == 0) ? 1 : c->nt <= 6 ? LLM__FX16_G : 2;
     llm__rv o[LLM__FX16_P * 2 * LLM__FX16_V], s;
     int g, gn, t0, pn, kb, ke, t, tn, j, v;
     for (g = g0; g < g1; g += gn) {
