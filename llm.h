@@ -7586,9 +7586,10 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
             if (k < pf.kpf && (E == 0 || !(k & 1))) { /* (a line holds 1 or 2 runs) */
                 const unsigned char *a = p + pf.dist + (k >= pf.kj ? pf.jump : 0);
                 LLM__PREFETCH_NT(a);
-                /* one or two tokens: the next page's first line too, into every level (as
-                   llm__ask_stream; asking it instead of a's line slowed fp16: bench/NOTES.md) */
-                if (T <= 2 && !((uintptr_t)a & 4095)) LLM__PREFETCH(a + 4096);
+                /* one or two tokens: where a starts a page, the next page's first line too,
+                   into every level (llm__ask_stream's way, a's own line at T0, slowed fp16
+                   here: bench/NOTES.md) */
+                if (T <= 2 && !((uintptr_t)a & 4095)) LLM__PREFETCH((const char *)((uintptr_t)a + 4096));
             }
         }
         LLM__UNROLL
