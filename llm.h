@@ -7189,8 +7189,8 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
 }
 /* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
    page: each page's first line into every level (llm__ask_stream), as the one- and
-   two-token tiles ask; the others ask every line for one use only (a prefill's groups of
-   8 tokens ran up to 1.4x slower asked by pages: bench/NOTES.md) */
+   two-token tiles ask; the others ask every line for one use only (asked by pages, a
+   110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
 static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
     for (; pfl < upto && pfl < end; pfl += 64)
         if (page) llm__ask_stream(pfl);
