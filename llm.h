@@ -203,7 +203,7 @@ typedef enum llm_dtype {
     LLM_Q4_1X16, /* and Q4_1's */
     LLM_Q5_1X16, /* and Q5_1's */
     LLM_Q5_KX16, /* and Q5_K's */
-    LLM_F32X16,  /* llm.h's own: fp32 with 16 rows interleaved column by column (llm_weight_repack) */
+    LLM_F32X16,  /* llm.h's own: fp32 with 64 rows interleaved column by column, 16 to a run (llm_weight_repack) */
     LLM_F16X16,  /* and fp16's */
     LLM_BF16X16, /* and bf16's */
     LLM_DTYPE_COUNT,
@@ -603,7 +603,7 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    reads the matrix as one stream and decodes a block for 16 rows at once. Its results
    are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
    bit for bit, and agree with W's own within float rounding. An LLM_F32, LLM_F16 or
-   LLM_BF16 matrix becomes LLM_F32X16, LLM_F16X16 or LLM_BF16X16 (16 rows interleaved
+   LLM_BF16 matrix becomes LLM_F32X16, LLM_F16X16 or LLM_BF16X16 (64 rows interleaved
    column by column; dst aligned for the element), whose batches of up to 16 tokens stream
    it from memory once, a few tokens at about one token's cost: each (row, token) is one
    chain of fused multiply-adds over the columns in order, plus the bias, the same bits
@@ -2185,7 +2185,8 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
      load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
      LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
      LLM__PREFETCH_NT   into L1 for one use: kept out of the outer caches on eviction
-   (and, after the blocks, llm__ask_stream: a weight stream's line asked ahead, built on them)
+   (and, after the blocks, llm__ask_stream and llm__ask_upto: a weight stream's lines asked
+   ahead, built on them; LLM__KEEP: a loaded vector kept in a register)
    Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
    in: the one guard of every vector loop, each followed by the scalar loop (libm, the
    oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
@@ -2245,6 +2246,14 @@ LLM__HFOLD256(llm__hmax256, max)
 #define LLM__PREFETCH_L2(p) ((void)(p))
 #define LLM__PREFETCH_NT(p) ((void)(p))
 #endif
+/* Keeps a loaded vector in a register: gcc folds a load that several FMAs use into each of
+   them as a memory operand, which makes a tile of a few tokens wait on the load ports
+   (bench/NOTES.md). An empty asm statement that may change v stops that (x86 only). */
+#if (defined(LLM__AVX512) || defined(LLM__AVX2)) && defined(__GNUC__)
+#define LLM__KEEP(v) __asm__("" : "+v"(v))
+#else
+#define LLM__KEEP(v) ((void)0)
+#endif
 /* A weight stream's line at a, asked for ahead of its one use: LLM__PREFETCH_NT, except the
    first line of each 4 KiB page, asked for with LLM__PREFETCH. With one-use asks alone the
    32-value block formats' one-token tiles streamed at about 60 % of the K-quants' speed on
@@ -2252,6 +2261,16 @@ LLM__HFOLD256(llm__hmax256, max)
 static inline void llm__ask_stream(uintptr_t a) {
     if (a & 4095) LLM__PREFETCH_NT((const char *)a);
     else LLM__PREFETCH((const char *)a);
+}
+/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
+   page: each page's first line into every level (llm__ask_stream), as the block tiles of
+   one and two tokens ask; else every line for one use only (their tiles of more tokens:
+   asked by pages, a 110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
+static inline uintptr_t llm__ask_upto(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
+    for (; pfl < upto && pfl < end; pfl += 64)
+        if (page) llm__ask_stream(pfl);
+        else LLM__PREFETCH_NT((const unsigned char *)pfl);
+    return pfl;
 }
 
 /* The lane-wise binary operations, one instruction named after each on every ISA: a
@@ -4977,7 +4996,7 @@ typedef struct llm__wfmt { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     int blk_bytes; /* bytes per block in data */
     int scales;    /* LLM__SCALE_NONE, or LLM__SCALE_GROUP: separate fp32 per group_size values */
     llm_status (*check)(const llm_weight *w, int d_in);               /* layout valid for rows of d_in */
-    void (*row)(float *dst, const llm_weight *w, int64_t row, int n); /* one row of n values as fp32 */
+    void (*row)(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n); /* row `row` of rows, n values, as fp32 */
     llm_status (*linear)(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in, int d_out,
                          unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th); /* a whole layer, or NULL: panels below */
     void (*prep)(llm__lw *c, int ith, int nth);                        /* convert share ith of nth of the panel, or NULL */
@@ -5053,20 +5072,24 @@ static llm_status llm__check_any(const llm_weight *w, int d_in) {
 static llm_status llm__check_q8(const llm_weight *w, int d_in) {
     return !w->scale || w->group_size <= 0 || d_in % w->group_size != 0 ? LLM_EINVAL : LLM_OK;
 }
-static void llm__row_f32(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_f32(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     memcpy(dst, (const float *)w->data + row * n, (size_t)n * sizeof(float));
 }
-static void llm__row_f16(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_f16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     const uint16_t *p = (const uint16_t *)w->data + row * n;
     int j;
     for (j = 0; j < n; j++) dst[j] = llm_f16_to_f32(p[j]);
 }
-static void llm__row_bf16(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_bf16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     const uint16_t *p = (const uint16_t *)w->data + row * n;
     int j;
     for (j = 0; j < n; j++) dst[j] = llm_bf16_to_f32(p[j]);
 }
-static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     llm_dequantize_int8(dst, (const int8_t *)w->data + row * n, w->scale + row * n / w->group_size, n, w->group_size);
 }
 static llm_status llm__linear_f32(float *y, const float *x, const llm_weight *w, const float *b, int n_tokens, int d_in,
@@ -6891,7 +6914,8 @@ LLM__QP_RUNS(llm__qp_run2, 2, 0)
 
 /* The weight-format table's row and check routines for ggml's block formats: a row of
    an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
-static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     const llm__wfmt *f = llm__wfmt_of(w->type);
     const unsigned char *p = (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes;
     int i;
@@ -7147,7 +7171,8 @@ static void llm__x16_move(const llm__x16f *f, unsigned char *o, unsigned char *s
 }
 /* Row r's n values (an embedding row, the training backward's rows): its blocks gathered
    back to ggml's bytes and dequantized by the base format */
-static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int n) {
+static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    (void)rows;
     const llm__x16f *f = llm__x16_of(w->type);
     const size_t bb = 16 * (size_t)f->bytes;
     const unsigned char *p = (const unsigned char *)w->data + (size_t)(row / 16) * (size_t)(n / f->blk) * bb;
@@ -7187,16 +7212,6 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
     for (k = 0; k < 4; k++) a = llm__pa_dot(a, c[k], llm__qp_x4(xb->q + 16 * e + 4 * k));
     return llm__pw_acc(y, a, s, xb->d);
 }
-/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
-   page: each page's first line into every level (llm__ask_stream), as the one- and
-   two-token tiles ask; the others ask every line for one use only (asked by pages, a
-   110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
-static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
-    for (; pfl < upto && pfl < end; pfl += 64)
-        if (page) llm__ask_stream(pfl);
-        else LLM__PREFETCH_NT((const unsigned char *)pfl);
-    return pfl;
-}
 /* the 16 fp16 values at p as floats */
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
@@ -7219,9 +7234,9 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) {
         if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
-            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
+            pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
-            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
+            pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
@@ -7239,7 +7254,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
+                if (nt >= 3 && t == nt / 2) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                 if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
             }
@@ -7254,7 +7269,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
+                    if (nt >= 3) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
@@ -7282,7 +7297,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const int j = 2 * r + h;
                     const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
+                    if (nt >= 3) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
@@ -7496,35 +7511,42 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    tile holds two accumulators per (row, token) and at most 4 rows x 3 tokens: 4 to 16
    tokens must pass each block of rows several times, and the passes after the first do
    not overlap the memory's stream (fp16 and bf16 rows alike). llm_weight_repack stores
-   the rows 16 at a time, column by column: group g (rows 16g .. 16g + 15) is d_in runs of
-   16 values, run k holding column k of the 16 rows, in the matrix's own element type. A
-   run is then one vector (two with AVX2, four with NEON; fp16 and bf16 converted as they
-   are loaded, exactly) multiplied by one token's x[k], broadcast: each row is a lane, and
-   each (row, token) sums its products in one chain of fused multiply-adds, column 0
-   first, then adds the bias. There is no reduction across lanes, so one accumulator per
-   (row, token) suffices and a tile holds up to 2 groups x LLM__FX16_T tokens (4 groups
-   for up to 6): a load of W feeds a FMA per token, and a batch of up to LLM__FX16_T
-   reads the matrix once, one stream per group. The tokens' x is read column by column
+   the rows in groups of 16 and the groups in blocks of LLM__FX16_B (64 rows; block 0
+   holds the LLM__FX16_LEAD groups left over, if any), column by column: a block's column
+   k is a run of 16 values for each of its groups, side by side, run j holding column k
+   of the block's group j, in the matrix's own element type. A run is then one vector
+   (two with AVX2, four with NEON; fp16 and bf16 converted as they are loaded, exactly)
+   multiplied by one token's x[k], broadcast: each row is a lane, and each (row, token)
+   sums its products in one chain of fused multiply-adds, column 0 first, then adds the
+   bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
+   and a tile holds up to LLM__FX16_G groups x LLM__FX16_T tokens: a load of W feeds a FMA
+   per token, and a tile of a block's groups reads the block as one stream, so the matrix
+   is one stream (a stream a group, as the layout had it before, read fp16 slower:
+   bench/NOTES.md). The tokens' x is read column by column
    (llm__fx16_panels), so a column's broadcasts share a line.
-   A panel of up to 16 tokens that takes more than one tile passes blocks of LLM__FX16_KB
-   columns in turns of equal size (LLM__FX16_T tokens at most), the first turn streaming
-   the block from memory (and asking for what follows), the others finding it in cache;
-   larger batches run as such panels. The sums depend on nothing but the values (not the tile, block, panel, token or thread
-   count, nor the ISA: one rounding per product, in the same order; the scalar build calls
-   fmaf), so a token's row has the same bits alone, in a batch and in a prefill; they
-   differ from LLM_F32's, LLM_F16's and LLM_BF16's (lanes over interleaved columns) by
-   float rounding. */
+   A panel of up to 16 tokens that takes more than one tile passes LLM__FX16_KB columns of
+   a block at a time in turns of equal size (LLM__FX16_T tokens at most), which find them
+   in cache: the first tile's turns ask for the next columns' lines meanwhile. Larger
+   batches run as such panels. The sums depend on nothing but
+   the values (not the tile, block, panel, token or thread count, nor the ISA: one rounding
+   per product, in the same order; the scalar build calls fmaf), so a token's row has the
+   same bits alone, in a batch and in a prefill; they differ from LLM_F32's, LLM_F16's and
+   LLM_BF16's (lanes over interleaved columns) by float rounding. */
 #if defined(LLM__AVX512)
-#define LLM__FX16_G 4 /* groups per tile at most: 4 for up to 6 tokens (24 accumulators), else 2 */
-#define LLM__FX16_T 12 /* tokens per tile: 2 x 12 accumulators + 2 of W + a broadcast, of 32 */
+#define LLM__FX16_G 4 /* groups per tile at most */
+#define LLM__FX16_T 6 /* tokens per tile: 4 x 6 accumulators + 4 of W + a broadcast, of 32 */
 #else
 #define LLM__FX16_G 1
 #define LLM__FX16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
 #endif
 #define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
 #define LLM__FX16_P 16              /* tokens per panel */
-#define LLM__FX16_KB 64             /* columns per block when a panel takes more than one turn */
-#define LLM__FX16_PF 8192           /* bytes ahead that the streaming turn asks for, over its groups */
+#define LLM__FX16_KB 64             /* columns a step when a panel takes more than one turn */
+#define LLM__FX16_PF 8192           /* bytes ahead that the streaming tile asks for */
+#define LLM__FX16_B 4               /* groups of 16 rows a block of the layout, at most */
+#define LLM__FX16_LEAD(n) ((n) / 16 % LLM__FX16_B) /* of n rows, the groups of block 0 when it has fewer */
+#define LLM__FX16_BLOCKS(n) ((n) / 16 / LLM__FX16_B + (LLM__FX16_LEAD(n) > 0))
+#define LLM__FX16_GROUP(u, lead) ((u) == 0 ? 0 : (lead) + ((u) - ((lead) > 0)) * LLM__FX16_B) /* block u's first group */
 #ifdef LLM__RV_SCALAR
 #define LLM__FX16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
 #else
@@ -7555,22 +7577,24 @@ LLM__WINLINE llm__rv llm__fx16_load(const unsigned char *p, const int E) {
                     : llm__rv_load_bf16((const uint16_t *)(const void *)p);
 #endif
 }
-/* Which lines a tile's streams ask for: the runs of columns below kpf ask for the line
-   dist bytes ahead as they are read (kpf = k0: none), and from column kj on, where
-   that line would be the next group's (read by this tile's next stream already), the one
-   jump bytes further: the next tile's group in the same place. */
+/* What a tile asks for ahead of its reads: per lines a column, from *at on (the next line
+   to ask for, carried from tile to tile), below stop; none when per is 0. Each line is
+   asked for one use (NTA), and where one starts a page, the next page's first line into
+   every level too (with one-use asks alone the blocks streamed slower: bench/NOTES.md). */
 typedef struct llm__fx16pf {
-    int kpf, kj;
-    size_t dist, jump;
+    uintptr_t *at, stop;
+    int per;
 } llm__fx16pf;
-/* o[(t G + g) V + v] (+)= groups g < G at w (gs bytes apart) . tokens t < T of x (token
-   t's column k at x[t + k lk]) over the columns [k0, k1), asking ahead as pf says. E, G
-   and T are constants where it is inlined, so the accumulators are registers. */
-LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t lk, const int E,
+/* o[(t G + g) V + v] (+)= the runs of groups g < G at w (16 values a run, a block's runs
+   side by side, ks bytes a column) . tokens t < T of x (token t's column k at x[t + k lk])
+   over the columns [k0, k1), asking ahead as pf says. E, G and T are constants where it
+   is inlined, so the accumulators are registers. */
+LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, const float *x, size_t lk, const int E,
                                  const int G, const int T, int k0, int k1, llm__fx16pf pf) {
     llm__rv a[LLM__FX16_G][LLM__FX16_T][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb;
     const size_t es = LLM__FX16_ES(E);
-    int g, t, v, k;
+    uintptr_t pfl = pf.per ? *pf.at : 0;
+    int g, t, v, k, j;
     LLM__UNROLL
     for (g = 0; g < G; g++)
         LLM__UNROLL
@@ -7578,20 +7602,18 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
             LLM__UNROLL
             for (v = 0; v < LLM__FX16_V; v++) a[g][t][v] = o[(t * G + g) * LLM__FX16_V + v];
     for (k = k0; k < k1; k++) {
-        LLM__UNROLL
-        for (g = 0; g < G; g++) {
-            const unsigned char *p = w + (size_t)g * gs + (size_t)k * 16 * es;
-            LLM__UNROLL
-            for (v = 0; v < LLM__FX16_V; v++) wv[g][v] = llm__fx16_load(p + (size_t)v * LLM__RVN * es, E);
-            if (k < pf.kpf && (E == 0 || !(k & 1))) { /* (a line holds 1 or 2 runs) */
-                const unsigned char *a = p + pf.dist + (k >= pf.kj ? pf.jump : 0);
-                LLM__PREFETCH_NT(a);
-                /* one or two tokens: where a starts a page, the next page's first line too,
-                   into every level (llm__ask_stream's way, a's own line at T0, slowed fp16
-                   here: bench/NOTES.md) */
-                if (T <= 2 && !((uintptr_t)a & 4095)) LLM__PREFETCH((const char *)((uintptr_t)a + 4096));
-            }
+        const unsigned char *p = w + (size_t)k * ks;
+        for (j = 0; j < pf.per && pfl < pf.stop; j++, pfl += 64) {
+            LLM__PREFETCH_NT((const char *)pfl);
+            if (!(pfl & 4095) && pfl + 4096 < pf.stop) LLM__PREFETCH((const char *)(pfl + 4096));
         }
+        LLM__UNROLL
+        for (g = 0; g < G; g++)
+            LLM__UNROLL
+            for (v = 0; v < LLM__FX16_V; v++) {
+                wv[g][v] = llm__fx16_load(p + ((size_t)g * 16 + (size_t)v * LLM__RVN) * es, E);
+                if (T > 1) LLM__KEEP(wv[g][v]); /* (a load per FMA otherwise) */
+            }
         LLM__UNROLL
         for (t = 0; t < T; t++) {
             xb = llm__rv_set1(x[(size_t)t + (size_t)k * lk]);
@@ -7607,21 +7629,19 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t gs, 
         for (t = 0; t < T; t++)
             LLM__UNROLL
             for (v = 0; v < LLM__FX16_V; v++) o[(t * G + g) * LLM__FX16_V + v] = a[g][t][v];
+    if (pf.per) *pf.at = pfl;
 }
 /* The tile of element type E, G groups and T tokens, all made constants: the shapes the
    task asks for. */
-static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const float *x, size_t lk, int E, int G, int T,
+static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t ks, const float *x, size_t lk, int E, int G, int T,
                             int k0, int k1, llm__fx16pf pf) {
 #define LLM__FX16_C(E_, G_, T_) \
-    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, gs, x, lk, E_, G_, T_, k0, k1, pf); break;
-#if LLM__FX16_T == 12
-#define LLM__FX16_G12(E_, G_)                                                                                          \
+    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, ks, x, lk, E_, G_, T_, k0, k1, pf); break;
+#if LLM__FX16_G == 4
+#define LLM__FX16_G6(E_, G_)                                                                                           \
     LLM__FX16_C(E_, G_, 1) LLM__FX16_C(E_, G_, 2) LLM__FX16_C(E_, G_, 3) LLM__FX16_C(E_, G_, 4) LLM__FX16_C(E_, G_, 5)     \
-    LLM__FX16_C(E_, G_, 6) LLM__FX16_C(E_, G_, 7) LLM__FX16_C(E_, G_, 8) LLM__FX16_C(E_, G_, 9) LLM__FX16_C(E_, G_, 10)    \
-    LLM__FX16_C(E_, G_, 11) LLM__FX16_C(E_, G_, 12)
-#define LLM__FX16_SHAPES(E_)                                                                                           \
-    LLM__FX16_G12(E_, 1) LLM__FX16_G12(E_, 2) LLM__FX16_C(E_, 4, 1) LLM__FX16_C(E_, 4, 2) LLM__FX16_C(E_, 4, 3)          \
-    LLM__FX16_C(E_, 4, 4) LLM__FX16_C(E_, 4, 5) LLM__FX16_C(E_, 4, 6)
+    LLM__FX16_C(E_, G_, 6)
+#define LLM__FX16_SHAPES(E_) LLM__FX16_G6(E_, 1) LLM__FX16_G6(E_, 2) LLM__FX16_G6(E_, 4)
 #else
 #define LLM__FX16_SHAPES(E_) LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4)
 #endif
@@ -7631,84 +7651,97 @@ static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t gs, const
     }
 #undef LLM__FX16_SHAPES
 #undef LLM__FX16_C
-#ifdef LLM__FX16_G12
-#undef LLM__FX16_G12
+#ifdef LLM__FX16_G6
+#undef LLM__FX16_G6
 #endif
 }
 
 /* One matrix of a call (up to LLM__X16_M that read the same x, as ggml's layouts take
-   them) and the call: the groups of all matrices numbered one after another. */
+   them) and the call: the blocks of all matrices numbered one after another. */
 typedef struct llm__fx16m {
     float *y;
     const unsigned char *w;
     const float *b;
-    int n, g0, e; /* rows; g0: its first group in the call's numbering; e: element type */
+    int n, u0, e; /* rows; u0: its first block in the call's numbering; e: element type */
 } llm__fx16m;
 typedef struct llm__fx16c {
     llm__fx16m m[LLM__X16_M];
     const float *x; /* the tokens by panel (llm__fx16_panels) */
-    int nm, ng, nt, t0, k; /* t0: the first token's index in y */
+    int nm, nu, nt, t0, k; /* nu: blocks of all matrices; t0: the first token's index in y */
 } llm__fx16c;
-/* Groups [g0, g1) of matrix m, a tile's groups at a time, against every panel. The
-   streaming turn asks ahead while the line it asks for is inside the matrix. */
-static void llm__fx16_groups(const llm__fx16c *c, const llm__fx16m *m, int g0, int g1) {
-    const int ng = m->n / 16;
-    const size_t gs = (size_t)c->k * 16 * LLM__FX16_ES(m->e); /* bytes of a group: a run of 16 values a column */
-    /* groups per tile: more streams side by side when the tokens are few, except fp32's one
-       or two tokens, which stream fastest as one (with the tile's page asks: bench/NOTES.md) */
-    const int gw = LLM__FX16_G < 2 || (c->nt <= 2 && m->e == 0) ? 1 : c->nt <= 6 ? LLM__FX16_G : 2;
-    llm__rv o[LLM__FX16_P * 2 * LLM__FX16_V], s;
-    int g, gn, t0, pn, kb, ke, t, tn, j, v;
-    for (g = g0; g < g1; g += gn) {
-        const unsigned char *w = m->w + (size_t)g * gs;
-        const size_t dist = LLM__FX16_PF / (size_t)gw; /* per stream */
-        const int64_t ahead = (int64_t)dist / (16 * LLM__FX16_ES(m->e)); /* columns */
-        int64_t kl;
-        llm__fx16pf pf, none;
-        for (gn = gw; gn > g1 - g;) gn /= 2;
-        kl = (int64_t)(ng - g - gn + 1) * c->k - ahead; /* the last group's line stays inside */
-        pf.kpf = kl <= 0 ? 0 : kl >= c->k ? c->k : (int)kl;
-        pf.kj = c->k - ahead > 0 ? (int)(c->k - ahead) : 0;
-        pf.jump = g + 2 * gn <= g1 ? (size_t)(gn - 1) * gs : 0; /* when this thread's next tile is as wide */
-        pf.dist = dist;
-        none = pf;
+/* the groups of a tile: gw at most (a power of two: the tile shapes), of the left ones */
+static int llm__fx16_gn(int left, int gw) {
+    while (gw > left) gw /= 2;
+    return gw;
+}
+/* Blocks [u0, u1) of matrix m against every panel: a block's groups a tile at a time. One
+   tile a block (up to LLM__FX16_T tokens) streams it, asking LLM__FX16_PF bytes ahead;
+   more tokens take the block LLM__FX16_KB columns at a time in turns, which find them
+   in cache: the first tile's turns ask for the next columns' lines meanwhile, spread
+   over all of them (so the memory is busy in the turns that compute from cache too). */
+static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, int u1) {
+    const size_t es = LLM__FX16_ES(m->e), run = 16 * es; /* bytes of a run (a column of 16 rows) */
+    const int lead = LLM__FX16_LEAD(m->n); /* groups of block 0 when they are not LLM__FX16_B */
+    const uintptr_t end = (uintptr_t)m->w + (size_t)m->n * (size_t)c->k * es;
+    llm__rv o[LLM__FX16_P * LLM__FX16_B * LLM__FX16_V], s;
+    llm__fx16pf pf, none = {NULL, 0, 0};
+    uintptr_t at = 0; /* the next line to ask for */
+    int u, g, gb, t0, pn, kb, ke, t, tn, j, j0, gn, v;
+    for (u = u0; u < u1; u++) {
+        const unsigned char *w;
+        size_t ks;
+        g = LLM__FX16_GROUP(u, lead), gb = u == 0 && lead ? lead : LLM__FX16_B; /* the block's first group, its groups */
+        w = m->w + (size_t)g * (size_t)c->k * run, ks = (size_t)gb * run;
+        if (u == u0) at = ((uintptr_t)w + (c->nt <= LLM__FX16_T ? LLM__FX16_PF : 0)) & ~(uintptr_t)63;
         for (t0 = 0; t0 < c->nt; t0 += pn) {
             const float *x = c->x + (size_t)t0 * (size_t)c->k;
             pn = c->nt - t0 < LLM__FX16_P ? c->nt - t0 : LLM__FX16_P;
-            for (j = 0; j < pn * gn * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
-            if (pn <= LLM__FX16_T) /* one turn: the whole rows, streamed */
-                llm__fx16_tiles(o, w, gs, x, (size_t)pn, m->e, gn, pn, 0, c->k, pf);
-            else
+            for (j = 0; j < pn * gb * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
+            if (pn <= LLM__FX16_T && llm__fx16_gn(gb, LLM__FX16_G) == gb) { /* one tile: the block streamed */
+                pf.at = &at, pf.stop = end, pf.per = (int)((ks + 63) / 64);
+                llm__fx16_tiles(o, w, ks, x, (size_t)pn, m->e, gb, pn, 0, c->k, t0 == 0 ? pf : none);
+            } else
                 for (kb = 0; kb < c->k; kb = ke) {
                     const int turns = (pn + LLM__FX16_T - 1) / LLM__FX16_T, per = (pn + turns - 1) / turns; /* even turns */
+                    uintptr_t next;
                     ke = c->k - kb < LLM__FX16_KB ? c->k : kb + LLM__FX16_KB;
-                    none.kpf = kb; /* the turns after the first find the block in cache */
-                    for (t = 0; t < pn; t += tn) {
-                        tn = pn - t < per ? pn - t : per;
-                        llm__fx16_tiles(o + (size_t)t * (size_t)gn * LLM__FX16_V, w, gs, x + t, (size_t)pn, m->e, gn, tn, kb,
-                                        ke, t == 0 ? pf : none);
+                    /* the lines of the next LLM__FX16_KB columns (the next block's first, after the last) */
+                    next = (uintptr_t)w + (size_t)ke * ks, pf.stop = next + LLM__FX16_KB * ks < end ? next + LLM__FX16_KB * ks : end;
+                    at = at > next ? at : next, pf.at = &at;
+                    pf.per = at >= pf.stop ? 0 : (int)((pf.stop - at + 63) / 64 / (size_t)(turns * (ke - kb)) + 1);
+                    for (j0 = 0; j0 < gb; j0 += gn) {
+                        gn = llm__fx16_gn(gb - j0, LLM__FX16_G);
+                        for (t = 0; t < pn; t += tn) {
+                            tn = pn - t < per ? pn - t : per;
+                            llm__fx16_tiles(o + ((size_t)j0 * (size_t)pn + (size_t)t * (size_t)gn) * LLM__FX16_V, w + (size_t)j0 * run,
+                                            ks, x + t, (size_t)pn, m->e, gn, tn, kb, ke, j0 == 0 && t0 == 0 ? pf : none);
+                        }
                     }
                 }
-            for (t = 0; t < pn; t++) /* y = the sum + the bias, 16 rows at a time */
-                for (j = 0; j < gn; j++)
-                    for (v = 0; v < LLM__FX16_V; v++) {
-                        const size_t col = (size_t)16 * (size_t)(g + j) + (size_t)v * LLM__RVN;
-                        s = o[((size_t)t * (size_t)gn + (size_t)j) * LLM__FX16_V + (size_t)v];
-                        if (m->b) s = llm__rv_add(s, llm__rv_load(m->b + col));
-                        llm__rv_store(m->y + (size_t)(c->t0 + t0 + t) * (size_t)m->n + col, s);
-                    }
+            for (j0 = 0; j0 < gb; j0 += gn) { /* y = the sum + the bias, 16 rows at a time, tile by tile */
+                gn = llm__fx16_gn(gb - j0, LLM__FX16_G);
+                for (t = 0; t < pn; t++)
+                    for (j = 0; j < gn; j++)
+                        for (v = 0; v < LLM__FX16_V; v++) {
+                            const size_t col = (size_t)16 * (size_t)(g + j0 + j) + (size_t)v * LLM__RVN;
+                            s = o[((size_t)j0 * (size_t)pn + (size_t)t * (size_t)gn + (size_t)j) * LLM__FX16_V + (size_t)v];
+                            if (m->b) s = llm__rv_add(s, llm__rv_load(m->b + col));
+                            llm__rv_store(m->y + (size_t)(c->t0 + t0 + t) * (size_t)m->n + col, s);
+                        }
+            }
         }
     }
 }
-/* This thread's share of the call's groups, matrix by matrix. */
+/* This thread's share of the call's blocks, matrix by matrix. */
 static void llm__fx16_task(void *ctx, int ith, int nth) {
     const llm__fx16c *c = (const llm__fx16c *)ctx;
-    const int g0 = (int)((int64_t)c->ng * ith / nth), g1 = (int)((int64_t)c->ng * (ith + 1) / nth);
+    const int u0 = (int)((int64_t)c->nu * ith / nth), u1 = (int)((int64_t)c->nu * (ith + 1) / nth);
     int i;
     for (i = 0; i < c->nm; i++) {
         const llm__fx16m *m = &c->m[i];
-        const int lo = g0 > m->g0 ? g0 : m->g0, hi = g1 < m->g0 + m->n / 16 ? g1 : m->g0 + m->n / 16;
-        if (lo < hi) llm__fx16_groups(c, m, lo - m->g0, hi - m->g0);
+        const int nu = LLM__FX16_BLOCKS(m->n);
+        const int lo = u0 > m->u0 ? u0 : m->u0, hi = u1 < m->u0 + nu ? u1 : m->u0 + nu;
+        if (lo < hi) llm__fx16_blocks(c, m, lo - m->u0, hi - m->u0);
     }
 }
 /* x's n tokens (rows of k) in the layout the tiles read: panels of up to LLM__FX16_P tokens,
@@ -7744,8 +7777,8 @@ static llm_status llm__linear_fx16_n(int n_m, float *const *y, const float *x, c
     for (i = 0; i < n_m; i++) {
         if (d_out[i] % 16 || !llm__fits(n_tokens, d_out[i]) || !llm__fits(d_out[i], d_in)) return LLM_EINVAL;
         c.m[i].y = y[i], c.m[i].w = (const unsigned char *)W[i]->data, c.m[i].b = b[i], c.m[i].n = d_out[i];
-        c.m[i].g0 = c.ng, c.m[i].e = llm__fx16_e(W[i]->type);
-        c.ng += d_out[i] / 16;
+        c.m[i].u0 = c.nu, c.m[i].e = llm__fx16_e(W[i]->type);
+        c.nu += LLM__FX16_BLOCKS(d_out[i]);
         rows += d_out[i];
     }
     c.nm = n_m, c.k = d_in;
@@ -7766,13 +7799,15 @@ static llm_status llm__linear_fx16(float *y, const float *x, const llm_weight *W
     (void)flags; /* the same kernel for every token count */
     return llm__linear_fx16_n(1, &y, x, &W, &b, n_tokens, d_in, &d_out, scratch, scratch_bytes, th);
 }
-/* Row `row` of a matrix in these layouts: its lane of its group's runs. */
-static void llm__row_fx16(float *dst, const llm_weight *w, int64_t row, int n) {
-    const int e = llm__fx16_e(w->type);
-    const size_t es = LLM__FX16_ES(e);
-    const unsigned char *p = (const unsigned char *)w->data + ((size_t)(row / 16) * (size_t)n * 16 + (size_t)(row % 16)) * es;
+/* Row `row` of a matrix of `rows` in these layouts: its lane of its group's runs, in its
+   block's columns. */
+static void llm__row_fx16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
+    const int e = llm__fx16_e(w->type), lead = LLM__FX16_LEAD(rows);
+    const int64_t g = row / 16, g0 = g < lead ? 0 : g - (g - lead) % LLM__FX16_B; /* the block's first group */
+    const size_t es = LLM__FX16_ES(e), ks = (size_t)(g < lead ? lead : LLM__FX16_B) * 16 * es; /* bytes a column */
+    const unsigned char *p = (const unsigned char *)w->data + ((size_t)g0 * (size_t)n * 16 + (size_t)(row - 16 * g0)) * es;
     int k;
-    for (k = 0; k < n; k++, p += 16 * es) dst[k] = llm__fx16_value(p, e);
+    for (k = 0; k < n; k++, p += ks) dst[k] = llm__fx16_value(p, e);
 }
 
 /* F32 / F16 / BF16 values one at a time, as GGUF stores them (little-endian) */
@@ -7810,7 +7845,7 @@ static const llm__wfmt llm__wfmts[] = {
     {"q4_1x16", 5.0,  32,  20,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"q5_1x16", 6.0,  32,  24,  LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"q5_kx16", 5.5,  256, 176, LLM__SCALE_NONE, llm__check_blk, llm__row_x16,  llm__linear_x16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
-    /* fp32, fp16, bf16 repacked, 16 rows interleaved column by column: llm__linear_fx16 */
+    /* fp32, fp16, bf16 repacked, 64 rows interleaved column by column: llm__linear_fx16 */
     {"f32x16",  32,   1,   4,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"f16x16",  16,   1,   2,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
     {"bf16x16", 16,   1,   2,   LLM__SCALE_NONE, llm__check_any, llm__row_fx16, llm__linear_fx16, NULL, NULL, -1, NULL, NULL, NULL, NULL, 0},
@@ -7943,13 +7978,17 @@ LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
 #endif
     return 0;
 }
-/* LLM_F32 / F16 / BF16 to their x16 layout (es bytes a value): group g's run k is column k
-   of rows 16g .. 16g + 15. */
+/* LLM_F32 / F16 / BF16 to their x16 layout (es bytes a value): blocks of LLM__FX16_B groups
+   of 16 rows (block 0 the LLM__FX16_LEAD left over, if any), a block's column k the runs
+   of its groups side by side, run j holding column k of the block's group j's 16 rows. */
 static void llm__repack_fx16(unsigned char *o, const unsigned char *src, size_t es, int d_in, int d_out) {
-    int64_t g, k, i;
-    for (g = 0; g < d_out / 16; g++)
+    const int lead = LLM__FX16_LEAD(d_out);
+    int64_t g, gb, k, r;
+    for (g = 0; g < d_out / 16; g += gb) {
+        gb = g == 0 && lead ? lead : LLM__FX16_B;
         for (k = 0; k < d_in; k++)
-            for (i = 0; i < 16; i++, o += es) memcpy(o, src + ((size_t)(16 * g + i) * (size_t)d_in + (size_t)k) * es, es);
+            for (r = 16 * g; r < 16 * (g + gb); r++, o += es) memcpy(o, src + ((size_t)r * (size_t)d_in + (size_t)k) * es, es);
+    }
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
     const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
@@ -9706,14 +9745,14 @@ LLMDEF void llm_state_free(llm_state *s) {
     if (s) llm__destroy(s, sizeof *s, s->owned);
 }
 
-/* One row of a weight matrix as fp32 (the embedding lookup). */
-static llm_status llm__model_row(float *out, const llm_weight *w, int row, int n) {
+/* Row `row` of a weight matrix of `rows` x n as fp32 (the embedding lookup). */
+static llm_status llm__model_row(float *out, const llm_weight *w, int row, int rows, int n) {
     const llm__wfmt *f = llm__wfmt_of(w->type);
     llm_status st;
-    if (!w->data) return LLM_EINVAL;
+    if (!w->data || row < 0 || row >= rows) return LLM_EINVAL;
     if (!f || !f->row) return LLM_EUNSUPPORTED;
     if ((st = f->check(w, n)) != LLM_OK) return st;
-    f->row(out, w, (int64_t)row, n);
+    f->row(out, w, (int64_t)row, (int64_t)rows, n);
     return LLM_OK;
 }
 
@@ -9745,7 +9784,7 @@ static llm_status llm__forward_chunks(llm_state *s, const llm_weights *w, const 
         /* embedding: x[t] = E[token] (+ P[position] for learned positions) */
         for (i = 0; i < m; i++) {
             float *xi = s->x + (size_t)i * d;
-            LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], d));
+            LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[start + i], V, d));
             if (c->embed_scale > 0) LLM__MTRY(llm__model_scale(xi, d, c->embed_scale));
             if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)(p0 + i) * d, d));
         }
@@ -9875,7 +9914,7 @@ static llm_status llm__forward_batch_run(llm_state *const *seqs, int B, const ll
     /* embedding: x[i] = E[token i] (+ P[pos i]); sequence i is row i and its own segment */
     for (i = 0; i < B; i++) {
         float *xi = x + (size_t)i * d;
-        LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[i], d));
+        LLM__MTRY(llm__model_row(xi, &w->tok_embed, tokens[i], c->vocab, d));
         if (c->embed_scale > 0) LLM__MTRY(llm__model_scale(xi, d, c->embed_scale));
         if (c->pos == LLM_POS_LEARNED) LLM__MTRY(llm_add(xi, xi, w->pos_embed + (size_t)pos[i] * d, d));
         sg[i].kv = &seqs[i]->kv, sg[i].rope = &seqs[i]->rope, sg[i].pos = pos[i], sg[i].n = 1;
@@ -18936,7 +18975,7 @@ static llm_status llm__linear_wt(float *dx, const float *dy, const llm_weight *W
     for (o0 = 0; o0 < out; o0 += LLM__WT_ROWS) {
         int64_t nr = out - o0 < (int64_t)LLM__WT_ROWS ? out - o0 : (int64_t)LLM__WT_ROWS;
         for (o = 0; o < nr; o++)
-            if ((st = llm__model_row(lb->rows + o * in, W, (int)(o0 + o), (int)in)) != LLM_OK) return st;
+            if ((st = llm__model_row(lb->rows + o * in, W, (int)(o0 + o), (int)out, (int)in)) != LLM_OK) return st;
         for (t = 0; t < n; t++)
             for (o = 0; o < nr; o++) lb->cols[t * nr + o] = dy[t * out + o0 + o];
         if ((st = llm_matmul_ex(dx, lb->cols, lb->rows, (int)n, (int)nr, (int)in, 0, 1, th)) != LLM_OK) return st;
@@ -19150,7 +19189,7 @@ LLMDEF llm_status llm_train_step(llm_train *t, const int *tokens, const int *tar
 
     /* ---- forward, saving what the backward reads ---- */
     for (i = 0; i < n; i++) {
-        LLM__TRY(llm__model_row(x + i * d, &t->weights.tok_embed, tokens[i], (int)d));
+        LLM__TRY(llm__model_row(x + i * d, &t->weights.tok_embed, tokens[i], c->vocab, (int)d));
         if (c->embed_scale > 0.0f) llm__model_scale(x + i * d, (int)d, c->embed_scale);
         if (c->pos == LLM_POS_LEARNED) llm_add(x + i * d, x + i * d, t->weights.pos_embed + (size_t)(i % T) * d, (int)d);
     }

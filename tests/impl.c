@@ -76,7 +76,7 @@ const int llm_test__x16v = 1;
 #else
 const int llm_test__x16v = 0;
 #endif
-llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int n) { return llm__model_row(out, w, row, n); }
+llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int rows, int n) { return llm__model_row(out, w, row, rows, n); }
 
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len) { return llm__piece(t, id, len); }
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out) {

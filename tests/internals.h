@@ -38,10 +38,10 @@ extern const double llm_test__exp_relerr;
    this build's flags ask for that */
 extern const int llm_test__qkernels, llm_test__qp_rows, llm_test__qz, llm_test__qz_want;
 /* llm_test__x16v: 1 when the repacked layouts (LLM_Q8_0X16, LLM_Q4_0X16) have their vector
-   kernel in this build; llm_test__model_row: one row of a weight in any format as fp32
+   kernel in this build; llm_test__model_row: row `row` of a rows x n weight in any format as fp32
    (llm__model_row, the embedding lookup's) */
 extern const int llm_test__x16v;
-llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int n);
+llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int rows, int n);
 /* >>tokenizer: a SentencePiece piece, the start of an encoding (before merges), a pair's id */
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len);
 llm_status llm_test__tok_start(const llm_tokenizer *t, const char *text, int bos, int *ids, int cap, int *n_out);

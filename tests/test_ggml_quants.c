@@ -1015,7 +1015,7 @@ static void test_repack(void) {
             CHECK(R.type == F[k].x16 && R.data == r + 1);
             CHECK(strcmp(llm_dtype_name(R.type), xnames[k]) == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
             for (i = 0; i < D_OUT; i++) {
-                CHECK_OK(llm__model_row(row, &R, i, din));
+                CHECK_OK(llm__model_row(row, &R, i, D_OUT, din));
                 bad_row += memcmp(row, wf + (size_t)i * din, sizeof(float) * (size_t)din) != 0;
             }
             for (i = 0; i < NT * din; i++) x[i] = test_randf() * (i % 37 == 0 ? 4.0f : 1.0f);

@@ -326,7 +326,8 @@ static void test_quantize_subnormal(void) {
 
 /* LLM_F32X16, LLM_F16X16 and LLM_BF16X16 against the fmaf chain over the stored values,
    bit for bit, for token counts that take one turn, two turns and several panels; row
-   counts with an odd number of groups (the tile's tail); column counts under, at and over
+   counts whose groups do not fill the layout's blocks of four (block 0 takes the 1-3
+   left over); column counts under, at and over
    a block; with and without a bias; on th too; x's panels in scratch, on the stack in
    several passes (768 columns: 21 tokens a pass) and one token a pass (8,200 columns, a
    few tokens only: the reference is slow). Then their rows (the embedding lookup's),
@@ -382,7 +383,7 @@ static void test_fx16(llm_threads *th) {
                         }
                 }
             for (o = 0; o < N; o += 7) {
-                CHECK_OK(llm_test__model_row(row, &r, o, K));
+                CHECK_OK(llm_test__model_row(row, &r, o, N, K));
                 bad_row += memcmp(row, W + (size_t)o * K, sizeof(float) * (size_t)K) != 0;
             }
             free(W), free(S), free(R), free(x), free(y), free(b), free(row), free(scratch);
@@ -407,6 +408,10 @@ static void test_fx16(llm_threads *th) {
         CHECK(llm_weight_repack_worth(LLM_F32, 64, 8) == 0);
         CHECK_OK(llm_weight_repack(&r, R, sizeof R, &w, 64, 16));
         CHECK(llm_linear_w(y, x, &r, NULL, 1, 64, 8, NULL) == LLM_EINVAL); /* rows not in whole groups */
+        { /* a row outside the matrix: nothing read */
+            float rw[64];
+            CHECK(llm_test__model_row(rw, &r, 16, 16, 64) == LLM_EINVAL && llm_test__model_row(rw, &r, -1, 16, 64) == LLM_EINVAL);
+        }
         CHECK(llm_weight_repack(&w, R + 1, sizeof W, &r, 64, 16) == LLM_EUNSUPPORTED); /* already repacked */
         w.type = LLM_F16, w.data = H;
         CHECK(llm_weight_repack(&r, HR, sizeof H - 2, &w, 64, 16) == LLM_EINVAL);    /* too small */
