@@ -5077,15 +5077,15 @@ static void llm__row_f32(float *dst, const llm_weight *w, int64_t row, int64_t r
     memcpy(dst, (const float *)w->data + row * n, (size_t)n * sizeof(float));
 }
 static void llm__row_f16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
-    (void)rows;
     const uint16_t *p = (const uint16_t *)w->data + row * n;
     int j;
+    (void)rows;
     for (j = 0; j < n; j++) dst[j] = llm_f16_to_f32(p[j]);
 }
 static void llm__row_bf16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
-    (void)rows;
     const uint16_t *p = (const uint16_t *)w->data + row * n;
     int j;
+    (void)rows;
     for (j = 0; j < n; j++) dst[j] = llm_bf16_to_f32(p[j]);
 }
 static void llm__row_q8(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
@@ -6915,10 +6915,10 @@ LLM__QP_RUNS(llm__qp_run2, 2, 0)
 /* The weight-format table's row and check routines for ggml's block formats: a row of
    an [.][n] matrix dequantized (an embedding row), and rows whose length the blocks divide. */
 static void llm__row_ggml(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
-    (void)rows;
     const llm__wfmt *f = llm__wfmt_of(w->type);
     const unsigned char *p = (const unsigned char *)w->data + (size_t)row * (size_t)(n / f->blk) * (size_t)f->blk_bytes;
     int i;
+    (void)rows;
     for (i = 0; i < n; i += f->blk, p += f->blk_bytes) f->dq(p, dst + i);
 }
 static llm_status llm__check_blk(const llm_weight *w, int d_in) { return d_in % llm__wfmt_of(w->type)->blk == 0 ? LLM_OK : LLM_EINVAL; }
@@ -7172,12 +7172,12 @@ static void llm__x16_move(const llm__x16f *f, unsigned char *o, unsigned char *s
 /* Row r's n values (an embedding row, the training backward's rows): its blocks gathered
    back to ggml's bytes and dequantized by the base format */
 static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int64_t rows, int n) {
-    (void)rows;
     const llm__x16f *f = llm__x16_of(w->type);
     const size_t bb = 16 * (size_t)f->bytes;
     const unsigned char *p = (const unsigned char *)w->data + (size_t)(row / 16) * (size_t)(n / f->blk) * bb;
     unsigned char blk[16 * 256], *mine = blk + (size_t)(row % 16) * (size_t)f->bytes; /* (16 rows: the move's shape) */
     int b;
+    (void)rows;
     for (b = 0; b < n / f->blk; b++, p += bb, dst += f->blk) {
         llm__x16_move(f, (unsigned char *)(uintptr_t)p, blk, (size_t)f->bytes, 1); /* (un = 1 only reads p) */
         llm__wfmt_of(f->base)->dq(mine, dst);
@@ -7521,17 +7521,16 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
    and a tile holds up to LLM__FX16_G groups x LLM__FX16_T tokens: a load of W feeds a FMA
    per token, and a tile of a block's groups reads the block as one stream, so the matrix
-   is one stream (a stream a group, as the layout had it before, read fp16 slower:
-   bench/NOTES.md). The tokens' x is read column by column
-   (llm__fx16_panels), so a column's broadcasts share a line.
+   is one stream (a stream per group reads fp16 slower: bench/NOTES.md). The tokens' x is
+   read column by column (llm__fx16_panels), so a column's broadcasts share a line.
    A panel of up to 16 tokens that takes more than one tile passes LLM__FX16_KB columns of
    a block at a time in turns of equal size (LLM__FX16_T tokens at most), which find them
    in cache: the first tile's turns ask for the next columns' lines meanwhile. Larger
-   batches run as such panels. The sums depend on nothing but
-   the values (not the tile, block, panel, token or thread count, nor the ISA: one rounding
-   per product, in the same order; the scalar build calls fmaf), so a token's row has the
-   same bits alone, in a batch and in a prefill; they differ from LLM_F32's, LLM_F16's and
-   LLM_BF16's (lanes over interleaved columns) by float rounding. */
+   batches run as such panels. The sums depend on nothing but the values (not the tile,
+   block, panel, token or thread count, nor the ISA: one rounding per product, in the same
+   order; the scalar build calls fmaf), so a token's row has the same bits alone, in a
+   batch and in a prefill; they differ from LLM_F32's, LLM_F16's and LLM_BF16's (lanes
+   over interleaved columns) by float rounding. */
 #if defined(LLM__AVX512)
 #define LLM__FX16_G 4 /* groups per tile at most */
 #define LLM__FX16_T 6 /* tokens per tile: 4 x 6 accumulators + 4 of W + a broadcast, of 32 */
