@@ -2185,8 +2185,8 @@ LLMDEF llm_status llm_train_update_ex(llm_train *t, const llm_adamw *opt, double
      load_f16 / load_bf16 / store_f16   LLM__RVN half-precision values <-> one vector
      LLM__PREFETCH / LLM__PREFETCH_L2   bring a cache line into L1 / into L2 only
      LLM__PREFETCH_NT   into L1 for one use: kept out of the outer caches on eviction
-   (and, after the blocks, llm__ask_stream and llm__ask_upto: a weight stream's lines asked
-   ahead, built on them; LLM__KEEP: a loaded vector kept in a register)
+   (and, after the blocks, llm__ask_stream: a weight stream's line asked ahead, built on
+   them; LLM__KEEP: a loaded vector kept in a register)
    Kernels are written once against these. LLM__RV is defined when a vector ISA is compiled
    in: the one guard of every vector loop, each followed by the scalar loop (libm, the
    oracle) for what is left. The scalar block defines llm__rv as a float (LLM__RVN = 1),
@@ -2261,16 +2261,6 @@ LLM__HFOLD256(llm__hmax256, max)
 static inline void llm__ask_stream(uintptr_t a) {
     if (a & 4095) LLM__PREFETCH_NT((const char *)a);
     else LLM__PREFETCH((const char *)a);
-}
-/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
-   page: each page's first line into every level (llm__ask_stream), as the block tiles of
-   one and two tokens ask; else every line for one use only (their tiles of more tokens:
-   asked by pages, a 110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
-static inline uintptr_t llm__ask_upto(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
-    for (; pfl < upto && pfl < end; pfl += 64)
-        if (page) llm__ask_stream(pfl);
-        else LLM__PREFETCH_NT((const unsigned char *)pfl);
-    return pfl;
 }
 
 /* The lane-wise binary operations, one instruction named after each on every ISA: a
@@ -7212,6 +7202,16 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
     for (k = 0; k < 4; k++) a = llm__pa_dot(a, c[k], llm__qp_x4(xb->q + 16 * e + 4 * k));
     return llm__pw_acc(y, a, s, xb->d);
 }
+/* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
+   page: each page's first line into every level (llm__ask_stream), as the one- and
+   two-token tiles ask; the others ask every line for one use only (asked by pages, a
+   110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
+static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
+    for (; pfl < upto && pfl < end; pfl += 64)
+        if (page) llm__ask_stream(pfl);
+        else LLM__PREFETCH_NT((const unsigned char *)pfl);
+    return pfl;
+}
 /* the 16 fp16 values at p as floats */
 static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
@@ -7234,9 +7234,9 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) {
         if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
-            pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
-            pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
+            pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
         if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
             const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
             const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
@@ -7254,7 +7254,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
             LLM__UNROLL
             for (t = 0; t < nt; t++) {
                 const llm__q8x *xb = x + (size_t)t * ldx + b;
-                if (nt >= 3 && t == nt / 2) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
+                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
                 y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                 if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
             }
@@ -7269,7 +7269,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
@@ -7297,7 +7297,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const int j = 2 * r + h;
                     const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__ask_upto(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
+                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
@@ -7546,6 +7546,7 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
 #define LLM__FX16_LEAD(n) ((n) / 16 % LLM__FX16_B) /* of n rows, the groups of block 0 when it has fewer */
 #define LLM__FX16_BLOCKS(n) ((n) / 16 / LLM__FX16_B + (LLM__FX16_LEAD(n) > 0))
 #define LLM__FX16_GROUP(u, lead) ((u) == 0 ? 0 : (lead) + ((u) - ((lead) > 0)) * LLM__FX16_B) /* block u's first group */
+#define LLM__FX16_WIDTH(u, lead) ((u) == 0 && (lead) ? (lead) : LLM__FX16_B) /* block u's groups */
 #ifdef LLM__RV_SCALAR
 #define LLM__FX16_FMA(a, b, c) fmaf((a), (b), (c)) /* one rounding, as the vector FMAs */
 #else
@@ -7689,7 +7690,7 @@ static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, i
     for (u = u0; u < u1; u++) {
         const unsigned char *w;
         size_t ks;
-        g = LLM__FX16_GROUP(u, lead), gb = u == 0 && lead ? lead : LLM__FX16_B; /* the block's first group, its groups */
+        g = LLM__FX16_GROUP(u, lead), gb = LLM__FX16_WIDTH(u, lead);
         w = m->w + (size_t)g * (size_t)c->k * run, ks = (size_t)gb * run;
         if (u == u0) at = ((uintptr_t)w + (c->nt <= LLM__FX16_T ? LLM__FX16_PF : 0)) & ~(uintptr_t)63;
         for (t0 = 0; t0 < c->nt; t0 += pn) {
@@ -7982,12 +7983,11 @@ LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
    of its groups side by side, run j holding column k of the block's group j's 16 rows. */
 static void llm__repack_fx16(unsigned char *o, const unsigned char *src, size_t es, int d_in, int d_out) {
     const int lead = LLM__FX16_LEAD(d_out);
-    int64_t g, gb, k, r;
-    for (g = 0; g < d_out / 16; g += gb) {
-        gb = g == 0 && lead ? lead : LLM__FX16_B;
-        for (k = 0; k < d_in; k++)
-            for (r = 16 * g; r < 16 * (g + gb); r++, o += es) memcpy(o, src + ((size_t)r * (size_t)d_in + (size_t)k) * es, es);
-    }
+    int64_t u, g, k, r;
+    for (u = 0; u < LLM__FX16_BLOCKS(d_out); u++)
+        for (g = LLM__FX16_GROUP(u, lead), k = 0; k < d_in; k++)
+            for (r = 16 * g; r < 16 * (g + LLM__FX16_WIDTH(u, lead)); r++, o += es)
+                memcpy(o, src + ((size_t)r * (size_t)d_in + (size_t)k) * es, es);
 }
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out) {
     const llm__x16f *f = W ? llm__x16_of(W->type) : NULL;
