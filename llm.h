@@ -612,7 +612,7 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the
    repacked layouts; llm_weight_repack_worth says whether this one has a vector kernel
    that makes them faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, fp16 and bf16,
-   today), which llm_model_repack asks. */
+   AVX2 for fp16 (with F16C) and bf16, today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -7975,6 +7975,11 @@ LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
 #endif
 #ifdef LLM__AVX512 /* LLM_F32X16, LLM_F16X16, LLM_BF16X16: measured faster than as stored with AVX-512 (bench/NOTES.md) */
     if (LLM__FX16_BASE(t)) return 1;
+#elif defined(LLM__AVX2) /* LLM_F16X16 (with F16C), LLM_BF16X16: faster than as stored with AVX2; fp32 not at 1-2 tokens */
+#ifdef __F16C__
+    if (t == LLM_F16) return 1;
+#endif
+    if (t == LLM_BF16) return 1;
 #endif
     return 0;
 }

@@ -44,6 +44,12 @@ const int llm_test__vector_lanes = 0;
 const double llm_test__exp_relerr = 0;
 #endif
 
+#ifdef __F16C__
+const int llm_test__f16c = 1;
+#else
+const int llm_test__f16c = 0;
+#endif
+
 #ifdef LLM__QV
 const int llm_test__qkernels = 1;
 #else

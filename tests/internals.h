@@ -30,6 +30,7 @@ void llm_test__f32_to_f16_row(uint16_t *dst, const float *src, size_t n);
 #define LLM_TEST_EXP_LANES 16
 void llm_test__vector_exp(float *dst, const float *src);
 extern const int llm_test__vector_lanes;
+extern const int llm_test__f16c; /* the build converts fp16 with F16C (x86) */
 extern const double llm_test__exp_relerr;
 /* >>weights: the block formats' kernels in this build: llm_test__qkernels is 0 for the
    scalar dots, 1 for the vector tiles; llm_test__qp_rows the rows per vector of the
