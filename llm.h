@@ -612,7 +612,7 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the
    repacked layouts; llm_weight_repack_worth says whether this one has a vector kernel
    that makes them faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, fp16 and bf16,
-   AVX2 for fp16 (with F16C) and bf16, today), which llm_model_repack asks. */
+   AVX2 for fp32, bf16 and fp16 (with F16C), today), which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
@@ -7519,10 +7519,11 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    multiplied by one token's x[k], broadcast: each row is a lane, and each (row, token)
    sums its products in one chain of fused multiply-adds, column 0 first, then adds the
    bias. There is no reduction across lanes, so one accumulator per (row, token) suffices
-   and a tile holds up to LLM__FX16_G groups x LLM__FX16_T tokens: a load of W feeds a FMA
-   per token, and a tile of a block's groups reads the block as one stream, so the matrix
-   is one stream (a stream per group reads fp16 slower: bench/NOTES.md). The tokens' x is
-   read column by column (llm__fx16_panels), so a column's broadcasts share a line.
+   and a tile holds up to LLM__FX16_T tokens x LLM__FX16_GT of them groups (as registers
+   allow): a load of W feeds a FMA per token, and a tile of a block's groups reads the
+   block as one stream, so the matrix is one stream (a stream per group reads fp16
+   slower: bench/NOTES.md). The tokens' x is read column by column (llm__fx16_panels), so
+   a column's broadcasts share a line.
    A panel of up to 16 tokens that takes more than one tile passes LLM__FX16_KB columns of
    a block at a time in turns of equal size (LLM__FX16_T tokens at most), which find them
    in cache: the first tile's turns ask for the next columns' lines meanwhile. Larger
@@ -7531,12 +7532,17 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    order; the scalar build calls fmaf), so a token's row has the same bits alone, in a
    batch and in a prefill; they differ from LLM_F32's, LLM_F16's and LLM_BF16's (lanes
    over interleaved columns) by float rounding. */
+#define LLM__FX16_G 4 /* groups per tile at most (a block's) */
 #if defined(LLM__AVX512)
-#define LLM__FX16_G 4 /* groups per tile at most */
 #define LLM__FX16_T 6 /* tokens per tile: 4 x 6 accumulators + 4 of W + a broadcast, of 32 */
+#define LLM__FX16_GT(t) 4
+#define LLM__FX16_ACC 24 /* runs of accumulators a tile holds: G x T at most */
 #else
-#define LLM__FX16_G 1
 #define LLM__FX16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
+/* groups a tile of t tokens holds: one token's 4 groups are 8 accumulators (AVX2; NEON 16)
+   and take each W vector straight into its FMA; 2 tokens 2 groups, 8 + 4 + 1 (16 + 8 + 1) */
+#define LLM__FX16_GT(t) ((t) == 1 ? 4 : (t) == 2 ? 2 : 1)
+#define LLM__FX16_ACC 4 /* (a larger array than the tile uses kept gcc from holding it in registers) */
 #endif
 #define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
 #define LLM__FX16_P 16              /* tokens per panel */
@@ -7591,7 +7597,7 @@ typedef struct llm__fx16pf {
    is inlined, so the accumulators are registers. */
 LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, const float *x, size_t lk, const int E,
                                  const int G, const int T, int k0, int k1, llm__fx16pf pf) {
-    llm__rv a[LLM__FX16_G][LLM__FX16_T][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb;
+    llm__rv a[LLM__FX16_ACC][LLM__FX16_V], wv[LLM__FX16_G][LLM__FX16_V], xb; /* a[t G + g]: (token t, group g) */
     const size_t es = LLM__FX16_ES(E);
     uintptr_t pfl = pf.per ? *pf.at : 0;
     int g, t, v, k, j;
@@ -7600,7 +7606,7 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, 
         LLM__UNROLL
         for (t = 0; t < T; t++)
             LLM__UNROLL
-            for (v = 0; v < LLM__FX16_V; v++) a[g][t][v] = o[(t * G + g) * LLM__FX16_V + v];
+            for (v = 0; v < LLM__FX16_V; v++) a[t * G + g][v] = o[(t * G + g) * LLM__FX16_V + v];
     for (k = k0; k < k1; k++) {
         const unsigned char *p = w + (size_t)k * ks;
         for (j = 0; j < pf.per && pfl < pf.stop; j++, pfl += 64) {
@@ -7620,7 +7626,7 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, 
             LLM__UNROLL
             for (g = 0; g < G; g++)
                 LLM__UNROLL
-                for (v = 0; v < LLM__FX16_V; v++) a[g][t][v] = LLM__FX16_FMA(wv[g][v], xb, a[g][t][v]);
+                for (v = 0; v < LLM__FX16_V; v++) a[t * G + g][v] = LLM__FX16_FMA(wv[g][v], xb, a[t * G + g][v]);
         }
     }
     LLM__UNROLL
@@ -7628,29 +7634,33 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, 
         LLM__UNROLL
         for (t = 0; t < T; t++)
             LLM__UNROLL
-            for (v = 0; v < LLM__FX16_V; v++) o[(t * G + g) * LLM__FX16_V + v] = a[g][t][v];
+            for (v = 0; v < LLM__FX16_V; v++) o[(t * G + g) * LLM__FX16_V + v] = a[t * G + g][v];
     if (pf.per) *pf.at = pfl;
 }
 /* The tile of element type E, G groups and T tokens, all made constants: the shapes the
    task asks for. */
 static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t ks, const float *x, size_t lk, int E, int G, int T,
                             int k0, int k1, llm__fx16pf pf) {
+#define LLM__FX16_KEY(E_, G_, T_) (((E_) * (LLM__FX16_G + 1) + (G_)) * (LLM__FX16_T + 1) + (T_)) /* dense: a jump table */
 #define LLM__FX16_C(E_, G_, T_) \
-    case (E_) * 256 + (G_) * 16 + (T_): llm__fx16_tile(o, w, ks, x, lk, E_, G_, T_, k0, k1, pf); break;
-#if LLM__FX16_G == 4
+    case LLM__FX16_KEY(E_, G_, T_): llm__fx16_tile(o, w, ks, x, lk, E_, G_, T_, k0, k1, pf); break;
+#if defined(LLM__AVX512)
 #define LLM__FX16_G6(E_, G_)                                                                                           \
     LLM__FX16_C(E_, G_, 1) LLM__FX16_C(E_, G_, 2) LLM__FX16_C(E_, G_, 3) LLM__FX16_C(E_, G_, 4) LLM__FX16_C(E_, G_, 5)     \
     LLM__FX16_C(E_, G_, 6)
 #define LLM__FX16_SHAPES(E_) LLM__FX16_G6(E_, 1) LLM__FX16_G6(E_, 2) LLM__FX16_G6(E_, 4)
 #else
-#define LLM__FX16_SHAPES(E_) LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4)
+#define LLM__FX16_SHAPES(E_)                                                                                           \
+    LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4) LLM__FX16_C(E_, 2, 1)         \
+    LLM__FX16_C(E_, 2, 2) LLM__FX16_C(E_, 4, 1)
 #endif
-    switch (E * 256 + G * 16 + T) {
+    switch (LLM__FX16_KEY(E, G, T)) {
         LLM__FX16_SHAPES(0) LLM__FX16_SHAPES(1) LLM__FX16_SHAPES(2)
     default: LLM_ASSERT(0); break;
     }
 #undef LLM__FX16_SHAPES
 #undef LLM__FX16_C
+#undef LLM__FX16_KEY
 #ifdef LLM__FX16_G6
 #undef LLM__FX16_G6
 #endif
@@ -7686,7 +7696,7 @@ static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, i
     llm__rv o[LLM__FX16_P * LLM__FX16_B * LLM__FX16_V], s;
     llm__fx16pf pf, none = {NULL, 0, 0};
     uintptr_t at = 0; /* the next line to ask for */
-    int u, g, gb, t0, pn, kb, ke, t, tn, j, j0, gn, v;
+    int u, g, gb, t0, pn, kb, ke, t, tn, j, j0, gn, gw, v;
     for (u = u0; u < u1; u++) {
         const unsigned char *w;
         size_t ks;
@@ -7697,20 +7707,22 @@ static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, i
             const float *x = c->x + (size_t)t0 * (size_t)c->k;
             pn = c->nt - t0 < LLM__FX16_P ? c->nt - t0 : LLM__FX16_P;
             for (j = 0; j < pn * gb * LLM__FX16_V; j++) o[j] = llm__rv_set1(0.0f);
-            if (pn <= LLM__FX16_T && llm__fx16_gn(gb, LLM__FX16_G) == gb) { /* one tile: the block streamed */
+            gw = LLM__FX16_GT(pn <= LLM__FX16_T ? pn : LLM__FX16_T); /* groups a tile */
+            if (pn <= LLM__FX16_T && llm__fx16_gn(gb, gw) == gb) { /* one tile: the block streamed */
                 pf.at = &at, pf.stop = end, pf.per = (int)((ks + 63) / 64);
                 llm__fx16_tiles(o, w, ks, x, (size_t)pn, m->e, gb, pn, 0, c->k, t0 == 0 ? pf : none);
             } else
                 for (kb = 0; kb < c->k; kb = ke) {
                     const int turns = (pn + LLM__FX16_T - 1) / LLM__FX16_T, per = (pn + turns - 1) / turns; /* even turns */
                     uintptr_t next;
+                    gw = LLM__FX16_GT(per);
                     ke = c->k - kb < LLM__FX16_KB ? c->k : kb + LLM__FX16_KB;
                     /* the lines of the next LLM__FX16_KB columns (the next block's first, after the last) */
                     next = (uintptr_t)w + (size_t)ke * ks, pf.stop = next + LLM__FX16_KB * ks < end ? next + LLM__FX16_KB * ks : end;
                     at = at > next ? at : next, pf.at = &at;
                     pf.per = at >= pf.stop ? 0 : (int)((pf.stop - at + 63) / 64 / (size_t)(turns * (ke - kb)) + 1);
                     for (j0 = 0; j0 < gb; j0 += gn) {
-                        gn = llm__fx16_gn(gb - j0, LLM__FX16_G);
+                        gn = llm__fx16_gn(gb - j0, gw);
                         for (t = 0; t < pn; t += tn) {
                             tn = pn - t < per ? pn - t : per;
                             llm__fx16_tiles(o + ((size_t)j0 * (size_t)pn + (size_t)t * (size_t)gn) * LLM__FX16_V, w + (size_t)j0 * run,
@@ -7719,7 +7731,7 @@ static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, i
                     }
                 }
             for (j0 = 0; j0 < gb; j0 += gn) { /* y = the sum + the bias, 16 rows at a time, tile by tile */
-                gn = llm__fx16_gn(gb - j0, LLM__FX16_G);
+                gn = llm__fx16_gn(gb - j0, gw);
                 for (t = 0; t < pn; t++)
                     for (j = 0; j < gn; j++)
                         for (v = 0; v < LLM__FX16_V; v++) {
@@ -7975,11 +7987,12 @@ LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
 #endif
 #ifdef LLM__AVX512 /* LLM_F32X16, LLM_F16X16, LLM_BF16X16: measured faster than as stored with AVX-512 (bench/NOTES.md) */
     if (LLM__FX16_BASE(t)) return 1;
-#elif defined(LLM__AVX2) /* LLM_F16X16 (with F16C), LLM_BF16X16: faster than as stored with AVX2; fp32 not at 1-2 tokens */
+#elif defined(LLM__AVX2) /* the same with AVX2, fp16 given F16C (without, its conversion is not measured) */
 #ifdef __F16C__
-    if (t == LLM_F16) return 1;
+    if (LLM__FX16_BASE(t)) return 1;
+#else
+    if (t == LLM_F32 || t == LLM_BF16) return 1;
 #endif
-    if (t == LLM_BF16) return 1;
 #endif
     return 0;
 }
