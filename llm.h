@@ -7542,7 +7542,7 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
 /* groups a tile of t tokens holds: one token's 4 groups are 8 accumulators (AVX2; NEON 16)
    and take each W vector straight into its FMA; 2 tokens 2 groups, 8 + 4 + 1 (16 + 8 + 1) */
 #define LLM__FX16_GT(t) ((t) == 1 ? 4 : (t) == 2 ? 2 : 1)
-#define LLM__FX16_ACC 4 /* (a larger array than the tile uses kept gcc from holding it in registers) */
+#define LLM__FX16_ACC 4 /* runs of accumulators a tile holds: G x T at most */
 #endif
 #define LLM__FX16_V (16 / LLM__RVN) /* vectors per run of 16 */
 #define LLM__FX16_P 16              /* tokens per panel */
@@ -7641,7 +7641,7 @@ LLM__WINLINE void llm__fx16_tile(llm__rv *o, const unsigned char *w, size_t ks, 
    task asks for. */
 static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t ks, const float *x, size_t lk, int E, int G, int T,
                             int k0, int k1, llm__fx16pf pf) {
-#define LLM__FX16_KEY(E_, G_, T_) (((E_) * (LLM__FX16_G + 1) + (G_)) * (LLM__FX16_T + 1) + (T_)) /* dense: a jump table */
+#define LLM__FX16_KEY(E_, G_, T_) (((E_) * (LLM__FX16_G + 1) + (G_)) * (LLM__FX16_T + 1) + (T_)) /* one per shape, dense */
 #define LLM__FX16_C(E_, G_, T_) \
     case LLM__FX16_KEY(E_, G_, T_): llm__fx16_tile(o, w, ks, x, lk, E_, G_, T_, k0, k1, pf); break;
 #if defined(LLM__AVX512)
@@ -7684,11 +7684,12 @@ static int llm__fx16_gn(int left, int gw) {
     while (gw > left) gw /= 2;
     return gw;
 }
-/* Blocks [u0, u1) of matrix m against every panel: a block's groups a tile at a time. One
-   tile a block (up to LLM__FX16_T tokens) streams it, asking LLM__FX16_PF bytes ahead;
-   more tokens take the block LLM__FX16_KB columns at a time in turns, which find them
-   in cache: the first tile's turns ask for the next columns' lines meanwhile, spread
-   over all of them (so the memory is busy in the turns that compute from cache too). */
+/* Blocks [u0, u1) of matrix m against every panel: a block's groups a tile at a time. A
+   tile that holds the whole block (up to LLM__FX16_T tokens, LLM__FX16_GT of them groups)
+   streams it, asking LLM__FX16_PF bytes ahead; otherwise the tiles take the block
+   LLM__FX16_KB columns at a time in turns, which find them in cache: the first tile's
+   turns ask for the next columns' lines meanwhile, spread over all of them (so the
+   memory is busy in the turns that compute from cache too). */
 static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, int u1) {
     const size_t es = LLM__FX16_ES(m->e), run = 16 * es; /* bytes of a run (a column of 16 rows) */
     const int lead = LLM__FX16_LEAD(m->n); /* groups of block 0 when they are not LLM__FX16_B */
