@@ -7261,10 +7261,12 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
         } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
             const llm__pw d = llm__x16_h16(p);
             int g, q;
+            LLM__UNROLL
             for (g = 0; g < 2; g++)
                 LLM__UNROLL
                 for (q = 0; q < 4; q++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's
-                                             run g bits 2q, 2q + 1; q unrolled, so its shifts are constants */
+                                             run g bits 2q, 2q + 1; both unrolled: a super-block is one straight
+                                             run, its shifts constants */
                     const int hq = 4 * g + q, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
