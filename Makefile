@@ -49,6 +49,11 @@ endif
 ifeq ($(shell grep -qw avx512vbmi /proc/cpuinfo && grep -qw gfni /proc/cpuinfo && grep -qw avx512_bitalg /proc/cpuinfo && grep -qw avx512_vnni /proc/cpuinfo && echo yes),yes)
 TEST_VARIANTS += qz
 endif
+# AVX-512 with VNNI but without GFNI, VBMI or BITALG (Cascade Lake's set), when this CPU
+# runs it: the forms of the ggml kernels that native builds on newer CPUs replace
+ifeq ($(shell grep -qw avx512_vnni /proc/cpuinfo 2>/dev/null && grep -qw avx512bw /proc/cpuinfo && echo yes),yes)
+VNNI_TESTS := $(filter test_quant test_ggml_quants test_batch,$(TESTS))
+endif
 endif
 FLAGS_native  = $(ARCH)
 FLAGS_scalar  = $(ARCH) -DLLM_NO_SIMD
@@ -61,7 +66,8 @@ FLAGS_qz      = $(ARCH) -DLLM_QZ=1
 # code paths differ by ISA: not the text and hostile-input ones (tokenizers, Unicode, chat).
 ISA_SKIP := test_tokenizer test_hostile test_vocab test_unicode test_chat
 TEST_BINS = $(foreach v,native scalar,$(addprefix $(B)/test/$(v)/,$(TESTS))) \
-            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS))))
+            $(foreach v,$(filter-out native scalar,$(TEST_VARIANTS)),$(addprefix $(B)/test/$(v)/,$(filter-out $(ISA_SKIP),$(TESTS)))) \
+            $(addprefix $(B)/test/vnni/,$(VNNI_TESTS))
 # LLM_MMAP (POSIX): the tests that load files, with the files mapped instead of read, and
 # test_mmap, which checks the mapping itself
 MMAP_TESTS := $(filter test_files test_gguf test_hf test_hostile,$(TESTS)) test_mmap
@@ -169,6 +175,7 @@ $(eval $(call TEST_OBJS,$(B)/test/obj,$(CC) $(CSTD) $(WARN) $$(OPT) $(ARCH) $(TH
 TEST_O1 := test_gguf test_hf test_estimate test_gen test_files test_hostile test_config test_json test_chat test_mmap
 $(patsubst %,$(B)/test/obj/%.o,$(filter $(TEST_O1),$(TESTS) test_mmap)): OPT = -O1
 $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_SET,$(B)/test/$(v),$(CC) $(CSTD) $(WARN) $(OPT) $(FLAGS_$(v)) $(THREADS),$(B)/test/obj,$(TESTS))))
+$(eval $(call TEST_SET,$(B)/test/vnni,$(CC) $(CSTD) $(WARN) $(OPT) -march=cascadelake $(THREADS),$(B)/test/obj,$(VNNI_TESTS)))
 $(eval $(call TEST_SET,$(B)/test/mmap,$(CC) $(CSTD) $(WARN) $(OPT) $(ARCH) -DLLM_MMAP $(THREADS),$(B)/test/obj,$(MMAP_TESTS)))
 
 # A misspelled LLM_IMPLEMENTATION compiles and links to nothing: link a user file

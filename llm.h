@@ -6518,6 +6518,18 @@ static inline llm__pc llm__pk_bitb(llm__pc q, llm__pc h, int bit) {
 static inline llm__pc llm__pk_top2(llm__pc u, int s) {
     return _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(u, (unsigned)s), _mm512_set1_epi8(3)), 4);
 }
+/* The same for a tile of nt tokens. With GFNI a tile of 1 or 2 tokens, whose time goes to
+   decoding the codes, takes them in one instruction instead of three: an affine transform
+   of each byte over GF(2) whose output bits 4 and 5 are input bits s and s + 1 (the
+   matrix's row for output bit i is its byte 7 - i). Tiles of more tokens spend their time
+   in the dot products and ran no faster with it (bench/NOTES.md). */
+static inline llm__pc llm__pk_top2n(llm__pc u, int s, int nt) {
+#ifdef __GFNI__
+    if (nt <= 2) return _mm512_gf2p8affine_epi64_epi8(u, _mm512_set1_epi64((long long)((uint64_t)1 << (s + 24) | (uint64_t)2 << (s + 16))), 0);
+#endif
+    (void)nt;
+    return llm__pk_top2(u, s);
+}
 /* on the codes' 32-bit lanes (a row's four bytes): and, shifts; byte e as a float
    (sign-extended or not), the fp16 in the low or high half as a float: the K-quants'
    scales decoded for all the rows at once */
@@ -7275,7 +7287,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
-                        c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q));
+                        c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2n(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q, nt));
                     }
                     LLM__UNROLL
                     for (t = 0; t < nt; t++) {
