@@ -18131,6 +18131,7 @@ LLMDEF llm_status llm_layernorm_backward(float *dx, float *dw, float *db, const 
 /* The activations' derivatives. silu'(g) = s (1 + g (1 - s)) with s = sigmoid(g); the
    tanh GELU's, with u = k (x + 0.044715 x^3), k = sqrt(2/pi):
    0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 * 0.044715 x^2). */
+#ifndef LLM__RV
 static float llm__silu_d(float g, float *act) {
     float s = 1.0f / (1.0f + LLM_EXPF(-g));
     *act = g * s;
@@ -18142,28 +18143,59 @@ static float llm__gelu_d(float x, float *act) {
     *act = 0.5f * x * (1.0f + th);
     return 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
 }
+#endif
 
-/* out = act(gate) * up (up NULL: out = act(gate)): dgate += dy up act'(gate), dup += dy act(gate). */
+/* out = act(gate) * up (up NULL: out = act(gate)): dgate += dy up act'(gate), dup += dy act(gate).
+   gelu 0: SiLU, 1: the tanh GELU. With SIMD the derivatives are the ones above written on
+   vectors (the vector exp and tanh), the tail through zero-padded vectors, so every entry
+   takes the same arithmetic. */
+#ifdef LLM__RV
+static inline llm__rv llm__rv_act_d(llm__rv x, llm__rv *act, int gelu) {
+    const llm__rv one = llm__rv_set1(1.0f), half = llm__rv_set1(0.5f);
+    if (!gelu) {
+        llm__rv s = llm__rv_sigmoid(x);
+        *act = llm__rv_mul(x, s);
+        return llm__rv_mul(s, llm__rv_add(one, llm__rv_mul(x, llm__rv_sub(one, s))));
+    } else {
+        const llm__rv k = llm__rv_set1(0.7978845608028654f), c = llm__rv_set1(0.044715f);
+        llm__rv x2 = llm__rv_mul(x, x), th = llm__rv_tanh(llm__rv_mul(k, llm__rv_add(x, llm__rv_mul(c, llm__rv_mul(x2, x)))));
+        llm__rv h = llm__rv_mul(half, llm__rv_add(one, th));
+        *act = llm__rv_mul(x, h);
+        return llm__rv_add(h, llm__rv_mul(llm__rv_mul(llm__rv_mul(llm__rv_mul(half, x), llm__rv_sub(one, llm__rv_mul(th, th))), k),
+                                          llm__rv_add(one, llm__rv_mul(llm__rv_set1(3.0f * 0.044715f), x2))));
+    }
+}
+#endif
 static llm_status llm__glu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n,
-                                    float (*d)(float, float *)) {
+                                    int gelu) {
     int i;
     if (!dy || !gate || n <= 0 || (dup && !up)) return LLM_EINVAL;
+#ifdef LLM__RV
+    for (i = 0; i < n; i += LLM__RVN) {
+        const int w = n - i < LLM__RVN ? n - i : LLM__RVN;
+        llm__rv a, da = llm__rv_act_d(llm__rv_load_w(gate + i, w), &a, gelu), y = llm__rv_load_w(dy + i, w);
+        llm__rv u = up ? llm__rv_load_w(up + i, w) : llm__rv_set1(1.0f);
+        if (dgate) llm__rv_store_w(dgate + i, llm__rv_add(llm__rv_load_w(dgate + i, w), llm__rv_mul(llm__rv_mul(y, u), da)), w);
+        if (dup) llm__rv_store_w(dup + i, llm__rv_add(llm__rv_load_w(dup + i, w), llm__rv_mul(y, a)), w);
+    }
+#else
     for (i = 0; i < n; i++) {
-        float a, da = d(gate[i], &a), u = up ? up[i] : 1.0f;
+        float a, da = gelu ? llm__gelu_d(gate[i], &a) : llm__silu_d(gate[i], &a), u = up ? up[i] : 1.0f;
         if (dgate) dgate[i] += dy[i] * u * da;
         if (dup) dup[i] += dy[i] * a;
     }
+#endif
     return LLM_OK;
 }
 LLMDEF llm_status llm_swiglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
-    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__silu_d);
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, 0);
 }
 LLMDEF llm_status llm_geglu_backward(float *dgate, float *dup, const float *dy, const float *gate, const float *up, int n) {
-    return llm__glu_backward(dgate, dup, dy, gate, up, n, llm__gelu_d);
+    return llm__glu_backward(dgate, dup, dy, gate, up, n, 1);
 }
 LLMDEF llm_status llm_gelu_backward(float *dx, const float *dy, const float *x, int n) {
     if (!dx) return LLM_EINVAL;
-    return llm__glu_backward(dx, NULL, dy, x, NULL, n, llm__gelu_d);
+    return llm__glu_backward(dx, NULL, dy, x, NULL, n, 1);
 }
 /* exact GELU: d/dx [x Phi(x)] = Phi(x) + x phi(x) */
 LLMDEF llm_status llm_gelu_erf_backward(float *dx, const float *dy, const float *x, int n) {
@@ -18289,26 +18321,59 @@ LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const 
 
 /* ---- the loss --------------------------------------------------------------------------- */
 
-/* One token's row: its loss (0 when target < 0, dz then zeroed), dz written when not NULL. */
+/* One token's row: its loss (0 when target < 0, dz then zeroed), dz written when not NULL.
+   With SIMD the exps are the vector exp (within about 1.3 ulp, as softmax's), the tail's
+   padded with -inf (exp 0) so every entry takes the same arithmetic, each vector's sum
+   added in double; dz = exp(z - max) (scale / sum) from the exps kept in dz, and the
+   target's entry and the loss from the double log-sum-exp as in the scalar loop. */
 static double llm__ce_row(float *dz, const float *z, int target, int vocab, float scale) {
-    float mx = -INFINITY;
+    float mx = -INFINITY, zt;
     double sum = 0.0, lse;
     int i;
     if (target < 0) {
         if (dz) memset(dz, 0, sizeof(float) * (size_t)vocab);
         return 0.0;
     }
+    zt = z[target]; /* read before dz overwrites it in place */
+#ifdef LLM__RV
+    {
+        llm__rv m = llm__rv_set1(-INFINITY), f;
+        float t[LLM__RVN];
+        for (i = 0; i + LLM__RVN <= vocab; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(z + i));
+        for (mx = llm__rv_hmax(m); i < vocab; i++) mx = z[i] > mx ? z[i] : mx;
+        m = llm__rv_set1(mx);
+        for (i = 0; i < vocab; i += LLM__RVN) {
+            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+            llm__rv e;
+            int j;
+            if (w == LLM__RVN) {
+                e = llm__rv_load(z + i);
+            } else {
+                for (j = 0; j < LLM__RVN; j++) t[j] = j < w ? z[i + j] : -INFINITY;
+                e = llm__rv_load(t);
+            }
+            e = llm__rv_exp(llm__rv_sub(e, m));
+            if (dz) llm__rv_store_w(dz + i, e, w);
+            sum += llm__rv_hsum(e);
+        }
+        lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
+        if (!dz) return lse - zt;
+        f = llm__rv_set1((float)(scale / sum));
+        for (i = 0; i < vocab; i += LLM__RVN) {
+            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+            llm__rv_store_w(dz + i, llm__rv_mul(llm__rv_load_w(dz + i, w), f), w);
+        }
+    }
+#else
     for (i = 0; i < vocab; i++)
         if (z[i] > mx) mx = z[i];
     for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
     lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
-    if (dz) {
-        float zt = z[target]; /* read before dz overwrites it in place */
-        for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
-        dz[target] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
-        return lse - zt;
-    }
-    return lse - z[target];
+    if (!dz) return lse - zt;
+    for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
+#endif
+    dz[target] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
+    return lse - zt;
 }
 
 LLMDEF llm_status llm_cross_entropy(float *dlogits, double *loss, int *counted, const float *logits, const int *target,
