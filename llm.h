@@ -4405,18 +4405,11 @@ LLMDEF llm_status llm_add(float *out, const float *a, const float *b, int n) {
     return LLM_OK;
 }
 
-/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
-   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
-   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
-   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
-     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
-       NaN row would poison whatever sums it);
-     some entries +inf: they share the mass equally, everything else 0 (the limit again).
-   NaN in x gives an unspecified row. */
-LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
-    float mx = -INFINITY, sum = 0.0f, inv;
+/* The largest of x[0..n) (-inf if none is larger; NaN entries skipped): softmax's and the
+   loss's first pass */
+static float llm__row_max(const float *x, int n) {
+    float mx = -INFINITY;
     int i = 0;
-    if (!out || !x || n <= 0) return LLM_EINVAL;
 #ifdef LLM__RV
     if (n >= LLM__RVN) {
         llm__rv m = llm__rv_set1(-INFINITY);
@@ -4426,6 +4419,32 @@ LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
 #endif
     for (; i < n; i++)
         if (x[i] > mx) mx = x[i];
+    return mx;
+}
+#ifdef LLM__RV
+/* a row's tail, w < LLM__RVN floats, padded with -inf, whose exp is exactly 0: so the tail's
+   entries take the same arithmetic as the rest and the padding adds nothing to a sum */
+static inline llm__rv llm__rv_load_ninf(const float *p, int w) {
+    float t[LLM__RVN];
+    int j;
+    for (j = 0; j < LLM__RVN; j++) t[j] = j < w ? p[j] : -INFINITY;
+    return llm__rv_load(t);
+}
+#endif
+
+/* Softmax: out = exp(x - max) / sum exp(x - max). Subtracting the max keeps every
+   exponent <= 0, so nothing overflows however large x is, and the sum is >= 1 (the max
+   term is exp(0) = 1), so there is no division by zero: no NaN for finite input.
+   -inf entries (masked positions) get exactly 0. Edge cases, decided here:
+     every entry -inf: a uniform row 1/n (the limit of equal, ever smaller logits; a
+       NaN row would poison whatever sums it);
+     some entries +inf: they share the mass equally, everything else 0 (the limit again).
+   NaN in x gives an unspecified row. */
+LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
+    float mx, sum = 0.0f, inv;
+    int i;
+    if (!out || !x || n <= 0) return LLM_EINVAL;
+    mx = llm__row_max(x, n);
     if (mx == -INFINITY || mx == INFINITY) {
         int hits = 0;
         for (i = 0; i < n; i++) hits += x[i] == mx;
@@ -4441,14 +4460,9 @@ LLMDEF llm_status llm_softmax(float *out, const float *x, int n) {
             llm__rv_store(out + i, e);
             s = llm__rv_add(s, e);
         }
-        if (i < n) { /* tail padded with -inf, whose exp is exactly 0 */
-            float t[LLM__RVN];
-            llm__rv e;
-            int j;
-            for (j = 0; j < LLM__RVN; j++) t[j] = i + j < n ? x[i + j] : -INFINITY;
-            e = llm__rv_exp(llm__rv_sub(llm__rv_load(t), m));
-            llm__rv_store(t, e);
-            memcpy(out + i, t, sizeof(float) * (size_t)(n - i));
+        if (i < n) {
+            llm__rv e = llm__rv_exp(llm__rv_sub(llm__rv_load_ninf(x + i, n - i), m));
+            llm__rv_store_w(out + i, e, n - i);
             s = llm__rv_add(s, e);
             i = n;
         }
@@ -18322,12 +18336,11 @@ LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const 
 /* ---- the loss --------------------------------------------------------------------------- */
 
 /* One token's row: its loss (0 when target < 0, dz then zeroed), dz written when not NULL.
-   With SIMD the exps are the vector exp (within about 1.3 ulp, as softmax's), the tail's
-   padded with -inf (exp 0) so every entry takes the same arithmetic, each vector's sum
-   added in double; dz = exp(z - max) (scale / sum) from the exps kept in dz, and the
+   With SIMD the exps are the vector exp (within about 1.3 ulp, as softmax's), the tail
+   padded with -inf as softmax's, each vector's sum added in double; dz = exp(z - max) (scale / sum) from the exps kept in dz, and the
    target's entry and the loss from the double log-sum-exp as in the scalar loop. */
 static double llm__ce_row(float *dz, const float *z, int target, int vocab, float scale) {
-    float mx = -INFINITY, zt;
+    float mx, zt;
     double sum = 0.0, lse;
     int i;
     if (target < 0) {
@@ -18335,41 +18348,26 @@ static double llm__ce_row(float *dz, const float *z, int target, int vocab, floa
         return 0.0;
     }
     zt = z[target]; /* read before dz overwrites it in place */
+    mx = llm__row_max(z, vocab);
 #ifdef LLM__RV
-    {
-        llm__rv m = llm__rv_set1(-INFINITY), f;
-        float t[LLM__RVN];
-        for (i = 0; i + LLM__RVN <= vocab; i += LLM__RVN) m = llm__rv_max(m, llm__rv_load(z + i));
-        for (mx = llm__rv_hmax(m); i < vocab; i++) mx = z[i] > mx ? z[i] : mx;
-        m = llm__rv_set1(mx);
-        for (i = 0; i < vocab; i += LLM__RVN) {
-            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
-            llm__rv e;
-            int j;
-            if (w == LLM__RVN) {
-                e = llm__rv_load(z + i);
-            } else {
-                for (j = 0; j < LLM__RVN; j++) t[j] = j < w ? z[i + j] : -INFINITY;
-                e = llm__rv_load(t);
-            }
-            e = llm__rv_exp(llm__rv_sub(e, m));
-            if (dz) llm__rv_store_w(dz + i, e, w);
-            sum += llm__rv_hsum(e);
-        }
-        lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
-        if (!dz) return lse - zt;
-        f = llm__rv_set1((float)(scale / sum));
-        for (i = 0; i < vocab; i += LLM__RVN) {
-            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
-            llm__rv_store_w(dz + i, llm__rv_mul(llm__rv_load_w(dz + i, w), f), w);
-        }
+    for (i = 0; i < vocab; i += LLM__RVN) {
+        const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+        llm__rv e = llm__rv_sub(w == LLM__RVN ? llm__rv_load(z + i) : llm__rv_load_ninf(z + i, w), llm__rv_set1(mx));
+        e = llm__rv_exp(e);
+        if (dz) llm__rv_store_w(dz + i, e, w);
+        sum += llm__rv_hsum(e);
     }
 #else
-    for (i = 0; i < vocab; i++)
-        if (z[i] > mx) mx = z[i];
     for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
+#endif
     lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
     if (!dz) return lse - zt;
+#ifdef LLM__RV
+    for (i = 0; i < vocab; i += LLM__RVN) { /* the exps kept in dz, times scale / sum */
+        const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+        llm__rv_store_w(dz + i, llm__rv_mul(llm__rv_load_w(dz + i, w), llm__rv_set1((float)(scale / sum))), w);
+    }
+#else
     for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
 #endif
     dz[target] = scale * ((float)LLM_EXP(zt - lse) - 1.0f);
