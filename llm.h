@@ -18458,20 +18458,27 @@ LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, i
     return LLM_OK;
 }
 
-/* The gradients' sum of squares in fixed chunks, each summed in order into its own double,
-   the chunks' sums added in order: the chunk size depends on n only, so a pool that sums
-   chunks in parallel (llm_train_update_ex) gets the serial bits. At most LLM__SS_CHUNKS
-   chunks of at least LLM__SS_MIN values. */
+/* The gradients' sum of squares in fixed chunks, each summed in 32 doubles (value i of a
+   chunk into sum i mod 32: independent chains, a few vectors of them, where one chain waits
+   on each add's latency) added pairwise in a fixed order, the chunks' sums added in order: the
+   chunk size depends on n only, so a pool that sums chunks in parallel
+   (llm_train_update_ex) gets the serial bits. At most LLM__SS_CHUNKS chunks of at least
+   LLM__SS_MIN values. A float's square is exact in a double. */
 enum { LLM__SS_CHUNKS = 1024, LLM__SS_MIN = 16384 };
 static int64_t llm__ss_chunk(int64_t n) {
     int64_t c = (n + LLM__SS_CHUNKS - 1) / LLM__SS_CHUNKS;
     return c > LLM__SS_MIN ? c : (int64_t)LLM__SS_MIN;
 }
 static double llm__ss_part(const float *g, int64_t n, int64_t chunk, int64_t ci) {
-    int64_t i, i1 = (ci + 1) * chunk < n ? (ci + 1) * chunk : n;
-    double ss = 0.0;
-    for (i = ci * chunk; i < i1; i++) ss += (double)g[i] * g[i];
-    return ss;
+    int64_t i = ci * chunk, i1 = (ci + 1) * chunk < n ? (ci + 1) * chunk : n;
+    double a[32] = {0.0};
+    int j, h;
+    for (; i1 - i >= 32; i += 32)
+        for (j = 0; j < 32; j++) a[j] += (double)g[i + j] * g[i + j];
+    for (j = 0; i < i1; i++, j++) a[j] += (double)g[i] * g[i];
+    for (h = 16; h > 0; h /= 2) /* pairwise: sum j += sum j + h */
+        for (j = 0; j < h; j++) a[j] += a[j + h];
+    return a[0];
 }
 
 LLMDEF double llm_clip_grad_norm(float *g, int64_t n, double max_norm) {

@@ -499,6 +499,15 @@ static void test_clip_and_schedule(void) {
     CHECK_NEAR(g[0], 0.6, 1e-7);
     CHECK_NEAR(g[1], 0.8, 1e-7);
     CHECK(llm_clip_grad_norm(h, 2, 1.0) == INFINITY && h[0] == 1.0f);
+    { /* three chunks (the last not a multiple of the 32 sums), integer values: every sum exact,
+         so a value dropped or counted twice changes the norm */
+        static float big[40007];
+        double ss = 0.0;
+        int i;
+        for (i = 0; i < 40007; i++) big[i] = (float)(i % 97 + 1), ss += (double)(i % 97 + 1) * (i % 97 + 1);
+        CHECK(llm_clip_grad_norm(big, 40007, 0.0) == sqrt(ss));
+        for (i = 0; i < 40; i++) CHECK(llm_clip_grad_norm(big, i + 1, 0.0) == sqrt(((double)(i + 1) * (i + 2) * (2 * i + 3)) / 6.0));
+    }
     CHECK_NEAR(llm_lr_cosine(0, 10, 110, 1e-3f, 1e-4f), 1e-4, 1e-9);   /* warmup: step 1 of 10 */
     CHECK_NEAR(llm_lr_cosine(9, 10, 110, 1e-3f, 1e-4f), 1e-3, 1e-9);   /* the peak */
     CHECK_NEAR(llm_lr_cosine(60, 10, 110, 1e-3f, 1e-4f), 5.5e-4, 1e-9); /* half way: the mean */
