@@ -18458,12 +18458,12 @@ LLMDEF llm_status llm_adamw_step(float *p, float *m, float *v, const float *g, i
     return LLM_OK;
 }
 
-/* The gradients' sum of squares in fixed chunks, each summed in 32 doubles (value i of a
-   chunk into sum i mod 32: independent chains, a few vectors of them, where one chain waits
-   on each add's latency) added pairwise in a fixed order, the chunks' sums added in order: the
-   chunk size depends on n only, so a pool that sums chunks in parallel
-   (llm_train_update_ex) gets the serial bits. At most LLM__SS_CHUNKS chunks of at least
-   LLM__SS_MIN values. A float's square is exact in a double. */
+/* The gradients' sum of squares in fixed chunks, the chunks' sums added in order: the chunk
+   size depends on n only, so a pool that sums chunks in parallel (llm_train_update_ex) gets
+   the serial bits. At most LLM__SS_CHUNKS chunks of at least LLM__SS_MIN values. A chunk
+   sums into 32 doubles (value i into sum i mod 32: independent chains, a few vectors of
+   them, where one chain would wait on each add's latency), added pairwise in a fixed order.
+   A float's square is exact in a double. */
 enum { LLM__SS_CHUNKS = 1024, LLM__SS_MIN = 16384 };
 static int64_t llm__ss_chunk(int64_t n) {
     int64_t c = (n + LLM__SS_CHUNKS - 1) / LLM__SS_CHUNKS;
