@@ -18337,8 +18337,9 @@ LLMDEF llm_status llm_attention_backward(float *dq, float *dk, float *dv, const 
 
 /* One token's row: its loss (0 when target < 0, dz then zeroed), dz written when not NULL.
    With SIMD the exps are the vector exp (within about 1.3 ulp, as softmax's), the tail
-   padded with -inf as softmax's, each vector's sum added in double; dz = exp(z - max) (scale / sum) from the exps kept in dz, and the
-   target's entry and the loss from the double log-sum-exp as in the scalar loop. */
+   padded with -inf as softmax's, each vector's sum added in double; dz = exp(z - max)
+   (scale / sum) from the exps kept in dz, and the target's entry and the loss from the
+   double log-sum-exp as in the scalar loop. */
 static double llm__ce_row(float *dz, const float *z, int target, int vocab, float scale) {
     float mx, zt;
     double sum = 0.0, lse;
@@ -18350,12 +18351,14 @@ static double llm__ce_row(float *dz, const float *z, int target, int vocab, floa
     zt = z[target]; /* read before dz overwrites it in place */
     mx = llm__row_max(z, vocab);
 #ifdef LLM__RV
-    for (i = 0; i < vocab; i += LLM__RVN) {
-        const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
-        llm__rv e = llm__rv_sub(w == LLM__RVN ? llm__rv_load(z + i) : llm__rv_load_ninf(z + i, w), llm__rv_set1(mx));
-        e = llm__rv_exp(e);
-        if (dz) llm__rv_store_w(dz + i, e, w);
-        sum += llm__rv_hsum(e);
+    {
+        const llm__rv m = llm__rv_set1(mx);
+        for (i = 0; i < vocab; i += LLM__RVN) {
+            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+            llm__rv e = llm__rv_exp(llm__rv_sub(w == LLM__RVN ? llm__rv_load(z + i) : llm__rv_load_ninf(z + i, w), m));
+            if (dz) llm__rv_store_w(dz + i, e, w);
+            sum += llm__rv_hsum(e);
+        }
     }
 #else
     for (i = 0; i < vocab; i++) sum += LLM_EXPF(z[i] - mx);
@@ -18363,9 +18366,12 @@ static double llm__ce_row(float *dz, const float *z, int target, int vocab, floa
     lse = mx + LLM_LOG(sum); /* log sum exp z, stable: every exponent <= 0 */
     if (!dz) return lse - zt;
 #ifdef LLM__RV
-    for (i = 0; i < vocab; i += LLM__RVN) { /* the exps kept in dz, times scale / sum */
-        const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
-        llm__rv_store_w(dz + i, llm__rv_mul(llm__rv_load_w(dz + i, w), llm__rv_set1((float)(scale / sum))), w);
+    {
+        const llm__rv f = llm__rv_set1((float)(scale / sum));
+        for (i = 0; i < vocab; i += LLM__RVN) { /* the exps kept in dz, times scale / sum */
+            const int w = vocab - i < LLM__RVN ? vocab - i : LLM__RVN;
+            llm__rv_store_w(dz + i, llm__rv_mul(llm__rv_load_w(dz + i, w), f), w);
+        }
     }
 #else
     for (i = 0; i < vocab; i++) dz[i] = scale * (float)LLM_EXP(z[i] - lse);
