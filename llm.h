@@ -3801,6 +3801,9 @@ typedef struct llm__gemm {
     int m, k, n, b_trans;
     ptrdiff_t lda, ldb, ldc;
     int a_trans, accum; /* A stored [k][m] (the backward's dY^T); C += A B */
+    int by_rows;    /* the threads split rows (MR strips), else columns (NR strips) */
+    uint64_t *left; /* per thread, the strips it has left: first | end << 32 (NULL: static) */
+    int n_left;     /* the threads left was made for (a nested call runs on one: statically) */
 } llm__gemm;
 
 /* Kernel call q of nq's share of what the next pack reads (`runs` runs of len floats, ld
@@ -3888,29 +3891,82 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
     }
 }
 
+/* Threads share a product's strips by claims from each other's (gcc/clang atomics): a
+   thread slowed by the machine's other work is helped, not waited for. */
+#if defined(LLM_PTHREADS) && (defined(__GNUC__) || defined(__clang__))
+#define LLM__CLAIMS
+#endif
+#define LLM__GEMM_CLAIMS 64 /* threads at most that claim; a larger pool splits statically */
+#define LLM__GEMM_ROWS 256  /* rows another thread takes at a time */
+/* Which strips each thread starts with: rows, not columns, for the backward's products
+   with B as stored (dX += dY W, dW += dY^T X) when they are many: on two threads 1-6 %
+   faster from 768 rows, 5-7 % slower at 256; the forward's x W^T (b_trans) kept columns at
+   every size measured (bench/NOTES.md). Columns otherwise, unless there are fewer of their
+   strips than threads and more of the rows'. Either way each element gets the same sums,
+   so who computes a strip never changes a bit. */
+static void llm__gemm_share(llm__gemm *g, uint64_t *left, llm_threads *th) {
+    const int nth = llm_threads_count(th);
+    const int64_t nstrips = ((int64_t)g->n + LLM__NR - 1) / LLM__NR, mstrips = ((int64_t)g->m + LLM__MR - 1) / LLM__MR;
+    int64_t units;
+    int i;
+    g->by_rows = !g->b_trans && g->m >= 768 && mstrips >= nth;
+    if (!g->by_rows && !(nstrips >= nth || nstrips >= mstrips)) g->by_rows = 1;
+    units = g->by_rows ? mstrips : nstrips;
+    g->left = NULL;
+#ifdef LLM__CLAIMS
+    /* each claim of rows packs all of B again: rows are claimed only when every thread
+       has many (an LM head's dW) */
+    if (nth < 2 || nth > LLM__GEMM_CLAIMS || (g->by_rows && g->m / nth < 8 * LLM__GEMM_ROWS)) return;
+    for (i = 0; i < nth; i++) left[i] = (uint64_t)(units * i / nth) | (uint64_t)(units * (i + 1) / nth) << 32;
+    g->left = left, g->n_left = nth;
+#else
+    (void)left, (void)units, (void)i;
+#endif
+}
+#ifdef LLM__CLAIMS
+/* Strips [s0, s1) from a thread's strips left: its own from the front, half of them at a
+   time (so a thread slowed by the machine's other work leaves some), another's from the
+   back, blk at a time (a thread that ran out helps the slowest). 0 when none are left. */
+static int llm__gemm_claim(uint64_t *left, int back, int blk, int *s0, int *s1) {
+    uint64_t old = __atomic_load_n(left, __ATOMIC_RELAXED), nw;
+    do {
+        const int f = (int)(uint32_t)old, e = (int)(old >> 32), half = (e - f + 1) / 2;
+        if (f >= e) return 0;
+        if (back)
+            *s1 = e, *s0 = e - blk > f ? e - blk : f, nw = (uint64_t)(uint32_t)f | (uint64_t)(uint32_t)*s0 << 32;
+        else
+            *s0 = f, *s1 = f + (half > blk ? half : blk) < e ? f + (half > blk ? half : blk) : e,
+            nw = (uint64_t)(uint32_t)*s1 | (uint64_t)(uint32_t)e << 32;
+    } while (!__atomic_compare_exchange_n(left, &old, nw, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return 1;
+}
+#endif
+/* strips [s0, s1) of rows or columns (the last one may be short) */
+static void llm__gemm_strips(const llm__gemm *g, float *ap, float *bp, int s0, int s1) {
+    const int w = g->by_rows ? LLM__MR : LLM__NR, n = g->by_rows ? g->m : g->n;
+    const int e = (int64_t)s1 * w < n ? s1 * w : n;
+    if (g->by_rows)
+        llm__gemm_range(g, ap, bp, s0 * w, e, 0, g->n);
+    else
+        llm__gemm_range(g, ap, bp, 0, g->m, s0 * w, e);
+}
 static void llm__gemm_task(void *ctx, int ith, int nth) {
     const llm__gemm *g = (const llm__gemm *)ctx;
     float abuf[LLM__MR * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
-    int64_t nstrips = ((int64_t)g->n + LLM__NR - 1) / LLM__NR, mstrips = ((int64_t)g->m + LLM__MR - 1) / LLM__MR;
-    int64_t e0, e1;
-    int m0 = 0, m1 = g->m, n0 = 0, n1 = g->n;
-    /* rows, not columns, for the backward's products with B as stored (dX += dY W,
-       dW += dY^T X) when they are many: on two threads 1-6 % faster from 768 rows, 5-7 %
-       slower at 256; the forward's x W^T (b_trans) kept columns at every size measured
-       (bench/NOTES.md). Either way each element gets the same sums. */
-    const int by_rows = !g->b_trans && g->m >= 768 && mstrips >= nth;
-    if (!by_rows && (nstrips >= nth || nstrips >= mstrips)) { /* split columns in whole NR strips */
-        e0 = nstrips * ith / nth * LLM__NR;
-        e1 = nstrips * (ith + 1) / nth * LLM__NR;
-        n0 = e0 < g->n ? (int)e0 : g->n;
-        n1 = e1 < g->n ? (int)e1 : g->n;
-    } else { /* by_rows, or few columns and many rows: split rows in whole MR strips */
-        e0 = mstrips * ith / nth * LLM__MR;
-        e1 = mstrips * (ith + 1) / nth * LLM__MR;
-        m0 = e0 < g->m ? (int)e0 : g->m;
-        m1 = e1 < g->m ? (int)e1 : g->m;
+    float *ap = (float *)llm__align64(abuf), *bp = (float *)llm__align64(bbuf);
+    const int64_t units = g->by_rows ? ((int64_t)g->m + LLM__MR - 1) / LLM__MR : ((int64_t)g->n + LLM__NR - 1) / LLM__NR;
+    int s0, s1;
+#ifdef LLM__CLAIMS
+    if (g->left && nth == g->n_left) {
+        const int blk = g->by_rows ? LLM__GEMM_ROWS / LLM__MR : LLM__NC / LLM__NR; /* what another thread takes */
+        int v;
+        for (v = 0; v < nth; v++)
+            while (llm__gemm_claim(&g->left[(ith + v) % nth], v > 0, blk, &s0, &s1)) llm__gemm_strips(g, ap, bp, s0, s1);
+        return;
     }
-    if (m0 < m1 && n0 < n1) llm__gemm_range(g, (float *)llm__align64(abuf), (float *)llm__align64(bbuf), m0, m1, n0, n1);
+#endif
+    s0 = (int)(units * ith / nth), s1 = (int)(units * (ith + 1) / nth);
+    if (s0 < s1) llm__gemm_strips(g, ap, bp, s0, s1);
 }
 
 /* ---- decode: streaming dot products ------------------------------------------------------
@@ -4115,7 +4171,9 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
-    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0}; /* lda, ldb, ldc; a_trans, accum */
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0, 0, NULL, 0}; /* lda, ldb, ldc; a_trans, accum */
+    uint64_t left[LLM__GEMM_CLAIMS];
+    llm__gemm_share(&g, left, th);
     llm_threads_run(th, llm__gemm_task, &g);
 }
 
@@ -4147,6 +4205,7 @@ LLMDEF llm_status llm_matmul(float *C, const float *A, const float *B, int M, in
 LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M, int K, int N, int a_trans,
                                 int accumulate, llm_threads *th) {
     llm__gemm g;
+    uint64_t left[LLM__GEMM_CLAIMS];
     if (!C || !A || !B || M <= 0 || K <= 0 || N <= 0) return LLM_EINVAL;
     if (!llm__fits(M, K) || !llm__fits(K, N) || !llm__fits(M, N)) return LLM_EINVAL;
     if ((double)M * K * N < LLM__PAR_MIN_WORK) th = NULL;
@@ -4154,6 +4213,7 @@ LLMDEF llm_status llm_matmul_ex(float *C, const float *A, const float *B, int M,
     g.c = C, g.a = A, g.b = B, g.m = M, g.k = K, g.n = N;
     g.lda = a_trans ? M : K, g.ldb = N, g.ldc = N;
     g.a_trans = a_trans != 0, g.accum = accumulate != 0;
+    llm__gemm_share(&g, left, th);
     llm_threads_run(th, llm__gemm_task, &g);
     return LLM_OK;
 }

@@ -79,6 +79,18 @@ static void check_linear(int n, int din, int dout, int with_bias, llm_threads *p
     free_floats(y2);
 }
 
+/* A GEMM called from inside a task of its own pool runs there on one thread. */
+typedef struct {
+    llm_threads *pool;
+    float *C;
+    const float *A, *B;
+    int M, K, N;
+} nested_matmul;
+static void nested_matmul_task(void *ctx, int ith, int nth) {
+    const nested_matmul *m = (const nested_matmul *)ctx;
+    (void)nth;
+    if (ith == 0) CHECK_OK(llm_matmul(m->C, m->A, m->B, m->M, m->K, m->N, m->pool));
+}
 static void check_matmul(int M, int K, int N, llm_threads *pool) {
     float *A = alloc_floats((size_t)M * K), *B = alloc_floats((size_t)K * N);
     float *C = alloc_floats((size_t)M * N), *C2 = alloc_floats((size_t)M * N);
@@ -101,10 +113,15 @@ static void check_matmul(int M, int K, int N, llm_threads *pool) {
         }
     CHECK_MSG(worst <= 1.0, "matmul M=%d K=%d N=%d: error %.3g x tolerance", M, K, N, worst);
     CHECK(guard_ok(C, (size_t)M * N));
-    if (pool) { /* 2 checks */
+    if (pool) { /* 4 checks */
+        nested_matmul m = {pool, C2, A, B, M, K, N};
         CHECK_OK(llm_matmul(C2, A, B, M, K, N, pool));
         CHECK_MSG(memcmp(C, C2, (size_t)M * N * sizeof(float)) == 0, "matmul M=%d K=%d N=%d: 2 threads differ", M, K,
                   N);
+        memset(C2, 0, (size_t)M * N * sizeof(float));
+        llm_threads_run(pool, nested_matmul_task, &m);
+        CHECK_MSG(memcmp(C, C2, (size_t)M * N * sizeof(float)) == 0, "matmul M=%d K=%d N=%d: nested in a task differs",
+                  M, K, N);
     }
     free_floats(A);
     free_floats(B);
@@ -161,9 +178,9 @@ int main(void) {
         /* big enough (>= 4e6 multiply-adds) that the 2-thread pool really splits them */
         {1, 2000, 2100}, {5, 1000, 801}, {8, 700, 800}, {40, 513, 250},
     };
-    enum { N_SHAPES = sizeof shapes / sizeof shapes[0], N_RANDOM = 24, N_MATMUL = 7 + 8 };
-    /* the thread comparisons: 3 per linear case, 2 per matmul */
-    llm_threads *pool = test_pool(2, 3 * (2 * N_SHAPES + N_RANDOM) + 2 * N_MATMUL, "linear / matmul: 2 threads against 1");
+    enum { N_SHAPES = sizeof shapes / sizeof shapes[0], N_RANDOM = 24, N_MATMUL = 8 + 8 };
+    /* the thread comparisons: 3 per linear case, 4 per matmul */
+    llm_threads *pool = test_pool(2, 3 * (2 * N_SHAPES + N_RANDOM) + 4 * N_MATMUL, "linear / matmul: 2 threads against 1");
     int i;
     printf("tolerance: |y - y_ref| <= %g * (|b| + sum |x W|), double-precision reference\n", TOL);
     for (i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {
@@ -179,6 +196,7 @@ int main(void) {
     check_matmul(1, 300, 70, pool);
     check_matmul(65, 257, 129, pool);
     check_matmul(2000, 300, 10, pool); /* one column strip: the threads split rows */
+    check_matmul(5000, 40, 60, pool); /* rows enough that the threads claim blocks of them */
     for (i = 0; i < 8; i++) check_matmul(rand_int(1, 60), rand_int(1, 600), rand_int(1, 200), pool);
     check_bad_args();
     printf("worst |y - y_ref| / (|b| + sum |x W|): %.3g (tolerance %g)\n", worst_seen, TOL);
