@@ -3539,7 +3539,8 @@ LLMDEF llm_status llm_plan_evaluate(const llm_plan *p, llm_plan_result *r, const
    tiles. Every C element sums its KC blocks in order, each with the same micro-kernel,
    whatever its tile or thread, so threaded results equal unthreaded ones bit for bit.
    Threads split the columns (or, when there are too few, the rows), each packing its own
-   panels on its own stack: (NC + MR) * KC floats = 152 KiB with AVX-512.
+   panels on its own stack: (NC + MR) * KC floats = 152 KiB with AVX-512; a thread that
+   finishes its share early takes panels from the end of another's (llm__gemm_claim).
 
    Decode (n_tokens = 1) is a different problem: each weight is used once, so the limit
    is memory bandwidth. The GEMV streams W rows through dot products (4 rows at a time,
