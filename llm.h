@@ -4172,7 +4172,8 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 /* C[m][n] = A[m][k] B + bias, B = W[n][k] transposed (b_trans) or B[k][n] as stored. */
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
-    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0, 0, NULL, 0}; /* lda, ldb, ldc; a_trans, accum */
+    /* lda, ldb, ldc; a_trans, accum; the split, set by llm__gemm_share */
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0, 0, NULL, 0};
     uint64_t left[LLM__GEMM_CLAIMS];
     llm__gemm_share(&g, left, th);
     llm_threads_run(th, llm__gemm_task, &g);
