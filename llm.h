@@ -3803,6 +3803,7 @@ typedef struct llm__gemm {
     ptrdiff_t lda, ldb, ldc;
     int a_trans, accum; /* A stored [k][m] (the backward's dY^T); C += A B */
     int by_rows;    /* the threads split rows (MR strips), else columns (NR strips) */
+    int units;      /* strips of the split */
     uint64_t *left; /* per thread, the strips it has left: first | end << 32 (NULL: static) */
     int n_left;     /* the threads left was made for (a nested call runs on one: statically) */
 } llm__gemm;
@@ -3908,20 +3909,19 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
 static void llm__gemm_share(llm__gemm *g, uint64_t *left, llm_threads *th) {
     const int nth = llm_threads_count(th);
     const int64_t nstrips = ((int64_t)g->n + LLM__NR - 1) / LLM__NR, mstrips = ((int64_t)g->m + LLM__MR - 1) / LLM__MR;
-    int64_t units;
     int i;
-    g->by_rows = !g->b_trans && g->m >= 768 && mstrips >= nth;
-    if (!g->by_rows && !(nstrips >= nth || nstrips >= mstrips)) g->by_rows = 1;
-    units = g->by_rows ? mstrips : nstrips;
+    g->by_rows = (!g->b_trans && g->m >= 768 && mstrips >= nth) || (nstrips < nth && nstrips < mstrips);
+    g->units = (int)(g->by_rows ? mstrips : nstrips);
     g->left = NULL;
 #ifdef LLM__CLAIMS
     /* each claim of rows packs all of B again: rows are claimed only when every thread
        has many (an LM head's dW) */
     if (nth < 2 || nth > LLM__GEMM_CLAIMS || (g->by_rows && g->m / nth < 8 * LLM__GEMM_ROWS)) return;
-    for (i = 0; i < nth; i++) left[i] = (uint64_t)(units * i / nth) | (uint64_t)(units * (i + 1) / nth) << 32;
+    for (i = 0; i < nth; i++)
+        left[i] = (uint64_t)((int64_t)g->units * i / nth) | (uint64_t)((int64_t)g->units * (i + 1) / nth) << 32;
     g->left = left, g->n_left = nth;
 #else
-    (void)left, (void)units, (void)i;
+    (void)left, (void)i;
 #endif
 }
 #ifdef LLM__CLAIMS
@@ -3931,13 +3931,12 @@ static void llm__gemm_share(llm__gemm *g, uint64_t *left, llm_threads *th) {
 static int llm__gemm_claim(uint64_t *left, int back, int blk, int *s0, int *s1) {
     uint64_t old = __atomic_load_n(left, __ATOMIC_RELAXED), nw;
     do {
-        const int f = (int)(uint32_t)old, e = (int)(old >> 32), half = (e - f + 1) / 2;
+        const int f = (int)(uint32_t)old, e = (int)(old >> 32), take = (e - f + 1) / 2 > blk ? (e - f + 1) / 2 : blk;
         if (f >= e) return 0;
         if (back)
             *s1 = e, *s0 = e - blk > f ? e - blk : f, nw = (uint64_t)(uint32_t)f | (uint64_t)(uint32_t)*s0 << 32;
         else
-            *s0 = f, *s1 = f + (half > blk ? half : blk) < e ? f + (half > blk ? half : blk) : e,
-            nw = (uint64_t)(uint32_t)*s1 | (uint64_t)(uint32_t)e << 32;
+            *s0 = f, *s1 = take < e - f ? f + take : e, nw = (uint64_t)(uint32_t)*s1 | (uint64_t)(uint32_t)e << 32;
     } while (!__atomic_compare_exchange_n(left, &old, nw, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
     return 1;
 }
@@ -3955,7 +3954,6 @@ static void llm__gemm_task(void *ctx, int ith, int nth) {
     const llm__gemm *g = (const llm__gemm *)ctx;
     float abuf[LLM__MR * LLM__KC + 16], bbuf[LLM__KC * LLM__NC + 16];
     float *ap = (float *)llm__align64(abuf), *bp = (float *)llm__align64(bbuf);
-    const int64_t units = g->by_rows ? ((int64_t)g->m + LLM__MR - 1) / LLM__MR : ((int64_t)g->n + LLM__NR - 1) / LLM__NR;
     int s0, s1;
 #ifdef LLM__CLAIMS
     if (g->left && nth == g->n_left) {
@@ -3966,7 +3964,7 @@ static void llm__gemm_task(void *ctx, int ith, int nth) {
         return;
     }
 #endif
-    s0 = (int)(units * ith / nth), s1 = (int)(units * (ith + 1) / nth);
+    s0 = (int)((int64_t)g->units * ith / nth), s1 = (int)((int64_t)g->units * (ith + 1) / nth);
     if (s0 < s1) llm__gemm_strips(g, ap, bp, s0, s1);
 }
 
@@ -4173,7 +4171,7 @@ static void llm__gemv_task(void *ctx, int ith, int nth) {
 static void llm__gemm_run(float *c, const float *a, const float *b, const float *bias, int m, int k, int n, int b_trans,
                           llm_threads *th) {
     /* lda, ldb, ldc; a_trans, accum; the split, set by llm__gemm_share */
-    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0, 0, NULL, 0};
+    llm__gemm g = {c, a, b, bias, m, k, n, b_trans, k, b_trans ? k : n, n, 0, 0, 0, 0, NULL, 0};
     uint64_t left[LLM__GEMM_CLAIMS];
     llm__gemm_share(&g, left, th);
     llm_threads_run(th, llm__gemm_task, &g);
