@@ -2256,8 +2256,8 @@ LLM__HFOLD256(llm__hmax256, max)
 #endif
 /* A weight stream's line at a, asked for ahead of its one use: LLM__PREFETCH_NT, except the
    first line of each 4 KiB page, asked for with LLM__PREFETCH. With one-use asks alone the
-   32-value block formats' one-token tiles streamed at about 60 % of the K-quants' speed on
-   Zen 5; each page's first line asked into every level brought them level (bench/NOTES.md). */
+   32-value block formats' one-token tiles streamed well behind the K-quants' on Zen 5; each
+   page's first line asked into every level brought them level (bench/NOTES.md). */
 static inline void llm__ask_stream(uintptr_t a) {
     if (a & 4095) LLM__PREFETCH_NT((const char *)a);
     else LLM__PREFETCH((const char *)a);
@@ -2613,13 +2613,12 @@ LLMDEF void llm_threads_run(llm_threads *th, llm_task_fn fn, void *ctx) {
 #else /* LLM_PTHREADS */
 /* Workers sleep on a condition variable between jobs; a job is announced by bumping
    `gen`. Both sides first spin briefly on the counters (gcc/clang atomics), because in a
-   decode step jobs arrive back to back (about 97 per token for the 110M shape) and a
-   worker still spinning picks the next one up without a wake-up. The spin lasts up to
-   20,000 pauses (about a millisecond), longer than any gap between a decode step's jobs,
-   so workers do not sleep and wake between them. Every 64 pauses the spinner yields its
-   core (sched_yield returns at once when nothing else is runnable), so on a shared
-   machine a spinning thread does not hold the core its partner needs. The measurements
-   behind both numbers are in bench/NOTES.md. */
+   decode step jobs arrive back to back (several per layer) and a worker still spinning
+   picks the next one up without a wake-up. The spin lasts up to 20,000 pauses, longer
+   than any gap between a decode step's jobs, so workers do not sleep and wake between
+   them. Every 64 pauses the spinner yields its core (sched_yield returns at once when
+   nothing else is runnable), so on a shared machine a spinning thread does not hold the
+   core its partner needs. The measurements behind both numbers are in bench/NOTES.md. */
 #if defined(__GNUC__) || defined(__clang__)
 #define LLM__LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define LLM__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -3901,10 +3900,10 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
 #define LLM__GEMM_CLAIMS 64 /* threads at most that claim; a larger pool splits statically */
 #define LLM__GEMM_ROWS 256  /* rows another thread takes at a time */
 /* Which strips each thread starts with: rows, not columns, for the backward's products
-   with B as stored (dX += dY W, dW += dY^T X) when they are many: on two threads 1-6 %
-   faster from 768 rows, 5-7 % slower at 256; the forward's x W^T (b_trans) kept columns at
-   every size measured (bench/NOTES.md). Columns otherwise, unless there are fewer of their
-   strips than threads and more of the rows'. Either way each element gets the same sums,
+   with B as stored (dX += dY W, dW += dY^T X) from 768 rows (faster on two threads there,
+   slower at 256); the forward's x W^T (b_trans) kept columns at every size measured
+   (bench/NOTES.md). Columns otherwise, unless there are fewer of their strips than
+   threads and more of the rows'. Either way each element gets the same sums,
    so who computes a strip never changes a bit. */
 static void llm__gemm_share(llm__gemm *g, uint64_t *left, llm_threads *th) {
     const int nth = llm_threads_count(th);
@@ -4035,8 +4034,8 @@ static float llm__dot(const float *w, const float *x, int k) {
 /* where the next rows of k columns at p are asked for in one pass over whole rows: p
    rounded down to a multiple of the two vectors a step loads (128 bytes on AVX-512), when
    every row starts at the same offset from one. A 768-column fp32 matrix 64 bytes past a
-   page boundary, or 32 before one, streamed about 10 % slower with its prefetches at the
-   loads' own offset than with them rounded (bench/NOTES.md; the cause not found) */
+   page boundary, or 32 before one, streamed slower with its prefetches at the loads' own
+   offset than with them rounded (bench/NOTES.md; the cause not found) */
 static const float *llm__gemv_pf_at(const float *p, int k) {
     const uintptr_t step = 2 * LLM__RVN * sizeof(float);
     return (size_t)k * sizeof(float) % step ? p : (const float *)(const void *)((uintptr_t)p & ~(step - 1));
@@ -4611,8 +4610,8 @@ static size_t llm__pf_ahead(size_t row_bytes, int g, int r, int r1) {
     return (want < left ? want : left) * row_bytes;
 }
 /* the same for the rows that prefetch into L1 (LLM__PREFETCH_NT): the next block of g rows,
-   or none (pf = 0): at one token 768-column rows streamed 7-12 % faster so than at 16 KiB
-   ahead, 2,048-column rows -1 to +9 %, 4,096 within 1 % (bench/NOTES.md) */
+   or none (pf = 0): at one token, short rows streamed faster so than at LLM__PF_BYTES
+   ahead, and long rows no slower (bench/NOTES.md) */
 static size_t llm__pf_nt(size_t pf, size_t row_bytes, int g) { return pf ? (size_t)g * row_bytes : 0; }
 /* LLM_INT8 quantizes the activations of one panel into a stack buffer of this many int8
    values (plus 8 bytes per group): 64 KiB of stack in llm_linear_w. d_in and the panel
@@ -5765,7 +5764,7 @@ static inline llm__qi llm__qb_dotu(llm__qb u, const int8_t *x, llm__qi c) {
 /* the dot of any int8 codes w with x: |w| (at most 128, unsigned) against x with w's
    sign. (Not VNNI's w + 128 with -128 sum(x) to cancel it: the lanes would then carry
    terms of 128 sum(x) that cancel only in the final sum, and their fp32 accumulation
-   loses what the result keeps: measured, 3 % more error on a Q8_0 model.) */
+   loses what the result keeps: measurably more error on a Q8_0 model.) */
 static inline llm__qi llm__qb_dot8(llm__qb w, const int8_t *x) {
     __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)x);
 #ifdef LLM__QDP
@@ -7291,7 +7290,7 @@ LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x 
 /* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
    page: each page's first line into every level (llm__ask_stream), as the one- and
    two-token tiles ask; the others ask every line for one use only (asked by pages, a
-   110M model's prefill of 128 ran 1.4-2.6x slower: bench/NOTES.md) */
+   110M model's prefill ran much slower: bench/NOTES.md) */
 static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t end, const int page) {
     for (; pfl < upto && pfl < end; pfl += 64)
         if (page) llm__ask_stream(pfl);
