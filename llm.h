@@ -3903,8 +3903,8 @@ static void llm__gemm_range(const llm__gemm *g, float *ap, float *bp, int m0, in
    with B as stored (dX += dY W, dW += dY^T X) from 768 rows (faster on two threads there,
    slower at 256); the forward's x W^T (b_trans) kept columns at every size measured
    (bench/NOTES.md). Columns otherwise, unless there are fewer of their strips than
-   threads and more of the rows'. Either way each element gets the same sums,
-   so who computes a strip never changes a bit. */
+   threads and more of the rows'. Either way each element gets the same sums, so who
+   computes a strip never changes a bit. */
 static void llm__gemm_share(llm__gemm *g, uint64_t *left, llm_threads *th) {
     const int nth = llm_threads_count(th);
     const int64_t nstrips = ((int64_t)g->n + LLM__NR - 1) / LLM__NR, mstrips = ((int64_t)g->m + LLM__MR - 1) / LLM__MR;
