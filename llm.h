@@ -7303,10 +7303,11 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph
    (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
    each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
    of 32 values' lines at a time (asked block by block, a 32-value format's few lines a
-   block slowed a one-token tile on long rows); with more tokens a few lines at a time,
-   spread through the work: a block of 32's share (a K-quant block's 36-53 lines asked at
-   once delay the loads of a tile that has time to spare), the 32-value formats' in two
-   halves (bench/NOTES.md). */
+   block slowed a one-token tile on long rows); with more tokens, and Q6_K's at any count,
+   a few lines at a time, spread through the work: a block of 32's share (a K-quant block's
+   36-53 lines asked at once delay the loads of a tile that has time to spare; Q6_K's, whose
+   unpacking leaves the least time, at one and two tokens too), the 32-value formats' in
+   two halves (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, const int fmt,
                                 const llm__q8x *x, size_t ldx, const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
@@ -7318,7 +7319,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
     LLM__UNROLL
     for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) {
-        if (nt <= 2 && b % 8 == 0) /* 8 blocks of 32 values' lines */
+        if (nt <= 2 && fmt != LLM_Q6_KX16 && b % 8 == 0) /* 8 blocks of 32 values' lines */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
@@ -7356,7 +7357,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
                     const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
                     llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
+                    pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (k = 0; k < 8; k++) {
                         const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
