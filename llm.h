@@ -7302,12 +7302,11 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
    (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
    each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
-   of 32 values' lines at a time (asked block by block, a 32-value format's few lines a
-   block slowed a one-token tile on long rows); with more tokens, and Q6_K's at any count,
-   a few lines at a time, spread through the work: a block of 32's share (a K-quant block's
-   36-53 lines asked at once delay the loads of a tile that has time to spare; Q6_K's, whose
-   unpacking leaves the least time, at one and two tokens too), the 32-value formats' in
-   two halves (bench/NOTES.md). */
+   of 32 values' lines at a time, each page's first line into every level (asked block by
+   block, a 32-value format's few lines a block slowed a one-token tile on long rows); with
+   more tokens, and Q6_K's at any count, a few lines at a time, spread through the work: a
+   block of 32's share (a K-quant block's 36-53 lines asked at once held up the loads after
+   them, Q6_K's at one token too), the 32-value formats' in two halves (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, const int fmt,
                                 const llm__q8x *x, size_t ldx, const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
