@@ -7306,7 +7306,8 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph
    block, a 32-value format's few lines a block slowed a one-token tile on long rows); with
    more tokens, and Q6_K's at any count, a few lines at a time, spread through the work: a
    block of 32's share (a K-quant block's 36-53 lines asked at once held up the loads after
-   them, Q6_K's at one token too), the 32-value formats' in two halves (bench/NOTES.md). */
+   them, Q6_K's with one or two tokens too), the 32-value formats' in two halves
+   (bench/NOTES.md). */
 LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const unsigned char *p, int nb, const int fmt,
                                 const llm__q8x *x, size_t ldx, const int nt, size_t pf, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
