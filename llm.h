@@ -6676,9 +6676,11 @@ static inline llm__pc llm__pk_bit5(llm__pc q, llm__pc h, int k) {
     const __m256i b = _mm256_and_si256(_mm256_shuffle_epi8(h, _mm256_add_epi8(sel, _mm256_set1_epi8((char)(k / 2)))), bit);
     return _mm256_or_si256(q, _mm256_and_si256(_mm256_cmpeq_epi8(b, bit), _mm256_set1_epi8(16)));
 }
-static inline llm__pc llm__pk_top2(llm__pc u, int s) {
-    return _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(u, _mm_cvtsi32_si128(s)), _mm256_set1_epi8(3)), 4);
+static inline llm__pc llm__pk_top2(llm__pc u, int s) { /* (bits s, s + 1 shifted to 4, 5 within each byte: s <= 6) */
+    const __m256i v = s < 4 ? _mm256_sll_epi16(u, _mm_cvtsi32_si128(4 - s)) : _mm256_srl_epi16(u, _mm_cvtsi32_si128(s - 4));
+    return _mm256_and_si256(v, _mm256_set1_epi8(0x30));
 }
+static inline llm__pc llm__pk_top2n(llm__pc u, int s, int nt) { return (void)nt, llm__pk_top2(u, s); }
 static inline llm__pc llm__pk_andw(llm__pc v, uint32_t m) { return _mm256_and_si256(v, _mm256_set1_epi32((int)m)); }
 static inline llm__pc llm__pk_shrw(llm__pc v, int n) { return _mm256_srl_epi32(v, _mm_cvtsi32_si128(n)); }
 static inline llm__pc llm__pk_shlw(llm__pc v, int n) { return _mm256_sll_epi32(v, _mm_cvtsi32_si128(n)); }
@@ -7220,7 +7222,11 @@ static const llm__x16f llm__x16fs[] = {
     {LLM_Q5_K, LLM_Q5_KX16, 256, 176, {{0, 2, 0}, {2, 2, 0}, {4, 12, 0}, {16, 32, 0}, {48, 128, 0}}}, /* d, dmin, scales, qh, codes */
 };
 #define LLM__X16_FORMATS ((int)(sizeof llm__x16fs / sizeof llm__x16fs[0]))
+#if defined(LLM__QP) && LLM__PL == 8
+#define LLM__X16_T 4 /* tokens per register tile (AVX2: two accumulators a token in 16 registers) */
+#else
 #define LLM__X16_T 8 /* tokens per register tile */
+#endif
 /* the row of base or repacked type t, or NULL */
 static const llm__x16f *llm__x16_of(llm_dtype t) {
     int i;
@@ -7259,32 +7265,113 @@ static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int64_t r
     }
 }
 
-#if defined(LLM__QP) && LLM__PL == 16 && LLM__PK_U8
-/* The vector kernels, on the many-token kernel's AVX-512 vocabulary (llm__pk_*, llm__pa_*,
+#if defined(LLM__QP) && (LLM__PL == 16 || LLM__PL == 8) && LLM__PK_UNSIGNED
+/* The vector kernels, on the many-token kernel's x86 vocabulary (llm__pk_*, llm__pa_*,
    llm__pw_*: its nibbles, extra bits, scale bytes, dots and FMAs, the same instructions in
-   the same order, so the same sums): llm_weight_repack_worth says yes. */
+   the same order, so the same sums): llm_weight_repack_worth says yes. A vector holds
+   LLM__PL rows' lanes: 16 with AVX-512, so one 64-byte chunk; 8 with AVX2, so a group of
+   16 rows is LLM__X16_H halves, each the same code on the chunks' first or second 32 bytes
+   (and the fp16 fields' first or second 16). Q8_0's q + 128 takes the unsigned dot
+   (LLM__PK_U8); without it (vpmaddubsw would saturate on 255 x 127 pairs) the tile flips
+   the codes back to q and multiplies |q| by x with q's sign, as llm__dot_q8_avx2 does. */
 #define LLM__X16V 1
+#define LLM__X16_H (16 / LLM__PL) /* vectors a group of 16 rows spans */
+#ifdef LLM__PK_U8
+#define LLM__X16_Q8 1
+#else
+#define LLM__X16_Q8 0
+#endif
+/* whether llm_weight_repack_worth takes base format t's layout: not Q5_0's without VNNI,
+   where spreading its fifth bits to bytes (five operations a vector) leaves its tile no
+   faster than the stored kernel (bench/NOTES.md) */
+static int llm__x16_wanted(llm_dtype t) {
+#if LLM__PL == 8 && !defined(LLM__QDP)
+    return t != LLM_Q5_0;
+#else
+    return (void)t, 1;
+#endif
+}
+#if LLM__PL == 16
+static inline llm__pc llm__x16_ld(const unsigned char *p) { return _mm512_loadu_si512(p); }
+static inline llm__pa llm__x16_add(llm__pa a, llm__pa b) { return _mm512_add_epi32(a, b); }
+static inline llm__pw llm__x16_addf(llm__pw a, llm__pw b) { return _mm512_add_ps(a, b); }
+/* the LLM__PL fp16 values at p as floats */
+static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
+#else
+static inline llm__pc llm__x16_ld(const unsigned char *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+static inline llm__pa llm__x16_add(llm__pa a, llm__pa b) { return _mm256_add_epi32(a, b); }
+static inline llm__pw llm__x16_addf(llm__pw a, llm__pw b) { return _mm256_add_ps(a, b); }
+static inline llm__pw llm__x16_h16(const unsigned char *p) {
+#ifdef __F16C__
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+#else
+    float f[8];
+    int i;
+    for (i = 0; i < 8; i++) f[i] = llm__qh(p + 2 * i); /* (exact, as the conversion instruction) */
+    return _mm256_loadu_ps(f);
+#endif
+}
+#endif
+#if LLM__PL == 8 && !defined(LLM__QDP)
+/* a + the n code vectors c dotted with x's codes xq, without VNNI: vpmaddubsw's int16 pair
+   sums of g vectors added in int16 before one vpmaddwd widens them (g = 8 for 4-bit codes, 4
+   for 5-bit, 2 for Q6_K's 6-bit: g 2 max(code) 127 <= 32767, so every int16 sum is exact
+   and the int32 result the same integer), a third of the widening work; g = 0: Q8_0 */
+#define LLM__X16_W16 1
+LLM__WINLINE llm__pa llm__x16_dotw(llm__pa a, const llm__pc *c, const int8_t *xq, const int n, const int g) {
+    int k, j;
+    if (g == 0) { /* Q8_0's codes stored q + 128: q = c ^ 128, |q| (<= 128) times x with q's sign, one vector at a time */
+        LLM__UNROLL
+        for (k = 0; k < n; k++) {
+            const __m256i q = _mm256_xor_si256(c[k], _mm256_set1_epi8((char)0x80));
+            const __m256i w = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(_mm256_set1_epi32(llm__qp_x4(xq + 4 * k)), q));
+            a = _mm256_add_epi32(a, _mm256_madd_epi16(w, _mm256_set1_epi16(1)));
+        }
+        return a;
+    }
+    LLM__UNROLL
+    for (k = 0; k < n; k += g) {
+        __m256i w = _mm256_maddubs_epi16(c[k], _mm256_set1_epi32(llm__qp_x4(xq + 4 * k)));
+        LLM__UNROLL
+        for (j = 1; j < g; j++) w = _mm256_add_epi16(w, _mm256_maddubs_epi16(c[k + j], _mm256_set1_epi32(llm__qp_x4(xq + 4 * (k + j)))));
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(w, _mm256_set1_epi16(1)));
+    }
+    return a;
+}
+#endif
 /* y += float(the 8 code vectors c dotted with x block xb's codes, from start) (s dx), the
    dots in `ch` independent chains (2, or 4 for one token: one chain of 8 leaves the core
-   idle on its latency even with 8 tokens in flight; the sum is the same integer) */
-LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch) {
+   idle on its latency even with 8 tokens in flight; the sum is the same integer); g: the
+   codes' llm__x16_dotw group */
+LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch, const int g) {
     llm__pa a[4];
     int k;
+#ifdef LLM__X16_W16
+    (void)ch, (void)k, (void)a;
+    return llm__pw_acc(y, llm__x16_dotw(llm__pa_set1(start), c, xb->q, 8, g), s, xb->d);
+#else
+    (void)g;
     LLM__UNROLL
     for (k = 0; k < ch; k++) a[k] = llm__pa_set1(k ? 0 : start);
     LLM__UNROLL
     for (k = 0; k < 8; k++) a[k % ch] = llm__pa_dot(a[k % ch], c[k], llm__qp_x4(xb->q + 4 * k));
-    if (ch == 4) a[0] = _mm512_add_epi32(a[0], a[2]), a[1] = _mm512_add_epi32(a[1], a[3]);
-    a[0] = _mm512_add_epi32(a[0], a[1]);
+    if (ch == 4) a[0] = llm__x16_add(a[0], a[2]), a[1] = llm__x16_add(a[1], a[3]);
+    a[0] = llm__x16_add(a[0], a[1]);
     return llm__pw_acc(y, a[0], s, xb->d);
+#endif
 }
 #define LLM__X16_CH(nt) ((nt) == 1 ? 4 : 2)
 /* the same over half e of the block (4 code vectors, x's codes 16 e ..): Q6_K's scale per 16 */
 LLM__WINLINE llm__pw llm__x16_dot16(llm__pw y, const llm__pc *c, const llm__q8x *xb, int e, int32_t start, llm__pw s) {
     llm__pa a = llm__pa_set1(start);
     int k;
+#ifdef LLM__X16_W16
+    (void)k;
+    a = llm__x16_dotw(a, c, xb->q + 16 * e, 4, 2);
+#else
     LLM__UNROLL
     for (k = 0; k < 4; k++) a = llm__pa_dot(a, c[k], llm__qp_x4(xb->q + 16 * e + 4 * k));
+#endif
     return llm__pw_acc(y, a, s, xb->d);
 }
 /* prefetch the lines from pfl up to upto (and end), once each; the next line to ask for.
@@ -7297,8 +7384,6 @@ static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t en
         else LLM__PREFETCH_NT((const unsigned char *)pfl);
     return pfl;
 }
-/* the 16 fp16 values at p as floats */
-static inline llm__pw llm__x16_h16(const unsigned char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p)); }
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
    (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
    each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
@@ -7314,94 +7399,107 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
     const int bb = 16 * f->bytes; /* bytes of a block of 16 rows */
     uintptr_t pfl = pf ? ((uintptr_t)p + pf) & ~(uintptr_t)63 : (uintptr_t)end; /* the next line to ask for */
     const int per = f->blk / 32; /* blocks of 32 values per block */
-    llm__pw y[LLM__X16_T];
-    int b, t, k, h;
+    llm__pw y[LLM__X16_T * LLM__X16_H];
+    int b, t, k, h, e;
     LLM__UNROLL
-    for (t = 0; t < nt; t++) y[t] = llm__pw_set1(0.0f);
+    for (t = 0; t < nt * LLM__X16_H; t++) y[t] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) {
         if (nt <= 2 && fmt != LLM_Q6_KX16 && b % 8 == 0) /* 8 blocks of 32 values' lines */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
-        if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
-            const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
-            const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0), off = q8 ? 128 : mins ? 0 : five ? 16 : 8; /* fifth bits, codes, lane start */
-            const llm__pw s = llm__x16_h16(p);
-            llm__pc c[8];
-            LLM__UNROLL
-            for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; the others 4, low nibbles values 4k.., high 16 + 4k.. */
-                const llm__pc v = _mm512_loadu_si512(p + co + 64 * k);
-                if (q8) c[k] = v, c[k + 4] = _mm512_loadu_si512(p + co + 256 + 64 * k);
-                else c[k] = llm__pk_lo(v), c[k + 4] = llm__pk_hi(v);
-            }
-            if (five)
+        LLM__UNROLL
+        for (e = 0; e < LLM__X16_H; e++) { /* the vector of rows LLM__PL e ..: its chunks' bytes 4 LLM__PL e .. */
+            const unsigned char *q = p + 4 * LLM__PL * e, *hf = p + 2 * LLM__PL * e; /* its codes' and fp16 fields' start */
+            llm__pw *ye = y + e;                                                    /* its accumulators, LLM__X16_H apart */
+            if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
+                const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+                const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0); /* fifth bits, codes */
+                const int off = q8 ? 128 * LLM__X16_Q8 : mins ? 0 : five ? 16 : 8, g = q8 ? 0 : five ? 4 : 8; /* lane start; llm__x16_dotw */
+                const llm__pw s = llm__x16_h16(hf);
+                llm__pc c[8];
                 LLM__UNROLL
-                for (k = 0; k < 8; k++) c[k] = llm__pk_bit5(c[k], _mm512_loadu_si512(p + ho), k);
-            LLM__UNROLL
-            for (t = 0; t < nt; t++) {
-                const llm__q8x *xb = x + (size_t)t * ldx + b;
-                if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
-                y[t] = llm__x16_dot(y[t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
-                if (mins) y[t] = llm__pw_min(y[t], llm__x16_h16(p + 32), xb->ds);
-            }
-        } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
-            const llm__pw d = llm__x16_h16(p);
-            int g, q;
-            LLM__UNROLL
-            for (g = 0; g < 2; g++)
-                LLM__UNROLL
-                for (q = 0; q < 4; q++) { /* block hq = 4 g + q: ql's run 2 g + q % 2 (low nibbles for q < 2), qh's
-                                             run g bits 2q, 2q + 1; both unrolled: a super-block is one straight
-                                             run, its shifts constants */
-                    const int hq = 4 * g + q, j0 = 8 * g + 2 * q; /* j0, j0 + 1: its two scales */
-                    const llm__pc sc = _mm512_loadu_si512(p + 32 + 64 * (j0 / 4));
-                    const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
-                    llm__pc c[8];
-                    pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
-                    LLM__UNROLL
-                    for (k = 0; k < 8; k++) {
-                        const llm__pc l = _mm512_loadu_si512(p + 288 + 64 * (16 * g + 8 * (q % 2) + k));
-                        c[k] = llm__pk_or(q < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2n(_mm512_loadu_si512(p + 2336 + 64 * (8 * g + k)), 2 * q, nt));
-                    }
-                    LLM__UNROLL
-                    for (t = 0; t < nt; t++) {
-                        const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
-                        y[t] = llm__x16_dot16(y[t], c, xb, 0, -32 * xb->s16[0], s0);
-                        y[t] = llm__x16_dot16(y[t], c + 4, xb, 1, -32 * xb->s16[1], s1);
-                    }
+                for (k = 0; k < 4; k++) { /* Q8_0: 8 chunks of codes; the others 4, low nibbles values 4k.., high 16 + 4k.. */
+                    const llm__pc v = llm__x16_ld(q + co + 64 * k);
+                    if (q8) c[k] = v, c[k + 4] = llm__x16_ld(q + co + 256 + 64 * k);
+                    else c[k] = llm__pk_lo(v), c[k + 4] = llm__pk_hi(v);
                 }
-        } else { /* Q4_K, Q5_K: d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
-                    then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
-            const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
-            const llm__pw d = llm__x16_h16(p), dm = llm__pw_mul(llm__x16_h16(p + 32), llm__pw_set1(-1.0f)); /* -dmin */
-            llm__pc u[4], tw[3];
-            int r;
-            LLM__UNROLL
-            for (k = 0; k < 3; k++) tw[k] = _mm512_loadu_si512(p + 64 + 64 * k);
-            llm__pk_k4scales(u, tw);
-            for (r = 0; r < 4; r++)
+                if (five)
+                    LLM__UNROLL
+                    for (k = 0; k < 8; k++) c[k] = llm__pk_bit5(c[k], llm__x16_ld(q + ho), k);
                 LLM__UNROLL
-                for (h = 0; h < 2; h++) { /* block j = 2r + h */
-                    const int j = 2 * r + h;
-                    const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
-                    llm__pc c[8];
-                    if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
-                    LLM__UNROLL
-                    for (k = 0; k < 8; k++) {
-                        const llm__pc v = _mm512_loadu_si512(p + co + 512 * r + 64 * k);
-                        c[k] = h ? llm__pk_hi(v) : llm__pk_lo(v);
-                        if (five) c[k] = llm__pk_bitb(c[k], _mm512_loadu_si512(p + 256 + 64 * k), 1 << j);
-                    }
-                    LLM__UNROLL
-                    for (t = 0; t < nt; t++) {
-                        const llm__q8x *xb = x + (size_t)t * ldx + b + j;
-                        y[t] = llm__pw_min(llm__x16_dot(y[t], c, xb, 0, s, LLM__X16_CH(nt)), m, xb->ds);
-                    }
+                for (t = 0; t < nt; t++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + b;
+                    if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
+                    ye[LLM__X16_H * t] = llm__x16_dot(ye[LLM__X16_H * t], c, xb, off * xb->ns, s, LLM__X16_CH(nt), g);
+                    if (mins) ye[LLM__X16_H * t] = llm__pw_min(ye[LLM__X16_H * t], llm__x16_h16(hf + 32), xb->ds);
                 }
+            } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
+                const llm__pw d = llm__x16_h16(hf);
+                int g, u;
+                LLM__UNROLL
+                for (g = 0; g < 2; g++)
+                    LLM__UNROLL
+                    for (u = 0; u < 4; u++) { /* block hq = 4 g + u: ql's run 2 g + u % 2 (low nibbles for u < 2), qh's
+                                                 run g bits 2u, 2u + 1; both unrolled: a super-block is one straight
+                                                 run, its shifts constants */
+                        const int hq = 4 * g + u, j0 = 8 * g + 2 * u; /* j0, j0 + 1: its two scales */
+                        const llm__pc sc = llm__x16_ld(q + 32 + 64 * (j0 / 4));
+                        const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
+                        int v;
+                        pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
+                        LLM__UNROLL
+                        for (v = 0; v < 2; v++) { /* its 16 values v 16 ..: 4 code vectors for every token (AVX2's 16
+                                                     registers hold 4 tokens' accumulators beside them) */
+                            llm__pc c[4];
+                            LLM__UNROLL
+                            for (k = 0; k < 4; k++) {
+                                const llm__pc l = llm__x16_ld(q + 288 + 64 * (16 * g + 8 * (u % 2) + 4 * v + k));
+                                c[k] = llm__pk_or(u < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2n(llm__x16_ld(q + 2336 + 64 * (8 * g + 4 * v + k)), 2 * u, nt));
+                            }
+                            LLM__UNROLL
+                            for (t = 0; t < nt; t++) {
+                                const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
+                                ye[LLM__X16_H * t] = llm__x16_dot16(ye[LLM__X16_H * t], c, xb, v, -32 * xb->s16[v], v ? s1 : s0);
+                            }
+                        }
+                    }
+            } else { /* Q4_K, Q5_K: d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
+                        then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
+                const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
+                const llm__pw d = llm__x16_h16(hf), dm = llm__pw_mul(llm__x16_h16(hf + 32), llm__pw_set1(-1.0f)); /* -dmin */
+                llm__pc u[4], tw[3];
+                int r;
+                LLM__UNROLL
+                for (k = 0; k < 3; k++) tw[k] = llm__x16_ld(q + 64 + 64 * k);
+                llm__pk_k4scales(u, tw);
+                for (r = 0; r < 4; r++)
+                    LLM__UNROLL
+                    for (h = 0; h < 2; h++) { /* block j = 2r + h */
+                        const int j = 2 * r + h;
+                        const llm__pw s = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
+                        llm__pc c[8];
+                        if (nt >= 3) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(j + 1) / (size_t)per, (uintptr_t)end, 0);
+                        LLM__UNROLL
+                        for (k = 0; k < 8; k++) {
+                            const llm__pc v = llm__x16_ld(q + co + 512 * r + 64 * k);
+                            c[k] = h ? llm__pk_hi(v) : llm__pk_lo(v);
+                            if (five) c[k] = llm__pk_bitb(c[k], llm__x16_ld(q + 256 + 64 * k), 1 << j);
+                        }
+                        LLM__UNROLL
+                        for (t = 0; t < nt; t++) {
+                            const llm__q8x *xb = x + (size_t)t * ldx + b + j;
+                            ye[LLM__X16_H * t] = llm__pw_min(llm__x16_dot(ye[LLM__X16_H * t], c, xb, 0, s, LLM__X16_CH(nt), five ? 4 : 8), m, xb->ds);
+                        }
+                    }
+            }
         }
     }
     LLM__UNROLL
-    for (t = 0; t < nt; t++) llm__pw_store(out + ldo * (size_t)t, _mm512_add_ps(y[t], _mm512_loadu_ps(bias)));
+    for (t = 0; t < nt; t++)
+        LLM__UNROLL
+        for (e = 0; e < LLM__X16_H; e++)
+            llm__pw_store(out + ldo * (size_t)t + (size_t)(LLM__PL * e), llm__x16_addf(y[LLM__X16_H * t + e], llm__pw_load(bias + LLM__PL * e)));
 }
 #else
 /* the same sums, one row at a time: its blocks gathered back to ggml's bytes */
@@ -7519,15 +7617,21 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
             const size_t ld = (size_t)m->d_out;
             float *y = m->y + (size_t)(c->t0 + t) * ld + (size_t)(16 * (g - m->g0));
             n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
+#if LLM__X16_T == 8
+#define LLM__X16_SHAPES8(F)                                                                         \
+    case 4: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;        \
+    case 5: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 5, pf, m->end); break;        \
+    case 6: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 6, pf, m->end); break;        \
+    case 7: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 7, pf, m->end); break;
+#else
+#define LLM__X16_SHAPES8(F)
+#endif
 #define LLM__X16_SHAPES(F)                                                                          \
     switch (n) {                                                                                    \
     case 1: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 1, pf, m->end); break;        \
     case 2: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 2, pf, m->end); break;        \
     case 3: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 3, pf, m->end); break;        \
-    case 4: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;        \
-    case 5: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 5, pf, m->end); break;        \
-    case 6: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 6, pf, m->end); break;        \
-    case 7: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 7, pf, m->end); break;        \
+    LLM__X16_SHAPES8(F)                                                                             \
     default: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, m->end); break; \
     }
             if (m->fmt == LLM_Q8_0X16) {
@@ -7548,9 +7652,142 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
                 LLM__X16_SHAPES(LLM_Q6_KX16)
             }
 #undef LLM__X16_SHAPES
+#undef LLM__X16_SHAPES8
         }
     }
 }
+#ifdef LLM__X16_W16
+/* Many tokens without VNNI: a tile decodes each block's codes again for every LLM__X16_T
+   tokens, which costs AVX2 more than their dots (Q6_K's 128-token prefill ran at half the
+   speed of the stored layout's many-token kernel, bench/NOTES.md). So from LLM__QP_MIN
+   tokens a thread decodes a K-chunk of a group's half (LLM__PL rows) once into the
+   many-token kernel's packing (llm__qpk: the code vectors and scales the tile would hold in
+   registers, in the same order) and runs llm__qp_run over the tokens, x block by block as
+   llm__linear_q lays it out. The sums are the tile's, so the bits are the same. */
+LLM__WINLINE void llm__x16_pack(llm__qpk *k, const unsigned char *g, size_t bb, const int fmt, int e, int kc, int n) {
+    const int per = fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16 || fmt == LLM_Q6_KX16 ? 8 : 1; /* (kc, n: whole blocks) */
+    int i0, j, v;
+    for (i0 = 0; i0 < n; i0 += per)
+        LLM__UNROLL
+        for (j = 0; j < per; j++) { /* (unrolled: the shifts constants) */
+            const int i = i0 + j;
+            const unsigned char *p = g + (size_t)((kc + i0) / per) * bb, *q = p + 4 * LLM__PL * e, *hf = p + 2 * LLM__PL * e;
+            llm__pc *c = k->q[i];
+            if (fmt == LLM_Q6_KX16) { /* block j = 4 h + u of the super-block (the tile's hq) */
+                const int h = j / 4, u = j % 4, j0 = 8 * h + 2 * u;
+                const llm__pw d = llm__x16_h16(hf);
+                const llm__pc sc = llm__x16_ld(q + 32 + 64 * (j0 / 4));
+                llm__pw_store(k->sc[i][0], llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)));
+                llm__pw_store(k->sc[i][1], llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1)));
+                LLM__UNROLL
+                for (v = 0; v < 8; v++) {
+                    const llm__pc l = llm__x16_ld(q + 288 + 64 * (16 * h + 8 * (u % 2) + v));
+                    c[v] = llm__pk_or(u < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2(llm__x16_ld(q + 2336 + 64 * (8 * h + v)), 2 * u));
+                }
+            } else if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) { /* block j = 2 r + (j % 2): run r's low or high nibbles */
+                const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
+                llm__pc u[4], tw[3];
+                for (v = 0; v < 3; v++) tw[v] = llm__x16_ld(q + 64 + 64 * v);
+                llm__pk_k4scales(u, tw);
+                llm__pw_store(k->sc[i][0], llm__pw_mul(llm__x16_h16(hf), llm__pk_bytef(u[j / 4], j % 4, 0)));
+                llm__pw_store(k->mn[i], llm__pw_mul(llm__pw_mul(llm__x16_h16(hf + 32), llm__pw_set1(-1.0f)), llm__pk_bytef(u[2 + j / 4], j % 4, 0)));
+                LLM__UNROLL
+                for (v = 0; v < 8; v++) {
+                    const llm__pc w = llm__x16_ld(q + co + 512 * (j / 2) + 64 * v);
+                    c[v] = j % 2 ? llm__pk_hi(w) : llm__pk_lo(w);
+                    if (five) c[v] = llm__pk_bitb(c[v], llm__x16_ld(q + 256 + 64 * v), 1 << j);
+                }
+            } else { /* Q4_0, Q4_1, Q5_0, Q5_1 (Q8_0 has no many-token kernel here) */
+                const int five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+                const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0);
+                llm__pw_store(k->sc[i][0], llm__x16_h16(hf));
+                if (mins) llm__pw_store(k->mn[i], llm__x16_h16(hf + 32));
+                for (v = 0; v < 4; v++) {
+                    const llm__pc w = llm__x16_ld(q + co + 64 * v);
+                    c[v] = llm__pk_lo(w), c[v + 4] = llm__pk_hi(w);
+                }
+                if (five)
+                    LLM__UNROLL
+                    for (v = 0; v < 8; v++) c[v] = llm__pk_bit5(c[v], llm__x16_ld(q + ho), v);
+            }
+        }
+}
+/* one matrix of a call whose tokens llm__x16_pk_task runs */
+typedef struct llm__x16p {
+    const llm__x16m *m;
+    const llm__qpf *qf;        /* its base format's many-token kernel: offset, halves, min */
+    const llm__q8x *xq;        /* block by block: block b of token t at b nt + t */
+    const float *xd, *xs;      /* their d and d sum(q), the same way */
+    const int32_t *xc;         /* the lanes' start, two per (block, token) */
+    int nb, t0, nt;
+} llm__x16p;
+static void llm__x16_pk_task(void *ctx, int ith, int nth) {
+    const llm__x16p *c = (const llm__x16p *)ctx;
+    const llm__x16m *m = c->m;
+    const int ng = m->d_out / 16;
+    const size_t ldb = (size_t)c->nt, bb = 16 * (size_t)llm__x16_of((llm_dtype)m->fmt)->bytes; /* a block of 16 rows */
+    float acc[LLM__QP_TOK * LLM__PL];
+    llm__qpk k;
+    int g, e, t0, kc, t, i;
+    for (g = (int)((int64_t)ng * ith / nth); g < (int)((int64_t)ng * (ith + 1) / nth); g++)
+        for (e = 0; e < LLM__X16_H; e++)
+            for (t0 = 0; t0 < c->nt; t0 += LLM__QP_TOK) {
+                const int nt = c->nt - t0 < LLM__QP_TOK ? c->nt - t0 : LLM__QP_TOK;
+                memset(acc, 0, sizeof(float) * LLM__PL * (size_t)nt);
+                for (kc = 0; kc < c->nb; kc += LLM__PKB) {
+                    const int n = c->nb - kc < LLM__PKB ? c->nb - kc : LLM__PKB;
+                    const size_t xo = (size_t)kc * ldb + (size_t)t0;
+                    const unsigned char *gp = m->w + (size_t)g * m->gb;
+                    switch (m->fmt) { /* (each format's packing unrolled for it) */
+                    case LLM_Q4_0X16: llm__x16_pack(&k, gp, bb, LLM_Q4_0X16, e, kc, n); break;
+                    case LLM_Q4_1X16: llm__x16_pack(&k, gp, bb, LLM_Q4_1X16, e, kc, n); break;
+                    case LLM_Q5_0X16: llm__x16_pack(&k, gp, bb, LLM_Q5_0X16, e, kc, n); break;
+                    case LLM_Q5_1X16: llm__x16_pack(&k, gp, bb, LLM_Q5_1X16, e, kc, n); break;
+                    case LLM_Q4_KX16: llm__x16_pack(&k, gp, bb, LLM_Q4_KX16, e, kc, n); break;
+                    case LLM_Q5_KX16: llm__x16_pack(&k, gp, bb, LLM_Q5_KX16, e, kc, n); break;
+                    default: llm__x16_pack(&k, gp, bb, LLM_Q6_KX16, e, kc, n); break;
+                    }
+                    if (c->qf->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
+                    else if (c->qf->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
+                    else llm__qp_run1(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
+                }
+                for (t = 0; t < nt; t++)
+                    for (i = 0; i < LLM__PL; i++) {
+                        const int r = 16 * g + LLM__PL * e + i;
+                        m->y[(size_t)(c->t0 + t0 + t) * (size_t)m->d_out + (size_t)r] = acc[LLM__PL * t + i] + (m->b ? m->b[r] : 0.0f);
+                    }
+            }
+}
+#endif
+#ifdef LLM__X16_W16
+/* x quantized block by block a panel of tp tokens at a time (in c->xq's room: the stack's
+   or the scratch's, which llm_linear_wx_bytes sizes for xd, xs and xc too), then each
+   matrix on the pool in turn, the lanes' start its format's (llm__linear_q's) */
+static llm_status llm__linear_x16_pk(const llm__x16c *c, int n_m, const float *x, int n_tokens, int tp, llm_threads *th) {
+    float xd_stack[2 * LLM__XS_OFF];
+    int32_t xc_stack[2 * LLM__LQ_BLOCKS];
+    const int nb = c->nb, stack = tp * nb <= LLM__LQ_BLOCKS;
+    const size_t cap = stack ? LLM__LQ_BLOCKS : (size_t)n_tokens * (size_t)nb; /* blocks xd and xs hold */
+    float *xd = stack ? xd_stack : (float *)(void *)(c->xq + cap), *xs = xd + cap;
+    int32_t *xc = stack ? xc_stack : (int32_t *)(void *)(xd + 2 * cap);
+    llm__x16p p;
+    int t0, i, t;
+    p.xq = c->xq, p.xd = xd, p.xs = xs, p.xc = xc, p.nb = nb;
+    for (t0 = 0; t0 < n_tokens; t0 += tp) {
+        p.t0 = t0, p.nt = n_tokens - t0 < tp ? n_tokens - t0 : tp;
+        llm__q8x_tokens(x + (size_t)t0 * (size_t)(32 * nb), c->xq, p.nt, nb, 1, th);
+        for (t = 0; t < p.nt * nb; t++) xd[t] = c->xq[t].d, xs[t] = c->xq[t].ds;
+        for (i = 0; i < n_m; i++) {
+            const llm__qpf *f = llm__wfmt_of(llm__x16_of((llm_dtype)c->m[i].fmt)->base)->qp;
+            for (t = 0; t < p.nt * nb; t++)
+                xc[2 * t] = f->halves == 2 ? -f->off * c->xq[t].s16[0] : f->off * c->xq[t].ns, xc[2 * t + 1] = -f->off * c->xq[t].s16[1];
+            p.m = &c->m[i], p.qf = f;
+            llm_threads_run(th, llm__x16_pk_task, &p);
+        }
+    }
+    return LLM_OK;
+}
+#endif
 /* y[i] = x W[i]^T + b[i] for n_m matrices in repacked layouts that read the same x: x
    quantized per token (llm__q8x, as the tiles take it) a panel at a time into 64 KiB of
    stack, or all at once into scratch; then one pass of the pool over every matrix's rows.
@@ -7580,6 +7817,10 @@ static llm_status llm__linear_x16_n(int n_m, float *const *y, const float *x, co
     tp = LLM__LQ_BLOCKS / nb;
     if (n_tokens > tp && scratch && scratch_bytes >= llm_linear_wx_bytes(n_tokens, d_in))
         c.xq = (llm__q8x *)llm__align64(scratch), tp = n_tokens;
+#ifdef LLM__X16_W16
+    for (i = 0; i < n_m && llm__wfmt_of(llm__x16_of(W[i]->type)->base)->qp; i++) {}
+    if (n_tokens >= LLM__QP_MIN && i == n_m) return llm__linear_x16_pk(&c, n_m, x, n_tokens, tp, th);
+#endif
     for (c.t0 = 0; c.t0 < n_tokens; c.t0 += tp) {
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         llm__q8x_tokens(x + (size_t)c.t0 * d_in, c.xq, c.nt, nb, 0, th);
@@ -8072,7 +8313,7 @@ static uint64_t llm__repack_bytes(llm_dtype t, int d_in, int d_out) {
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out) {
     if (!llm__repack_bytes(t, d_in, d_out)) return 0;
 #ifdef LLM__X16V
-    if (llm__x16_of(t) && d_in / 32 <= LLM__LQ_BLOCKS) return 1;
+    if (llm__x16_of(t) && d_in / 32 <= LLM__LQ_BLOCKS && llm__x16_wanted(t)) return 1;
 #endif
 #ifdef LLM__AVX512 /* LLM_F32X16, LLM_F16X16, LLM_BF16X16: measured faster than as stored with AVX-512 (bench/NOTES.md) */
     if (LLM__FX16_BASE(t)) return 1;

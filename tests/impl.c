@@ -79,8 +79,12 @@ const int llm_test__qp_rows = 0;
 #endif
 #ifdef LLM__X16V
 const int llm_test__x16v = 1;
+const int llm_test__x16v_q8 = LLM__X16_Q8;
+int llm_test__x16_wanted(llm_dtype t) { return llm__x16_wanted(t); }
 #else
 const int llm_test__x16v = 0;
+const int llm_test__x16v_q8 = 0;
+int llm_test__x16_wanted(llm_dtype t) { return (void)t, 0; }
 #endif
 llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int rows, int n) { return llm__model_row(out, w, row, rows, n); }
 

@@ -38,10 +38,15 @@ extern const double llm_test__exp_relerr;
    the 32-value formats take two blocks per 512-bit vector (LLM_QZ), llm_test__qz_want when
    this build's flags ask for that */
 extern const int llm_test__qkernels, llm_test__qp_rows, llm_test__qz, llm_test__qz_want;
-/* llm_test__x16v: 1 when the repacked layouts (LLM_Q8_0X16, LLM_Q4_0X16) have their vector
+/* llm_test__x16v: 1 when the repacked layouts (LLM_Q4_0X16 ...) have their vector
    kernel in this build; llm_test__model_row: row `row` of a rows x n weight in any format as fp32
    (llm__model_row, the embedding lookup's) */
 extern const int llm_test__x16v;
+/* llm_test__x16v_q8: 1 when Q8_0's many-token kernel has the LLM_Q8_0X16 tile's sums (an
+   unsigned dot: VNNI); AVX2 has no many-token kernel for Q8_0 */
+extern const int llm_test__x16v_q8;
+/* llm_test__x16_wanted: whether llm_weight_repack_worth takes base type t's layout in this build */
+int llm_test__x16_wanted(llm_dtype t);
 llm_status llm_test__model_row(float *out, const llm_weight *w, int row, int rows, int n);
 /* >>tokenizer: a SentencePiece piece, the start of an encoding (before merges), a pair's id */
 const char *llm_test__piece(const llm_tokenizer *t, int id, int *len);

@@ -471,6 +471,7 @@ static double rel_rms(const float *got, const unsigned char *truth, size_t n) {
 
 /* The repacked type of t (0 for none) */
 static llm_dtype x16_of(llm_dtype t) {
+    if (!llm_test__x16_wanted(t)) return LLM_F32; /* (no layout here) */
     return t == LLM_Q8_0 ? LLM_Q8_0X16 : t == LLM_Q4_0 ? LLM_Q4_0X16 : t == LLM_Q4_K ? LLM_Q4_KX16 : t == LLM_Q6_K ? LLM_Q6_KX16
          : t == LLM_Q5_0 ? LLM_Q5_0X16 : t == LLM_Q4_1 ? LLM_Q4_1X16 : t == LLM_Q5_1 ? LLM_Q5_1X16 : t == LLM_Q5_K ? LLM_Q5_KX16 : LLM_F32;
 }
@@ -971,7 +972,7 @@ static void test_kernel_shapes(unsigned flags) {
    5e-7 of the double reference as the other formats, every token has the bits of its
    call alone whatever shares the call (1..17 tokens, LLM_LIN_PREFILL or not, 1-3 threads,
    scratch or stack), and where this build's many-token kernel is the same integer dots
-   (AVX-512 VNNI: llm_test__x16v) the bits equal the original layout's under
+   (AVX-512 VNNI, AVX2 but for Q8_0: llm_test__x16v) the bits equal the original layout's under
    LLM_LIN_PREFILL, as llm.h says. Then the refusals. */
 static void test_repack(void) {
     enum { D_OUT = 48, NT = 17, DMAX = 768 };
@@ -993,12 +994,12 @@ static void test_repack(void) {
     int k, di, i, t, j;
     for (i = 0; i < D_OUT; i++) b[i] = 0.1f * test_randf();
     for (k = 0; k < 8; k++)
-        for (di = 0; di < 3; di++) {
-            const int din = F[k].dins[di], bytes = F[k].bytes;
+        for (di = 0; di < 4; di++) { /* di 3: every code at its largest and every x the same (|qx| 127): the dots' int16 sums at their bound */
+            const int din = F[k].dins[di % 3], bytes = F[k].bytes, extreme = di == 3;
             const size_t size = (size_t)D_OUT * (size_t)(din / F[k].block) * (size_t)bytes;
-            int bad_row = 0, bad_ref = 0, bad_bits = 0, bad_nan = 0, n;
+            int bad_row = 0, bad_ref = 0, bad_bits = 0, bad_nan = 0, n, vec;
             llm_weight W, R;
-            for (i = 0; i < (int)size; i++) w[i] = (unsigned char)(test_randf() * 128.0f + 128.0f);
+            for (i = 0; i < (int)size; i++) w[i] = extreme ? 0xff : (unsigned char)(test_randf() * 128.0f + 128.0f);
             for (i = 0; i < (int)size; i += bytes) {
                 uint16_t h = llm_f32_to_f16(0.002f + 0.004f * (test_randf() + 1.0f));
                 w[i + F[k].d_off] = (unsigned char)h, w[i + F[k].d_off + 1] = (unsigned char)(h >> 8);
@@ -1010,7 +1011,8 @@ static void test_repack(void) {
             CHECK_OK(llm_gguf_dequantize(F[k].gt, w, wf, (int64_t)D_OUT * din));
             memset(&W, 0, sizeof W);
             W.type = F[k].t, W.data = w;
-            CHECK(llm_weight_repack_worth(W.type, din, D_OUT) == llm_test__x16v);
+            vec = llm_test__x16v && (W.type != LLM_Q8_0 || llm_test__x16v_q8); /* a many-token kernel with the tile's sums */
+            CHECK(llm_weight_repack_worth(W.type, din, D_OUT) == llm_test__x16_wanted(W.type));
             if (!CHECK_OK(llm_weight_repack(&R, r + 1, size, &W, din, D_OUT))) continue; /* (r + 1: any alignment) */
             CHECK(R.type == F[k].x16 && R.data == r + 1);
             CHECK(strcmp(llm_dtype_name(R.type), xnames[k]) == 0 && llm_dtype_bits(R.type) == llm_dtype_bits(W.type));
@@ -1018,7 +1020,7 @@ static void test_repack(void) {
                 CHECK_OK(llm__model_row(row, &R, i, D_OUT, din));
                 bad_row += memcmp(row, wf + (size_t)i * din, sizeof(float) * (size_t)din) != 0;
             }
-            for (i = 0; i < NT * din; i++) x[i] = test_randf() * (i % 37 == 0 ? 4.0f : 1.0f);
+            for (i = 0; i < NT * din; i++) x[i] = extreme ? 1.0f : test_randf() * (i % 37 == 0 ? 4.0f : 1.0f);
             CHECK_OK(llm_linear_w(y, x, &R, b, NT, din, D_OUT, NULL));
             for (t = 0; t < NT; t++) {
                 qk_quantize_ref(x + (size_t)t * din, din, xq);
@@ -1045,7 +1047,7 @@ static void test_repack(void) {
                 bad_bits += memcmp(y, y2, sizeof y2) != 0;
                 free(sc);
             }
-            if (llm_test__x16v) { /* the many-token kernel on the original layout: the same sums */
+            if (vec) { /* the many-token kernel on the original layout: the same sums */
                 CHECK_OK(llm_linear_wx(y3, x, &W, b, NT, din, D_OUT, LLM_LIN_PREFILL, NULL, 0, NULL));
                 CHECK_MSG(memcmp(y, y3, sizeof y3) == 0, "%s d_in %d: not the many-token kernel's bits", llm_dtype_name(R.type), din);
             } /* (elsewhere the two are different kernels: llm.h claims nothing) */
@@ -1185,7 +1187,7 @@ static void test_repack_model(void) {
         CHECK(llm_model_repack(NULL, rp, need, 0) == LLM_EINVAL && llm_model_repack(&m, NULL, 1, 0) == LLM_EINVAL);
         CHECK_OK(llm_model_repack(&m, rp + 1, need, 0));
         for (k = 0; k < 8; k++)
-            CHECK_MSG(ws[k]->type == (Q[kind[k]].t == LLM_Q2_K ? LLM_Q2_K : x16_of(Q[kind[k]].t)), "matrix %d: %s", k, llm_dtype_name(ws[k]->type));
+            CHECK_MSG(ws[k]->type == (x16_of(Q[kind[k]].t) == LLM_F32 ? Q[kind[k]].t : x16_of(Q[kind[k]].t)), "matrix %d: %s", k, llm_dtype_name(ws[k]->type));
         CHECK(m.weights.lm_head.type == m.weights.tok_embed.type && m.weights.lm_head.data == m.weights.tok_embed.data);
         llm_kv_cache_truncate(&s.kv, 0);
         for (i = 0; i < NT; i++) CHECK_OK(llm_forward(&s, &m.weights, &ids[i], 1, i, lb + (size_t)i * V, 0, NULL));
