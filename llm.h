@@ -601,8 +601,9 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    not overlapping it) in llm.h's layout for the same values, LLM_Q8_0X16 ... LLM_Q5_KX16
    (16 rows' blocks interleaved; >>weights), and points *out at it: llm_linear_w then
    reads the matrix as one stream and decodes a block for 16 rows at once. Its results
-   are the many-token kernel's (LLM_LIN_PREFILL's) for every token count and thread count,
-   bit for bit, and agree with W's own within float rounding. An LLM_F32, LLM_F16 or
+   are the many-token kernel's (LLM_LIN_PREFILL's, where the build has one for the
+   format: not Q8_0's without VNNI) for every token count and thread count, bit for bit,
+   and agree with W's own within float rounding. An LLM_F32, LLM_F16 or
    LLM_BF16 matrix becomes LLM_F32X16, LLM_F16X16 or LLM_BF16X16 (64 rows interleaved
    column by column; dst aligned for the element), whose batches of up to 16 tokens stream
    it from memory once, a few tokens at about one token's cost: each (row, token) is one
@@ -611,8 +612,9 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    matrix as stored. d_out must be a multiple of 16, d_in of the block (32, the
    K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the
    repacked layouts; llm_weight_repack_worth says whether this one has a vector kernel
-   that makes them faster (AVX-512 with VNNI for ggml's, AVX-512 for fp32, fp16 and bf16,
-   AVX2 for fp32, bf16 and fp16 (with F16C), today), which llm_model_repack asks. */
+   that makes them faster (AVX-512 with VNNI and AVX2 for ggml's, but not Q5_0 without
+   VNNI; AVX-512 for fp32, fp16 and bf16, AVX2 for fp32, bf16 and fp16 (with F16C), today),
+   which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
 /* C[M][N] = A[M][K] B[K][N], all row-major; the same engine and guarantees as llm_linear. */
