@@ -7760,8 +7760,6 @@ static void llm__x16_pk_task(void *ctx, int ith, int nth) {
                     }
             }
 }
-#endif
-#ifdef LLM__X16_W16
 /* x quantized block by block a panel of tp tokens at a time (in c->xq's room: the stack's
    or the scratch's, which llm_linear_wx_bytes sizes for xd, xs and xc too), then each
    matrix on the pool in turn, the lanes' start its format's (llm__linear_q's) */
