@@ -267,8 +267,11 @@ $(eval $(call TEST_SET,$(B)/san-scalar,$(CC) $(CSTD) $(WARN) $(SAN) -DLLM_NO_SIM
 SAN_CLANG ?= $(shell echo 'int main(void){return 0;}' | clang -x c -fsanitize=address,undefined - -o /dev/null 2>/dev/null && echo clang)
 SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)) \
            $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
-$(eval $(call TEST_OBJS,$(B)/san-clang/obj,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS)))
-$(eval $(call TEST_SET,$(B)/san-clang,clang $(CSTD) $(WARN) $(SAN) $(ARCH) $(THREADS),$(B)/san-clang/obj,$(TESTS)))
+# clang's leg at -O0: at -O1 its sanitizers took over 45 minutes to compile the
+# implementation for an AVX2 -march=native build (bench/NOTES.md); gcc's legs keep -O1
+SAN_CLANG_FLAGS = $(subst -O1,-O0,$(SAN))
+$(eval $(call TEST_OBJS,$(B)/san-clang/obj,clang $(CSTD) $(WARN) $(SAN_CLANG_FLAGS) $(ARCH) $(THREADS)))
+$(eval $(call TEST_SET,$(B)/san-clang,clang $(CSTD) $(WARN) $(SAN_CLANG_FLAGS) $(ARCH) $(THREADS),$(B)/san-clang/obj,$(TESTS)))
 # and the ggml kernels' 512-bit tiles (LLM_QZ=1), where only make test's qz variant builds
 # them (on AMD Zen 4 native builds leave them out): their masked tail loads under ASan
 SAN_QZ_TESTS := $(if $(filter qz,$(TEST_VARIANTS)),$(filter test_ggml_quants test_batch test_model,$(TESTS)))
