@@ -7130,6 +7130,20 @@ LLMDEF size_t llm_linear_wx_bytes(int n_tokens, int d_in) {
     return (size_t)(blocks * per + 64);
 }
 
+/* n blocks of x's d and d sum(q) apart, as the vector tiles read them */
+static inline void llm__q8x_scales(float *xd, float *xs, const llm__q8x *xq, int n) {
+    int t;
+    for (t = 0; t < n; t++) xd[t] = xq[t].d, xs[t] = xq[t].ds;
+}
+#if defined(LLM__QP) && LLM__PK_UNSIGNED
+/* the lanes' start of n blocks of x for the many-token kernel f, two a block: its codes'
+   offset times minus the sum of x's codes each half meets (one half: off ns) */
+static inline void llm__q8x_lanes(int32_t *xc, const llm__q8x *xq, int n, const llm__qpf *f) {
+    int t;
+    for (t = 0; t < n; t++)
+        xc[2 * t] = f->halves == 2 ? -f->off * xq[t].s16[0] : f->off * xq[t].ns, xc[2 * t + 1] = -f->off * xq[t].s16[1];
+}
+#endif
 static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, const float *b, int n_tokens, int d_in,
                                 int d_out, unsigned flags, void *scratch, size_t scratch_bytes, llm_threads *th) {
     llm__q8x xq_stack[LLM__LQ_BLOCKS], *xq = xq_stack;
@@ -7140,9 +7154,6 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
     const llm__wfmt *f = llm__wfmt_of(W->type);
     llm__lq c;
     int tp, nb = d_in / 32;
-#if defined(LLM__QV) || (defined(LLM__QP) && LLM__PK_UNSIGNED)
-    int t; /* (the vector builds' copies below) */
-#endif
     if (!f->qdot) return LLM_EUNSUPPORTED;
     if (d_in % f->blk) return LLM_EINVAL;
     if (d_in / 32 > LLM__LQ_BLOCKS) return LLM_EUNSUPPORTED;
@@ -7171,12 +7182,10 @@ static llm_status llm__linear_q(float *y, const float *x, const llm_weight *W, c
         c.nt = n_tokens - c.t0 < tp ? n_tokens - c.t0 : tp;
         llm__q8x_tokens(x + (size_t)c.t0 * d_in, xq, c.nt, nb, c.qp, th); /* (qp: tokens side by side, llm__qp_run) */
 #ifdef LLM__QV /* (only the vector tiles read them) */
-        for (t = 0; t < c.nt * nb; t++) xd[t] = xq[t].d, xs[t] = xq[t].ds;
+        llm__q8x_scales(xd, xs, xq, c.nt * nb);
 #endif
 #if defined(LLM__QP) && LLM__PK_UNSIGNED
-        if (c.qp)
-            for (t = 0; t < c.nt * nb; t++)
-                xc[2 * t] = f->qp->halves == 2 ? -f->qp->off * xq[t].s16[0] : f->qp->off * xq[t].ns, xc[2 * t + 1] = -f->qp->off * xq[t].s16[1];
+        if (c.qp) llm__q8x_lanes(xc, xq, c.nt * nb, f->qp);
 #endif
         llm_threads_run(th, llm__lq_task, &c);
     }
@@ -7747,7 +7756,7 @@ static void llm__x16_pk_task(void *ctx, int ith, int nth) {
                     case LLM_Q5_1X16: llm__x16_pack(&k, gp, bb, LLM_Q5_1X16, e, kc, n); break;
                     case LLM_Q4_KX16: llm__x16_pack(&k, gp, bb, LLM_Q4_KX16, e, kc, n); break;
                     case LLM_Q5_KX16: llm__x16_pack(&k, gp, bb, LLM_Q5_KX16, e, kc, n); break;
-                    default: llm__x16_pack(&k, gp, bb, LLM_Q6_KX16, e, kc, n); break;
+                    default: llm__x16_pack(&k, gp, bb, LLM_Q6_KX16, e, kc, n); break; /* (Q6_K: Q8_0 has no many-token kernel, so never comes) */
                     }
                     if (c->qf->halves == 2) llm__qp_run2(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
                     else if (c->qf->has_min) llm__qp_run1m(acc, &k, c->xq + xo, c->xd + xo, c->xs + xo, c->xc + 2 * xo, ldb, n, nt);
@@ -7771,16 +7780,15 @@ static llm_status llm__linear_x16_pk(const llm__x16c *c, int n_m, const float *x
     float *xd = stack ? xd_stack : (float *)(void *)(c->xq + cap), *xs = xd + cap;
     int32_t *xc = stack ? xc_stack : (int32_t *)(void *)(xd + 2 * cap);
     llm__x16p p;
-    int t0, i, t;
+    int t0, i;
     p.xq = c->xq, p.xd = xd, p.xs = xs, p.xc = xc, p.nb = nb;
     for (t0 = 0; t0 < n_tokens; t0 += tp) {
         p.t0 = t0, p.nt = n_tokens - t0 < tp ? n_tokens - t0 : tp;
         llm__q8x_tokens(x + (size_t)t0 * (size_t)(32 * nb), c->xq, p.nt, nb, 1, th);
-        for (t = 0; t < p.nt * nb; t++) xd[t] = c->xq[t].d, xs[t] = c->xq[t].ds;
+        llm__q8x_scales(xd, xs, c->xq, p.nt * nb);
         for (i = 0; i < n_m; i++) {
             const llm__qpf *f = llm__wfmt_of(llm__x16_of((llm_dtype)c->m[i].fmt)->base)->qp;
-            for (t = 0; t < p.nt * nb; t++)
-                xc[2 * t] = f->halves == 2 ? -f->off * c->xq[t].s16[0] : f->off * c->xq[t].ns, xc[2 * t + 1] = -f->off * c->xq[t].s16[1];
+            llm__q8x_lanes(xc, c->xq, p.nt * nb, f);
             p.m = &c->m[i], p.qf = f;
             llm_threads_run(th, llm__x16_pk_task, &p);
         }
