@@ -7874,6 +7874,13 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
 #define LLM__FX16_T 6 /* tokens per tile: 4 x 6 accumulators + 4 of W + a broadcast, of 32 */
 #define LLM__FX16_GT(t) 4
 #define LLM__FX16_ACC 24 /* runs of accumulators a tile holds: G x T at most */
+#elif defined(LLM__RV_SCALAR)
+/* one shape, one group and one token: no register file holds more (and llm_weight_repack_worth
+   never picks these layouts without vectors); each shape is 16 lanes unrolled, which
+   compilers with sanitizers took minutes over (bench/NOTES.md) */
+#define LLM__FX16_T 1
+#define LLM__FX16_GT(t) 1
+#define LLM__FX16_ACC 1
 #else
 #define LLM__FX16_T 4 /* AVX2: 2 vectors a group, 8 + 2 + 1 of 16; NEON: 4 a group, 16 + 4 + 1 of 32 */
 /* groups a tile of t tokens holds: one token's 4 groups are 8 accumulators (AVX2; NEON 16)
@@ -7986,6 +7993,8 @@ static void llm__fx16_tiles(llm__rv *o, const unsigned char *w, size_t ks, const
     LLM__FX16_C(E_, G_, 1) LLM__FX16_C(E_, G_, 2) LLM__FX16_C(E_, G_, 3) LLM__FX16_C(E_, G_, 4) LLM__FX16_C(E_, G_, 5)     \
     LLM__FX16_C(E_, G_, 6)
 #define LLM__FX16_SHAPES(E_) LLM__FX16_G6(E_, 1) LLM__FX16_G6(E_, 2) LLM__FX16_G6(E_, 4)
+#elif defined(LLM__RV_SCALAR)
+#define LLM__FX16_SHAPES(E_) LLM__FX16_C(E_, 1, 1)
 #else
 #define LLM__FX16_SHAPES(E_)                                                                                           \
     LLM__FX16_C(E_, 1, 1) LLM__FX16_C(E_, 1, 2) LLM__FX16_C(E_, 1, 3) LLM__FX16_C(E_, 1, 4) LLM__FX16_C(E_, 2, 1)         \
