@@ -7282,7 +7282,8 @@ static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int64_t r
    the same order, so the same sums): llm_weight_repack_worth says yes. A vector holds
    LLM__PL rows' lanes: 16 with AVX-512, so one 64-byte chunk; 8 with AVX2, so a group of
    16 rows is LLM__X16_H halves, each the same code on the chunks' first or second 32 bytes
-   (and the fp16 fields' first or second 16). Q8_0's q + 128 takes the unsigned dot
+   (and the fp16 fields' first or second 16), taken side by side but for Q6_K
+   (llm__x16_halves). Q8_0's q + 128 takes the unsigned dot
    (LLM__PK_U8); without it (vpmaddubsw would saturate on 255 x 127 pairs) the tile flips
    the codes back to q and multiplies |q| by x with q's sign, as llm__dot_q8_avx2 does. */
 #define LLM__X16V 1
@@ -7327,19 +7328,11 @@ static inline llm__pw llm__x16_h16(const unsigned char *p) {
 /* a + the n code vectors c dotted with x's codes xq, without VNNI: vpmaddubsw's int16 pair
    sums of g vectors added in int16 before one vpmaddwd widens them (g = 8 for 4-bit codes, 4
    for 5-bit, 2 for Q6_K's 6-bit: g 2 max(code) 127 <= 32767, so every int16 sum is exact
-   and the int32 result the same integer), a third of the widening work; g = 0: Q8_0 */
+   and the int32 result the same integer), a third of the widening work. Q6_K's tile uses it;
+   the other formats take both halves at once (llm__x16_halves) */
 #define LLM__X16_W16 1
 LLM__WINLINE llm__pa llm__x16_dotw(llm__pa a, const llm__pc *c, const int8_t *xq, const int n, const int g) {
     int k, j;
-    if (g == 0) { /* Q8_0's codes stored q + 128: q = c ^ 128, |q| (<= 128) times x with q's sign, one vector at a time */
-        LLM__UNROLL
-        for (k = 0; k < n; k++) {
-            const __m256i q = _mm256_xor_si256(c[k], _mm256_set1_epi8((char)0x80));
-            const __m256i w = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(_mm256_set1_epi32(llm__qp_x4(xq + 4 * k)), q));
-            a = _mm256_add_epi32(a, _mm256_madd_epi16(w, _mm256_set1_epi16(1)));
-        }
-        return a;
-    }
     LLM__UNROLL
     for (k = 0; k < n; k += g) {
         __m256i w = _mm256_maddubs_epi16(c[k], _mm256_set1_epi32(llm__qp_x4(xq + 4 * k)));
@@ -7352,16 +7345,10 @@ LLM__WINLINE llm__pa llm__x16_dotw(llm__pa a, const llm__pc *c, const int8_t *xq
 #endif
 /* y += float(the 8 code vectors c dotted with x block xb's codes, from start) (s dx), the
    dots in `ch` independent chains (2, or 4 for one token: one chain of 8 leaves the core
-   idle on its latency even with 8 tokens in flight; the sum is the same integer); g: the
-   codes' llm__x16_dotw group */
-LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch, const int g) {
+   idle on its latency even with 8 tokens in flight; the sum is the same integer) */
+LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *xb, int32_t start, llm__pw s, const int ch) {
     llm__pa a[4];
     int k;
-#ifdef LLM__X16_W16
-    (void)ch, (void)k, (void)a;
-    return llm__pw_acc(y, llm__x16_dotw(llm__pa_set1(start), c, xb->q, 8, g), s, xb->d);
-#else
-    (void)g;
     LLM__UNROLL
     for (k = 0; k < ch; k++) a[k] = llm__pa_set1(k ? 0 : start);
     LLM__UNROLL
@@ -7369,7 +7356,6 @@ LLM__WINLINE llm__pw llm__x16_dot(llm__pw y, const llm__pc *c, const llm__q8x *x
     if (ch == 4) a[0] = llm__x16_add(a[0], a[2]), a[1] = llm__x16_add(a[1], a[3]);
     a[0] = llm__x16_add(a[0], a[1]);
     return llm__pw_acc(y, a[0], s, xb->d);
-#endif
 }
 #define LLM__X16_CH(nt) ((nt) == 1 ? 4 : 2)
 /* the same over half e of the block (4 code vectors, x's codes 16 e ..): Q6_K's scale per 16 */
@@ -7395,6 +7381,112 @@ static inline uintptr_t llm__x16_ask(uintptr_t pfl, uintptr_t upto, uintptr_t en
         else LLM__PREFETCH_NT((const unsigned char *)pfl);
     return pfl;
 }
+#ifdef LLM__X16_W16
+/* AVX2 takes a group's two halves at once (llm__x16_halves): code vector k (of 8) of block j
+   (of a super-block; 0 for the 32-value formats) of the half whose codes start at q, as
+   the tile decodes it */
+LLM__WINLINE llm__pc llm__x16_code(const unsigned char *q, const int fmt, const int j, const int k) {
+    if (fmt == LLM_Q8_0X16) return llm__x16_ld(q + 32 + 256 * (k / 4) + 64 * (k % 4));
+    if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) {
+        const int five = fmt == LLM_Q5_KX16;
+        const llm__pc v = llm__x16_ld(q + (five ? 768 : 256) + 512 * (j / 2) + 64 * k), c = j % 2 ? llm__pk_hi(v) : llm__pk_lo(v);
+        return five ? llm__pk_bitb(c, llm__x16_ld(q + 256 + 64 * k), 1 << j) : c;
+    } else {
+        const int five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+        const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0);
+        const llm__pc v = llm__x16_ld(q + co + 64 * (k % 4)), c = k < 4 ? llm__pk_lo(v) : llm__pk_hi(v);
+        return five ? llm__pk_bit5(c, llm__x16_ld(q + ho), k) : c;
+    }
+}
+/* a[t][e] += block j's code vectors of half e (codes at q + 32 e) dotted with token t's
+   codes (x + t ldx), t < nt: code vector k of both halves, then every token's broadcast
+   of x's codes k used at once by both; g as llm__x16_dotw (the same integers) */
+LLM__WINLINE void llm__x16_dots(llm__pa (*a)[2], const unsigned char *q, const int fmt, const int j, const llm__q8x *x,
+                                size_t ldx, const int nt, const int g) {
+    const int gn = g ? g : 8;
+    __m256i w[LLM__X16_T][2];
+    int k0, k, t, e;
+    LLM__UNROLL
+    for (k0 = 0; k0 < 8; k0 += gn) {
+        LLM__UNROLL
+        for (k = k0; k < k0 + gn; k++) {
+            __m256i c[2], sq[2];
+            LLM__UNROLL
+            for (e = 0; e < 2; e++) {
+                c[e] = llm__x16_code(q + 32 * e, fmt, j, k);
+                if (!g) sq[e] = _mm256_xor_si256(c[e], _mm256_set1_epi8((char)0x80)), c[e] = _mm256_abs_epi8(sq[e]); /* Q8_0: q, |q| */
+            }
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) {
+                const __m256i bx = _mm256_set1_epi32(llm__qp_x4(x[(size_t)t * ldx].q + 4 * k));
+                LLM__UNROLL
+                for (e = 0; e < 2; e++)
+                    if (!g)
+                        a[t][e] = _mm256_add_epi32(a[t][e], _mm256_madd_epi16(_mm256_maddubs_epi16(c[e], _mm256_sign_epi8(bx, sq[e])), _mm256_set1_epi16(1)));
+                    else
+                        w[t][e] = k == k0 ? _mm256_maddubs_epi16(c[e], bx) : _mm256_add_epi16(w[t][e], _mm256_maddubs_epi16(c[e], bx));
+            }
+        }
+        if (g)
+            LLM__UNROLL
+            for (t = 0; t < nt; t++)
+                LLM__UNROLL
+                for (e = 0; e < 2; e++) a[t][e] = _mm256_add_epi32(a[t][e], _mm256_madd_epi16(w[t][e], _mm256_set1_epi16(1)));
+    }
+}
+/* y (LLM__X16_H = 2 a token) += the tile's block at p (b: its first block of 32 in x) for
+   every format but Q6_K, both halves at once: with one half after the other, gcc kept
+   every token's broadcasts of x for the second half and spilled them and the
+   accumulators (bench/NOTES.md). The same operations on the same values as the tile's,
+   so the same sums. */
+LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int fmt, const llm__q8x *x, size_t ldx, int b,
+                                  const int nt, uintptr_t *pfl, uintptr_t ahead, size_t bb, uintptr_t end) {
+    llm__pa a[LLM__X16_T][2];
+    int t, e, j;
+    if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16) {
+        const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
+        const int off = q8 ? 128 * LLM__X16_Q8 : mins ? 0 : five ? 16 : 8;
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) a[t][0] = a[t][1] = _mm256_set1_epi32(off * x[(size_t)t * ldx + b].ns);
+        llm__x16_dots(a, p, fmt, 0, x + b, ldx, nt, q8 ? 0 : five ? 4 : 8);
+        if (nt >= 3) *pfl = llm__x16_ask(*pfl, ahead + bb, end, 0); /* (the block's other half of lines) */
+        LLM__UNROLL
+        for (t = 0; t < nt; t++)
+            LLM__UNROLL
+            for (e = 0; e < 2; e++) {
+                const llm__q8x *xb = x + (size_t)t * ldx + b;
+                y[2 * t + e] = llm__pw_acc(y[2 * t + e], a[t][e], llm__x16_h16(p + 16 * e), xb->d);
+                if (mins) y[2 * t + e] = llm__pw_min(y[2 * t + e], llm__x16_h16(p + 32 + 16 * e), xb->ds);
+            }
+    } else { /* Q4_K, Q5_K: each half's 8 scales and mins as the tile decodes them, then block by block */
+        llm__pw s[2][8], m[2][8];
+        LLM__UNROLL
+        for (e = 0; e < 2; e++) {
+            const unsigned char *q = p + 32 * e;
+            const llm__pw d = llm__x16_h16(p + 16 * e), dm = llm__pw_mul(llm__x16_h16(p + 32 + 16 * e), llm__pw_set1(-1.0f));
+            llm__pc u[4], tw[3];
+            LLM__UNROLL
+            for (j = 0; j < 3; j++) tw[j] = llm__x16_ld(q + 64 + 64 * j);
+            llm__pk_k4scales(u, tw);
+            LLM__UNROLL
+            for (j = 0; j < 8; j++) s[e][j] = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m[e][j] = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
+        }
+        for (j = 0; j < 8; j++) {
+            if (nt >= 3) *pfl = llm__x16_ask(*pfl, ahead + bb * (size_t)(j + 1) / 8, end, 0); /* (a block of 32's share) */
+            LLM__UNROLL
+            for (t = 0; t < nt; t++) a[t][0] = a[t][1] = _mm256_setzero_si256();
+            llm__x16_dots(a, p, fmt, j, x + b + j, ldx, nt, fmt == LLM_Q5_KX16 ? 4 : 8);
+            LLM__UNROLL
+            for (t = 0; t < nt; t++)
+                LLM__UNROLL
+                for (e = 0; e < 2; e++) {
+                    const llm__q8x *xb = x + (size_t)t * ldx + b + j;
+                    y[2 * t + e] = llm__pw_min(llm__pw_acc(y[2 * t + e], a[t][e], s[e][j], xb->d), m[e][j], xb->ds);
+                }
+        }
+    }
+}
+#endif
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
    (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
    each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
@@ -7419,6 +7511,12 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * 8 / (size_t)per, (uintptr_t)end, 1);
         else if (nt >= 3 && per == 1) /* half the block's, the other half midway through the tokens */
             pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb / 2, (uintptr_t)end, 0);
+#ifdef LLM__X16_W16
+        if (fmt != LLM_Q6_KX16) {
+            llm__x16_halves(y, p, fmt, x, ldx, b, nt, &pfl, (uintptr_t)p + pf, (size_t)bb, (uintptr_t)end);
+            continue;
+        }
+#endif
         LLM__UNROLL
         for (e = 0; e < LLM__X16_H; e++) { /* the vector of rows LLM__PL e ..: its chunks' bytes 4 LLM__PL e .. */
             const unsigned char *q = p + 4 * LLM__PL * e, *hf = p + 2 * LLM__PL * e; /* its codes' and fp16 fields' start */
@@ -7426,7 +7524,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
             if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16 && fmt != LLM_Q6_KX16) { /* the 32-value formats: the 16 scales (32 bytes), [Q4_1, Q5_1: the 16 mins,] [Q5_0, Q5_1: a chunk of fifth bits,] the codes */
                 const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
                 const int ho = mins ? 64 : 32, co = ho + (five ? 64 : 0); /* fifth bits, codes */
-                const int off = q8 ? 128 * LLM__X16_Q8 : mins ? 0 : five ? 16 : 8, g = q8 ? 0 : five ? 4 : 8; /* lane start; llm__x16_dotw */
+                const int off = q8 ? 128 * LLM__X16_Q8 : mins ? 0 : five ? 16 : 8; /* lane start */
                 const llm__pw s = llm__x16_h16(hf);
                 llm__pc c[8];
                 LLM__UNROLL
@@ -7442,7 +7540,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                 for (t = 0; t < nt; t++) {
                     const llm__q8x *xb = x + (size_t)t * ldx + b;
                     if (nt >= 3 && t == nt / 2) pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb, (uintptr_t)end, 0);
-                    ye[LLM__X16_H * t] = llm__x16_dot(ye[LLM__X16_H * t], c, xb, off * xb->ns, s, LLM__X16_CH(nt), g);
+                    ye[LLM__X16_H * t] = llm__x16_dot(ye[LLM__X16_H * t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                     if (mins) ye[LLM__X16_H * t] = llm__pw_min(ye[LLM__X16_H * t], llm__x16_h16(hf + 32), xb->ds);
                 }
             } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
@@ -7500,7 +7598,7 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                         LLM__UNROLL
                         for (t = 0; t < nt; t++) {
                             const llm__q8x *xb = x + (size_t)t * ldx + b + j;
-                            ye[LLM__X16_H * t] = llm__pw_min(llm__x16_dot(ye[LLM__X16_H * t], c, xb, 0, s, LLM__X16_CH(nt), five ? 4 : 8), m, xb->ds);
+                            ye[LLM__X16_H * t] = llm__pw_min(llm__x16_dot(ye[LLM__X16_H * t], c, xb, 0, s, LLM__X16_CH(nt)), m, xb->ds);
                         }
                     }
             }
