@@ -268,7 +268,8 @@ SAN_CLANG ?= $(shell echo 'int main(void){return 0;}' | clang -x c -fsanitize=ad
 SAN_BINS = $(addprefix $(B)/san/,$(TESTS)) $(addprefix $(B)/san-scalar/,$(TESTS)) \
            $(if $(SAN_CLANG),$(addprefix $(B)/san-clang/,$(TESTS)))
 # clang's leg at -O0: at -O1 its sanitizers took over 45 minutes to compile the
-# implementation for an AVX2 -march=native build (bench/NOTES.md); gcc's legs keep -O1
+# implementation for an AVX2 -march=native build, in llm__fx16_tiles' unrolled loops
+# (bench/NOTES.md); gcc's legs keep -O1
 SAN_CLANG_FLAGS = $(subst -O1,-O0,$(SAN))
 $(eval $(call TEST_OBJS,$(B)/san-clang/obj,clang $(CSTD) $(WARN) $(SAN_CLANG_FLAGS) $(ARCH) $(THREADS)))
 $(eval $(call TEST_SET,$(B)/san-clang,clang $(CSTD) $(WARN) $(SAN_CLANG_FLAGS) $(ARCH) $(THREADS),$(B)/san-clang/obj,$(TESTS)))

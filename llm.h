@@ -7400,7 +7400,9 @@ LLM__WINLINE llm__pc llm__x16_code(const unsigned char *q, const int fmt, const 
 }
 /* a[t][e] += block j's code vectors of half e (codes at q + 32 e) dotted with token t's
    codes (x + t ldx), t < nt: code vector k of both halves, then every token's broadcast
-   of x's codes k used at once by both; g as llm__x16_dotw (the same integers) */
+   of x's codes k used at once by both; g as llm__x16_dotw (the same integers), or 0 for
+   Q8_0: q = c ^ 128 and |q| (<= 128) times x with q's sign, one vector at a time (its
+   q + 128 would saturate vpmaddubsw) */
 LLM__WINLINE void llm__x16_dots(llm__pa (*a)[2], const unsigned char *q, const int fmt, const int j, const llm__q8x *x,
                                 size_t ldx, const int nt, const int g) {
     const int gn = g ? g : 8;
@@ -7445,7 +7447,7 @@ LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int 
     int t, e, j;
     if (fmt != LLM_Q4_KX16 && fmt != LLM_Q5_KX16) {
         const int q8 = fmt == LLM_Q8_0X16, five = fmt == LLM_Q5_0X16 || fmt == LLM_Q5_1X16, mins = fmt == LLM_Q4_1X16 || fmt == LLM_Q5_1X16;
-        const int off = q8 ? 128 * LLM__X16_Q8 : mins ? 0 : five ? 16 : 8;
+        const int off = q8 || mins ? 0 : five ? 16 : 8; /* lane start (Q8_0's codes flipped back to q: none) */
         LLM__UNROLL
         for (t = 0; t < nt; t++) a[t][0] = a[t][1] = _mm256_set1_epi32(off * x[(size_t)t * ldx + b].ns);
         llm__x16_dots(a, p, fmt, 0, x + b, ldx, nt, q8 ? 0 : five ? 4 : 8);
