@@ -21,10 +21,13 @@
 
    The FMA roof keeps 16 independent accumulators in registers: enough to cover the FMA
    latency (4 cycles) on two pipes. The bandwidth roof sums the buffer with vector loads
-   and several independent sums, best of 3 passes; each pass is the faster of two reads,
-   one by loads alone and one that also asks for the first line of each 4 KiB page 16 KiB
+   and several independent sums, best of 3 passes; each pass is the fastest of three reads:
+   one by loads alone, one that also asks for the first line of each 4 KiB page 16 KiB
    ahead (llm.h's weight streams do: on the Zen 5 VMs a read so asked ran 1.4-1.6x the
-   plain one, bench/NOTES.md), so a kernel is held to the best read this machine has shown.
+   plain one), and one that reads a thread's share as four streams side by side (on the
+   Zen 3 VMs one thread read 4 streams up to 1.2x faster than one; AVX2's one-token
+   repacked GEMV reads so: bench/NOTES.md), so a kernel is held to the best read this
+   machine has shown.
    Needs POSIX (clock_gettime, posix_memalign): the Makefile builds benchmarks with
    -D_POSIX_C_SOURCE=200809L. */
 #ifndef LLM_ROOFS_H
@@ -253,7 +256,7 @@ static inline double roofs_dot8_block_gops(int threads, int with_min) {
 typedef struct {
     const float *buf;
     size_t n;
-    int ask; /* ask for each 4 KiB page's first line 16 KiB ahead */
+    int ask; /* 1: ask for each 4 KiB page's first line 16 KiB ahead; 2: read four streams */
     float sink[64];
 } roofs__bw_ctx;
 
@@ -262,6 +265,18 @@ static void roofs__bw_task(void *p, int ith, int nth) {
     size_t chunk = ctx->n / (size_t)nth / 64 * 64, i0 = chunk * (size_t)ith, i;
     const float *x = ctx->buf + i0;
     float s = 0;
+    if (ctx->ask == 2) { /* the thread's share in quarters, two lines of each in turn */
+        const size_t q = chunk / 4 / 32 * 32;
+        float a[4][32] = {{0}};
+        int j, k;
+        for (i = 0; i < q; i += 32)
+            for (k = 0; k < 4; k++)
+                for (j = 0; j < 32; j++) a[k][j] += x[(size_t)k * q + i + (size_t)j];
+        for (k = 0; k < 4; k++)
+            for (j = 0; j < 32; j++) s += a[k][j];
+        ctx->sink[ith & 63] = s;
+        return;
+    }
 #if defined(LLM__AVX512)
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     for (i = 0; i < chunk; i += 64) {
@@ -309,15 +324,15 @@ static int roofs_reader_init(roofs_reader *r, size_t bytes) {
     return 1;
 }
 static void roofs_reader_free(roofs_reader *r) { free(r->buf), r->buf = NULL; }
-/* GB/s of one pass over the buffer on pool th (NULL: this thread): the faster of a pass
-   by loads alone and one that also asks ahead page by page */
+/* GB/s of one pass over the buffer on pool th (NULL: this thread): the fastest of a pass
+   by loads alone, one that also asks ahead page by page and one of four streams */
 static double roofs_reader_gbs(const roofs_reader *r, llm_threads *th) {
     roofs__bw_ctx ctx;
     double best = 0;
     int ask;
     ctx.buf = r->buf;
     ctx.n = r->bytes / sizeof(float);
-    for (ask = 0; ask < 2; ask++) {
+    for (ask = 0; ask < 3; ask++) {
         double t0 = roofs_now(), t;
         ctx.ask = ask;
         llm_threads_run(th, roofs__bw_task, &ctx);
