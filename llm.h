@@ -612,8 +612,8 @@ LLMDEF llm_status llm_linear_wx(float *y, const float *x, const llm_weight *W, c
    matrix as stored. d_out must be a multiple of 16, d_in of the block (32, the
    K-quants' 256) (LLM_EINVAL); other types are LLM_EUNSUPPORTED. Any build runs the
    repacked layouts; llm_weight_repack_worth says whether this one has a vector kernel
-   that makes them faster (AVX-512 with VNNI and AVX2 for ggml's, but not Q5_0 without
-   VNNI; AVX-512 for fp32, fp16 and bf16, AVX2 for fp32, bf16 and fp16 (with F16C), today),
+   that makes them faster (AVX-512 with VNNI and AVX2 for ggml's; AVX-512 for fp32, fp16
+   and bf16, AVX2 for fp32, bf16 and fp16 (with F16C), today),
    which llm_model_repack asks. */
 LLMDEF llm_status llm_weight_repack(llm_weight *out, void *dst, size_t dst_bytes, const llm_weight *W, int d_in, int d_out);
 LLMDEF int llm_weight_repack_worth(llm_dtype t, int d_in, int d_out);
@@ -7293,16 +7293,10 @@ static void llm__row_x16(float *dst, const llm_weight *w, int64_t row, int64_t r
 #else
 #define LLM__X16_Q8 0
 #endif
-/* whether llm_weight_repack_worth takes base format t's layout: not Q5_0's without VNNI,
-   where spreading its fifth bits to bytes (five operations a vector) leaves its tile no
-   faster than the stored kernel (bench/NOTES.md) */
-static int llm__x16_wanted(llm_dtype t) {
-#if LLM__PL == 8 && !defined(LLM__QDP)
-    return t != LLM_Q5_0;
-#else
-    return (void)t, 1;
-#endif
-}
+/* whether llm_weight_repack_worth takes base format t's layout: every one (Q5_0's without
+   VNNI too since one token reads four groups at once: its fifth bits, five operations a
+   vector, had left a one-stream tile no faster than the stored kernel, bench/NOTES.md) */
+static int llm__x16_wanted(llm_dtype t) { return (void)t, 1; }
 #if LLM__PL == 16
 static inline llm__pc llm__x16_ld(const unsigned char *p) { return _mm512_loadu_si512(p); }
 static inline llm__pa llm__x16_add(llm__pa a, llm__pa b) { return _mm512_add_epi32(a, b); }
@@ -7441,6 +7435,39 @@ LLM__WINLINE void llm__x16_dots(llm__pa (*a)[2], const unsigned char *q, const i
    every token's broadcasts of x for the second half and spilled them and the
    accumulators (bench/NOTES.md). The same operations on the same values as the tile's,
    so the same sums. */
+/* Q4_K, Q5_K: both halves' 8 scales s and mins m (negated) of the super-block at p, as the
+   tile decodes them */
+LLM__WINLINE void llm__x16_kscales(llm__pw (*s)[8], llm__pw (*m)[8], const unsigned char *p) {
+    int e, j;
+    LLM__UNROLL
+    for (e = 0; e < 2; e++) {
+        const unsigned char *q = p + 32 * e;
+        const llm__pw d = llm__x16_h16(p + 16 * e), dm = llm__pw_mul(llm__x16_h16(p + 32 + 16 * e), llm__pw_set1(-1.0f));
+        llm__pc u[4], tw[3];
+        LLM__UNROLL
+        for (j = 0; j < 3; j++) tw[j] = llm__x16_ld(q + 64 + 64 * j);
+        llm__pk_k4scales(u, tw);
+        LLM__UNROLL
+        for (j = 0; j < 8; j++) s[e][j] = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m[e][j] = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
+    }
+}
+/* y[2 t + e] += block j (of 8) of the super-block at p, half e, against token t's x (the
+   super-block's blocks at x + t ldx), t < nt, with the scales and mins of llm__x16_kscales */
+LLM__WINLINE void llm__x16_kblock(llm__pw *y, const unsigned char *p, const int fmt, int j, const llm__q8x *x, size_t ldx,
+                                  const int nt, llm__pw (*s)[8], llm__pw (*m)[8]) {
+    llm__pa a[LLM__X16_T][2];
+    int t, e;
+    LLM__UNROLL
+    for (t = 0; t < nt; t++) a[t][0] = a[t][1] = _mm256_setzero_si256();
+    llm__x16_dots(a, p, fmt, j, x + j, ldx, nt, fmt == LLM_Q5_KX16 ? 4 : 8);
+    LLM__UNROLL
+    for (t = 0; t < nt; t++)
+        LLM__UNROLL
+        for (e = 0; e < 2; e++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + j;
+            y[2 * t + e] = llm__pw_min(llm__pw_acc(y[2 * t + e], a[t][e], s[e][j], xb->d), m[e][j], xb->ds);
+        }
+}
 LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int fmt, const llm__q8x *x, size_t ldx, int b,
                                   const int nt, uintptr_t *pfl, uintptr_t ahead, size_t bb, uintptr_t end) {
     llm__pa a[LLM__X16_T][2];
@@ -7462,29 +7489,10 @@ LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int 
             }
     } else { /* Q4_K, Q5_K: each half's 8 scales and mins as the tile decodes them, then block by block */
         llm__pw s[2][8], m[2][8];
-        LLM__UNROLL
-        for (e = 0; e < 2; e++) {
-            const unsigned char *q = p + 32 * e;
-            const llm__pw d = llm__x16_h16(p + 16 * e), dm = llm__pw_mul(llm__x16_h16(p + 32 + 16 * e), llm__pw_set1(-1.0f));
-            llm__pc u[4], tw[3];
-            LLM__UNROLL
-            for (j = 0; j < 3; j++) tw[j] = llm__x16_ld(q + 64 + 64 * j);
-            llm__pk_k4scales(u, tw);
-            LLM__UNROLL
-            for (j = 0; j < 8; j++) s[e][j] = llm__pw_mul(d, llm__pk_bytef(u[j / 4], j % 4, 0)), m[e][j] = llm__pw_mul(dm, llm__pk_bytef(u[2 + j / 4], j % 4, 0));
-        }
+        llm__x16_kscales(s, m, p);
         for (j = 0; j < 8; j++) {
             if (nt >= 3) *pfl = llm__x16_ask(*pfl, ahead + bb * (size_t)(j + 1) / 8, end, 0); /* (a block of 32's share) */
-            LLM__UNROLL
-            for (t = 0; t < nt; t++) a[t][0] = a[t][1] = _mm256_setzero_si256();
-            llm__x16_dots(a, p, fmt, j, x + b + j, ldx, nt, fmt == LLM_Q5_KX16 ? 4 : 8);
-            LLM__UNROLL
-            for (t = 0; t < nt; t++)
-                LLM__UNROLL
-                for (e = 0; e < 2; e++) {
-                    const llm__q8x *xb = x + (size_t)t * ldx + b + j;
-                    y[2 * t + e] = llm__pw_min(llm__pw_acc(y[2 * t + e], a[t][e], s[e][j], xb->d), m[e][j], xb->ds);
-                }
+            llm__x16_kblock(y, p, fmt, j, x + b, ldx, nt, s, m);
         }
     }
 }
@@ -7706,28 +7714,20 @@ typedef struct llm__x16c {
     int ng, nb, t0, nt; /* ng: the groups of all matrices */
     llm__q8x *xq;     /* nt tokens, nb blocks apart */
 } llm__x16c;
-/* This thread's share of the groups of 16 rows (the matrices' groups numbered one after
-   another), each against the panel's tokens LLM__X16_T at a time (the rest, 1 to 7, in
-   one more pass: a batch of up to 8 reads the weights once); the first tile streams the
+/* Group g of matrix m against the panel's tokens LLM__X16_T at a time (the rest, 1 to 7,
+   in one more pass: a batch of up to 8 reads the weights once); the first tile streams the
    group from memory and prefetches ahead, the others find it in cache. */
-static void llm__x16_task(void *ctx, int ith, int nth) {
+static void llm__x16_group(const llm__x16c *c, const llm__x16m *m, int g) {
     static const float nobias[16] = {0}; /* (+ 0.0f without a bias, as every linear adds it) */
-    const llm__x16c *c = (const llm__x16c *)ctx;
-    int g, t, n, k = 0;
-    for (g = (int)((int64_t)c->ng * ith / nth); g < (int)((int64_t)c->ng * (ith + 1) / nth); g++) {
-        const llm__x16m *m;
-        const unsigned char *p;
-        const float *bias;
-        while (g >= c->m[k].g0 + c->m[k].d_out / 16) k++;
-        m = &c->m[k];
-        p = m->w + (size_t)(g - m->g0) * m->gb;
-        bias = m->b ? m->b + 16 * (g - m->g0) : nobias;
-        for (t = 0; t < c->nt; t += n) {
-            const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
-            const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
-            const size_t ld = (size_t)m->d_out;
-            float *y = m->y + (size_t)(c->t0 + t) * ld + (size_t)(16 * (g - m->g0));
-            n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
+    const unsigned char *p = m->w + (size_t)(g - m->g0) * m->gb;
+    const float *bias = m->b ? m->b + 16 * (g - m->g0) : nobias;
+    int t, n;
+    for (t = 0; t < c->nt; t += n) {
+        const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
+        const size_t pf = t == 0 ? LLM__PF_BYTES : 0;
+        const size_t ld = (size_t)m->d_out;
+        float *y = m->y + (size_t)(c->t0 + t) * ld + (size_t)(16 * (g - m->g0));
+        n = c->nt - t >= LLM__X16_T ? LLM__X16_T : c->nt - t;
 #if LLM__X16_T == 8
 #define LLM__X16_SHAPES8(F)                                                                         \
     case 4: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, 4, pf, m->end); break;        \
@@ -7745,26 +7745,101 @@ static void llm__x16_task(void *ctx, int ith, int nth) {
     LLM__X16_SHAPES8(F)                                                                             \
     default: llm__x16_tile(y, ld, bias, p, c->nb, F, x, (size_t)c->nb, LLM__X16_T, pf, m->end); break; \
     }
-            if (m->fmt == LLM_Q8_0X16) {
-                LLM__X16_SHAPES(LLM_Q8_0X16)
-            } else if (m->fmt == LLM_Q4_0X16) {
-                LLM__X16_SHAPES(LLM_Q4_0X16)
-            } else if (m->fmt == LLM_Q5_0X16) {
-                LLM__X16_SHAPES(LLM_Q5_0X16)
-            } else if (m->fmt == LLM_Q4_1X16) {
-                LLM__X16_SHAPES(LLM_Q4_1X16)
-            } else if (m->fmt == LLM_Q5_1X16) {
-                LLM__X16_SHAPES(LLM_Q5_1X16)
-            } else if (m->fmt == LLM_Q5_KX16) {
-                LLM__X16_SHAPES(LLM_Q5_KX16)
-            } else if (m->fmt == LLM_Q4_KX16) {
-                LLM__X16_SHAPES(LLM_Q4_KX16)
-            } else {
-                LLM__X16_SHAPES(LLM_Q6_KX16)
-            }
+        if (m->fmt == LLM_Q8_0X16) {
+            LLM__X16_SHAPES(LLM_Q8_0X16)
+        } else if (m->fmt == LLM_Q4_0X16) {
+            LLM__X16_SHAPES(LLM_Q4_0X16)
+        } else if (m->fmt == LLM_Q5_0X16) {
+            LLM__X16_SHAPES(LLM_Q5_0X16)
+        } else if (m->fmt == LLM_Q4_1X16) {
+            LLM__X16_SHAPES(LLM_Q4_1X16)
+        } else if (m->fmt == LLM_Q5_1X16) {
+            LLM__X16_SHAPES(LLM_Q5_1X16)
+        } else if (m->fmt == LLM_Q5_KX16) {
+            LLM__X16_SHAPES(LLM_Q5_KX16)
+        } else if (m->fmt == LLM_Q4_KX16) {
+            LLM__X16_SHAPES(LLM_Q4_KX16)
+        } else {
+            LLM__X16_SHAPES(LLM_Q6_KX16)
+        }
 #undef LLM__X16_SHAPES
 #undef LLM__X16_SHAPES8
+    }
+}
+/* One token on AVX2 reads LLM__STREAMS groups (fp: blocks) of a matrix side by side, a
+   quarter of the thread's share apart, so each thread reads four streams: on the Zen 3
+   VMs one stream read ~10-14 GB/s and four 14-17, and the one-token tiles, faster than
+   either, took their one stream's pace; with two threads four streams each beat two and
+   one (bench/NOTES.md). Nothing is asked ahead: the page asks slowed a plain read there,
+   and the hardware follows the four streams. */
+#define LLM__STREAMS 4
+#ifdef LLM__X16_W16
+/* out[s os + i] = bias[s bs + i] + row i of the group at p + s gs against x, s < 4, the
+   groups' blocks in turn */
+LLM__WINLINE void llm__x16_four(float *out, size_t os, const float *bias, size_t bs, const unsigned char *p, size_t gs,
+                                int nb, const int fmt, const llm__q8x *x) {
+    const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
+    const size_t bb = 16 * (size_t)f->bytes; /* bytes of a block of 16 rows */
+    const int per = f->blk / 32;
+    llm__pw y[LLM__STREAMS][2];
+    uintptr_t none = 0;
+    int b, s, e;
+    for (s = 0; s < LLM__STREAMS; s++) y[s][0] = y[s][1] = llm__pw_set1(0.0f);
+    for (b = 0; b < nb; b += per, p += bb) /* (loops over the streams: unrolled, each spilled another's codes) */
+        if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) { /* by blocks of 32 (a super-block a turn read ~half as fast) */
+            llm__pw sc[LLM__STREAMS][2][8], mn[LLM__STREAMS][2][8];
+            int j;
+            for (s = 0; s < LLM__STREAMS; s++) llm__x16_kscales(sc[s], mn[s], p + (size_t)s * gs);
+            for (j = 0; j < 8; j++)
+                for (s = 0; s < LLM__STREAMS; s++) llm__x16_kblock(y[s], p + (size_t)s * gs, fmt, j, x + b, (size_t)nb, 1, sc[s], mn[s]);
+        } else
+            for (s = 0; s < LLM__STREAMS; s++) llm__x16_halves(y[s], p + (size_t)s * gs, fmt, x, (size_t)nb, b, 1, &none, 0, bb, 0);
+    for (s = 0; s < LLM__STREAMS; s++)
+        for (e = 0; e < 2; e++)
+            llm__pw_store(out + (size_t)s * os + 8 * e, llm__x16_addf(y[s][e], llm__pw_load(bias + (size_t)s * bs + 8 * e)));
+}
+/* This thread's groups of matrix m, [g0, g1), for one token: a quarter's groups four at a
+   time, then the rest one at a time. Q6_K's one at a time: read four at once (its tile's
+   blocks of 32 in turn, or its super-blocks) it ran at half its one-stream speed. */
+static void llm__x16_one(const llm__x16c *c, const llm__x16m *m, int g0, int g1) {
+    static const float nobias[16] = {0};
+    const int h = m->fmt == LLM_Q6_KX16 ? 0 : (g1 - g0) / LLM__STREAMS;
+    const size_t gs = (size_t)h * m->gb, os = 16 * (size_t)h, bs = m->b ? os : 0;
+    int g;
+    for (g = g0; g < g0 + h; g++) {
+        const size_t r = (size_t)(g - m->g0);
+        float *y = m->y + (size_t)c->t0 * (size_t)m->d_out + 16 * r;
+        const float *bias = m->b ? m->b + 16 * r : nobias;
+        const unsigned char *p = m->w + r * m->gb;
+        switch (m->fmt) {
+        case LLM_Q8_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q8_0X16, c->xq); break;
+        case LLM_Q4_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_0X16, c->xq); break;
+        case LLM_Q5_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_0X16, c->xq); break;
+        case LLM_Q4_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_1X16, c->xq); break;
+        case LLM_Q5_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_1X16, c->xq); break;
+        case LLM_Q4_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_KX16, c->xq); break;
+        default: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_KX16, c->xq); break;
         }
+    }
+    for (g = g0 + LLM__STREAMS * h; g < g1; g++) llm__x16_group(c, m, g);
+}
+#endif
+/* This thread's share of the groups of 16 rows (the matrices' groups numbered one after
+   another), matrix by matrix. */
+static void llm__x16_task(void *ctx, int ith, int nth) {
+    const llm__x16c *c = (const llm__x16c *)ctx;
+    const int ga = (int)((int64_t)c->ng * ith / nth), gz = (int)((int64_t)c->ng * (ith + 1) / nth);
+    int k, g;
+    for (k = 0; k < LLM__X16_M; k++) { /* (an unused one has no rows) */
+        const llm__x16m *m = &c->m[k];
+        const int g0 = ga > m->g0 ? ga : m->g0, g1 = gz < m->g0 + m->d_out / 16 ? gz : m->g0 + m->d_out / 16;
+#ifdef LLM__X16_W16
+        if (c->nt == 1) {
+            if (g0 < g1) llm__x16_one(c, m, g0, g1);
+            continue;
+        }
+#endif
+        for (g = g0; g < g1; g++) llm__x16_group(c, m, g);
     }
 }
 #ifdef LLM__X16_W16
@@ -7959,7 +8034,8 @@ static llm_status llm__linear_x16(float *y, const float *x, const llm_weight *W,
    and a tile holds up to LLM__FX16_T tokens x LLM__FX16_GT of them groups (as registers
    allow): a load of W feeds a FMA per token, and a tile of a block's groups reads the
    block as one stream, so the matrix is one stream (a stream per group reads fp16
-   slower: bench/NOTES.md). The tokens' x is read column by column (llm__fx16_panels), so
+   slower: bench/NOTES.md; one token on AVX2 reads four blocks side by side,
+   llm__fx16_four). The tokens' x is read column by column (llm__fx16_panels), so
    a column's broadcasts share a line.
    A panel of up to 16 tokens that takes more than one tile passes LLM__FX16_KB columns of
    a block at a time in turns of equal size (LLM__FX16_T tokens at most), which find them
@@ -8191,6 +8267,38 @@ static void llm__fx16_blocks(const llm__fx16c *c, const llm__fx16m *m, int u0, i
         }
     }
 }
+#if defined(LLM__AVX2) && !defined(LLM__AVX512)
+#define LLM__FX16_KS 2 /* columns of a block a turn when four are read side by side */
+/* One token on AVX2 (LLM__STREAMS): blocks [u0, u1) of m, all of LLM__FX16_B groups, a
+   quarter's blocks four at a time, LLM__FX16_KS columns of each in turn (one column of
+   fp16 a turn ran slower), then the rest as llm__fx16_blocks does. Each row's sum runs
+   over the same columns in the same order, so the same bits. */
+static void llm__fx16_four(const llm__fx16c *c, const llm__fx16m *m, int u0, int u1) {
+    const size_t run = 16 * LLM__FX16_ES(m->e), ks = LLM__FX16_B * run;
+    const int lead = LLM__FX16_LEAD(m->n), h = (u1 - u0) / LLM__STREAMS;
+    const llm__fx16pf none = {NULL, 0, 0};
+    llm__rv o[LLM__STREAMS][LLM__FX16_B * LLM__FX16_V];
+    int u, s, j, k0;
+    for (u = u0; u < u0 + h; u++) {
+        for (s = 0; s < LLM__STREAMS; s++)
+            for (j = 0; j < LLM__FX16_B * LLM__FX16_V; j++) o[s][j] = llm__rv_set1(0.0f);
+        for (k0 = 0; k0 < c->k; k0 += LLM__FX16_KS) {
+            const int k1 = c->k - k0 < LLM__FX16_KS ? c->k : k0 + LLM__FX16_KS;
+            for (s = 0; s < LLM__STREAMS; s++)
+                llm__fx16_tiles(o[s], m->w + (size_t)LLM__FX16_GROUP(u + s * h, lead) * (size_t)c->k * run, ks, c->x, 1, m->e,
+                                LLM__FX16_B, 1, k0, k1, none);
+        }
+        for (s = 0; s < LLM__STREAMS; s++) /* y = the sum + the bias (o: the block's groups' runs in order) */
+            for (j = 0; j < LLM__FX16_B * LLM__FX16_V; j++) {
+                const size_t col = (size_t)16 * (size_t)LLM__FX16_GROUP(u + s * h, lead) + (size_t)j * LLM__RVN;
+                llm__rv v = o[s][j];
+                if (m->b) v = llm__rv_add(v, llm__rv_load(m->b + col));
+                llm__rv_store(m->y + (size_t)c->t0 * (size_t)m->n + col, v);
+            }
+    }
+    if (u0 + LLM__STREAMS * h < u1) llm__fx16_blocks(c, m, u0 + LLM__STREAMS * h, u1);
+}
+#endif
 /* This thread's share of the call's blocks, matrix by matrix. */
 static void llm__fx16_task(void *ctx, int ith, int nth) {
     const llm__fx16c *c = (const llm__fx16c *)ctx;
@@ -8200,6 +8308,14 @@ static void llm__fx16_task(void *ctx, int ith, int nth) {
         const llm__fx16m *m = &c->m[i];
         const int nu = LLM__FX16_BLOCKS(m->n);
         const int lo = u0 > m->u0 ? u0 : m->u0, hi = u1 < m->u0 + nu ? u1 : m->u0 + nu;
+#if defined(LLM__AVX2) && !defined(LLM__AVX512)
+        if (c->nt == 1 && lo < hi) {
+            const int a = lo - m->u0 == 0 && LLM__FX16_LEAD(m->n) ? 1 : lo - m->u0; /* (a narrower block 0 alone) */
+            if (a > lo - m->u0) llm__fx16_blocks(c, m, 0, 1);
+            if (a < hi - m->u0) llm__fx16_four(c, m, a, hi - m->u0);
+            continue;
+        }
+#endif
         if (lo < hi) llm__fx16_blocks(c, m, lo - m->u0, hi - m->u0);
     }
 }

@@ -975,7 +975,7 @@ static void test_kernel_shapes(unsigned flags) {
    (AVX-512 VNNI, AVX2 but for Q8_0: llm_test__x16v) the bits equal the original layout's under
    LLM_LIN_PREFILL, as llm.h says. Then the refusals. */
 static void test_repack(void) {
-    enum { D_OUT = 48, NT = 17, DMAX = 768 };
+    enum { D_OUT = 144, NT = 17, DMAX = 768 }; /* 9 groups of 16 rows: one token on AVX2 reads four of them at once (llm__x16_one) */
     static unsigned char w[D_OUT * (DMAX / 32) * 34], r[D_OUT * (DMAX / 32) * 34 + 1]; /* (the largest: Q8_0 at 768) */
     static float wf[D_OUT * DMAX], row[DMAX], x[NT * DMAX], xi[2 * DMAX], b[D_OUT], y[NT * D_OUT], y2[NT * D_OUT], y3[NT * D_OUT];
     static double xq[DMAX];
