@@ -7430,11 +7430,6 @@ LLM__WINLINE void llm__x16_dots(llm__pa (*a)[2], const unsigned char *q, const i
                 for (e = 0; e < 2; e++) a[t][e] = _mm256_add_epi32(a[t][e], _mm256_madd_epi16(w[t][e], _mm256_set1_epi16(1)));
     }
 }
-/* y (LLM__X16_H = 2 a token) += the tile's block at p (b: its first block of 32 in x) for
-   every format but Q6_K, both halves at once: with one half after the other, gcc kept
-   every token's broadcasts of x for the second half and spilled them and the
-   accumulators (bench/NOTES.md). The same operations on the same values as the tile's,
-   so the same sums. */
 /* Q4_K, Q5_K: both halves' 8 scales s and mins m (negated) of the super-block at p, as the
    tile decodes them */
 LLM__WINLINE void llm__x16_kscales(llm__pw (*s)[8], llm__pw (*m)[8], const unsigned char *p) {
@@ -7468,6 +7463,11 @@ LLM__WINLINE void llm__x16_kblock(llm__pw *y, const unsigned char *p, const int 
             y[2 * t + e] = llm__pw_min(llm__pw_acc(y[2 * t + e], a[t][e], s[e][j], xb->d), m[e][j], xb->ds);
         }
 }
+/* y (LLM__X16_H = 2 a token) += the tile's block at p (b: its first block of 32 in x) for
+   every format but Q6_K, both halves at once: with one half after the other, gcc kept
+   every token's broadcasts of x for the second half and spilled them and the
+   accumulators (bench/NOTES.md). The same operations on the same values as the tile's,
+   so the same sums. */
 LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int fmt, const llm__q8x *x, size_t ldx, int b,
                                   const int nt, uintptr_t *pfl, uintptr_t ahead, size_t bb, uintptr_t end) {
     llm__pa a[LLM__X16_T][2];
@@ -7497,6 +7497,34 @@ LLM__WINLINE void llm__x16_halves(llm__pw *y, const unsigned char *p, const int 
     }
 }
 #endif
+/* Q6_K: ye[LLM__X16_H t] += block hq (of 8, 32 values) of the super-block whose vector of
+   rows has its codes at q and fp16 fields at hf, against token t's x (the super-block's
+   blocks at x + t ldx), t < nt. A super-block: d, 4 chunks of int8 scales (one per 16
+   values), 32 of ql, 16 of qh; block hq = 4 g + u takes ql's run 2 g + u % 2 (low nibbles
+   for u < 2) and qh's run g, bits 2u and 2u + 1. */
+LLM__WINLINE void llm__x16_q6(llm__pw *ye, const unsigned char *q, const unsigned char *hf, const int hq, const llm__q8x *x,
+                              size_t ldx, const int nt) {
+    const int g = hq / 4, u = hq % 4, j0 = 8 * g + 2 * u; /* j0, j0 + 1: its two scales */
+    const llm__pw d = llm__x16_h16(hf);
+    const llm__pc sc = llm__x16_ld(q + 32 + 64 * (j0 / 4));
+    const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
+    int v, k, t;
+    LLM__UNROLL
+    for (v = 0; v < 2; v++) { /* its 16 values v 16 ..: 4 code vectors for every token (AVX2's 16
+                                 registers hold 4 tokens' accumulators beside them) */
+        llm__pc c[4];
+        LLM__UNROLL
+        for (k = 0; k < 4; k++) {
+            const llm__pc l = llm__x16_ld(q + 288 + 64 * (16 * g + 8 * (u % 2) + 4 * v + k));
+            c[k] = llm__pk_or(u < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2n(llm__x16_ld(q + 2336 + 64 * (8 * g + 4 * v + k)), 2 * u, nt));
+        }
+        LLM__UNROLL
+        for (t = 0; t < nt; t++) {
+            const llm__q8x *xb = x + (size_t)t * ldx + hq;
+            ye[LLM__X16_H * t] = llm__x16_dot16(ye[LLM__X16_H * t], c, xb, v, -32 * xb->s16[v], v ? s1 : s0);
+        }
+    }
+}
 /* out[ldo t + i] = bias[i] + row i of the 16 at p (nb blocks of 32) against token t's x
    (x + t ldx), t < nt. pf: prefetch this far ahead up to end (the one stream's next bytes,
    each line once, for one use, as the fp32 GEMV's), in rounds: with 1 or 2 tokens 8 blocks
@@ -7553,36 +7581,13 @@ LLM__WINLINE void llm__x16_tile(float *out, size_t ldo, const float *bias, const
                     ye[LLM__X16_H * t] = llm__x16_dot(ye[LLM__X16_H * t], c, xb, off * xb->ns, s, LLM__X16_CH(nt));
                     if (mins) ye[LLM__X16_H * t] = llm__pw_min(ye[LLM__X16_H * t], llm__x16_h16(hf + 32), xb->ds);
                 }
-            } else if (fmt == LLM_Q6_KX16) { /* d, 4 chunks of int8 scales (one per 16 values), 32 of ql, 16 of qh */
-                const llm__pw d = llm__x16_h16(hf);
-                int g, u;
+            } else if (fmt == LLM_Q6_KX16) {
+                int hq;
                 LLM__UNROLL
-                for (g = 0; g < 2; g++)
-                    LLM__UNROLL
-                    for (u = 0; u < 4; u++) { /* block hq = 4 g + u: ql's run 2 g + u % 2 (low nibbles for u < 2), qh's
-                                                 run g bits 2u, 2u + 1; both unrolled: a super-block is one straight
-                                                 run, its shifts constants */
-                        const int hq = 4 * g + u, j0 = 8 * g + 2 * u; /* j0, j0 + 1: its two scales */
-                        const llm__pc sc = llm__x16_ld(q + 32 + 64 * (j0 / 4));
-                        const llm__pw s0 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4, 1)), s1 = llm__pw_mul(d, llm__pk_bytef(sc, j0 % 4 + 1, 1));
-                        int v;
-                        pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
-                        LLM__UNROLL
-                        for (v = 0; v < 2; v++) { /* its 16 values v 16 ..: 4 code vectors for every token (AVX2's 16
-                                                     registers hold 4 tokens' accumulators beside them) */
-                            llm__pc c[4];
-                            LLM__UNROLL
-                            for (k = 0; k < 4; k++) {
-                                const llm__pc l = llm__x16_ld(q + 288 + 64 * (16 * g + 8 * (u % 2) + 4 * v + k));
-                                c[k] = llm__pk_or(u < 2 ? llm__pk_lo(l) : llm__pk_hi(l), llm__pk_top2n(llm__x16_ld(q + 2336 + 64 * (8 * g + 4 * v + k)), 2 * u, nt));
-                            }
-                            LLM__UNROLL
-                            for (t = 0; t < nt; t++) {
-                                const llm__q8x *xb = x + (size_t)t * ldx + b + hq;
-                                ye[LLM__X16_H * t] = llm__x16_dot16(ye[LLM__X16_H * t], c, xb, v, -32 * xb->s16[v], v ? s1 : s0);
-                            }
-                        }
-                    }
+                for (hq = 0; hq < 8; hq++) { /* (unrolled: a super-block is one straight run, its shifts constants) */
+                    pfl = llm__x16_ask(pfl, (uintptr_t)p + pf + (size_t)bb * (size_t)(hq + 1) / (size_t)per, (uintptr_t)end, 0);
+                    llm__x16_q6(ye, q, hf, hq, x + b, ldx, nt);
+                }
             } else { /* Q4_K, Q5_K: d, dmin, 3 chunks of scales, [Q5_K: 8 chunks of fifth bits, bit j for block j,]
                         then 4 runs of 8 chunks of codes: low nibbles block 2r, high 2r + 1 */
                 const int five = fmt == LLM_Q5_KX16, co = five ? 768 : 256;
@@ -7717,10 +7722,10 @@ typedef struct llm__x16c {
 /* Group g of matrix m against the panel's tokens LLM__X16_T at a time (the rest, 1 to 7,
    in one more pass: a batch of up to 8 reads the weights once); the first tile streams the
    group from memory and prefetches ahead, the others find it in cache. */
+static const float llm__x16_nobias[16] = {0}; /* (+ 0.0f without a bias, as every linear adds it) */
 static void llm__x16_group(const llm__x16c *c, const llm__x16m *m, int g) {
-    static const float nobias[16] = {0}; /* (+ 0.0f without a bias, as every linear adds it) */
     const unsigned char *p = m->w + (size_t)(g - m->g0) * m->gb;
-    const float *bias = m->b ? m->b + 16 * (g - m->g0) : nobias;
+    const float *bias = m->b ? m->b + 16 * (g - m->g0) : llm__x16_nobias;
     int t, n;
     for (t = 0; t < c->nt; t += n) {
         const llm__q8x *x = c->xq + (size_t)t * (size_t)c->nb;
@@ -7773,6 +7778,9 @@ static void llm__x16_group(const llm__x16c *c, const llm__x16m *m, int g) {
    one (bench/NOTES.md). Nothing is asked ahead: the page asks slowed a plain read there,
    and the hardware follows the four streams. */
 #define LLM__STREAMS 4
+#define LLM__X16_Q6_AHEAD 4096 /* except Q6_K's: its blocks of 32 take lines of two runs ~2 KB
+                                  apart (four streams are eight), and without asks four ran at
+                                  half one stream's speed; asked 4 KiB ahead, 1.3-2x faster */
 #ifdef LLM__X16_W16
 /* out[s os + i] = bias[s bs + i] + row i of the group at p + s gs against x, s < 4, the
    groups' blocks in turn */
@@ -7786,7 +7794,19 @@ LLM__WINLINE void llm__x16_four(float *out, size_t os, const float *bias, size_t
     int b, s, e;
     for (s = 0; s < LLM__STREAMS; s++) y[s][0] = y[s][1] = llm__pw_set1(0.0f);
     for (b = 0; b < nb; b += per, p += bb) /* (loops over the streams: unrolled, each spilled another's codes) */
-        if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) { /* by blocks of 32 (a super-block a turn read ~half as fast) */
+        if (fmt == LLM_Q6_KX16) { /* by blocks of 32, each stream asking LLM__X16_Q6_AHEAD ahead */
+            int hq;
+            LLM__UNROLL
+            for (hq = 0; hq < 8; hq++) /* (unrolled: the shifts constants) */
+                for (s = 0; s < LLM__STREAMS; s++) {
+                    const unsigned char *ps = p + (size_t)s * gs;
+                    uintptr_t l = ((uintptr_t)ps + LLM__X16_Q6_AHEAD + bb * (size_t)hq / 8) & ~(uintptr_t)63;
+                    for (; l < (uintptr_t)ps + LLM__X16_Q6_AHEAD + bb * (size_t)(hq + 1) / 8; l += 64) /* (past the end: a prefetch never faults) */
+                        LLM__PREFETCH_NT((const unsigned char *)l);
+                    LLM__UNROLL
+                    for (e = 0; e < 2; e++) llm__x16_q6(y[s] + e, ps + 4 * LLM__PL * e, ps + 2 * LLM__PL * e, hq, x + b, (size_t)nb, 1);
+                }
+        } else if (fmt == LLM_Q4_KX16 || fmt == LLM_Q5_KX16) { /* by blocks of 32 (a super-block a turn read ~half as fast) */
             llm__pw sc[LLM__STREAMS][2][8], mn[LLM__STREAMS][2][8];
             int j;
             for (s = 0; s < LLM__STREAMS; s++) llm__x16_kscales(sc[s], mn[s], p + (size_t)s * gs);
@@ -7799,17 +7819,15 @@ LLM__WINLINE void llm__x16_four(float *out, size_t os, const float *bias, size_t
             llm__pw_store(out + (size_t)s * os + 8 * e, llm__x16_addf(y[s][e], llm__pw_load(bias + (size_t)s * bs + 8 * e)));
 }
 /* This thread's groups of matrix m, [g0, g1), for one token: a quarter's groups four at a
-   time, then the rest one at a time. Q6_K's one at a time: read four at once (its tile's
-   blocks of 32 in turn, or its super-blocks) it ran at half its one-stream speed. */
+   time, then the rest one at a time. */
 static void llm__x16_one(const llm__x16c *c, const llm__x16m *m, int g0, int g1) {
-    static const float nobias[16] = {0};
-    const int h = m->fmt == LLM_Q6_KX16 ? 0 : (g1 - g0) / LLM__STREAMS;
+    const int h = (g1 - g0) / LLM__STREAMS;
     const size_t gs = (size_t)h * m->gb, os = 16 * (size_t)h, bs = m->b ? os : 0;
     int g;
     for (g = g0; g < g0 + h; g++) {
         const size_t r = (size_t)(g - m->g0);
         float *y = m->y + (size_t)c->t0 * (size_t)m->d_out + 16 * r;
-        const float *bias = m->b ? m->b + 16 * r : nobias;
+        const float *bias = m->b ? m->b + 16 * r : llm__x16_nobias;
         const unsigned char *p = m->w + r * m->gb;
         switch (m->fmt) {
         case LLM_Q8_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q8_0X16, c->xq); break;
@@ -7818,7 +7836,8 @@ static void llm__x16_one(const llm__x16c *c, const llm__x16m *m, int g0, int g1)
         case LLM_Q4_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_1X16, c->xq); break;
         case LLM_Q5_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_1X16, c->xq); break;
         case LLM_Q4_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_KX16, c->xq); break;
-        default: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_KX16, c->xq); break;
+        case LLM_Q5_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_KX16, c->xq); break;
+        default: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q6_KX16, c->xq); break;
         }
     }
     for (g = g0 + LLM__STREAMS * h; g < g1; g++) llm__x16_group(c, m, g);
