@@ -7783,16 +7783,17 @@ static void llm__x16_group(const llm__x16c *c, const llm__x16m *m, int g) {
                                   half one stream's speed; asked 4 KiB ahead, 1.3-2x faster */
 #ifdef LLM__X16_W16
 /* out[s os + i] = bias[s bs + i] + row i of the group at p + s gs against x, s < 4, the
-   groups' blocks in turn */
+   groups' blocks in turn; Q6_K's asks (llm__x16_ask) stop at the matrix's end */
 LLM__WINLINE void llm__x16_four(float *out, size_t os, const float *bias, size_t bs, const unsigned char *p, size_t gs,
-                                int nb, const int fmt, const llm__q8x *x) {
+                                int nb, const int fmt, const llm__q8x *x, const unsigned char *end) {
     const llm__x16f *f = llm__x16_of((llm_dtype)fmt);
     const size_t bb = 16 * (size_t)f->bytes; /* bytes of a block of 16 rows */
     const int per = f->blk / 32;
     llm__pw y[LLM__STREAMS][2];
-    uintptr_t none = 0;
+    uintptr_t none = 0, pfl[LLM__STREAMS]; /* Q6_K: each stream's next line to ask for */
     int b, s, e;
-    for (s = 0; s < LLM__STREAMS; s++) y[s][0] = y[s][1] = llm__pw_set1(0.0f);
+    for (s = 0; s < LLM__STREAMS; s++)
+        y[s][0] = y[s][1] = llm__pw_set1(0.0f), pfl[s] = ((uintptr_t)p + (size_t)s * gs + LLM__X16_Q6_AHEAD) & ~(uintptr_t)63;
     for (b = 0; b < nb; b += per, p += bb) /* (loops over the streams: unrolled, each spilled another's codes) */
         if (fmt == LLM_Q6_KX16) { /* by blocks of 32, each stream asking LLM__X16_Q6_AHEAD ahead */
             int hq;
@@ -7800,9 +7801,7 @@ LLM__WINLINE void llm__x16_four(float *out, size_t os, const float *bias, size_t
             for (hq = 0; hq < 8; hq++) /* (unrolled: the shifts constants) */
                 for (s = 0; s < LLM__STREAMS; s++) {
                     const unsigned char *ps = p + (size_t)s * gs;
-                    uintptr_t l = ((uintptr_t)ps + LLM__X16_Q6_AHEAD + bb * (size_t)hq / 8) & ~(uintptr_t)63;
-                    for (; l < (uintptr_t)ps + LLM__X16_Q6_AHEAD + bb * (size_t)(hq + 1) / 8; l += 64) /* (past the end: a prefetch never faults) */
-                        LLM__PREFETCH_NT((const unsigned char *)l);
+                    pfl[s] = llm__x16_ask(pfl[s], (uintptr_t)ps + LLM__X16_Q6_AHEAD + bb * (size_t)(hq + 1) / 8, (uintptr_t)end, 0);
                     LLM__UNROLL
                     for (e = 0; e < 2; e++) llm__x16_q6(y[s] + e, ps + 4 * LLM__PL * e, ps + 2 * LLM__PL * e, hq, x + b, (size_t)nb, 1);
                 }
@@ -7830,14 +7829,14 @@ static void llm__x16_one(const llm__x16c *c, const llm__x16m *m, int g0, int g1)
         const float *bias = m->b ? m->b + 16 * r : llm__x16_nobias;
         const unsigned char *p = m->w + r * m->gb;
         switch (m->fmt) {
-        case LLM_Q8_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q8_0X16, c->xq); break;
-        case LLM_Q4_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_0X16, c->xq); break;
-        case LLM_Q5_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_0X16, c->xq); break;
-        case LLM_Q4_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_1X16, c->xq); break;
-        case LLM_Q5_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_1X16, c->xq); break;
-        case LLM_Q4_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_KX16, c->xq); break;
-        case LLM_Q5_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_KX16, c->xq); break;
-        default: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q6_KX16, c->xq); break;
+        case LLM_Q8_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q8_0X16, c->xq, m->end); break;
+        case LLM_Q4_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_0X16, c->xq, m->end); break;
+        case LLM_Q5_0X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_0X16, c->xq, m->end); break;
+        case LLM_Q4_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_1X16, c->xq, m->end); break;
+        case LLM_Q5_1X16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_1X16, c->xq, m->end); break;
+        case LLM_Q4_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q4_KX16, c->xq, m->end); break;
+        case LLM_Q5_KX16: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q5_KX16, c->xq, m->end); break;
+        default: llm__x16_four(y, os, bias, bs, p, gs, c->nb, LLM_Q6_KX16, c->xq, m->end); break;
         }
     }
     for (g = g0 + LLM__STREAMS * h; g < g1; g++) llm__x16_group(c, m, g);
